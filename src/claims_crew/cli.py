@@ -1,0 +1,136 @@
+"""`claims-crew …`: the command line. Errors from the library become a message and an exit code here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from claims_crew.errors import ClaimsCrewError, PolicyError
+from claims_crew.policy.document import LookupMiss
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.policy.views import clause_detail, clauses_listing, search_results
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_POLICY_ERROR = 2
+EXIT_NOT_FOUND = 3
+
+
+def _emit_json(payload: object) -> None:
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def _reports_errors(func: F) -> F:
+    """Turn a ClaimsCrewError into a reason on stderr (and JSON when asked) and a non-zero exit."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except PolicyError as exc:
+            if kwargs.get("as_json"):
+                _emit_json(exc.as_json())
+            click.echo(f"error [{exc.code}]: {exc.message}", err=True)
+            sys.exit(EXIT_POLICY_ERROR)
+        except ClaimsCrewError as exc:
+            if kwargs.get("as_json"):
+                _emit_json({"error": {"code": "config", "message": str(exc)}})
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_POLICY_ERROR)
+
+    return wrapper  # type: ignore[return-value]
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+@click.group()
+@click.version_option(package_name="claims_crew")
+def main() -> None:
+    """Review insurance claims with a crew of agents and a plain-Python resolver."""
+
+
+@main.group()
+def policy() -> None:
+    """Inspect the policy library: clauses, one clause, word search."""
+
+
+def _open(file_or_id: str) -> tuple[Any, str | None]:
+    library = PolicyLibrary()
+    doc = library.open(file_or_id)
+    return doc, (file_or_id if file_or_id in library.entries else None)
+
+
+@policy.command("clauses")
+@click.argument("file_or_id")
+@json_option
+@_reports_errors
+def policy_clauses(file_or_id: str, as_json: bool) -> None:
+    """List every clause of a policy (a PDF path or a policy id from policies/index.yaml)."""
+    doc, policy_id = _open(file_or_id)
+    if as_json:
+        _emit_json(clauses_listing(doc, policy_id))
+        return
+    table = Table(title=f"{policy_id or doc.path.name}: {len(doc.clauses)} clauses, "
+                  f"{doc.page_count} pages")
+    for column in ("id", "label", "kind", "pages", "title"):
+        table.add_column(column, overflow="fold")
+    for c in doc.clauses:
+        table.add_row(c.id, c.label, c.kind, ",".join(map(str, c.pages)), c.title)
+    Console().print(table)
+
+
+@policy.command("show")
+@click.argument("file_or_id")
+@click.argument("clause")
+@json_option
+@_reports_errors
+def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
+    """Print one clause, by canonical id or printed label, with its text."""
+    doc, _ = _open(file_or_id)
+    found = doc.lookup(clause)
+    if isinstance(found, LookupMiss):
+        if as_json:
+            _emit_json({"error": {"code": "clause_not_found", "message": found.message(),
+                                  "near": list(found.near)}})
+        click.echo(f"error [clause_not_found]: {found.message()}", err=True)
+        sys.exit(EXIT_NOT_FOUND)
+    detail = clause_detail(doc, found)
+    if as_json:
+        _emit_json(detail)
+        return
+    console = Console()
+    console.print(f"[bold]{detail['id']}[/bold]  {detail['title']}")
+    console.print(f"kind: {detail['kind']}   pages: {', '.join(map(str, detail['pages']))}"
+                  f"   parent: {detail['parent'] or '-'}", style="dim")
+    console.print(detail["text"], markup=False, highlight=False)
+
+
+@policy.command("search")
+@click.argument("file_or_id")
+@click.argument("words")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
+@json_option
+@_reports_errors
+def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> None:
+    """Rank a policy's clauses by how well they match WORDS (SQLite FTS5, bm25)."""
+    doc, _ = _open(file_or_id)
+    payload = search_results(doc.search(words, limit))
+    if as_json:
+        _emit_json(payload)
+        return
+    table = Table(title=f"{len(payload['hits'])} hits for {words!r}")
+    for column in ("id", "kind", "pages", "score", "snippet"):
+        table.add_column(column, overflow="fold")
+    for hit in payload["hits"]:
+        table.add_row(hit["id"], hit["kind"], ",".join(map(str, hit["pages"])),
+                      f"{hit['score']:.2f}", escape(hit["snippet"]))
+    Console().print(table)

@@ -1,0 +1,121 @@
+"""One indexed policy: its clauses, lookup by id or label, and ranked search by words."""
+
+from __future__ import annotations
+
+import difflib
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claims_crew.policy.ids import clause_key
+from claims_crew.policy.segment import Clause
+
+
+@dataclass(frozen=True, slots=True)
+class LookupMiss:
+    """No clause matches the reference; `near` lists ids that resemble it."""
+
+    reference: str
+    near: tuple[str, ...]
+
+    def message(self) -> str:
+        hint = f" Near ids: {', '.join(self.near)}." if self.near else ""
+        return f"No clause {self.reference!r} in this policy.{hint}"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A clause that matched a word search, best first."""
+
+    clause: Clause
+    snippet: str
+    score: float
+
+
+@dataclass(slots=True)
+class PolicyDocument:
+    """The clause tree of one PDF, loaded from the on-disk index."""
+
+    path: Path
+    sha256: str
+    page_count: int
+    clauses: Sequence[Clause]
+    index_path: Path
+    _by_id: dict[str, Clause] = field(init=False)
+    _by_key: dict[str, list[Clause]] = field(init=False)
+    _by_label: dict[str, list[Clause]] = field(init=False)
+    _children: dict[str, list[Clause]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._by_id = {c.id: c for c in self.clauses}
+        self._by_key, self._by_label, self._children = {}, {}, {}
+        for clause in self.clauses:
+            self._by_key.setdefault(clause_key(clause.id), []).append(clause)
+            if clause.label:
+                self._by_label.setdefault(clause_key(clause.label), []).append(clause)
+            if clause.parent is not None:
+                self._children.setdefault(clause.parent, []).append(clause)
+
+    def get(self, clause_id: str) -> Clause | None:
+        """The clause with exactly this canonical id."""
+        return self._by_id.get(clause_id)
+
+    def children(self, clause_id: str) -> list[Clause]:
+        return list(self._children.get(clause_id, ()))
+
+    def full_text(self, clause_id: str) -> str:
+        """The clause's own text followed by all of its sub-clauses, in document order."""
+        clause = self._by_id[clause_id]
+        parts = [clause.text]
+        for child in self._children.get(clause_id, ()):
+            parts.append(self.full_text(child.id))
+        return "\n".join(p for p in parts if p)
+
+    def lookup(self, reference: str) -> Clause | LookupMiss:
+        """Resolve a canonical id, a printed label or a loose reference like "clause 4.2b"."""
+        reference = reference.strip()
+        if exact := self._by_id.get(reference):
+            return exact
+        key = clause_key(reference)
+        for table in (self._by_key, self._by_label):
+            if key and (candidates := table.get(key)):
+                return _best(candidates)
+        return LookupMiss(reference, self._near(reference, key))
+
+    def _near(self, reference: str, key: str) -> tuple[str, ...]:
+        by_key = difflib.get_close_matches(key, list(self._by_key), n=5, cutoff=0.6)
+        ids = [self._by_key[k][0].id for k in by_key]
+        ids += difflib.get_close_matches(reference, list(self._by_id), n=5, cutoff=0.6)
+        return tuple(dict.fromkeys(ids))[:5]
+
+    def search(self, words: str, limit: int = 5) -> list[SearchHit]:
+        """Clauses ranked by SQLite FTS5 bm25 over title and text; any word may match."""
+        terms = [t for t in clause_terms(words)]
+        if not terms or limit < 1:
+            return []
+        query = " OR ".join(f'"{t}"' for t in terms)
+        with sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True) as conn:
+            rows = conn.execute(
+                "SELECT c.id, snippet(clause_fts, 1, '[', ']', '…', 16), "
+                "bm25(clause_fts, 3.0, 1.0) AS rank "
+                "FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
+                "WHERE clause_fts MATCH ? ORDER BY rank LIMIT ?",
+                (query, limit),
+            ).fetchall()
+        return [SearchHit(self._by_id[cid], " ".join(snip.split()), -rank)
+                for cid, snip, rank in rows]
+
+
+def clause_terms(words: str) -> list[str]:
+    """Search terms from free text; FTS5 syntax characters never reach the query."""
+    import re
+
+    return re.findall(r"\w+", words.lower())
+
+
+def _best(candidates: list[Clause]) -> Clause:
+    # A label printed twice is usually a table-of-contents line and the clause itself; the one
+    # with a body beyond its heading line is the one people mean. Ties go to document order.
+    with_body = [c for c in candidates if "\n" in c.text.strip()]
+    return (with_body or candidates)[0]

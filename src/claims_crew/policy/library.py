@@ -1,0 +1,126 @@
+"""The policies a project knows: `policies/index.yaml`, and opening a policy's indexed PDF.
+
+`open_pdf` is the one road from a PDF file to a PolicyDocument: hash, reuse the on-disk index if
+there is one for that hash, otherwise extract, segment and write it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claims_crew import paths
+from claims_crew.errors import ConfigError, PolicyError
+from claims_crew.policy.cache import index_path, read_index, write_index
+from claims_crew.policy.document import PolicyDocument
+from claims_crew.policy.segment import segment
+from claims_crew.policy.text import extract_pages
+
+
+class PolicyEntry(BaseModel):
+    """One policy in policies/index.yaml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str = Field(description="PDF file name, relative to the index file's folder.")
+    product: str = Field(description="Product name as printed on the policy.")
+    line: str = Field(description="Line of business, e.g. home, auto, travel.")
+    in_force_from: date = Field(description="First day the policy is in force.")
+    in_force_to: date | None = Field(None, description="Last day in force; none means open.")
+
+    def in_force_on(self, day: date) -> bool:
+        return self.in_force_from <= day and (self.in_force_to is None or day <= self.in_force_to)
+
+
+class PolicyIndexFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policies: dict[str, PolicyEntry]
+
+
+def load_index(index_file: Path) -> dict[str, PolicyEntry]:
+    """Read and validate policies/index.yaml; a bad key names the file and the key."""
+    try:
+        raw = yaml.safe_load(index_file.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{index_file}: policy index not found") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{index_file}: not valid YAML: {exc}") from exc
+    try:
+        return PolicyIndexFile.model_validate(raw or {}).policies
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{index_file}: {problems}") from exc
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def open_pdf(path: Path, cache_dir: Path, timeout_s: float | None = None) -> PolicyDocument:
+    """The clause index of one PDF, built on first use and reused while the file is unchanged."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise PolicyError("not_found", f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise PolicyError("not_found", f"{path}: is a folder, not a PDF") from exc
+    digest = sha256_of(data)
+    target = index_path(cache_dir, digest)
+    cached = read_index(target)
+    if cached is None:
+        pages = extract_pages(path, data, timeout_s)
+        write_index(cache_dir, digest, path.name, len(pages), segment(pages))
+        cached = read_index(target)
+        if cached is None:  # pragma: no cover - only if the disk lies to us
+            raise PolicyError("malformed", f"{path}: the index just written cannot be read")
+    page_count, clauses = cached
+    return PolicyDocument(path, digest, page_count, clauses, target)
+
+
+class PolicyLibrary:
+    """Policies by id (from index.yaml) or by path, each opened once per library instance."""
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        cache_dir: Path | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        self.root = root if root is not None else paths.policies_dir()
+        self.cache_dir = cache_dir if cache_dir is not None else paths.policy_cache_dir()
+        self.timeout_s = timeout_s
+        index_file = self.root / "index.yaml"
+        self.entries: dict[str, PolicyEntry] = load_index(index_file) if index_file.exists() else {}
+        self._open: dict[tuple[Path, int, int], PolicyDocument] = {}
+
+    def path_of(self, file_or_id: str) -> Path:
+        """A policy id from the index, or a path to a PDF."""
+        if entry := self.entries.get(file_or_id):
+            return self.root / entry.file
+        candidate = Path(file_or_id)
+        if candidate.suffix.lower() == ".pdf" or candidate.exists():
+            return candidate
+        known = ", ".join(sorted(self.entries)) or "none"
+        raise PolicyError(
+            "unknown_policy", f"{file_or_id!r} is neither a policy id (known: {known}) nor a file"
+        )
+
+    def open(self, file_or_id: str) -> PolicyDocument:
+        path = self.path_of(file_or_id)
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            raise PolicyError("not_found", f"{path}: no such file") from exc
+        # Size and mtime catch an edit between calls without re-hashing on every lookup.
+        memo_key = (path.resolve(), stat.st_size, stat.st_mtime_ns)
+        if (doc := self._open.get(memo_key)) is None:
+            doc = open_pdf(path, self.cache_dir, self.timeout_s)
+            self._open[memo_key] = doc
+        return doc

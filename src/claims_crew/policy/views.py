@@ -1,0 +1,53 @@
+"""The JSON shapes of the policy commands; scripts and other tools read these, so they are a contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from claims_crew.policy.document import PolicyDocument, SearchHit
+from claims_crew.policy.segment import Clause
+
+
+def clause_row(clause: Clause) -> dict[str, Any]:
+    return {
+        "id": clause.id,
+        "label": clause.label,
+        "title": clause.title,
+        "kind": clause.kind,
+        "pages": list(clause.pages),
+        "parent": clause.parent,
+    }
+
+
+def clause_detail(doc: PolicyDocument, clause: Clause) -> dict[str, Any]:
+    """One clause with its whole text, sub-clauses included."""
+    return {**clause_row(clause), "text": doc.full_text(clause.id)}
+
+
+def clauses_listing(doc: PolicyDocument, policy_id: str | None) -> dict[str, Any]:
+    return {
+        "policy": {
+            "id": policy_id,
+            "file": str(doc.path),
+            "sha256": doc.sha256,
+            "pages": doc.page_count,
+            "clauses": len(doc.clauses),
+        },
+        "clauses": [clause_row(c) for c in doc.clauses],
+    }
+
+
+def search_results(hits: list[SearchHit]) -> dict[str, Any]:
+    return {
+        "hits": [
+            {
+                "id": h.clause.id,
+                "label": h.clause.label,
+                "kind": h.clause.kind,
+                "pages": list(h.clause.pages),
+                "snippet": h.snippet,
+                "score": round(h.score, 4),
+            }
+            for h in hits
+        ]
+    }

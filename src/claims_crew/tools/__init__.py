@@ -1,0 +1,1 @@
+"""CrewAI tools the agents may call."""

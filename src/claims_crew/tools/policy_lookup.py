@@ -1,0 +1,115 @@
+"""`policy_lookup`: the CrewAI tool through which agents read a policy's clauses.
+
+Every answer names the clauses it returned on lines that start with ``clause_id:``, so the
+provenance code can tell from the tool's output alone which clauses an agent has really seen.
+Misses and unreadable policies come back as text the agent can act on, never as exceptions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from crewai.tools import BaseTool
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from claims_crew.errors import PolicyError
+from claims_crew.policy.document import LookupMiss, PolicyDocument
+from claims_crew.policy.library import PolicyLibrary
+
+MAX_TEXT_CHARS = 6000
+_CLAUSE_ID_LINE = re.compile(r"^clause_id: (?P<id>.+?)(?: \|.*)?$", re.MULTILINE)
+
+
+class PolicyLookupArgs(BaseModel):
+    """Arguments of policy_lookup: a policy id and either a clause id or search words."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    policy_id: str = Field(description="The claim's policy id, e.g. HM-HOME-001.")
+    clause_id: str | None = Field(
+        None, description="A clause id or label as printed, e.g. 4.2(b) or Section I A.1."
+    )
+    query: str | None = Field(None, description="Words to search for when the id is unknown.")
+
+
+def clause_ids_in(output: str) -> list[str]:
+    """The clause ids a policy_lookup answer returned, in order."""
+    return [m["id"] for m in _CLAUSE_ID_LINE.finditer(output)]
+
+
+class PolicyLookupTool(BaseTool):
+    name: str = "policy_lookup"
+    description: str = (
+        "Read the insurance policy. Give policy_id and clause_id to get that clause's exact text, "
+        "kind (grant, exclusion, condition, limit, definition, other) and page; or give policy_id "
+        "and query (words) to find the clauses that mention them. Cite only clause ids this tool "
+        "returned."
+    )
+    args_schema: type[BaseModel] = PolicyLookupArgs
+    allowed_policies: frozenset[str] | None = Field(
+        None, description="When set, the only policy ids this tool will open."
+    )
+    search_limit: int = 5
+    _library: PolicyLibrary | None = PrivateAttr(None)
+
+    def __init__(self, library: PolicyLibrary | None = None, **data: object) -> None:
+        super().__init__(**data)
+        self._library = library
+
+    @property
+    def library(self) -> PolicyLibrary:
+        if self._library is None:
+            self._library = PolicyLibrary()
+        return self._library
+
+    def _run(
+        self, policy_id: str, clause_id: str | None = None, query: str | None = None
+    ) -> str:
+        if self.allowed_policies is not None and policy_id not in self.allowed_policies:
+            allowed = ", ".join(sorted(self.allowed_policies))
+            return f"Policy {policy_id!r} is not this claim's policy. Use policy_id {allowed}."
+        if not (clause_id or "").strip() and not (query or "").strip():
+            return "Give clause_id (e.g. 4.2(b)) or query (words to search for)."
+        try:
+            doc = self.library.open(policy_id)
+        except PolicyError as exc:
+            return f"Policy {policy_id!r} cannot be read [{exc.code}]: {exc.message}"
+        if clause_id and clause_id.strip():
+            return self._show(doc, policy_id, clause_id)
+        return self._search(doc, policy_id, query or "")
+
+    def _show(self, doc: PolicyDocument, policy_id: str, reference: str) -> str:
+        found = doc.lookup(reference)
+        if isinstance(found, LookupMiss):
+            return (
+                f"No clause {reference!r} in policy {policy_id}. "
+                + (f"Near ids: {', '.join(found.near)}. " if found.near else "")
+                + "Try one of those, or search by words with query."
+            )
+        text = doc.full_text(found.id)
+        if len(text) > MAX_TEXT_CHARS:
+            subs = ", ".join(c.id for c in doc.children(found.id))
+            text = f"{text[:MAX_TEXT_CHARS]}\n[… cut; read its sub-clauses one by one: {subs}]"
+        return (
+            f"clause_id: {found.id}\n"
+            f"policy_id: {policy_id}\n"
+            f"label: {found.label or '-'}\n"
+            f"title: {found.title}\n"
+            f"kind: {found.kind}\n"
+            f"pages: {', '.join(map(str, found.pages))}\n"
+            f"parent: {found.parent or '-'}\n"
+            f"text:\n{text}"
+        )
+
+    def _search(self, doc: PolicyDocument, policy_id: str, query: str) -> str:
+        hits = doc.search(query, self.search_limit)
+        if not hits:
+            return f"No clause of policy {policy_id} matches {query!r}. Try other words."
+        lines = [f"Clauses of policy {policy_id} matching {query!r}, best first:"]
+        lines += [
+            f"clause_id: {h.clause.id} | kind: {h.clause.kind} | pages: "
+            f"{', '.join(map(str, h.clause.pages))} | {h.snippet}"
+            for h in hits
+        ]
+        lines.append("Look up a clause_id to read its exact text before citing it.")
+        return "\n".join(lines)

@@ -1,0 +1,64 @@
+"""Shared fixtures: a private data folder per test, and the project's sample and real policies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from claims_crew.policy.document import PolicyDocument
+from claims_crew.policy.library import PolicyLibrary, open_pdf
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_POLICIES = ROOT / "policies"
+SHARED_POLICIES = ROOT.parent / "shared" / "policies"
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test gets its own CLAIMS_CREW_HOME and reads the sample policies of this repo."""
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(SAMPLE_POLICIES))
+    monkeypatch.setenv("CREWAI_DISABLE_TELEMETRY", "true")
+    monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+    yield
+
+
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One index cache for the whole run, so each large PDF is parsed once."""
+    return tmp_path_factory.mktemp("policy-index")
+
+
+@pytest.fixture(scope="session")
+def sample_library(session_cache: Path) -> PolicyLibrary:
+    return PolicyLibrary(root=SAMPLE_POLICIES, cache_dir=session_cache)
+
+
+@pytest.fixture(scope="session")
+def home_policy(sample_library: PolicyLibrary) -> PolicyDocument:
+    return sample_library.open("HM-HOME-001")
+
+
+def shared_pdf(name: str) -> Path:
+    path = SHARED_POLICIES / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the real policy PDFs live in ../shared/policies/")
+    return path
+
+
+OpenReal = Callable[[str], PolicyDocument]
+
+
+@pytest.fixture(scope="session")
+def real_doc(session_cache: Path) -> OpenReal:
+    """A function that opens a real policy from ../shared/policies, once per test run."""
+    opened: dict[str, PolicyDocument] = {}
+
+    def open_real(name: str) -> PolicyDocument:
+        if name not in opened:
+            opened[name] = open_pdf(shared_pdf(name), session_cache)
+        return opened[name]
+
+    return open_real
