@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from claims_crew.policy.cache import write_index
 from claims_crew.policy.document import PolicyDocument
-from claims_crew.policy.library import PolicyLibrary, open_pdf
+from claims_crew.policy.library import PolicyLibrary, open_pdf, sha256_of
+from claims_crew.policy.segment import segment
+from claims_crew.policy.text import extract_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_POLICIES = ROOT / "policies"
@@ -48,17 +52,31 @@ def shared_pdf(name: str) -> Path:
     return path
 
 
-OpenReal = Callable[[str], PolicyDocument]
+@dataclass(frozen=True)
+class RealPolicy:
+    doc: PolicyDocument
+    pages: list[str]
+
+
+OpenReal = Callable[[str], RealPolicy]
 
 
 @pytest.fixture(scope="session")
 def real_doc(session_cache: Path) -> OpenReal:
-    """A function that opens a real policy from ../shared/policies, once per test run."""
-    opened: dict[str, PolicyDocument] = {}
+    """Open a real policy from ../shared/policies once per run, keeping pypdf's page texts.
 
-    def open_real(name: str) -> PolicyDocument:
+    The index is written from the same page texts that the coverage test compares against, so
+    each large PDF is extracted once; open_pdf then loads it from the cache like any warm load.
+    """
+    opened: dict[str, RealPolicy] = {}
+
+    def open_real(name: str) -> RealPolicy:
         if name not in opened:
-            opened[name] = open_pdf(shared_pdf(name), session_cache)
+            path = shared_pdf(name)
+            data = path.read_bytes()
+            pages = extract_pages(path, data)
+            write_index(session_cache, sha256_of(data), name, len(pages), segment(pages))
+            opened[name] = RealPolicy(open_pdf(path, session_cache), pages)
         return opened[name]
 
     return open_real

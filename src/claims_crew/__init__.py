@@ -1,3 +1,3 @@
-"""claims-crew: AI agents help review insurance claims; plain Python decides what their disagreement means."""
+"""claims-crew: AI agents review insurance claims; plain Python decides what disagreement means."""
 
 __version__ = "0.1.0"

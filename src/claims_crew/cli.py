@@ -1,4 +1,4 @@
-"""`claims-crew …`: the command line. Errors from the library become a message and an exit code here."""
+"""`claims-crew …`: the command line. Library errors become a message and an exit code here."""
 
 from __future__ import annotations
 
@@ -79,8 +79,9 @@ def policy_clauses(file_or_id: str, as_json: bool) -> None:
     if as_json:
         _emit_json(clauses_listing(doc, policy_id))
         return
-    table = Table(title=f"{policy_id or doc.path.name}: {len(doc.clauses)} clauses, "
-                  f"{doc.page_count} pages")
+    table = Table(
+        title=f"{policy_id or doc.path.name}: {len(doc.clauses)} clauses, {doc.page_count} pages"
+    )
     for column in ("id", "label", "kind", "pages", "title"):
         table.add_column(column, overflow="fold")
     for c in doc.clauses:
@@ -99,8 +100,15 @@ def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
     found = doc.lookup(clause)
     if isinstance(found, LookupMiss):
         if as_json:
-            _emit_json({"error": {"code": "clause_not_found", "message": found.message(),
-                                  "near": list(found.near)}})
+            _emit_json(
+                {
+                    "error": {
+                        "code": "clause_not_found",
+                        "message": found.message(),
+                        "near": list(found.near),
+                    }
+                }
+            )
         click.echo(f"error [clause_not_found]: {found.message()}", err=True)
         sys.exit(EXIT_NOT_FOUND)
     detail = clause_detail(doc, found)
@@ -109,8 +117,11 @@ def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
         return
     console = Console()
     console.print(f"[bold]{detail['id']}[/bold]  {detail['title']}")
-    console.print(f"kind: {detail['kind']}   pages: {', '.join(map(str, detail['pages']))}"
-                  f"   parent: {detail['parent'] or '-'}", style="dim")
+    console.print(
+        f"kind: {detail['kind']}   pages: {', '.join(map(str, detail['pages']))}"
+        f"   parent: {detail['parent'] or '-'}",
+        style="dim",
+    )
     console.print(detail["text"], markup=False, highlight=False)
 
 
@@ -131,6 +142,11 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
     for column in ("id", "kind", "pages", "score", "snippet"):
         table.add_column(column, overflow="fold")
     for hit in payload["hits"]:
-        table.add_row(hit["id"], hit["kind"], ",".join(map(str, hit["pages"])),
-                      f"{hit['score']:.2f}", escape(hit["snippet"]))
+        table.add_row(
+            hit["id"],
+            hit["kind"],
+            ",".join(map(str, hit["pages"])),
+            f"{hit['score']:.2f}",
+            escape(hit["snippet"]),
+        )
     Console().print(table)

@@ -34,11 +34,23 @@ def index_policies(console: Console) -> int:
             doc = library.open(policy_id)
         except PolicyError as exc:
             failed += 1
-            table.add_row(policy_id, entry.product, in_force, "-", "-",
-                          f"[red]{exc.code}[/red]: {exc.message}")
+            table.add_row(
+                policy_id,
+                entry.product,
+                in_force,
+                "-",
+                "-",
+                f"[red]{exc.code}[/red]: {exc.message}",
+            )
             continue
-        table.add_row(policy_id, entry.product, in_force, str(doc.page_count),
-                      str(len(doc.clauses)), f"ok ({time.perf_counter() - started:.2f} s)")
+        table.add_row(
+            policy_id,
+            entry.product,
+            in_force,
+            str(doc.page_count),
+            str(len(doc.clauses)),
+            f"ok ({time.perf_counter() - started:.2f} s)",
+        )
     console.print(table)
     return failed
 

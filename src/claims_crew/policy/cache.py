@@ -55,16 +55,23 @@ def write_index(
             conn.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
             conn.executemany(
                 "INSERT INTO meta VALUES (?, ?)",
-                [("sha256", sha256), ("source", source), ("pages", str(page_count)),
-                 ("version", str(INDEX_VERSION))],
+                [
+                    ("sha256", sha256),
+                    ("source", source),
+                    ("pages", str(page_count)),
+                    ("version", str(INDEX_VERSION)),
+                ],
             )
             conn.executemany(
                 "INSERT INTO clauses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(seq, c.id, c.label, c.title, c.kind, json.dumps(c.pages), c.parent, c.text)
-                 for seq, c in enumerate(clauses)],
+                [
+                    (seq, c.id, c.label, c.title, c.kind, json.dumps(c.pages), c.parent, c.text)
+                    for seq, c in enumerate(clauses)
+                ],
             )
-            conn.execute("INSERT INTO clause_fts(rowid, title, text) "
-                         "SELECT seq, title, text FROM clauses")
+            conn.execute(
+                "INSERT INTO clause_fts(rowid, title, text) SELECT seq, title, text FROM clauses"
+            )
             conn.commit()
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
@@ -89,8 +96,15 @@ def read_index(path: Path) -> tuple[int, list[Clause]] | None:
     if meta.get("version") != str(INDEX_VERSION):
         return None
     clauses = [
-        Clause(id=r[0], label=r[1], title=r[2], kind=cast(ClauseKind, r[3]), pages=tuple(json.loads(r[4])),
-               parent=r[5], text=r[6])
+        Clause(
+            id=r[0],
+            label=r[1],
+            title=r[2],
+            kind=cast(ClauseKind, r[3]),
+            pages=tuple(json.loads(r[4])),
+            parent=r[5],
+            text=r[6],
+        )
         for r in rows
     ]
     return int(meta["pages"]), clauses

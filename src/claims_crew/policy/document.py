@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -78,9 +79,13 @@ class PolicyDocument:
         if exact := self._by_id.get(reference):
             return exact
         key = clause_key(reference)
+        repeat = re.search(r"~\d+", reference)
         for table in (self._by_key, self._by_label):
-            if key and (candidates := table.get(key)):
-                return _best(candidates)
+            candidates = table.get(key, []) if key else []
+            if repeat:  # "Section (A)~2" asks for the second clause printed as "Section (A)"
+                candidates = [c for c in candidates if repeat.group() in c.id]
+            if candidates:
+                return _best(candidates, self._children)
         return LookupMiss(reference, self._near(reference, key))
 
     def _near(self, reference: str, key: str) -> tuple[str, ...]:
@@ -103,19 +108,18 @@ class PolicyDocument:
                 "WHERE clause_fts MATCH ? ORDER BY rank LIMIT ?",
                 (query, limit),
             ).fetchall()
-        return [SearchHit(self._by_id[cid], " ".join(snip.split()), -rank)
-                for cid, snip, rank in rows]
+        return [
+            SearchHit(self._by_id[cid], " ".join(snip.split()), -rank) for cid, snip, rank in rows
+        ]
 
 
 def clause_terms(words: str) -> list[str]:
     """Search terms from free text; FTS5 syntax characters never reach the query."""
-    import re
-
     return re.findall(r"\w+", words.lower())
 
 
-def _best(candidates: list[Clause]) -> Clause:
+def _best(candidates: list[Clause], children: dict[str, list[Clause]]) -> Clause:
     # A label printed twice is usually a table-of-contents line and the clause itself; the one
-    # with a body beyond its heading line is the one people mean. Ties go to document order.
-    with_body = [c for c in candidates if "\n" in c.text.strip()]
+    # with a body (more lines, or sub-clauses) is the one people mean. Ties go to document order.
+    with_body = [c for c in candidates if "\n" in c.text.strip() or c.id in children]
     return (with_body or candidates)[0]

@@ -12,10 +12,12 @@ _NOISE_WORDS = re.compile(
     r"§|\b(?:section|sec|clause|cl|article|art|part|paragraph|para|item|no|number)\b\.?",
     re.IGNORECASE,
 )
+_REPEAT = re.compile(r"~\d+")
 _TOKENS = re.compile(r"[0-9]+|[a-z]+")
 
 
 def clause_key(reference: str) -> str:
     """The normalised key of a clause id or of a reference to one; "" when nothing is left."""
-    text = _NOISE_WORDS.sub(" ", reference.split("~", 1)[0].lower())
+    # "~2" marks the second clause with the same label; the key is shared, the id is not.
+    text = _NOISE_WORDS.sub(" ", _REPEAT.sub("", reference.lower()))
     return "/".join(_TOKENS.findall(text))

@@ -104,8 +104,14 @@ def _enum_candidate(match: re.Match[str]) -> _Candidate | None:
     raw = paren or bare
     wrap = "({})" if paren else "{}" + punct
     if raw.isdigit():
-        return _Candidate(3, wrap.format("1"), (int(raw),), match[0][: match.start("title")].strip(),
-                          raw, match["title"])
+        return _Candidate(
+            3,
+            wrap.format("1"),
+            (int(raw),),
+            match[0][: match.start("title")].strip(),
+            raw,
+            match["title"],
+        )
     lower = raw.lower()
     case = "a" if raw.islower() else ("A" if raw.isupper() else "")
     if not case:
@@ -127,7 +133,32 @@ def _enum_candidate(match: re.Match[str]) -> _Candidate | None:
 
 
 _FUNCTION_WORDS = frozenset(
-    "a an and as at by for from in into of on or per the to with what is are not we you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "of",
+        "on",
+        "or",
+        "per",
+        "the",
+        "to",
+        "with",
+        "what",
+        "is",
+        "are",
+        "not",
+        "we",
+        "you",
+        "your",
+    ]
 )
 
 
@@ -169,11 +200,23 @@ def _classify(line: str, prev: str, prev_was_heading: bool) -> _Candidate | None
         title = m["title"].strip()
         if _keyword_title_ok(title):
             num = m["num"].strip("()")
-            return _Candidate(0, m["kw"].lower(), (), line[: m.start("title")].strip(),
-                              f"{m['kw'].title()} {num}", title)
+            return _Candidate(
+                0,
+                m["kw"].lower(),
+                (),
+                line[: m.start("title")].strip(),
+                f"{m['kw'].title()} {num}",
+                title,
+            )
     if (m := _DECIMAL.match(line)) and not _CROSS_REFERENCE.match(m["title"]):
-        return _Candidate(2, "decimal", (), m["num"] + ("." if line[len(m["num"]):][:1] == "."
-                                                        else ""), m["num"], m["title"].strip())
+        return _Candidate(
+            2,
+            "decimal",
+            (),
+            m["num"] + ("." if line[len(m["num"]) :][:1] == "." else ""),
+            m["num"],
+            m["title"].strip(),
+        )
     if m := _TOP_NUMBER.match(line):
         return _Candidate(2, "decimal", (), m["num"], m["num"], m["title"].strip())
     if m := _ENUM.match(line):
@@ -314,8 +357,11 @@ class _Builder:
             if not self._decimal_in_sequence(parts):
                 return False
             owner = next(
-                (self.decimals[parts[:n]] for n in range(len(parts) - 1, 0, -1)
-                 if parts[:n] in self.decimals),
+                (
+                    self.decimals[parts[:n]]
+                    for n in range(len(parts) - 1, 0, -1)
+                    if parts[:n] in self.decimals
+                ),
                 None,
             )
             if owner is not None:
@@ -352,7 +398,7 @@ class _Builder:
         return True
 
     def _decimal_in_sequence(self, parts: tuple[int, ...]) -> bool:
-        """"5.4" needs "5", "5.3" or to be a first item; else it is a wrapped cross-reference."""
+        """ "5.4" needs "5", "5.3" or to be a first item; else it is a wrapped cross-reference."""
         if len(parts) == 1 or parts[-1] <= 1 or parts[:-1] in self.decimals:
             return True
         return (*parts[:-1], parts[-1] - 1) in self.decimals
@@ -381,21 +427,36 @@ class _Builder:
 
 
 _KIND_PATTERNS: tuple[tuple[ClauseKind, re.Pattern[str]], ...] = (
-    ("exclusion", re.compile(
-        r"exclu|not covered|we do not (?:cover|insure|pay)|we will not (?:cover|pay)"
-        r"|will not pay|does not apply|won[’']t (?:cover|pay)|not insured", re.IGNORECASE)),
+    (
+        "exclusion",
+        re.compile(
+            r"exclu|not covered|we do not (?:cover|insure|pay)|we will not (?:cover|pay)"
+            r"|will not pay|does not apply|won[’']t (?:cover|pay)|not insured",
+            re.IGNORECASE,
+        ),
+    ),
     ("definition", re.compile(r"\bdefinitions?\b|meaning of words|glossary", re.IGNORECASE)),
     ("condition", re.compile(r"\bconditions?\b|your duties|duties after", re.IGNORECASE)),
     ("limit", re.compile(r"\blimits?\b|deductible|\bexcess\b|sum insured", re.IGNORECASE)),
-    ("grant", re.compile(
-        r"\bcover(?:ed|age|ages|s)?\b|insuring agreement|perils insured|\bbenefits?\b"
-        r"|we (?:will )?(?:cover|insure|pay)\b|additional payments", re.IGNORECASE)),
+    (
+        "grant",
+        re.compile(
+            r"\bcover(?:ed|age|ages|s)?\b|insuring agreement|perils insured|\bbenefits?\b"
+            r"|we (?:will )?(?:cover|insure|pay)\b|additional payments",
+            re.IGNORECASE,
+        ),
+    ),
 )
 # A clause's own opening words decide its kind only when they are this explicit.
 _STRONG_OPENING: tuple[tuple[ClauseKind, re.Pattern[str]], ...] = (
-    ("exclusion", re.compile(
-        r"^(?:we do not (?:cover|insure|pay)|we will not (?:cover|pay)|this insurance does not"
-        r" apply|what is not covered)", re.IGNORECASE)),
+    (
+        "exclusion",
+        re.compile(
+            r"^(?:we do not (?:cover|insure|pay)|we will not (?:cover|pay)|this insurance does not"
+            r" apply|what is not covered)",
+            re.IGNORECASE,
+        ),
+    ),
     ("grant", re.compile(r"^(?:we (?:will )?(?:cover|insure)\b|what is covered)", re.IGNORECASE)),
 )
 

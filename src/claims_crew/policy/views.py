@@ -1,4 +1,4 @@
-"""The JSON shapes of the policy commands; scripts and other tools read these, so they are a contract."""
+"""JSON shapes of the policy commands: scripts and other tools read them, so they are a contract."""
 
 from __future__ import annotations
 

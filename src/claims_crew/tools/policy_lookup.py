@@ -62,9 +62,7 @@ class PolicyLookupTool(BaseTool):
             self._library = PolicyLibrary()
         return self._library
 
-    def _run(
-        self, policy_id: str, clause_id: str | None = None, query: str | None = None
-    ) -> str:
+    def _run(self, policy_id: str, clause_id: str | None = None, query: str | None = None) -> str:
         if self.allowed_policies is not None and policy_id not in self.allowed_policies:
             allowed = ", ".join(sorted(self.allowed_policies))
             return f"Policy {policy_id!r} is not this claim's policy. Use policy_id {allowed}."

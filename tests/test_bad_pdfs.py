@@ -1,0 +1,123 @@
+"""Each kind of unreadable PDF gets its own reason code, and nothing is left in the cache."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pypdf import PdfWriter
+
+from claims_crew.errors import PolicyError
+from claims_crew.policy.library import open_pdf
+from tests.conftest import SAMPLE_POLICIES, shared_pdf
+
+HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
+
+
+def _encrypted(tmp_path: Path) -> Path:
+    writer = PdfWriter(clone_from=str(HOME_PDF))
+    writer.encrypt(user_password="s3cret", owner_password="owner", algorithm="RC4-128")
+    out = tmp_path / "encrypted.pdf"
+    with open(out, "wb") as handle:
+        writer.write(handle)
+    return out
+
+
+def _owner_password_only(tmp_path: Path) -> Path:
+    writer = PdfWriter(clone_from=str(HOME_PDF))
+    writer.encrypt(user_password="", owner_password="owner", algorithm="RC4-128")
+    out = tmp_path / "restricted.pdf"
+    with open(out, "wb") as handle:
+        writer.write(handle)
+    return out
+
+
+def _blank_pages(tmp_path: Path) -> Path:
+    writer = PdfWriter()
+    for _ in range(3):
+        writer.add_blank_page(width=612, height=792)
+    out = tmp_path / "blank.pdf"
+    with open(out, "wb") as handle:
+        writer.write(handle)
+    return out
+
+
+def _truncated(tmp_path: Path) -> Path:
+    out = tmp_path / "truncated.pdf"
+    out.write_bytes(HOME_PDF.read_bytes()[: HOME_PDF.stat().st_size // 2])
+    return out
+
+
+def _garbage(tmp_path: Path) -> Path:
+    out = tmp_path / "garbage.pdf"
+    out.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40 + b"\n%%EOF\n")
+    return out
+
+
+def _not_a_pdf(tmp_path: Path) -> Path:
+    out = tmp_path / "claim.pdf"
+    out.write_text("Dear insurer, please pay my claim.")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("make", "code"),
+    [
+        (_encrypted, "encrypted"),
+        (_blank_pages, "no_text_layer"),
+        (_truncated, "malformed"),
+        (_garbage, "malformed"),
+        (_not_a_pdf, "malformed"),
+    ],
+)
+def test_bad_pdf_gets_its_reason_and_caches_nothing(
+    tmp_path: Path, make: Callable[[Path], Path], code: str
+) -> None:
+    pdf = make(tmp_path)
+    cache = tmp_path / "cache"
+    with pytest.raises(PolicyError) as err:
+        open_pdf(pdf, cache)
+    assert err.value.code == code
+    assert pdf.name in err.value.message
+    assert _empty(cache)
+
+
+def _empty(folder: Path) -> bool:
+    return not folder.exists() or not any(folder.iterdir())
+
+
+def test_scanned_real_policy_has_no_text_layer(tmp_path: Path) -> None:
+    pdf = shared_pdf("negative/arogya_sanjeevani_SCANNED_in.pdf")
+    with pytest.raises(PolicyError) as err:
+        open_pdf(pdf, tmp_path / "cache")
+    assert err.value.code == "no_text_layer"
+
+
+def test_a_pdf_that_takes_too_long_is_stopped(tmp_path: Path) -> None:
+    # Any real extraction takes longer than a millisecond; the limit, not the file, is under test.
+    with pytest.raises(PolicyError) as err:
+        open_pdf(HOME_PDF, tmp_path / "cache", timeout_s=0.001)
+    assert err.value.code == "timeout"
+    assert _empty(tmp_path / "cache")
+
+
+def test_timeout_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMS_CREW_PDF_TIMEOUT", "0.001")
+    with pytest.raises(PolicyError) as err:
+        open_pdf(HOME_PDF, tmp_path / "cache")
+    assert err.value.code == "timeout"
+
+
+def test_owner_password_only_is_readable(tmp_path: Path) -> None:
+    doc = open_pdf(_owner_password_only(tmp_path), tmp_path / "cache")
+    assert doc.lookup("4.2(b)") is not None
+    assert doc.get("4.2(b)") is not None
+
+
+def test_missing_file_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError) as err:
+        open_pdf(tmp_path / "nowhere.pdf", tmp_path / "cache")
+    assert err.value.code == "not_found"

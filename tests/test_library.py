@@ -1,0 +1,101 @@
+"""policies/index.yaml, the on-disk cache keyed by SHA-256, and the in-force dates."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+from pypdf import PdfWriter
+
+from claims_crew.errors import ConfigError
+from claims_crew.policy import library as library_module
+from claims_crew.policy.cache import index_path
+from claims_crew.policy.library import PolicyLibrary, load_index, open_pdf
+from tests.conftest import SAMPLE_POLICIES
+
+
+def test_sample_index_lists_three_policies_with_dates() -> None:
+    entries = load_index(SAMPLE_POLICIES / "index.yaml")
+    assert {"HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001"} <= set(entries)
+    home = entries["HM-HOME-001"]
+    assert (SAMPLE_POLICIES / home.file).exists()
+    assert home.in_force_on(date(2025, 6, 1))
+    assert not home.in_force_on(date(2024, 12, 31))
+
+
+@pytest.mark.parametrize(
+    ("body", "fragment"),
+    [
+        ("policies:\n  P1:\n    file: a.pdf\n    product: x\n    line: home\n", "in_force_from"),
+        (
+            "policies:\n  P1:\n    file: a.pdf\n    product: x\n    line: home\n"
+            "    in_force_from: 2025-01-01\n    colour: red\n",
+            "colour",
+        ),
+        ("policies: [\n", "not valid YAML"),
+    ],
+)
+def test_bad_index_names_the_file_and_key(tmp_path: Path, body: str, fragment: str) -> None:
+    index_file = tmp_path / "index.yaml"
+    index_file.write_text(body)
+    with pytest.raises(ConfigError) as err:
+        load_index(index_file)
+    assert str(index_file) in str(err.value) and fragment in str(err.value)
+
+
+def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pdf = tmp_path / "home.pdf"
+    shutil.copy(SAMPLE_POLICIES / "harbour_home.pdf", pdf)
+    cache = tmp_path / "cache"
+    calls: list[Path] = []
+    real_extract = library_module.extract_pages
+
+    def counting_extract(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
+        calls.append(path)
+        return real_extract(path, data, timeout_s)
+
+    monkeypatch.setattr(library_module, "extract_pages", counting_extract)
+    first = open_pdf(pdf, cache)
+    second = open_pdf(pdf, cache)
+    assert len(calls) == 1
+    assert [c.id for c in second.clauses] == [c.id for c in first.clauses]
+    assert index_path(cache, first.sha256).exists()
+
+    # A new title in the metadata changes the bytes, hence the hash, hence the index.
+    writer = PdfWriter(clone_from=str(pdf))
+    writer.add_metadata({"/Title": "Edited copy"})
+    with open(pdf, "wb") as handle:
+        writer.write(handle)
+    third = open_pdf(pdf, cache)
+    assert len(calls) == 2
+    assert third.sha256 != first.sha256
+
+
+def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    doc = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)
+    index_path(cache, doc.sha256).write_bytes(b"this is not sqlite")
+    again = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)
+    assert len(again.clauses) == len(doc.clauses)
+
+
+def test_library_resolves_ids_and_paths(tmp_path: Path) -> None:
+    lib = PolicyLibrary(root=SAMPLE_POLICIES, cache_dir=tmp_path)
+    by_id = lib.open("WF-TRAVEL-001")
+    by_path = lib.open(str(SAMPLE_POLICIES / "wayfarer_travel.pdf"))
+    assert by_id.sha256 == by_path.sha256
+    assert lib.open("WF-TRAVEL-001") is by_id  # opened once per library
+
+
+def test_unknown_policy_id_is_a_typed_error(tmp_path: Path) -> None:
+    from claims_crew.errors import PolicyError
+
+    lib = PolicyLibrary(root=SAMPLE_POLICIES, cache_dir=tmp_path)
+    with pytest.raises(PolicyError) as err:
+        lib.open("NO-SUCH-POLICY")
+    assert err.value.code == "unknown_policy"
+    assert "HM-HOME-001" in err.value.message
