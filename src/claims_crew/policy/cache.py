@@ -8,17 +8,18 @@ leaves a half-written index that a later run would trust.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from claims_crew.policy.ids import clause_key
 from claims_crew.policy.segment import Clause, ClauseKind
 
 # Bump when the segmenter or the schema changes, so old indexes are rebuilt, not misread.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,7 +31,9 @@ CREATE TABLE clauses (
     kind TEXT NOT NULL,
     pages TEXT NOT NULL,
     parent TEXT,
-    text TEXT NOT NULL
+    text TEXT NOT NULL,
+    key TEXT NOT NULL,
+    label_key TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE clause_fts USING fts5(
     title, text, content='clauses', content_rowid='seq', tokenize='porter unicode61'
@@ -63,9 +66,20 @@ def write_index(
                 ],
             )
             conn.executemany(
-                "INSERT INTO clauses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO clauses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (seq, c.id, c.label, c.title, c.kind, json.dumps(c.pages), c.parent, c.text)
+                    (
+                        seq,
+                        c.id,
+                        c.label,
+                        c.title,
+                        c.kind,
+                        ",".join(map(str, c.pages)),
+                        c.parent,
+                        c.text,
+                        clause_key(c.id),
+                        clause_key(c.label) if c.label else "",
+                    )
                     for seq, c in enumerate(clauses)
                 ],
             )
@@ -73,38 +87,48 @@ def write_index(
                 "INSERT INTO clause_fts(rowid, title, text) SELECT seq, title, text FROM clauses"
             )
             conn.commit()
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
+        # No fsync: a file cut short by a power loss fails read_index's checks and is rebuilt.
         os.replace(tmp, final)
     finally:
         tmp.unlink(missing_ok=True)
     return final
 
 
-def read_index(path: Path) -> tuple[int, list[Clause]] | None:
-    """Page count and clauses from an index file, or None if it is absent or unreadable."""
+@dataclass(frozen=True, slots=True)
+class StoredIndex:
+    """What an index file holds: the page count, the clauses and their lookup keys."""
+
+    page_count: int
+    clauses: list[Clause]
+    keys: list[str]
+    label_keys: list[str]
+
+
+def read_index(path: Path) -> StoredIndex | None:
+    """The contents of an index file, or None if it is absent, stale or unreadable."""
     if not path.exists():
         return None
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if meta.get("version") != str(INDEX_VERSION):
+                return None
             rows = conn.execute(
-                "SELECT id, label, title, kind, pages, parent, text FROM clauses ORDER BY seq"
+                "SELECT id, label, title, kind, pages, parent, text, key, label_key "
+                "FROM clauses ORDER BY seq"
             ).fetchall()
     except sqlite3.DatabaseError:
         return None  # a damaged cache file is rebuilt, never trusted
-    if meta.get("version") != str(INDEX_VERSION):
-        return None
     clauses = [
         Clause(
             id=r[0],
             label=r[1],
             title=r[2],
             kind=cast(ClauseKind, r[3]),
-            pages=tuple(json.loads(r[4])),
+            pages=tuple(int(p) for p in r[4].split(",") if p),
             parent=r[5],
             text=r[6],
         )
         for r in rows
     ]
-    return int(meta["pages"]), clauses
+    return StoredIndex(int(meta["pages"]), clauses, [r[7] for r in rows], [r[8] for r in rows])

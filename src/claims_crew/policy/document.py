@@ -6,9 +6,10 @@ import difflib
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from claims_crew.policy.cache import StoredIndex
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.segment import Clause
 
@@ -34,27 +35,26 @@ class SearchHit:
     score: float
 
 
-@dataclass(slots=True)
 class PolicyDocument:
     """The clause tree of one PDF, loaded from the on-disk index."""
 
-    path: Path
-    sha256: str
-    page_count: int
-    clauses: Sequence[Clause]
-    index_path: Path
-    _by_id: dict[str, Clause] = field(init=False)
-    _by_key: dict[str, list[Clause]] = field(init=False)
-    _by_label: dict[str, list[Clause]] = field(init=False)
-    _children: dict[str, list[Clause]] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._by_id = {c.id: c for c in self.clauses}
-        self._by_key, self._by_label, self._children = {}, {}, {}
-        for clause in self.clauses:
-            self._by_key.setdefault(clause_key(clause.id), []).append(clause)
-            if clause.label:
-                self._by_label.setdefault(clause_key(clause.label), []).append(clause)
+    def __init__(self, path: Path, sha256: str, stored: StoredIndex, index_path: Path) -> None:
+        self.path = path
+        self.sha256 = sha256
+        self.page_count = stored.page_count
+        self.clauses: Sequence[Clause] = stored.clauses
+        self.index_path = index_path
+        self._by_id = {c.id: c for c in stored.clauses}
+        self._by_key: dict[str, list[Clause]] = {}
+        self._by_label: dict[str, list[Clause]] = {}
+        self._children: dict[str, list[Clause]] = {}
+        # Keys were computed when the index was written, so opening a policy runs no regex.
+        for clause, key, label_key in zip(
+            stored.clauses, stored.keys, stored.label_keys, strict=True
+        ):
+            self._by_key.setdefault(key, []).append(clause)
+            if label_key:
+                self._by_label.setdefault(label_key, []).append(clause)
             if clause.parent is not None:
                 self._children.setdefault(clause.parent, []).append(clause)
 

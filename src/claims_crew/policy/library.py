@@ -80,8 +80,7 @@ def open_pdf(path: Path, cache_dir: Path, timeout_s: float | None = None) -> Pol
         cached = read_index(target)
         if cached is None:  # pragma: no cover - only if the disk lies to us
             raise PolicyError("malformed", f"{path}: the index just written cannot be read")
-    page_count, clauses = cached
-    return PolicyDocument(path, digest, page_count, clauses, target)
+    return PolicyDocument(path, digest, cached, target)
 
 
 class PolicyLibrary:

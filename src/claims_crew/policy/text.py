@@ -22,7 +22,9 @@ DEFAULT_TIMEOUT_S = 120.0
 MIN_LETTERS_PER_PAGE = 20
 
 _context = multiprocessing.get_context("forkserver")
-_context.set_forkserver_preload(["pypdf", "claims_crew.policy.text"])
+# "__main__" first, as CPython's default does: otherwise every child re-runs the caller's main
+# module (the CLI, say) before it can start extracting.
+_context.set_forkserver_preload(["__main__", "pypdf", "claims_crew.policy.text"])
 
 
 def timeout_from_env() -> float:
