@@ -15,22 +15,22 @@ from tests.conftest import SAMPLE_POLICIES, shared_pdf
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
 
 
-def _encrypted(tmp_path: Path) -> Path:
+def _encrypted_copy(tmp_path: Path, user_password: str) -> Path:
     writer = PdfWriter(clone_from=str(HOME_PDF))
-    writer.encrypt(user_password="s3cret", owner_password="owner", algorithm="RC4-128")
+    writer.encrypt(user_password=user_password, owner_password="owner", algorithm="RC4-128")
     out = tmp_path / "encrypted.pdf"
     with open(out, "wb") as handle:
         writer.write(handle)
     return out
 
 
+def _encrypted(tmp_path: Path) -> Path:
+    return _encrypted_copy(tmp_path, user_password="s3cret")
+
+
 def _owner_password_only(tmp_path: Path) -> Path:
-    writer = PdfWriter(clone_from=str(HOME_PDF))
-    writer.encrypt(user_password="", owner_password="owner", algorithm="RC4-128")
-    out = tmp_path / "restricted.pdf"
-    with open(out, "wb") as handle:
-        writer.write(handle)
-    return out
+    """Encrypted so that printing can be restricted, but readable without a password."""
+    return _encrypted_copy(tmp_path, user_password="")
 
 
 def _blank_pages(tmp_path: Path) -> Path:

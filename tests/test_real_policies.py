@@ -6,6 +6,7 @@ They skip, with a reason, where that folder is absent.
 from __future__ import annotations
 
 from collections import Counter
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -24,10 +25,20 @@ REAL_PDFS = [
     "amex_card_insurance_au.pdf",
 ]
 
-# Clauses picked by reading each document: (file, reference as a person would write it,
-# canonical id, kind, words from its text, words to search for).
+
+class Picked(NamedTuple):
+    """A clause picked by reading the document."""
+
+    name: str  # the PDF
+    reference: str  # as a person would write it
+    clause_id: str  # the canonical id it must resolve to
+    kind: str
+    words: str  # words from its text
+    query: str  # words to search for
+
+
 PICKED = [
-    (
+    Picked(
         "iso_ho3_ho0003_1000_us_homeowners.pdf",
         "Section I A.1.a",
         "Section I.A.1(a)",
@@ -35,7 +46,7 @@ PICKED = [
         'The dwelling on the "residence premises"',
         "dwelling residence premises attached structures",
     ),
-    (
+    Picked(
         "iso_ho3_ho0003_1000_us_homeowners.pdf",
         "Section I~3 A.3",
         "Section I~3.A.3",
@@ -43,7 +54,7 @@ PICKED = [
         "Water Damage means",
         "water damage flood surface water waves tidal overflow",
     ),
-    (
+    Picked(
         "iso_ho3_ho0003_1000_us_homeowners.pdf",
         "definitions B.8",
         "definitions.B.8",
@@ -51,7 +62,7 @@ PICKED = [
         '"Occurrence" means an accident',
         "occurrence accident repeated exposure harmful",
     ),
-    (
+    Picked(
         "allstate_auto_au127_us.pdf",
         "Part 1~2 definitions 2",
         "Part 1~2/definitions.2",
@@ -59,7 +70,7 @@ PICKED = [
         '"Auto" __ means a land motor vehicle',
         "auto land motor vehicle public roads",
     ),
-    (
+    Picked(
         "allstate_auto_au127_us.pdf",
         "Part 1~2/exclusions-what-is-not-covered.1",
         "Part 1~2/exclusions-what-is-not-covered.1",
@@ -67,7 +78,7 @@ PICKED = [
         "carry persons or property for a charge",
         "carry persons property charge shared car pools",
     ),
-    (
+    Picked(
         "barclays_travel_uk.pdf",
         "Section 13 What is covered",
         "Section 13/what-is-covered",
@@ -75,7 +86,7 @@ PICKED = [
         "£150 for each complete 12 hours",
         "without your baggage complete 12 hours",
     ),
-    (
+    Picked(
         "national_parivar_mediclaim_plus_in.pdf",
         "2.21",
         "2.21",
@@ -83,7 +94,7 @@ PICKED = [
         "Grace Period means",
         "grace period premium due date",
     ),
-    (
+    Picked(
         "national_parivar_mediclaim_plus_in.pdf",
         "4.1.",
         "4.1",
@@ -91,7 +102,7 @@ PICKED = [
         "Pre-Existing Diseases (Excl 01)",
         "pre-existing diseases excl 01",
     ),
-    (
+    Picked(
         "national_parivar_mediclaim_plus_in.pdf",
         "§3.1.1",
         "3.1.1",
@@ -99,7 +110,7 @@ PICKED = [
         "In-patient Treatment",
         "in-patient treatment indemnify medical expenses",
     ),
-    (
+    Picked(
         "chola_group_domestic_travel_in.pdf",
         "1.",
         "1",
@@ -107,7 +118,7 @@ PICKED = [
         "1. DEFINITIONS",
         "word expression specific meaning assigned",
     ),
-    (
+    Picked(
         "chola_group_domestic_travel_in.pdf",
         "clause 3",
         "3",
@@ -115,7 +126,7 @@ PICKED = [
         "COVERAGE - BASE COVERS",
         "base covers mandatory proposer avail",
     ),
-    (
+    Picked(
         "glatfelter_business_auto_ca0001_fl_us.pdf",
         "Section II~2 coverage A",
         "Section II~2/coverage.A",
@@ -123,7 +134,7 @@ PICKED = [
         'We will pay all sums an "insured" legally must pay',
         "sums insured legally must pay damages bodily injury property damage",
     ),
-    (
+    Picked(
         "amex_card_insurance_au.pdf",
         "Section (A)~2",
         "Section A~2",
@@ -170,35 +181,19 @@ def test_ids_round_trip_through_the_show_command(real_doc: OpenReal, name: str) 
         assert json.loads(result.stdout)["id"] == clause.id
 
 
-@pytest.mark.parametrize(("name", "reference", "clause_id", "kind", "words", "query"), PICKED)
-def test_picked_clause_by_printed_label(
-    real_doc: OpenReal,
-    name: str,
-    reference: str,
-    clause_id: str,
-    kind: str,
-    words: str,
-    query: str,
-) -> None:
-    doc = real_doc(name).doc
-    found = doc.lookup(reference)
+@pytest.mark.parametrize("pick", PICKED, ids=lambda p: f"{p[0]}:{p[1]}")
+def test_picked_clause_by_printed_label(real_doc: OpenReal, pick: Picked) -> None:
+    doc = real_doc(pick.name).doc
+    found = doc.lookup(pick.reference)
     assert not isinstance(found, LookupMiss), found
-    assert (found.id, found.kind) == (clause_id, kind)
-    assert words in " ".join(doc.full_text(found.id).split())
+    assert (found.id, found.kind) == (pick.clause_id, pick.kind)
+    assert pick.words in " ".join(doc.full_text(found.id).split())
 
 
-@pytest.mark.parametrize(("name", "reference", "clause_id", "kind", "words", "query"), PICKED)
-def test_search_finds_the_picked_clause(
-    real_doc: OpenReal,
-    name: str,
-    reference: str,
-    clause_id: str,
-    kind: str,
-    words: str,
-    query: str,
-) -> None:
-    hits = real_doc(name).doc.search(query, limit=5)
-    assert clause_id in [h.clause.id for h in hits]
+@pytest.mark.parametrize("pick", PICKED, ids=lambda p: f"{p[0]}:{p[1]}")
+def test_search_finds_the_picked_clause(real_doc: OpenReal, pick: Picked) -> None:
+    hits = real_doc(pick.name).doc.search(pick.query, limit=5)
+    assert pick.clause_id in [h.clause.id for h in hits]
 
 
 def test_section_path_reference_on_the_iso_form(real_doc: OpenReal) -> None:

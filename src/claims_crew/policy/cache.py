@@ -3,42 +3,49 @@
 An unchanged file is parsed once; an edited one has a new hash and is indexed afresh. The file
 is written under a temporary name and renamed into place, so a crash or a failed parse never
 leaves a half-written index that a later run would trust.
+
+Each file holds the clauses twice, for two readers: an FTS5 table that search ranks, and one
+marshalled snapshot of every clause with its lookup keys, which a warm load reads in a single
+call. Reading thousands of rows one value at a time was most of a warm load on large policies.
 """
 
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import sqlite3
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from claims_crew.policy.ids import clause_key
-from claims_crew.policy.segment import Clause, ClauseKind
+from claims_crew.policy.segment import Clause
 
 # Bump when the segmenter or the schema changes, so old indexes are rebuilt, not misread.
-INDEX_VERSION = 2
+INDEX_VERSION = 3
+# marshal's format belongs to one Python version; another version rebuilds instead of guessing.
+_PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE clauses (
-    seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    label TEXT NOT NULL,
-    title TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    pages TEXT NOT NULL,
-    parent TEXT,
-    text TEXT NOT NULL,
-    key TEXT NOT NULL,
-    label_key TEXT NOT NULL
-);
+CREATE TABLE snapshot (data BLOB NOT NULL);
+CREATE TABLE clauses (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, title TEXT, text TEXT);
 CREATE VIRTUAL TABLE clause_fts USING fts5(
     title, text, content='clauses', content_rowid='seq', tokenize='porter unicode61'
 );
 """
+
+
+@dataclass(frozen=True, slots=True)
+class StoredIndex:
+    """What an index file holds: the page count, the clauses and their lookup keys."""
+
+    page_count: int
+    clauses: list[Clause]
+    keys: list[str]
+    label_keys: list[str]
 
 
 def index_path(cache_dir: Path, sha256: str) -> Path:
@@ -53,6 +60,13 @@ def write_index(
     final = index_path(cache_dir, sha256)
     tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
+    snapshot = marshal.dumps(
+        (
+            [tuple(c) for c in clauses],
+            [clause_key(c.id) for c in clauses],
+            [clause_key(c.label) if c.label else "" for c in clauses],
+        )
+    )
     try:
         with contextlib.closing(sqlite3.connect(tmp)) as conn:
             conn.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
@@ -63,25 +77,13 @@ def write_index(
                     ("source", source),
                     ("pages", str(page_count)),
                     ("version", str(INDEX_VERSION)),
+                    ("python", _PYTHON),
                 ],
             )
+            conn.execute("INSERT INTO snapshot VALUES (?)", (snapshot,))
             conn.executemany(
-                "INSERT INTO clauses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        seq,
-                        c.id,
-                        c.label,
-                        c.title,
-                        c.kind,
-                        ",".join(map(str, c.pages)),
-                        c.parent,
-                        c.text,
-                        clause_key(c.id),
-                        clause_key(c.label) if c.label else "",
-                    )
-                    for seq, c in enumerate(clauses)
-                ],
+                "INSERT INTO clauses VALUES (?, ?, ?, ?)",
+                [(seq, c.id, c.title, c.text) for seq, c in enumerate(clauses)],
             )
             conn.execute(
                 "INSERT INTO clause_fts(rowid, title, text) SELECT seq, title, text FROM clauses"
@@ -94,16 +96,6 @@ def write_index(
     return final
 
 
-@dataclass(frozen=True, slots=True)
-class StoredIndex:
-    """What an index file holds: the page count, the clauses and their lookup keys."""
-
-    page_count: int
-    clauses: list[Clause]
-    keys: list[str]
-    label_keys: list[str]
-
-
 def read_index(path: Path) -> StoredIndex | None:
     """The contents of an index file, or None if it is absent, stale or unreadable."""
     if not path.exists():
@@ -111,24 +103,10 @@ def read_index(path: Path) -> StoredIndex | None:
     try:
         with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            if meta.get("version") != str(INDEX_VERSION):
+            if meta.get("version") != str(INDEX_VERSION) or meta.get("python") != _PYTHON:
                 return None
-            rows = conn.execute(
-                "SELECT id, label, title, kind, pages, parent, text, key, label_key "
-                "FROM clauses ORDER BY seq"
-            ).fetchall()
-    except sqlite3.DatabaseError:
+            (blob,) = conn.execute("SELECT data FROM snapshot").fetchone()
+        rows, keys, label_keys = marshal.loads(blob)
+        return StoredIndex(int(meta["pages"]), list(map(Clause._make, rows)), keys, label_keys)
+    except (sqlite3.DatabaseError, ValueError, EOFError, TypeError, IndexError, KeyError):
         return None  # a damaged cache file is rebuilt, never trusted
-    clauses = [
-        Clause(
-            id=r[0],
-            label=r[1],
-            title=r[2],
-            kind=cast(ClauseKind, r[3]),
-            pages=tuple(int(p) for p in r[4].split(",") if p),
-            parent=r[5],
-            text=r[6],
-        )
-        for r in rows
-    ]
-    return StoredIndex(int(meta["pages"]), clauses, [r[7] for r in rows], [r[8] for r in rows])

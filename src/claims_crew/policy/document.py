@@ -96,7 +96,7 @@ class PolicyDocument:
 
     def search(self, words: str, limit: int = 5) -> list[SearchHit]:
         """Clauses ranked by SQLite FTS5 bm25 over title and text; any word may match."""
-        terms = [t for t in clause_terms(words)]
+        terms = clause_terms(words)
         if not terms or limit < 1:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)

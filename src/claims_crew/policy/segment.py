@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 ClauseKind = Literal["grant", "exclusion", "condition", "limit", "definition", "other"]
 CLAUSE_KINDS: tuple[ClauseKind, ...] = (
@@ -36,9 +36,12 @@ CLAUSE_KINDS: tuple[ClauseKind, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Clause:
-    """One clause of a policy, with its own lines only (its sub-clauses are clauses too)."""
+class Clause(NamedTuple):
+    """One clause of a policy, with its own lines only (its sub-clauses are clauses too).
+
+    A named tuple rather than a dataclass: a large policy has thousands of clauses, and loading
+    them from the index is most of a warm load.
+    """
 
     id: str
     label: str
@@ -496,12 +499,11 @@ def segment(pages: Sequence[str]) -> list[Clause]:
     for page_no, lines in enumerate(page_lines, start=1):
         for raw in lines:
             line = raw.strip()
-            cand = None
-            if line and _furniture_key(line) not in furniture:
-                cand = _classify(line, prev, prev_was_heading)
+            content = bool(line) and not (furniture and _furniture_key(line) in furniture)
+            cand = _classify(line, prev, prev_was_heading) if content else None
             opened = cand is not None and builder.try_open(cand)
             builder.add_line(raw, page_no)
-            if line and (_furniture_key(line) not in furniture):
+            if content:
                 prev, prev_was_heading = line, opened and cand is not None and cand.rank <= 1
     return list(_finish(builder.done))
 
