@@ -1,32 +1,88 @@
-"""`crewai run` → run_crew → main.run(): the policy stage indexes every policy or exits non-zero."""
+"""Reviewing an inbox: records per claim, a re-run picks up where it stopped, failures exit 1."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from claims_crew.main import run
-from tests.conftest import SAMPLE_POLICIES
+from claims_crew import records
+from claims_crew.review_run import review_inbox
+from claims_crew.scripted_llm import final, lookup
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    WATER_CLAIM,
+    Script,
+)
 
 
-def test_run_indexes_every_sample_policy(capsys: pytest.CaptureFixture[str]) -> None:
-    run()
-    out = capsys.readouterr().out
-    for policy_id in ("HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001"):
-        assert policy_id in out
-    assert "not built yet" in " ".join(out.split())
+def _inbox(tmp_path: Path, *names: str) -> Path:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name in names:  # the claim file and its attachments
+        for path in WATER_CLAIM.parent.glob(name.split(".")[0] + "*"):
+            shutil.copy(path, inbox / path.name)
+    return inbox
 
 
-def test_run_exits_non_zero_when_a_policy_cannot_be_indexed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    root = tmp_path / "policies"
-    shutil.copytree(SAMPLE_POLICIES, root, ignore=shutil.ignore_patterns("src"))
-    (root / "meridian_auto.pdf").write_bytes(b"%PDF-1.7\ntruncated")
-    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(root))
-    with pytest.raises(SystemExit) as stop:
-        run()
-    assert stop.value.code == 1
-    assert "malformed" in capsys.readouterr().out
+def _water_answers(script: Script) -> None:
+    script("intake").enqueue(final(INTAKE_WATER))
+    script("policy").enqueue(lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED))
+    script("fraud").enqueue(final(FRAUD_EXCLUDED))
+
+
+def test_review_records_each_claim_and_a_rerun_skips_reviewed_ones(tmp_path: Path) -> None:
+    inbox = _inbox(tmp_path, "C-1042.json")
+    bad = inbox / "C-9999.json"
+    bad.write_text(json.dumps({"claim_id": "C-9999", "policy_id": "HM-HOME-001"}))
+    script = Script()
+    _water_answers(script)
+    console = Console(record=True, width=200)
+    failed = review_inbox(inbox, 1, console, llm_for=script)
+    assert failed == 1  # the claim file with missing fields
+    out = console.export_text()
+    assert "claimant" in out and "Field required" in out
+    record = records.load(Path(tmp_path / "home" / "results"), "C-1042")
+    assert record is not None and record.status == "reviewed"
+
+    # A second run sends nothing to the model for the reviewed claim (the queue is empty).
+    again = Console(record=True, width=200)
+    assert review_inbox(inbox, 1, again, llm_for=script) == 1
+    assert "1 to review" in again.export_text()  # only the broken file is left
+    assert len(script("intake").calls) == 1
+
+
+def test_a_crash_mid_batch_keeps_finished_claims_and_retries_the_rest(tmp_path: Path) -> None:
+    inbox = _inbox(tmp_path, "C-1042.json", "C-1043.json")
+    script = Script()
+    _water_answers(script)  # answers for one claim only: the second claim's crew fails
+    assert review_inbox(inbox, 1, Console(record=True), llm_for=script) == 1
+    results = tmp_path / "home" / "results"
+    first = records.load(results, "C-1042")
+    second = records.load(results, "C-1043")
+    assert first is not None and first.status == "reviewed"
+    assert second is not None and second.status == "failed" and second.error is not None
+    assert not list(results.glob(".*.tmp"))  # nothing half-written
+
+    _water_answers(script)
+    assert review_inbox(inbox, 1, Console(record=True), llm_for=script) == 0
+    second = records.load(results, "C-1043")
+    assert second is not None and second.status == "reviewed"
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_concurrent_claims_keep_their_own_ledgers(tmp_path: Path, concurrency: int) -> None:
+    inbox = _inbox(tmp_path, "C-1042.json", "C-1043.json", "C-1044.yaml")
+    script = Script()
+    for _ in range(3):
+        _water_answers(script)
+    assert review_inbox(inbox, concurrency, Console(record=True), llm_for=script) == 0
+    for claim_id in ("C-1042", "C-1043", "C-1044"):
+        record = records.load(tmp_path / "home" / "results", claim_id)
+        assert record is not None
+        assert [e.returned_clause_ids for e in record.ledger] == [["4.2(b)"]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -150,3 +151,27 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
             escape(hit["snippet"]),
         )
     Console().print(table)
+
+
+@main.command("run")
+@click.option(
+    "--inbox", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+    help="Folder of claim files (default: claims/inbox).",
+)
+@click.option("--concurrency", type=click.IntRange(1, 64), default=None,
+              help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).")
+def run_command(inbox: Path | None, concurrency: int | None) -> None:
+    """Review every claim in the inbox that has not been reviewed yet."""
+    from claims_crew import paths
+    from claims_crew.review_run import default_concurrency, review_inbox
+
+    try:
+        failed = review_inbox(
+            inbox or paths.inbox_dir(), concurrency or default_concurrency(), Console()
+        )
+    except ClaimsCrewError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if failed:
+        click.echo(f"{failed} claim(s) failed.", err=True)
+        sys.exit(1)

@@ -17,6 +17,18 @@ class ConfigError(ClaimsCrewError):
     """A config or index file is missing, unreadable or fails validation; names the file and key."""
 
 
+class ClaimFileError(ClaimsCrewError):
+    """A claim file is unreadable or misses fields; `missing` names the absent fields."""
+
+    def __init__(self, message: str, missing: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.missing = missing or []
+
+
+class ModelError(ClaimsCrewError):
+    """No usable model: a MODEL string no provider accepts, or a local model that cannot load."""
+
+
 class PolicyError(ClaimsCrewError):
     """A policy PDF cannot be turned into clauses; `code` says why in one machine-readable word."""
 

@@ -18,3 +18,16 @@ def policies_dir() -> Path:
 
 def policy_cache_dir() -> Path:
     return home() / "cache" / "policy-index"
+
+
+def config_dir() -> Path:
+    """CLAIMS_CREW_CONFIG, or `config/` in the project folder."""
+    return Path(os.environ.get("CLAIMS_CREW_CONFIG") or Path.cwd() / "config")
+
+
+def inbox_dir() -> Path:
+    return Path.cwd() / "claims" / "inbox"
+
+
+def results_dir() -> Path:
+    return home() / "results"

@@ -1,0 +1,40 @@
+"""Which model each agent talks to.
+
+`MODEL` names one for every agent, with any CrewAI provider string (openai/…, anthropic/…,
+ollama/…, hosted_vllm/…); `MODEL_BASE_URL` points it at an OpenAI-compatible endpoint such as
+a LiteLLM proxy. An agent's own `llm:` in agents.yaml wins over MODEL, and `ADJUDICATOR_MODEL`
+may name a stronger model for the adjudicator. With nothing set, a local model runs in-process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from crewai import LLM, BaseLLM
+
+LLMFactory = Callable[[str], BaseLLM]
+
+
+def configured_model(agent_name: str) -> str | None:
+    """The model string the environment names for this agent, if any."""
+    if agent_name == "adjudicator" and (model := os.environ.get("ADJUDICATOR_MODEL")):
+        return model
+    return os.environ.get("MODEL") or None
+
+
+def default_llm_factory() -> LLMFactory:
+    """A factory that gives each agent its configured model, or the shared local one."""
+    local: list[BaseLLM] = []
+
+    def llm_for(agent_name: str) -> BaseLLM:
+        model = configured_model(agent_name)
+        if model:
+            return LLM(model=model, base_url=os.environ.get("MODEL_BASE_URL") or None)
+        if not local:  # one local model per factory: loading weights twice wastes memory
+            from claims_crew.local_llm import LocalLLM
+
+            local.append(LocalLLM.from_environment())
+        return local[0]
+
+    return llm_for

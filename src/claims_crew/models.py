@@ -1,0 +1,188 @@
+"""The contracts: what a claim file holds, what intake extracts, and what a reviewer returns.
+
+A model's answer is parsed strictly. A variant that means one thing only (``"Covered"``, a JSON
+object inside a code fence) is normalised; anything else (prose, NaN, a confidence written as a
+string, an answer outside the allowed outcomes) becomes a ParseFailure that keeps the raw text.
+It never silently becomes a rejection or a zero.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from datetime import date
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class ClaimFile(BaseModel):
+    """One claim as it arrives: a JSON or YAML file in claims/inbox/."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claim_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", description="Claim id.")
+    policy_id: str = Field(min_length=1, description="Id of the policy in policies/index.yaml.")
+    claimant: str = Field(min_length=1, description="Who makes the claim.")
+    date_reported: date = Field(description="When the claim was reported.")
+    date_of_loss: date = Field(description="When the loss happened, as the claimant says.")
+    description: str = Field(min_length=1, description="The claimant's account, as written.")
+    amount: Decimal = Field(gt=0, allow_inf_nan=False, description="Amount claimed.")
+    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. GBP.")
+    attachments: list[str] = Field(
+        default_factory=list, description="Text files next to the claim file, by name."
+    )
+
+
+class IntakeFacts(BaseModel):
+    """The facts the reviewers and the resolver rely on. Unknown is null, never a guess."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    loss_type: str | None = Field(None, description="e.g. water_damage, theft, collision.")
+    cause: str | None = Field(None, description="What caused the loss, in the claim's words.")
+    date_of_loss: date | None = Field(None, description="When the loss happened.")
+    damage_start_date: date | None = Field(
+        None, description="When the damage began, if the claim says; often not the loss date."
+    )
+    amount_claimed: float | None = Field(None, ge=0, allow_inf_nan=False)
+    unknowns: list[str] = Field(
+        default_factory=list, description="Names of the facts above that the claim leaves open."
+    )
+    sources: dict[str, str] = Field(
+        default_factory=dict, description="Fact name → where in the claim file it came from."
+    )
+
+
+FACT_FIELDS: tuple[str, ...] = (
+    "loss_type",
+    "cause",
+    "date_of_loss",
+    "damage_start_date",
+    "amount_claimed",
+)
+
+
+class Evidence(BaseModel):
+    """A clause a reviewer relies on, with the words it quotes from it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    clause_id: str = Field(min_length=1)
+    quote: str = ""
+
+
+class ClaimAnswer(BaseModel):
+    """What the policy and fraud agents must return; the schema their output is held to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str = Field(description="One of the allowed outcomes, e.g. covered or not_covered.")
+    confidence: float = Field(ge=0, le=1, allow_inf_nan=False, strict=True)
+    evidence: list[Evidence] = Field(default_factory=list)
+    facts_relied_on: list[str] = Field(default_factory=list)
+    rationale: str = ""
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _number_not_text(cls, value: Any) -> Any:
+        # strict=True already refuses "0.9"; this refuses a bool, which is an int to Python.
+        if isinstance(value, bool):
+            raise ValueError("confidence must be a number between 0 and 1")
+        return float(value) if isinstance(value, int) else value
+
+
+class Claim(ClaimAnswer):
+    """A parsed reviewer answer plus what code computed about it."""
+
+    source_checked: bool = Field(
+        False,
+        description="Computed from the tool ledger: every cited clause was returned to this "
+        "agent by policy_lookup in this task. Never taken from the model.",
+    )
+
+
+class ParseFailure(BaseModel):
+    """A model answer that could not be read; `raw` keeps exactly what the model said."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["parse_error"] = "parse_error"
+    reason: str
+    raw: str
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(?P<body>.*?)\s*```\s*$", re.DOTALL)
+
+
+def _json_object(raw: str) -> dict[str, Any] | str:
+    """The JSON object in a model's answer, or a reason why there is none."""
+    text = raw.strip()
+    if fenced := _FENCE.match(text):
+        text = fenced["body"]
+
+    def refuse_constant(name: str) -> float:
+        raise ValueError(f"{name} is not a number")
+
+    try:
+        value = json.loads(text, parse_constant=refuse_constant)
+    except ValueError as exc:
+        return f"not a JSON object: {exc}"
+    if not isinstance(value, dict):
+        return f"expected a JSON object, got {type(value).__name__}"
+    return value
+
+
+def normalise_answer(answer: object, allowed: tuple[str, ...]) -> str | None:
+    """Map "Covered", "NOT COVERED" or "not-covered" onto an allowed outcome, if exactly one."""
+    if not isinstance(answer, str):
+        return None
+    folded = re.sub(r"[\s-]+", "_", answer.strip().lower())
+    return folded if folded in allowed else None
+
+
+def parse_claim(raw: str, allowed: tuple[str, ...]) -> Claim | ParseFailure:
+    """A reviewer's raw answer as a Claim (source_checked False until provenance says so)."""
+    data = _json_object(raw)
+    if isinstance(data, str):
+        return ParseFailure(reason=data, raw=raw)
+    answer = normalise_answer(data.get("answer"), allowed)
+    if answer is None:
+        return ParseFailure(
+            reason=f"answer {data.get('answer')!r} is not one of {', '.join(allowed)}", raw=raw
+        )
+    data = {**data, "answer": answer}
+    data.pop("source_checked", None)  # the model does not get to say this
+    try:
+        claim = Claim.model_validate(data)
+    except ValidationError as exc:
+        return ParseFailure(reason=_first_error(exc), raw=raw)
+    unknown_facts = [f for f in claim.facts_relied_on if f not in FACT_FIELDS]
+    if unknown_facts:
+        return ParseFailure(reason=f"facts_relied_on names unknown facts {unknown_facts}", raw=raw)
+    return claim
+
+
+def parse_intake(raw: str) -> IntakeFacts | ParseFailure:
+    """Intake's raw answer as IntakeFacts; `unknowns` is recomputed from the null facts."""
+    data = _json_object(raw)
+    if isinstance(data, str):
+        return ParseFailure(reason=data, raw=raw)
+    try:
+        facts = IntakeFacts.model_validate(data)
+    except ValidationError as exc:
+        return ParseFailure(reason=_first_error(exc), raw=raw)
+    amount = facts.amount_claimed
+    if amount is not None and not math.isfinite(amount):
+        return ParseFailure(reason="amount_claimed is not a finite number", raw=raw)
+    # Which facts are missing is a fact about the JSON, not the model's opinion.
+    facts.unknowns = [name for name in FACT_FIELDS if getattr(facts, name) is None]
+    return facts
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "answer"
+    return f"{where}: {err['msg']}"

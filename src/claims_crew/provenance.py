@@ -1,0 +1,87 @@
+"""The tool ledger: which clauses policy_lookup really returned, to which agent, in which task.
+
+It is filled from CrewAI's ToolUsageFinishedEvent, not from anything an agent writes, so an agent
+that claims it checked a clause without calling the tool is caught.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from crewai.events import crewai_event_bus
+from crewai.events.types.tool_usage_events import ToolUsageFinishedEvent
+from pydantic import BaseModel, Field
+
+from claims_crew.models import Claim
+from claims_crew.policy.ids import clause_key
+from claims_crew.tools.policy_lookup import PolicyLookupTool, clause_ids_in
+
+LOOKUP_TOOL = PolicyLookupTool.model_fields["name"].default
+
+
+class LedgerEntry(BaseModel):
+    """One finished tool call."""
+
+    task_id: str
+    task_name: str | None
+    agent_role: str | None
+    tool: str
+    args: dict[str, Any] | str
+    returned_clause_ids: list[str] = Field(default_factory=list)
+
+
+class ToolLedger:
+    """Tool calls of one crew run, kept only for the tasks it was told to watch."""
+
+    def __init__(self, task_ids: set[str]) -> None:
+        self._task_ids = frozenset(task_ids)
+        self._entries: list[LedgerEntry] = []
+        self._lock = threading.Lock()
+
+    def record(self, _source: Any, event: ToolUsageFinishedEvent) -> None:
+        if event.task_id not in self._task_ids:
+            return  # another claim's crew, running beside this one
+        output = str(event.output) if event.output is not None else ""
+        entry = LedgerEntry(
+            task_id=event.task_id,
+            task_name=event.task_name,
+            agent_role=event.agent_role,
+            tool=event.tool_name,
+            args=event.tool_args,
+            returned_clause_ids=clause_ids_in(output) if event.tool_name == LOOKUP_TOOL else [],
+        )
+        with self._lock:
+            self._entries.append(entry)
+
+    @property
+    def entries(self) -> list[LedgerEntry]:
+        with self._lock:
+            return list(self._entries)
+
+    def returned_to(self, task_id: str) -> set[str]:
+        """Clause ids policy_lookup returned within one task."""
+        return {cid for e in self.entries if e.task_id == task_id for cid in e.returned_clause_ids}
+
+    @contextmanager
+    def listening(self) -> Iterator[ToolLedger]:
+        """Collect events while the block runs; flush the bus before the caller reads."""
+        crewai_event_bus.on(ToolUsageFinishedEvent)(self.record)
+        try:
+            yield self
+        finally:
+            crewai_event_bus.flush()
+            crewai_event_bus.off(ToolUsageFinishedEvent, self.record)
+
+
+def source_checked(claim: Claim, returned: set[str]) -> bool:
+    """True when the claim cites clauses and the tool returned every one of them in its task.
+
+    Ids are compared by their normalised key, so citing "4.2 (b)" for a returned "4.2(b)" counts.
+    """
+    if not claim.evidence:
+        return False
+    returned_keys = {clause_key(cid) for cid in returned}
+    return all(clause_key(e.clause_id) in returned_keys for e in claim.evidence)

@@ -1,0 +1,76 @@
+"""Review every new claim in an inbox, with a progress bar and a final table (rich)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from claims_crew import paths
+from claims_crew.claim_files import inbox_files
+from claims_crew.llm import LLMFactory, configured_model, default_llm_factory
+from claims_crew.models import Claim, ParseFailure
+from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
+from claims_crew.policy.library import PolicyLibrary
+
+
+def default_concurrency() -> int:
+    """Remote models are I/O-bound, so claims overlap; the in-process model runs one at a time."""
+    raw = os.environ.get("CLAIMS_CREW_CONCURRENCY", "")
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return 4 if configured_model("intake") else 1
+
+
+def _answer(side: Claim | ParseFailure | None) -> str:
+    if side is None:
+        return "-"
+    if isinstance(side, ParseFailure):
+        return "[red]parse_error[/red]"
+    checked = "✓" if side.source_checked else "✗"
+    return f"{side.answer} {side.confidence:.2f} {checked}"
+
+
+def review_inbox(
+    inbox: Path, concurrency: int, console: Console, llm_for: LLMFactory | None = None
+) -> int:
+    """Review the claims in `inbox` that have no reviewed record yet; return how many failed."""
+    settings = Settings(
+        library=PolicyLibrary(),
+        llm_for=llm_for or default_llm_factory(),
+        results=paths.results_dir(),
+        config_dir=paths.config_dir(),
+    )
+    files = inbox_files(inbox)
+    todo = pending(files, settings)
+    console.print(f"{len(files)} claim file(s) in {inbox}; {len(todo)} to review.")
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False,
+    ) as progress:
+        bar = progress.add_task("reviewing", total=len(todo))
+        items = run_batch(
+            todo, settings, concurrency, on_done=lambda _item: progress.advance(bar)
+        )
+    console.print(_table(items))
+    return sum(not item.ok for item in items)
+
+
+def _table(items: list[BatchItem]) -> Table:
+    table = Table(title="Claims reviewed (✓ = every cited clause came from policy_lookup)")
+    for column in ("claim", "policy agent", "fraud agent", "status", "time"):
+        table.add_column(column)
+    for item in items:
+        record = item.record
+        if record is None:
+            table.add_row(item.path.name, "-", "-", f"[red]bad claim file[/red]: {item.error}", "-")
+            continue
+        status = "reviewed" if record.error is None else (
+            f"[red]{record.error.code}[/red]: {record.error.message}"
+        )
+        table.add_row(record.claim_id, _answer(record.policy), _answer(record.fraud), status,
+                      f"{record.seconds:.1f} s")
+    return table

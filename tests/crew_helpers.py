@@ -1,0 +1,67 @@
+"""Helpers for the scripted-crew tests: one ScriptedLLM per agent, and the water claim's script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claims_crew.pipeline import Settings
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.scripted_llm import ScriptedLLM, final, lookup
+from tests.conftest import ROOT
+
+WATER_CLAIM = ROOT / "claims" / "inbox" / "C-1042.json"
+
+INTAKE_WATER = {
+    "loss_type": "water_damage",
+    "cause": "leaking joint on the pipe under the bath",
+    "date_of_loss": "2025-11-03",
+    "damage_start_date": None,
+    "amount_claimed": 4200,
+    "unknowns": ["damage_start_date"],
+}
+POLICY_COVERED = {
+    "answer": "covered",
+    "confidence": 0.82,
+    "evidence": [{"clause_id": "4.2(b)", "quote": "sudden and accidental discharge of water"}],
+    "facts_relied_on": ["cause", "damage_start_date"],
+    "rationale": "A plumbing leak is an escape of water under 4.2(b).",
+}
+FRAUD_EXCLUDED = {
+    "answer": "not_covered",
+    "confidence": 0.7,
+    "evidence": [{"clause_id": "7.1", "quote": "continuous or repeated seepage or leakage"}],
+    "facts_relied_on": ["cause", "damage_start_date"],
+    "rationale": "A leaking joint suggests gradual seepage, excluded by 7.1.",
+}
+
+
+class Script:
+    """One scripted model per agent, so concurrent agents cannot take each other's answers."""
+
+    def __init__(self, **answers: list[str]) -> None:
+        self.llms = {
+            name: ScriptedLLM(script, model=f"scripted-{name}") for name, script in answers.items()
+        }
+
+    def __call__(self, agent_name: str) -> ScriptedLLM:
+        return self.llms.setdefault(agent_name, ScriptedLLM(model=f"scripted-{agent_name}"))
+
+
+def water_script() -> Script:
+    """The design's example: policy looks 4.2(b) up; fraud cites 7.1 from memory."""
+    return Script(
+        intake=[final(INTAKE_WATER)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[final(FRAUD_EXCLUDED)],
+    )
+
+
+def settings(
+    library: PolicyLibrary, script: Script, tmp_path: Path, config_dir: Path | None = None
+) -> Settings:
+    return Settings(
+        library=library,
+        llm_for=script,
+        results=tmp_path / "results",
+        config_dir=config_dir or ROOT / "config",
+    )
