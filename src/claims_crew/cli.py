@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -155,11 +155,17 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
 
 @main.command("run")
 @click.option(
-    "--inbox", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+    "--inbox",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
     help="Folder of claim files (default: claims/inbox).",
 )
-@click.option("--concurrency", type=click.IntRange(1, 64), default=None,
-              help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).",
+)
 def run_command(inbox: Path | None, concurrency: int | None) -> None:
     """Review every claim in the inbox that has not been reviewed yet."""
     from claims_crew import paths

@@ -18,6 +18,8 @@ from claims_crew.errors import ClaimsCrewError
 def run() -> None:
     os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
     os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+    # CrewAI keeps task outputs in a SQLite file of its own; keep it with the project's data.
+    os.environ.setdefault("CREWAI_STORAGE_DIR", str(paths.home() / "crewai"))
     from claims_crew.review_run import default_concurrency, review_inbox
 
     console = Console()

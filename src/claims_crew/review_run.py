@@ -48,13 +48,15 @@ def review_inbox(
     todo = pending(files, settings)
     console.print(f"{len(files)} claim file(s) in {inbox}; {len(todo)} to review.")
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
     ) as progress:
         bar = progress.add_task("reviewing", total=len(todo))
-        items = run_batch(
-            todo, settings, concurrency, on_done=lambda _item: progress.advance(bar)
-        )
+        items = run_batch(todo, settings, concurrency, on_done=lambda _item: progress.advance(bar))
     console.print(_table(items))
     return sum(not item.ok for item in items)
 
@@ -68,9 +70,16 @@ def _table(items: list[BatchItem]) -> Table:
         if record is None:
             table.add_row(item.path.name, "-", "-", f"[red]bad claim file[/red]: {item.error}", "-")
             continue
-        status = "reviewed" if record.error is None else (
-            f"[red]{record.error.code}[/red]: {record.error.message}"
+        status = (
+            "reviewed"
+            if record.error is None
+            else (f"[red]{record.error.code}[/red]: {record.error.message}")
         )
-        table.add_row(record.claim_id, _answer(record.policy), _answer(record.fraud), status,
-                      f"{record.seconds:.1f} s")
+        table.add_row(
+            record.claim_id,
+            _answer(record.policy),
+            _answer(record.fraud),
+            status,
+            f"{record.seconds:.1f} s",
+        )
     return table

