@@ -82,6 +82,9 @@ def answer_schema_for(model: type[BaseModel], allowed_answers: list[str] | None)
     schema["required"] = list(schema.get("properties", {}))
     if allowed_answers and "answer" in schema.get("properties", {}):
         schema["properties"]["answer"] = {"enum": allowed_answers}
+    if "confidence" in schema.get("properties", {}):
+        # The grammar cannot bound a float, so it offers the values in [0, 1] by twentieths.
+        schema["properties"]["confidence"] = {"enum": [i / 20 for i in range(21)]}
     return schema
 
 
@@ -93,7 +96,10 @@ def _bounded(node: Any) -> Any:
         return node
     out = {key: _bounded(value) for key, value in node.items()}
     if out.get("type") == "string" and "enum" not in out and "format" not in out:
-        out.setdefault("maxLength", 160)
+        # One line, no colon: CrewAI cuts the answer at the last "Final Answer:" it sees, so a
+        # string may not contain one, and a raw newline is not JSON.
+        shortest = int(out.get("minLength", 0))
+        out.setdefault("pattern", f'^[^:\\x00-\\x1f"\\\\]{{{shortest},160}}$')
     if out.get("type") == "array":
         out.setdefault("maxItems", 4)
     return out

@@ -124,7 +124,7 @@ def _json_object(raw: str) -> dict[str, Any] | str:
         raise ValueError(f"{name} is not a number")
 
     try:
-        value = json.loads(text, parse_constant=refuse_constant)
+        value = json.loads(text, parse_constant=refuse_constant, strict=False)
     except ValueError as exc:
         return f"not a JSON object: {exc}"
     if not isinstance(value, dict):

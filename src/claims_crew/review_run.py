@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -38,6 +39,8 @@ def review_inbox(
     inbox: Path, concurrency: int, console: Console, llm_for: LLMFactory | None = None
 ) -> int:
     """Review the claims in `inbox` that have no reviewed record yet; return how many failed."""
+    # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
+    logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     settings = Settings(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(),
