@@ -16,7 +16,7 @@ from pathlib import Path
 from claims_crew import records
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.crew import ClaimsCrew
-from claims_crew.errors import ClaimFileError, ClaimsCrewError
+from claims_crew.errors import ClaimFileError, ClaimsCrewError, ModelError
 from claims_crew.llm import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
@@ -84,7 +84,9 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             **base,
             status="failed",
             finished_at=_now(),
-            error=RunError(code="config", message=str(exc)),
+            error=RunError(
+                code="model" if isinstance(exc, ModelError) else "config", message=str(exc)
+            ),
         )
     except Exception as exc:  # a model or network failure must not stop the batch
         return ClaimRecord(
@@ -110,7 +112,6 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         raw=raw,
         ledger=ledger.entries,
         models={a.role: str(getattr(a.llm, "model", a.llm)) for a in crew.agents},
-        llm_calls=0,
         finished_at=_now(),
     )
 

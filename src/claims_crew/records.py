@@ -39,7 +39,6 @@ class ClaimRecord(BaseModel):
     raw: dict[str, str] = Field(default_factory=dict, description="Task name → model's text.")
     ledger: list[LedgerEntry] = Field(default_factory=list)
     models: dict[str, str] = Field(default_factory=dict)
-    llm_calls: int = 0
     started_at: datetime
     finished_at: datetime
 
