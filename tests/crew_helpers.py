@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import yaml
 
 from claims_crew.pipeline import Settings
 from claims_crew.policy.library import PolicyLibrary
@@ -54,6 +57,16 @@ def water_script() -> Script:
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[final(FRAUD_EXCLUDED)],
     )
+
+
+def config_with(tmp_path: Path, agent: str, key: str, value: str) -> Path:
+    """A copy of config/ in which one agent's YAML key is set to `value`."""
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    agents = yaml.safe_load((config / "agents.yaml").read_text(encoding="utf-8"))
+    agents[agent][key] = value
+    (config / "agents.yaml").write_text(yaml.safe_dump(agents), encoding="utf-8")
+    return config
 
 
 def settings(

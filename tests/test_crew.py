@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from tests.crew_helpers import (
     POLICY_COVERED,
     WATER_CLAIM,
     Script,
+    config_with,
     settings,
     water_script,
 )
@@ -89,11 +89,8 @@ def test_junk_answers_become_typed_parse_errors(
 def test_yaml_edit_to_a_goal_reaches_the_prompt(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
-    config = tmp_path / "config"
-    shutil.copytree(ROOT / "config", config)
-    agents = yaml.safe_load((config / "agents.yaml").read_text(encoding="utf-8"))
-    agents["fraud"]["goal"] = "Check claim {claim_id} for staged water damage, clause by clause."
-    (config / "agents.yaml").write_text(yaml.safe_dump(agents), encoding="utf-8")
+    goal = "Check claim {claim_id} for staged water damage, clause by clause."
+    config = config_with(tmp_path, "fraud", "goal", goal)
     script = water_script()
     review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path, config))
     system = script.llms["fraud"].calls[0][0]["content"]

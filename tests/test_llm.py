@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from claims_crew.crew import ClaimsCrew
 from claims_crew.llm import configured_model, default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
-from tests.conftest import ROOT
+from tests.crew_helpers import config_with
 
 
 @pytest.fixture
@@ -35,11 +33,7 @@ def test_model_names_every_agent_and_adjudicator_model_overrides_one(
 def test_an_agents_own_llm_in_yaml_wins(
     remote_env: None, sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
-    config = tmp_path / "config"
-    shutil.copytree(ROOT / "config", config)
-    agents = yaml.safe_load((config / "agents.yaml").read_text(encoding="utf-8"))
-    agents["fraud"]["llm"] = "anthropic/claude-haiku-4-5"
-    (config / "agents.yaml").write_text(yaml.safe_dump(agents), encoding="utf-8")
+    config = config_with(tmp_path, "fraud", "llm", "anthropic/claude-haiku-4-5")
     crew = ClaimsCrew("HM-HOME-001", default_llm_factory(), sample_library, config)
     assert "claude-haiku-4-5" in crew.fraud().llm.model
     assert "gpt-4o-mini" in crew.policy().llm.model

