@@ -23,17 +23,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 ClauseKind = Literal["grant", "exclusion", "condition", "limit", "definition", "other"]
-CLAUSE_KINDS: tuple[ClauseKind, ...] = (
-    "grant",
-    "exclusion",
-    "condition",
-    "limit",
-    "definition",
-    "other",
-)
+CLAUSE_KINDS: tuple[ClauseKind, ...] = get_args(ClauseKind)
 
 
 class Clause(NamedTuple):
