@@ -34,6 +34,9 @@ class ClaimFile(BaseModel):
     attachments: list[str] = Field(
         default_factory=list, description="Text files next to the claim file, by name."
     )
+    risk_class: Literal["low", "medium", "high"] | None = Field(
+        None, description="Underwriting risk class, if the claims system assigns one."
+    )
 
 
 FactName = Literal["loss_type", "cause", "date_of_loss", "damage_start_date", "amount_claimed"]
@@ -81,6 +84,9 @@ class ClaimAnswer(BaseModel):
         default_factory=list, description="Names of the IntakeFacts this answer depends on."
     )
     rationale: str = ""
+    red_flags: list[str] = Field(
+        default_factory=list, description="Signs of fraud or misrepresentation, one per item."
+    )
 
     @field_validator("confidence", mode="before")
     @classmethod
@@ -99,6 +105,41 @@ class Claim(ClaimAnswer):
         description="Computed from the tool ledger: every cited clause was returned to this "
         "agent by policy_lookup in this task. Never taken from the model.",
     )
+
+
+class AdjudicatorAnswer(BaseModel):
+    """What the adjudicator must return: a side (or escalate), a reason and the clauses."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    choice: Literal["policy", "fraud", "escalate"] = Field(
+        description="policy or fraud: whose reading the words support; escalate: a person decides."
+    )
+    reason: str = Field(description="Why, in terms of the clause wording. Required.")
+    evidence: list[str] = Field(
+        default_factory=list, description="Ids of the cited clauses the choice rests on."
+    )
+
+
+def parse_adjudication(raw: str) -> AdjudicatorAnswer | ParseFailure:
+    data = _json_object(raw)
+    if isinstance(data, str):
+        return ParseFailure(reason=data, raw=raw)
+    try:
+        return AdjudicatorAnswer.model_validate(data)
+    except ValidationError as exc:
+        return ParseFailure(reason=_first_error(exc), raw=raw)
+
+
+class LedgerEntry(BaseModel):
+    """One finished tool call, as CrewAI's events reported it (see provenance.py)."""
+
+    task_id: str
+    task_name: str | None
+    agent_role: str | None
+    tool: str
+    args: dict[str, Any] | str
+    returned_clause_ids: list[str] = Field(default_factory=list)
 
 
 class ParseFailure(BaseModel):

@@ -13,24 +13,12 @@ from typing import Any
 
 from crewai.events import crewai_event_bus
 from crewai.events.types.tool_usage_events import ToolUsageFinishedEvent
-from pydantic import BaseModel, Field
 
-from claims_crew.models import Claim
+from claims_crew.models import Claim, LedgerEntry
 from claims_crew.policy.ids import clause_key
 from claims_crew.tools.policy_lookup import PolicyLookupTool, clause_ids_in
 
 LOOKUP_TOOL = PolicyLookupTool.model_fields["name"].default
-
-
-class LedgerEntry(BaseModel):
-    """One finished tool call."""
-
-    task_id: str
-    task_name: str | None
-    agent_role: str | None
-    tool: str
-    args: dict[str, Any] | str
-    returned_clause_ids: list[str] = Field(default_factory=list)
 
 
 class ToolLedger:

@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from claims_crew.models import Claim, IntakeFacts, ParseFailure
-from claims_crew.provenance import LedgerEntry
+from claims_crew.models import Claim, IntakeFacts, LedgerEntry, ParseFailure
+from claims_crew.resolver import AdjudicationCheck, Resolution
 
 
 class RunError(BaseModel):
@@ -39,6 +39,14 @@ class ClaimRecord(BaseModel):
     raw: dict[str, str] = Field(default_factory=dict, description="Task name → model's text.")
     ledger: list[LedgerEntry] = Field(default_factory=list)
     models: dict[str, str] = Field(default_factory=dict)
+    resolution: Resolution | None = Field(None, description="What the resolver decided.")
+    adjudication: AdjudicationCheck | None = Field(
+        None, description="The adjudicator's answer and its checks, when it was asked."
+    )
+    model_calls: dict[str, int] = Field(
+        default_factory=dict, description="Agent → model calls made for this claim."
+    )
+    policy_sha256: str | None = None
     started_at: datetime
     finished_at: datetime
 

@@ -1,0 +1,133 @@
+"""config/resolution.yaml: the resolver's thresholds, gates and allowed outcomes, validated.
+
+Every value is checked when the file is loaded, so a typo stops a run before any model call
+instead of quietly changing what gets decided automatically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from claims_crew import paths
+from claims_crew.errors import ConfigError
+from claims_crew.models import Claim, ClaimFile, IntakeFacts
+from claims_crew.policy.segment import ClauseKind
+
+Outcome = Literal["ACCEPTED", "PREFERRED", "ADJUDICATION_REQUIRED", "ADJUDICATED", "ESCALATED"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+
+# What a gate's `field` may start with, and the model whose fields may follow.
+GATE_SUBJECTS: dict[str, type[BaseModel]] = {
+    "claim_file": ClaimFile,
+    "facts": IntakeFacts,
+    "policy": Claim,
+    "fraud": Claim,
+}
+
+
+def gate_fields() -> list[str]:
+    """Every `field` a gate may name, e.g. claim_file.amount or fraud.red_flags."""
+    return [
+        f"{subject}.{name}"
+        for subject, model in GATE_SUBJECTS.items()
+        for name in model.model_fields
+    ]
+
+
+DEFAULT_EVIDENCE_KINDS: dict[str, tuple[ClauseKind, ...]] = {
+    "covered": ("grant",),
+    "not_covered": ("exclusion", "condition", "limit"),
+}
+
+
+class Accept(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_confidence: float = Field(0.85, ge=0, le=1, allow_inf_nan=False)
+    max_confidence_gap: float = Field(0.25, ge=0, le=1, allow_inf_nan=False)
+
+
+class Adjudication(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+
+
+class Gate(BaseModel):
+    """Escalate an automatic outcome when a field is above a number or one of some values."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: str = Field(min_length=1)
+    field: str
+    above: float | None = Field(None, allow_inf_nan=False)
+    in_: tuple[str, ...] | None = Field(None, alias="in")
+
+    @model_validator(mode="after")
+    def _one_test_on_a_known_field(self) -> Gate:
+        if self.field not in gate_fields():
+            raise ValueError(f"gate {self.name!r}: unknown field {self.field!r}")
+        if (self.above is None) == (self.in_ is None):
+            raise ValueError(f"gate {self.name!r}: give exactly one of `above` or `in`")
+        return self
+
+
+class ResolutionConfig(BaseModel):
+    """The whole of config/resolution.yaml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allowed_answers: tuple[str, ...] = ("covered", "not_covered")
+    evidence_kinds: dict[str, tuple[ClauseKind, ...]] = Field(
+        default_factory=lambda: dict(DEFAULT_EVIDENCE_KINDS)
+    )
+    accept: Accept = Accept()
+    adjudication: Adjudication = Adjudication()
+    automatic_outcomes: tuple[Outcome, ...] = ("ACCEPTED", "PREFERRED", "ADJUDICATED")
+    gates: tuple[Gate, ...] = ()
+
+    @model_validator(mode="after")
+    def _answers_have_kinds(self) -> ResolutionConfig:
+        if len(self.allowed_answers) < 2:
+            raise ValueError("allowed_answers: give at least two answers")
+        if missing := [a for a in self.allowed_answers if a not in self.evidence_kinds]:
+            raise ValueError(f"evidence_kinds: no kinds for answer(s) {', '.join(missing)}")
+        if extra := [a for a in self.evidence_kinds if a not in self.allowed_answers]:
+            raise ValueError(f"evidence_kinds: {', '.join(extra)} is not an allowed answer")
+        if "ESCALATED" in self.automatic_outcomes:
+            raise ValueError("automatic_outcomes: ESCALATED always goes to a person")
+        return self
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of the settings, recorded with every decision."""
+        canonical = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def parse_config(data: Any, source: str = "resolution.yaml") -> ResolutionConfig:
+    try:
+        return ResolutionConfig.model_validate(data or {})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'file'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigError(f"{source}: {problems}") from exc
+
+
+def load_config(config_dir: Path | None = None) -> ResolutionConfig:
+    """config/resolution.yaml, validated; a missing file is an error, not the defaults."""
+    path = (config_dir if config_dir is not None else paths.config_dir()) / "resolution.yaml"
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: missing") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    return parse_config(data, str(path))
