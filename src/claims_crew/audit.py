@@ -1,0 +1,231 @@
+"""The audit trail: every decision event is one entry, hash-chained to the entry before it.
+
+An entry's hash is SHA-256 over its canonical JSON (sorted keys, no whitespace), and each entry
+carries the previous entry's hash and its own sequence number, so editing, deleting or
+reordering any entry breaks the chain at that entry. The last entry's number and hash are kept
+as the chain head, so cutting entries off the end shows too.
+
+Entries are only ever appended, inside the caller's `BEGIN IMMEDIATE` transaction: the database
+lock orders appends from any number of threads or processes. A human decision is a new entry
+that names the entry it overrides; nothing is edited.
+
+An export is JSONL: a header line with the entry count and the last hash, then one entry per
+line exactly as it was hashed, plus its hash. It can be verified on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+GENESIS = "0" * 64
+EXPORT_VERSION = 1
+
+EntryKind = Literal["auto", "adjudicated", "escalated", "human"]
+
+
+class AuditEntry(BaseModel):
+    """One decision event, as hashed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seq: int = Field(ge=1, description="Position in the chain, from 1.")
+    prev: str = Field(description="The previous entry's hash; GENESIS for the first.")
+    kind: EntryKind
+    claim_id: str
+    claim_sha256: str = Field(description="SHA-256 of the claim file that was decided.")
+    policy_sha256: str | None = Field(description="SHA-256 of the policy PDF that was re-read.")
+    config_sha256: str | None = Field(description="Hash of resolution.yaml as loaded.")
+    models: dict[str, str] = Field(description="Agent → model name.")
+    outcome: str | None = Field(description="The resolver's outcome, e.g. ESCALATED.")
+    answer: str | None = Field(description="What was decided: covered, not_covered, …")
+    rule: str | None = Field(description="The resolver rule that fired.")
+    reason_codes: list[str]
+    evidence: list[str] = Field(description="Ids of the clauses the decision rests on.")
+    actor: str = Field(description="auto, adjudicator, or human:<reviewer name>.")
+    reason: str | None = Field(description="A person's reason, or the resolver's.")
+    overrides: int | None = Field(description="Seq of the entry this one overrides.")
+    overrides_hash: str | None = Field(description="Hash of the entry this one overrides.")
+    at: str = Field(description="UTC time, ISO 8601 with Z.")
+
+
+def canonical(value: Any) -> str:
+    """The one JSON text hashed for a value: sorted keys, no whitespace, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def entry_hash(body: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+
+
+def head(conn: sqlite3.Connection) -> tuple[int, str]:
+    row = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+    return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
+
+
+def append(conn: sqlite3.Connection, **fields: Any) -> tuple[AuditEntry, str]:
+    """Add an entry after the chain head; the caller holds a write transaction."""
+    if not conn.in_transaction:
+        raise RuntimeError("audit.append needs the caller's BEGIN IMMEDIATE transaction")
+    seq, prev = head(conn)
+    entry = AuditEntry(seq=seq + 1, prev=prev, **fields)
+    body = entry.model_dump(mode="json")
+    digest = entry_hash(body)
+    conn.execute(
+        "INSERT INTO audit_log (seq, claim_id, at, body, hash) VALUES (?, ?, ?, ?, ?)",
+        (entry.seq, entry.claim_id, entry.at, canonical(body), digest),
+    )
+    conn.execute(
+        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) "
+        "ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+        (entry.seq, digest),
+    )
+    return entry, digest
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a walk over the chain found: `first_bad` is the first entry that fails, if any."""
+
+    ok: bool
+    entries: int
+    first_bad: int | None = None
+    problem: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "entries": self.entries,
+            "first_bad": self.first_bad,
+            "problem": self.problem,
+        }
+
+
+class _Walk:
+    """Checks entries one after another; the first failure sticks."""
+
+    def __init__(self, first_seq: int = 1, prev: str | None = GENESIS) -> None:
+        self.expect_seq = first_seq
+        self.prev = prev  # None: the entry before the first is unknown (an export --since)
+        self.count = 0
+        self.bad: Verdict | None = None
+
+    def fail(self, seq: int, problem: str) -> None:
+        if self.bad is None:
+            self.bad = Verdict(False, self.count, seq, problem)
+
+    def step(self, body_text: str, stored_hash: str, row_seq: int | None = None) -> None:
+        if self.bad is not None:
+            return
+        at = self.expect_seq
+        try:
+            body = json.loads(body_text)
+            entry = AuditEntry.model_validate(body)
+        except (ValueError, ValidationError) as exc:
+            self.fail(at, f"entry {at} is not a valid entry: {str(exc).splitlines()[0]}")
+            return
+        if row_seq is not None and row_seq != entry.seq:
+            self.fail(at, f"entry {at}: row {row_seq} holds entry {entry.seq}")
+        elif entry.seq != at:
+            self.fail(at, f"entry {at} expected, found entry {entry.seq} (deleted or reordered)")
+        elif self.prev is not None and entry.prev != self.prev:
+            self.fail(at, f"entry {at} does not follow the entry before it (prev hash differs)")
+        elif entry_hash(body) != stored_hash:
+            self.fail(at, f"entry {at} was altered: its content no longer matches its hash")
+        if self.bad is None:
+            self.prev = stored_hash
+            self.expect_seq += 1
+            self.count += 1
+
+    def end(self, last_seq: int, last_hash: str, what: str) -> Verdict:
+        if self.bad is not None:
+            return self.bad
+        if self.expect_seq - 1 != last_seq:
+            first_missing = min(self.expect_seq, last_seq + 1)
+            return Verdict(
+                False,
+                self.count,
+                first_missing,
+                f"the {what} says the chain ends at entry {last_seq}, "
+                f"but entries run to {self.expect_seq - 1}",
+            )
+        if self.count and self.prev != last_hash:
+            return Verdict(
+                False, self.count, last_seq, f"entry {last_seq} does not match the {what}'s hash"
+            )
+        return Verdict(True, self.count)
+
+
+def verify(conn: sqlite3.Connection) -> Verdict:
+    """Walk the stored chain from the first entry to the head."""
+    walk = _Walk()
+    for seq, body, digest in conn.execute("SELECT seq, body, hash FROM audit_log ORDER BY seq"):
+        walk.step(body, digest, int(seq))
+        if walk.bad is not None:
+            return walk.bad
+    last_seq, last_hash = head(conn)
+    return walk.end(last_seq, last_hash, "chain head")
+
+
+def export_lines(conn: sqlite3.Connection, since: str | None, exported_at: str) -> Iterator[str]:
+    """JSONL: a header, then every entry at or after `since` (UTC ISO text), with its hash.
+
+    Reads one snapshot, so the header counts exactly the entries that follow it.
+    """
+    where, args = ("WHERE at >= ?", (since,)) if since else ("", ())
+    rows = conn.execute(f"SELECT seq, body, hash FROM audit_log {where} ORDER BY seq", args)
+    entries = [(int(seq), body, digest) for seq, body, digest in rows]
+    header = {
+        "audit_export": {
+            "version": EXPORT_VERSION,
+            "entries": len(entries),
+            "first_seq": entries[0][0] if entries else None,
+            "last_seq": entries[-1][0] if entries else None,
+            "last_hash": entries[-1][2] if entries else None,
+            "since": since,
+            "exported_at": exported_at,
+        }
+    }
+    yield canonical(header)
+    for _seq, body, digest in entries:
+        yield canonical({"entry": json.loads(body), "hash": digest})
+
+
+def verify_export(lines: Iterable[str]) -> Verdict:
+    """Check an export on its own: header, order, links between entries, every hash."""
+    it = iter(line for line in lines if line.strip())
+    try:
+        header = json.loads(next(it))["audit_export"]
+        count, first_seq = int(header["entries"]), header["first_seq"]
+        last_seq, last_hash = header["last_seq"], header["last_hash"]
+    except (StopIteration, ValueError, KeyError, TypeError):
+        return Verdict(False, 0, None, "the first line is not an audit export header")
+    start = int(first_seq) if first_seq is not None else 1
+    # The entry before an export that starts mid-chain is not in the file: trust its first link.
+    walk = _Walk(start, GENESIS if start == 1 else None)
+    for line in it:
+        try:
+            item = json.loads(line)
+            body, digest = canonical(item["entry"]), str(item["hash"])
+        except (ValueError, KeyError, TypeError):
+            walk.fail(walk.expect_seq, f"entry {walk.expect_seq}: the line is not an entry")
+            break
+        walk.step(body, digest)
+        if walk.bad is not None:
+            return walk.bad
+    if walk.count != count:
+        return Verdict(
+            False,
+            walk.count,
+            walk.expect_seq,
+            f"the header counts {count} entries, the file has {walk.count}",
+        )
+    if count == 0:
+        return Verdict(True, 0)
+    return walk.end(int(last_seq), str(last_hash), "export header")

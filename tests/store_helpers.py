@@ -1,0 +1,97 @@
+"""Claim records with real resolutions for the store, audit and review tests.
+
+The resolver really runs on the water claim (the design's example) against the sample home
+policy, so the clause texts, statuses and trail in the store are what a run would produce.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ClaimRecord
+from claims_crew.reread import policy_view
+from claims_crew.resolution_config import load_config
+from claims_crew.resolver import Case, resolve
+from tests.conftest import ROOT
+from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
+
+START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
+POLICY_AGREES = {**FRAUD_EXCLUDED, "answer": "covered", "confidence": 0.9, "evidence": []}
+
+
+def water_loaded(folder: Path, claim_id: str = "C-1042", **changes: Any) -> LoadedClaim:
+    """The water claim under another id (and any field changed), written to `folder`."""
+    data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
+    data.update(changes)
+    raw = json.dumps(data, indent=2).encode("utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{claim_id}.json"
+    path.write_bytes(raw)
+    return LoadedClaim(path, ClaimFile.model_validate(data), raw, {})
+
+
+def record_for(
+    loaded: LoadedClaim,
+    library: PolicyLibrary,
+    *,
+    intake: dict[str, Any] | None = None,
+    policy: dict[str, Any] | None = None,
+    fraud: dict[str, Any] | None = None,
+) -> ClaimRecord:
+    """A reviewed record of the claim, resolved by the real resolver.
+
+    By default it is the design's example, which escalates: policy looked 4.2(b) up, fraud
+    cites 7.1 from memory, and nobody knows when the damage started.
+    """
+    facts = IntakeFacts.model_validate(intake or INTAKE_WATER)
+    policy_claim = Claim.model_validate(policy or POLICY_COVERED)
+    fraud_claim = Claim.model_validate(fraud or FRAUD_EXCLUDED)
+    ledger = [
+        LedgerEntry(
+            task_id="t-policy",
+            task_name="policy_task",
+            agent_role="policy",
+            tool="policy_lookup",
+            args={"policy_id": "HM-HOME-001", "clause_id": "4.2(b)"},
+            returned_clause_ids=["4.2(b)"],
+        )
+    ]
+    citations = [e.clause_id for c in (policy_claim, fraud_claim) for e in c.evidence]
+    view = policy_view(library, loaded.claim.policy_id, citations)
+    case = Case(loaded.claim, facts, policy_claim, fraud_claim, ledger, view)
+    resolution = resolve(case, load_config(ROOT / "config"))
+    return ClaimRecord(
+        claim_id=loaded.claim.claim_id,
+        claim_file=str(loaded.path),
+        claim_sha256=hashlib.sha256(loaded.raw).hexdigest(),
+        policy_id=loaded.claim.policy_id,
+        status="reviewed",
+        intake=facts,
+        policy=policy_claim,
+        fraud=fraud_claim,
+        raw={
+            "intake_task": json.dumps(intake or INTAKE_WATER),
+            "policy_task": json.dumps(policy or POLICY_COVERED),
+            "fraud_task": json.dumps(fraud or FRAUD_EXCLUDED),
+        },
+        ledger=ledger,
+        models={"intake": "scripted-intake", "policy": "scripted-policy", "fraud": "scripted"},
+        resolution=resolution,
+        model_calls={"intake": 1, "policy": 2, "fraud": 1},
+        policy_sha256=view.sha256,
+        started_at=START,
+        finished_at=START,
+    )
+
+
+def accepted_answers() -> dict[str, dict[str, Any]]:
+    """Both sides answer covered from a verified 4.2(b): the resolver accepts."""
+    policy = {**POLICY_COVERED, "confidence": 0.9}
+    return {"policy": policy, "fraud": {**policy, "rationale": "No sign of fraud."}}

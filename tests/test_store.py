@@ -1,0 +1,270 @@
+"""The decision store: migrations, whole-or-nothing writes, one decision per claim, reviews."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from claims_crew import audit
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import RunError
+from claims_crew.store import MIGRATIONS, AlreadyDecided, NotFound, Store, StoreError, migrate
+from tests.store_helpers import accepted_answers, record_for, water_loaded
+
+CLAIM_TABLES = (
+    "attempts",
+    "agent_outputs",
+    "tool_calls",
+    "resolutions",
+    "decisions",
+    "escalations",
+    "audit_log",
+)
+
+
+def _count(store: Store, table: str) -> int:
+    with store.read() as conn:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def test_migrations_are_recorded_and_applied_once(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite")
+    with store.read() as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations")]
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+    assert names == [name for name, _ in MIGRATIONS]
+    with sqlite3.connect(store.path, isolation_level=None) as conn:
+        assert migrate(conn) == []
+    Store(store.path)  # opening again changes nothing
+    assert _count(store, "schema_migrations") == len(MIGRATIONS)
+
+
+def test_default_location_is_in_claims_crew_home(tmp_path: Path) -> None:
+    assert Store().path == tmp_path / "home" / "claims.sqlite"
+
+
+def test_a_record_reads_back_as_written(tmp_path: Path, sample_library: PolicyLibrary) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    record = record_for(loaded, sample_library)
+    run = store.start_run("test")
+    done = store.record(record, run, loaded)
+    assert done.decided and done.outcome == "ESCALATED" and done.escalation_id is not None
+    assert store.claim_record("C-1042") == record
+    assert store.claim_file("C-1042") == loaded.claim
+    escalation = store.escalation("C-1042")
+    assert escalation.amount == "4200" and escalation.currency == "GBP"
+    assert escalation.question == "damage_start_date: When did the damage start?"
+    assert store.escalation(str(escalation.id)) == escalation
+    with store.read() as conn:
+        tasks = dict(conn.execute("SELECT task, field FROM agent_outputs").fetchall())
+    assert tasks == {"intake_task": "intake", "policy_task": "policy", "fraud_task": "fraud"}
+
+
+def test_a_failure_inside_the_write_leaves_nothing_of_the_claim(
+    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    record = record_for(loaded, sample_library)
+
+    def crash(*_args: object, **_kwargs: object) -> None:
+        raise OSError("disk gone")  # the last write of the claim's transaction
+
+    monkeypatch.setattr(audit, "append", crash)
+    with pytest.raises(OSError):
+        store.record(record, None, loaded)
+    assert {t: _count(store, t) for t in CLAIM_TABLES} == dict.fromkeys(CLAIM_TABLES, 0)
+    assert store.triage(loaded) == "todo"  # the next run picks it up
+    monkeypatch.undo()
+    assert store.record(record, None, loaded).decided
+    assert store.verify_audit().ok
+
+
+def test_a_claim_gets_one_decision_however_often_it_is_recorded(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    record = record_for(loaded, sample_library)
+    assert store.record(record, None, loaded).decided
+    # A second process that reviewed the same claim meanwhile: its work is kept, not decided.
+    again = store.record(record, None, loaded)
+    assert not again.decided and again.outcome == "ESCALATED"
+    assert _count(store, "attempts") == 2
+    assert _count(store, "decisions") == _count(store, "audit_log") == 1
+    assert _count(store, "escalations") == 1
+
+
+def test_a_failed_claim_stays_to_do(tmp_path: Path, sample_library: PolicyLibrary) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    failed = record_for(loaded, sample_library).model_copy(
+        update={
+            "status": "failed",
+            "error": RunError(code="crew_failed", message="boom"),
+            "resolution": None,
+            "intake": None,
+            "policy": None,
+            "fraud": None,
+            "raw": {},
+            "ledger": [],
+        }
+    )
+    assert not store.record(failed, None, loaded).decided
+    assert store.triage(loaded) == "todo"
+    assert store.claim_record("C-1042") == failed
+    assert _count(store, "audit_log") == 0
+
+
+def test_a_claim_file_changed_after_its_decision_is_flagged_not_redecided(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    assert store.triage(loaded) == "todo"
+    store.record(record_for(loaded, sample_library), None, loaded)
+    assert store.triage(loaded) == "decided"
+    edited = water_loaded(tmp_path / "inbox", amount=9000)
+    assert store.triage(edited) == "changed_after_decision"
+    assert store.triage(edited) == "changed_after_decision"  # flagged once
+    [changed] = store.changed_after_decision()
+    assert changed.claim_id == "C-1042" and changed.decided_sha256 != changed.sha256
+    assert store.claim_file("C-1042") == loaded.claim  # the version that was decided
+    assert _count(store, "decisions") == 1
+
+
+def test_a_human_decision_is_a_new_entry_linked_to_the_escalation(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    store.record(record_for(loaded, sample_library), None, loaded)
+    store.add_reviewer("ana")
+    with pytest.raises(StoreError, match="reason is required"):
+        store.decide("C-1042", "covered", "  ", "ana")
+    with pytest.raises(StoreError, match="decision must be one of"):
+        store.decide("C-1042", "approve", "fine", "ana")
+    with pytest.raises(NotFound, match="no reviewer named 'bo'"):
+        store.decide("C-1042", "covered", "fine", "bo")
+    review = store.decide("C-1042", "covered", "The plumber dates the leak to the day.", "ana")
+    escalated, human = store.audit_entries("C-1042")
+    assert human.kind == "human" and human.actor == "human:ana" and human.answer == "covered"
+    assert human.overrides == escalated.seq == 1 and review.audit_seq == human.seq == 2
+    with store.read() as conn:
+        first_hash = conn.execute("SELECT hash FROM audit_log WHERE seq = 1").fetchone()[0]
+    assert human.overrides_hash == first_hash
+    assert escalated.kind == "escalated" and escalated.answer is None  # nothing was edited
+    assert store.open_count() == 0
+    [decision] = store.decisions()
+    assert decision.review == review and decision.final_answer == "covered"
+    assert decision.resolution.outcome == "ESCALATED"
+    assert store.verify_audit().ok
+
+
+def test_the_second_reviewer_is_told_who_decided(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    store.record(record_for(loaded, sample_library), None, loaded)
+    store.add_reviewer("ana")
+    store.add_reviewer("bo")
+    seen = store.escalation("C-1042").version  # both opened the page
+    store.decide("C-1042", "covered", "dated by the plumber", "ana", expected_version=seen)
+    with pytest.raises(AlreadyDecided) as caught:
+        store.decide("C-1042", "not_covered", "seepage", "bo", expected_version=seen)
+    assert caught.value.decided_by == "ana" and "by ana" in str(caught.value)
+    with pytest.raises(AlreadyDecided):
+        store.decide("C-1042", "not_covered", "seepage", "bo")
+    assert len(store.reviews()) == 1
+
+
+def test_racing_reviewers_one_wins(tmp_path: Path, sample_library: PolicyLibrary) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    store.record(record_for(loaded, sample_library), None, loaded)
+    names = [f"r{i}" for i in range(6)]
+    for name in names:
+        store.add_reviewer(name)
+    version = store.escalation("C-1042").version
+    start = threading.Barrier(len(names))
+    outcomes: dict[str, str] = {}
+
+    def decide(name: str) -> None:
+        start.wait()
+        try:
+            store.decide("C-1042", "covered", "race", name, expected_version=version)
+            outcomes[name] = "won"
+        except AlreadyDecided as exc:
+            outcomes[name] = f"lost to {exc.decided_by}"
+
+    threads = [threading.Thread(target=decide, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [n for n, o in outcomes.items() if o == "won"]
+    assert len(winners) == 1
+    assert all(o == f"lost to {winners[0]}" for n, o in outcomes.items() if n != winners[0])
+    assert len(store.reviews()) == 1 and store.verify_audit().ok
+
+
+def test_threads_recording_claims_keep_one_chain(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    loaded = [water_loaded(tmp_path / "inbox", f"C-{i:03}") for i in range(12)]
+    records = [record_for(item, sample_library) for item in loaded]
+    start = threading.Barrier(4)
+
+    def work(part: int) -> None:
+        start.wait()
+        for item, record in list(zip(loaded, records, strict=True))[part::4]:
+            store.record(record, None, item)
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    verdict = store.verify_audit()
+    assert verdict.ok and verdict.entries == 12 and store.decision_count() == 12
+
+
+def test_accepted_claims_are_decided_without_an_escalation(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    done = store.record(record_for(loaded, sample_library, **accepted_answers()), None, loaded)
+    assert done.outcome == "ACCEPTED" and done.escalation_id is None
+    [entry] = store.audit_entries("C-1042")
+    assert entry.kind == "auto" and entry.actor == "auto" and entry.answer == "covered"
+    assert entry.evidence == ["4.2(b)"] and entry.rule == "agree"
+    assert store.open_count() == 0
+    with pytest.raises(NotFound):
+        store.escalation("C-1042")
+
+
+def test_reviewer_tokens_are_kept_only_as_hashes(tmp_path: Path) -> None:
+    store = Store()
+    token = store.add_reviewer("ana")
+    assert store.reviewer_for_token(token) == "ana"
+    assert store.reviewer_for_token(token + "x") is None
+    with pytest.raises(StoreError, match="already exists"):
+        store.add_reviewer("ana")
+    with pytest.raises(StoreError):
+        store.add_reviewer("human:ana")
+    for path in store.path.parent.glob("claims.sqlite*"):
+        assert token.encode() not in path.read_bytes()
+    session = store.open_session("ana")
+    found = store.session(session)
+    assert found is not None and found.reviewer == "ana" and len(found.csrf) > 20
+    store.close_session(session)
+    assert store.session(session) is None
