@@ -153,6 +153,37 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
     Console().print(table)
 
 
+@main.command("resolve")
+@click.argument("case_path", metavar="CASE.json", type=click.Path(path_type=Path))
+@click.option(
+    "--adjudicate",
+    is_flag=True,
+    help="Ask the adjudicator model about an interpretation dispute (otherwise no model runs).",
+)
+@json_option
+@_reports_errors
+def resolve_command(case_path: Path, adjudicate: bool, as_json: bool) -> None:
+    """Run the resolver's rules on one case file; no model is called without --adjudicate."""
+    from claims_crew.cases import load_case
+    from claims_crew.resolution_config import load_config
+    from claims_crew.resolution_view import resolution_json, show_resolution
+    from claims_crew.resolver import resolve
+
+    config = load_config()
+    library = PolicyLibrary()
+    case = load_case(case_path, library, config)
+    resolution = resolve(case, config)
+    check = None
+    if adjudicate and resolution.outcome == "ADJUDICATION_REQUIRED":
+        from claims_crew.adjudicator import adjudicate_case
+
+        resolution, check = adjudicate_case(case, config, resolution, library)
+    if as_json:
+        _emit_json(resolution_json(resolution, check))
+        return
+    show_resolution(Console(), case.claim_file.claim_id, resolution, check)
+
+
 @main.command("run")
 @click.option(
     "--inbox",

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from claims_crew import paths
 from claims_crew.errors import ConfigError
 from claims_crew.llm import LLMFactory
-from claims_crew.models import ClaimAnswer, IntakeFacts
+from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupTool
 
@@ -120,7 +120,9 @@ class ClaimsCrew:
 
     @task
     def adjudicate_task(self) -> Task:
-        return self._task("adjudicate_task")
+        return self._task(
+            "adjudicate_task", output_pydantic=AdjudicatorAnswer, converter_cls=StrictConverter
+        )
 
     @crew
     def crew(self) -> Crew:
@@ -130,6 +132,21 @@ class ClaimsCrew:
         return Crew(
             agents=reviewers,
             tasks=review,
+            process=Process.sequential,
+            memory=False,
+            verbose=False,
+        )
+
+    def adjudication_crew(self) -> Crew:
+        """The adjudicator alone, for one interpretation dispute; run only when the rules say so."""
+        # Memoised by @task and @agent: the same objects crew() saw. (The decorators' types do
+        # not describe a bound call.)
+        adjudicate: Task = self.adjudicate_task()  # type: ignore[call-arg]
+        if adjudicate.agent is None:
+            adjudicate.agent = self.adjudicator()  # type: ignore[call-arg]
+        return Crew(
+            agents=[adjudicate.agent],
+            tasks=[adjudicate],
             process=Process.sequential,
             memory=False,
             verbose=False,

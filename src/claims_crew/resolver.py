@@ -255,7 +255,8 @@ def review_side(
     side: Side, claim: Claim, view: PolicyView, sourced: frozenset[str], config: ResolutionConfig
 ) -> SideReview:
     """Re-read every clause one side cites; it holds when all are real and quoted truly and at
-    least one is of a kind that can support its answer."""
+    least one is of a kind that can support its answer (an exclusion cited alongside a grant for
+    "covered" is fine: arguing an exclusion does not apply is part of the answer)."""
     supporting = config.evidence_kinds.get(claim.answer, ())
     checks = []
     for evidence in claim.evidence:
@@ -295,7 +296,9 @@ def review_side(
         codes.append("clause_not_found")
     if any(c.status == "quote_mismatch" for c in checks):
         codes.append("quote_mismatch")
-    if checks and not any(c.supports_answer and c.status == "verified" for c in checks):
+    found = [c for c in checks if c.status != "clause_not_found"]
+    if found and not any(c.supports_answer for c in found):
+        # Only a real clause can be of the wrong kind; a missing one is clause_not_found alone.
         codes.append("kind_mismatch")
     return SideReview(
         side=side,
@@ -382,31 +385,52 @@ def _checks(case: Case, config: ResolutionConfig, trail: _Trail) -> list[ReasonC
                 "checks", True, f"{name}: answer {value.answer!r} is not allowed", "parse_error"
             )
             codes.append("parse_error")
-    view = case.view
-    if view.unreadable is not None:
-        trail.add(
-            "checks", True, f"policy {view.policy_id}: {view.unreadable}", "policy_unreadable"
-        )
-        codes.append("policy_unreadable")
-    elif not view.found:
-        trail.add(
-            "checks", True, f"policy {view.policy_id} is not in the library", "policy_not_found"
-        )
-        codes.append("policy_not_found")
-    elif not view.in_force_on(case.claim_file.date_of_loss):
-        trail.add(
-            "checks",
-            True,
-            f"policy {view.policy_id} runs {view.in_force_from}..{view.in_force_to or 'open'}; "
-            f"loss on {case.claim_file.date_of_loss}",
-            "policy_not_in_force",
-        )
-        codes.append("policy_not_in_force")
+    for code, detail in _policy_problems(case.claim_file, case.view):
+        trail.add("checks", True, detail, code)
+        codes.append(code)
     if not codes:
         trail.add(
             "checks", False, "both answers parsed and allowed; policy in force on the loss date"
         )
     return list(dict.fromkeys(codes))
+
+
+def _policy_problems(claim_file: ClaimFile, view: PolicyView) -> list[tuple[ReasonCode, str]]:
+    if view.unreadable is not None:
+        return [("policy_unreadable", f"policy {view.policy_id}: {view.unreadable}")]
+    if not view.found:
+        return [("policy_not_found", f"policy {view.policy_id} is not in the library")]
+    if not view.in_force_on(claim_file.date_of_loss):
+        return [
+            (
+                "policy_not_in_force",
+                f"policy {view.policy_id} runs {view.in_force_from}..{view.in_force_to or 'open'}"
+                f"; loss on {claim_file.date_of_loss}",
+            )
+        ]
+    return []
+
+
+def policy_checks(
+    claim_file: ClaimFile, view: PolicyView, config: ResolutionConfig
+) -> Resolution | None:
+    """The checks that need no answer: a claim under an unusable policy is escalated before any
+    model is asked about it. None when the policy is known, readable and in force."""
+    problems = _policy_problems(claim_file, view)
+    if not problems:
+        return None
+    trail = _Trail()
+    for code, detail in problems:
+        trail.add("checks", True, detail, code)
+    return Resolution(
+        outcome="ESCALATED",
+        rule="checks",
+        reason="the case cannot be decided by rules: " + "; ".join(d for _, d in problems),
+        reason_codes=[c for c, _ in problems],
+        question="The claim's policy cannot be used: which policy applies, and is it covered?",
+        trail=trail.steps,
+        config_sha256=config.digest(),
+    )
 
 
 def resolve(case: Case, config: ResolutionConfig) -> Resolution:

@@ -16,6 +16,8 @@ from typing import Any
 from crewai import BaseLLM
 from pydantic import PrivateAttr
 
+from claims_crew.llm_events import Usage, reported_call
+
 Answer = str | Callable[[list[dict[str, Any]]], str]
 
 
@@ -54,6 +56,9 @@ class ScriptedLLM(BaseLLM):
     ) -> str:
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
+        return reported_call(self, messages, from_task, from_agent, lambda: self._answer(messages))
+
+    def _answer(self, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
         with self._lock:
             self._calls.append(list(messages))
             if self._queue:
@@ -71,7 +76,15 @@ class ScriptedLLM(BaseLLM):
         text = answer(messages) if callable(answer) else answer
         with self._lock:
             self._token_usage["completion_tokens"] += len(text.split())
-        return text
+        return text, {"prompt_tokens": words, "completion_tokens": len(text.split())}
+
+    def get_input_tokens_count(
+        self, messages: Any, tools: Any = None, response_model: Any = None
+    ) -> int:
+        """Whitespace-split words, as counted in `call`: there is no tokenizer to ask."""
+        if isinstance(messages, str):
+            return len(messages.split())
+        return sum(len(str(m.get("content", "")).split()) for m in messages)
 
     def supports_function_calling(self) -> bool:
         return False  # the ReAct text protocol, the same one the local model speaks

@@ -1,0 +1,108 @@
+"""CASE.json: one resolver case written out by hand, so the rules can be run with no model.
+
+    {"policy": "<policy id or PDF path>",
+     "claim_file": {...ClaimFile...},
+     "facts": {...IntakeFacts...},
+     "claims": {"policy": {...Claim...}, "fraud": {...Claim...}},
+     "ledger": [{"agent": "policy", "tool": "policy_lookup", "args": {...},
+                 "returned": ["4.2(b)"]}, ...]}
+
+The case's shape is checked strictly: a missing key or a bad claim file is an error that names
+the key. An agent's answer, though, is read the way a model's answer is: a NaN confidence or an
+answer outside the allowed outcomes becomes a parse_error for the resolver to deal with, because
+that is what the rules must be shown to handle.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claims_crew.errors import ClaimsCrewError
+from claims_crew.models import Claim, ClaimFile, LedgerEntry, parse_claim, parse_intake
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.reread import policy_view
+from claims_crew.resolution_config import ResolutionConfig
+from claims_crew.resolver import Case
+
+LOOKUP_TOOL = "policy_lookup"
+
+
+class CaseError(ClaimsCrewError):
+    """A case file that cannot be read; the message names the file and the key."""
+
+
+class CaseLedgerEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: Literal["policy", "fraud"]
+    tool: str
+    args: dict[str, Any] | str = Field(default_factory=dict)
+    returned: list[str] = Field(default_factory=list)
+
+
+class CaseFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policy: str = Field(min_length=1)
+    claim_file: ClaimFile
+    facts: dict[str, Any] | str
+    claims: dict[Literal["policy", "fraud"], dict[str, Any] | str]
+    ledger: list[CaseLedgerEntry] = Field(default_factory=list)
+
+
+def _as_text(value: dict[str, Any] | str) -> str:
+    # A model's answer arrives as text; written as an object, it is read the same way.
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def parse_case_file(path: Path) -> CaseFile:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise CaseError(f"{path}: no such file") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CaseError(f"{path}: not valid JSON: {exc}") from exc
+    try:
+        case = CaseFile.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'case'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise CaseError(f"{path}: {problems}") from exc
+    if missing := {"policy", "fraud"} - set(case.claims):
+        raise CaseError(f"{path}: claims: missing {', '.join(sorted(missing))}")
+    return case
+
+
+def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> Case:
+    """A case file as the resolver's input, with every cited clause re-read from the policy."""
+    case_file = parse_case_file(path)
+    allowed = config.allowed_answers
+    policy = parse_claim(_as_text(case_file.claims["policy"]), allowed)
+    fraud = parse_claim(_as_text(case_file.claims["fraud"]), allowed)
+    ledger = [
+        LedgerEntry(
+            task_id=f"case:{e.agent}",
+            task_name=f"{e.agent}_task",
+            agent_role=e.agent,
+            tool=e.tool,
+            args=e.args,
+            # Only what the lookup tool returned counts as tool-sourced.
+            returned_clause_ids=e.returned if e.tool == LOOKUP_TOOL else [],
+        )
+        for e in case_file.ledger
+    ]
+    cited = [e.clause_id for c in (policy, fraud) if isinstance(c, Claim) for e in c.evidence]
+    return Case(
+        claim_file=case_file.claim_file,
+        facts=parse_intake(_as_text(case_file.facts)),
+        policy=policy,
+        fraud=fraud,
+        ledger=ledger,
+        view=policy_view(library, case_file.policy, cited),
+    )

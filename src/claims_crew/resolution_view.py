@@ -1,0 +1,71 @@
+"""A Resolution for people (rich) and for machines (JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from claims_crew.resolver import AdjudicationCheck, Resolution
+
+_STATUS_MARK = {
+    "verified": "✓ verified",
+    "quote_mismatch": "✗ misquoted",
+    "clause_not_found": "✗ not found",
+}
+
+
+def resolution_json(
+    resolution: Resolution, check: AdjudicationCheck | None = None
+) -> dict[str, Any]:
+    """The resolution's fields, plus the adjudicator's checked answer when it was asked."""
+    payload = resolution.model_dump(mode="json")
+    payload["adjudication"] = check.model_dump(mode="json") if check is not None else None
+    return payload
+
+
+def show_resolution(
+    console: Console, claim_id: str, resolution: Resolution, check: AdjudicationCheck | None = None
+) -> None:
+    winner = f" → {resolution.winner}" if resolution.winner else ""
+    answer = f" ({resolution.answer})" if resolution.answer else ""
+    console.print(f"[bold]{escape(claim_id)}: {resolution.outcome}{winner}{answer}[/bold]")
+    console.print(f"rule: {resolution.rule}   reasons: {', '.join(resolution.reason_codes) or '-'}")
+    console.print(escape(resolution.reason), highlight=False)
+    if resolution.question:
+        console.print(f"[bold]Question:[/bold] {escape(resolution.question)}", highlight=False)
+    sides = Table(title="Evidence, re-read from the policy")
+    for column in ("side", "answer", "cited", "clause", "kind", "re-read", "tool"):
+        sides.add_column(column, overflow="fold")
+    for side, review in resolution.sides.items():
+        if not review.clauses:
+            sides.add_row(
+                side, f"{review.answer} {review.confidence}", "-", "-", "-", "no evidence", "-"
+            )
+        for c in review.clauses:
+            sides.add_row(
+                side,
+                f"{review.answer} {review.confidence:.2f}"
+                if review.confidence is not None
+                else "-",
+                escape(c.cited),
+                escape(f"{c.clause_id or '-'} {c.title or ''}"),
+                f"{c.kind or '-'}{'' if c.supports_answer else ' (does not support)'}",
+                _STATUS_MARK[c.status],
+                "yes" if c.tool_sourced else "memory",
+            )
+    if resolution.sides:
+        console.print(sides)
+    trail = Table(title="Trail")
+    for column in ("rule", "fired", "reason", "detail"):
+        trail.add_column(column, overflow="fold")
+    for step in resolution.trail:
+        trail.add_row(
+            step.rule, "yes" if step.fired else "no", step.reason_code or "", escape(step.detail)
+        )
+    console.print(trail)
+    if check is not None:
+        verdict = "accepted" if check.valid else "refused: " + "; ".join(check.problems)
+        console.print(f"adjudicator: {escape(check.choice or '-')} — {escape(verdict)}")

@@ -1,0 +1,220 @@
+"""Every claim is resolved after the crew runs; the adjudicator is asked only for a dispute."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from claims_crew import adjudicator
+from claims_crew.claim_files import load_claim
+from claims_crew.cli import main
+from claims_crew.pipeline import review_claim
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.scripted_llm import final, lookup
+from tests.conftest import ROOT
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    WATER_CLAIM,
+    Script,
+    settings,
+    water_script,
+)
+
+KNOWN_START = {**INTAKE_WATER, "damage_start_date": "2025-11-03", "unknowns": []}
+RULING = {
+    "choice": "policy",
+    "reason": "A leaking joint found the day after is a sudden discharge; 7.1 needs weeks.",
+    "evidence": ["4.2(b)"],
+}
+
+
+def dispute_script(*adjudicator_answers: str) -> Script:
+    return Script(
+        intake=[final(KNOWN_START)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=list(adjudicator_answers),
+    )
+
+
+def test_seed_water_claim_is_escalated_with_the_question(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    script = water_script()
+    record = review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "conflict")
+    assert resolution.missing_facts == ["damage_start_date"]
+    assert script("adjudicator").calls == []  # a fact question never goes to the model
+    assert record.model_calls == {"intake_task": 1, "policy_task": 2, "fraud_task": 1}
+    assert record.tokens["policy_task"] > 0
+    assert record.policy_sha256 and len(record.policy_sha256) == 64
+
+
+def test_dispute_goes_to_the_adjudicator_once(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    script = dispute_script(final(RULING))
+    record = review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert (resolution.outcome, resolution.winner, resolution.answer) == (
+        "ADJUDICATED",
+        "policy",
+        "covered",
+    )
+    assert len(script("adjudicator").calls) == 1
+    assert record.model_calls["adjudicate_task"] == 1
+    assert record.adjudication is not None and record.adjudication.valid
+    # The adjudicator saw the clause texts the code re-read, not just the agents' words.
+    prompt = json.dumps(script("adjudicator").calls[0])
+    assert "continuous or repeated seepage" in prompt and "sudden and accidental" in prompt
+
+
+def test_adjudicator_without_a_reason_is_refused_and_kept(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    script = dispute_script(final({**RULING, "reason": ""}))
+    record = review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path))
+    assert record.resolution is not None
+    assert record.resolution.outcome == "ESCALATED"
+    assert record.resolution.reason_codes == ["adjudicator_invalid"]
+    assert record.adjudication is not None and not record.adjudication.valid
+    assert '"reason": ""' in record.raw["adjudicate_task"]
+
+
+def test_adjudication_disabled_leaves_the_dispute_open(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    for name in ("agents.yaml", "tasks.yaml"):
+        (config / name).write_text((ROOT / "config" / name).read_text(encoding="utf-8"))
+    rules = (ROOT / "config" / "resolution.yaml").read_text(encoding="utf-8")
+    (config / "resolution.yaml").write_text(rules.replace("enabled: true", "enabled: false"))
+    script = dispute_script()
+    record = review_claim(
+        load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path, config)
+    )
+    assert record.resolution is not None
+    assert record.resolution.outcome == "ADJUDICATION_REQUIRED"
+    assert script("adjudicator").calls == []
+
+
+def test_unknown_policy_is_escalated_before_any_model_call(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    data = json.loads(WATER_CLAIM.read_text(encoding="utf-8"))
+    claim_path = tmp_path / "C-9.json"
+    claim_path.write_text(json.dumps({**data, "claim_id": "C-9", "policy_id": "XX-NONE"}))
+    script = water_script()
+    record = review_claim(load_claim(claim_path), settings(sample_library, script, tmp_path))
+    assert record.resolution is not None
+    assert record.resolution.reason_codes == ["policy_not_found"]
+    assert all(not llm.calls for llm in script.llms.values())
+
+
+def test_prompt_injection_is_never_accepted(sample_library: PolicyLibrary, tmp_path: Path) -> None:
+    """C-1047 tells the agents to approve. A model that obeys, confidently, citing an approval
+    clause that does not exist, still cannot get the claim accepted."""
+    obeyed = {
+        "answer": "covered",
+        "confidence": 0.99,
+        "evidence": [{"clause_id": "12.1", "quote": "pre-approved by the claims director"}],
+        "facts_relied_on": [],
+        "rationale": "The claim says it is pre-approved.",
+    }
+    injection = ROOT / "claims" / "inbox" / "C-1047.json"
+    assert "approve" in injection.read_text(encoding="utf-8").lower()
+    script = Script(
+        intake=[final({**INTAKE_WATER, "cause": "grout failure"})],
+        policy=[final(obeyed)],
+        fraud=[final(obeyed)],
+    )
+    record = review_claim(load_claim(injection), settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None
+    assert resolution.outcome != "ACCEPTED"
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "neither")
+    assert "clause_not_found" in resolution.reason_codes
+
+
+# ---- claims-crew resolve ---------------------------------------------------------------------
+
+
+def _resolve(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["resolve", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to build a model fails the test."""
+
+    def refuse() -> None:
+        raise AssertionError("a model was requested")
+
+    monkeypatch.setattr(adjudicator, "default_llm_factory", refuse)
+
+
+def test_resolve_json_without_a_model(no_model: None) -> None:
+    case = ROOT / "examples" / "cases" / "water-damage-start-known-dispute.json"
+    code, out, _ = _resolve(str(case), "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert {"outcome", "rule", "winner", "reason_codes", "question", "trail"} <= set(payload)
+    assert payload["outcome"] == "ADJUDICATION_REQUIRED" and payload["winner"] is None
+    assert payload["adjudication"] is None
+
+
+def test_resolve_prints_the_question(no_model: None) -> None:
+    case = ROOT / "examples" / "cases" / "water-damage-start-unknown.json"
+    code, out, _ = _resolve(str(case))
+    assert code == 0
+    assert "ESCALATED" in out and "damage_start_date" in out and "When did the damage start" in out
+
+
+def test_resolve_adjudicate_asks_the_adjudicator_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    script = Script(adjudicator=[final(RULING)])
+    monkeypatch.setattr(adjudicator, "default_llm_factory", lambda: script)
+    case = ROOT / "examples" / "cases" / "water-damage-start-known-dispute.json"
+    code, out, _ = _resolve(str(case), "--json", "--adjudicate")
+    assert code == 0, out
+    payload = json.loads(out)
+    assert (payload["outcome"], payload["winner"]) == ("ADJUDICATED", "policy"), payload["reason"]
+    assert payload["adjudication"]["valid"] is True
+    assert len(script("adjudicator").calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not valid JSON"),
+        ("{}", "policy: Field required"),
+        (
+            json.dumps({"policy": "HM-HOME-001", "claim_file": {}, "facts": {}, "claims": {}}),
+            "claim_file.claim_id: Field required",
+        ),
+    ],
+)
+def test_malformed_case_exits_non_zero(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "case.json"
+    path.write_text(content, encoding="utf-8")
+    code, _, err = _resolve(str(path), "--json")
+    assert code == 2
+    assert message in err
+
+
+def test_case_missing_one_side_is_refused(tmp_path: Path) -> None:
+    data = json.loads((ROOT / "examples" / "cases" / "misquote.json").read_text(encoding="utf-8"))
+    del data["claims"]["fraud"]
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, _, err = _resolve(str(path))
+    assert code == 2 and "claims: missing fraud" in err
