@@ -16,6 +16,7 @@ from claims_crew.llm import LLMFactory, configured_model, default_llm_factory
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.resolver import Resolution
 
 
 def default_concurrency() -> int:
@@ -33,6 +34,16 @@ def _answer(side: Claim | ParseFailure | None) -> str:
         return "[red]parse_error[/red]"
     checked = "✓" if side.source_checked else "✗"
     return f"{side.answer} {side.confidence:.2f} {checked}"
+
+
+def _outcome(resolution: Resolution | None) -> str:
+    if resolution is None:
+        return "-"
+    colour = {"ESCALATED": "yellow", "ADJUDICATION_REQUIRED": "yellow"}.get(resolution.outcome)
+    text = resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")
+    if resolution.reason_codes:
+        text += f" ({', '.join(resolution.reason_codes)})"
+    return f"[{colour}]{text}[/{colour}]" if colour else text
 
 
 def review_inbox(
@@ -66,7 +77,7 @@ def review_inbox(
 
 def _table(items: list[BatchItem]) -> Table:
     table = Table(title="Claims reviewed (✓ = every cited clause came from policy_lookup)")
-    for column in ("claim", "policy agent", "fraud agent", "status", "time"):
+    for column in ("claim", "policy agent", "fraud agent", "decision", "time"):
         table.add_column(column)
     for item in items:
         record = item.record
@@ -74,7 +85,7 @@ def _table(items: list[BatchItem]) -> Table:
             table.add_row(item.path.name, "-", "-", f"[red]bad claim file[/red]: {item.error}", "-")
             continue
         status = (
-            "reviewed"
+            _outcome(record.resolution)
             if record.error is None
             else (f"[red]{record.error.code}[/red]: {record.error.message}")
         )
