@@ -1,0 +1,433 @@
+"""`claims-crew config check`: one broken file per problem, each with its message and line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from claims_crew.cli import main
+from claims_crew.config_check import (
+    AGENT_IGNORED,
+    AGENT_KEYS,
+    CREW_AGENTS,
+    CREW_TASKS,
+    PIPELINE_INPUTS,
+    PROVIDER_ALIASES,
+    TASK_IGNORED,
+    TASK_KEYS,
+    check_config,
+    check_or_raise,
+    llm_problem,
+)
+from claims_crew.errors import ConfigError
+from tests.conftest import ROOT
+
+
+def broken_copy(tmp_path: Path, file: str, old: str | None, new: str) -> tuple[Path, str]:
+    """config/ copied with one edit: `old` replaced by `new` in `file` (or the file replaced)."""
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    path = config / file
+    if old is None:
+        text = new
+    else:
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{old!r} must occur once in {file}"
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return config, text
+
+
+def line_of(text: str, needle: str) -> int:
+    [line] = [i for i, ln in enumerate(text.splitlines(), 1) if needle in ln]
+    return line
+
+
+def check_json(config: Path) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(main, ["config", "check", "--json", "--config-dir", str(config)])
+    return result.exit_code, json.loads(result.output)
+
+
+# (file, old text, new text, code, words in the message, the line's needle or None, hint words)
+BROKEN = [
+    pytest.param(
+        "tasks.yaml",
+        "    clause_id and quote), facts_relied_on and rationale.\n  agent: policy\n",
+        "    clause_id and quote), facts_relied_on and rationale.\n  agent: polcy\n",
+        "unknown_agent",
+        "names agent 'polcy', which agents.yaml does not define",
+        "agent: polcy",
+        "did you mean 'policy'?",
+        id="task-names-missing-agent",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "  role: Policy coverage reviewer\n",
+        "  role: Policy coverage reviewer: senior\n",
+        "yaml_syntax",
+        "not valid YAML: mapping values are not allowed here",
+        "role: Policy coverage reviewer: senior",
+        "indentation",
+        id="yaml-syntax-error",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "  backstory: >\n    You read policy wordings",
+        "  backstroy: >\n    You read policy wordings",
+        "unknown_key",
+        "unknown key 'backstroy'",
+        "backstroy:",
+        "did you mean 'backstory'?",
+        id="unknown-key-with-suggestion",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "  role: Claims intake analyst\n",
+        "",
+        "missing_field",
+        "intake has no role",
+        "intake:",
+        "role, goal, backstory",
+        id="agent-missing-role",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "  expected_output: >\n    JSON with choice",
+        "  expected_output: ''\n  unused: >\n    JSON with choice",
+        "missing_field",
+        "adjudicate_task has an empty expected_output",
+        "expected_output: ''",
+        "description, expected_output, agent",
+        id="task-empty-expected-output",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "decide whether claim {claim_id} is covered",
+        "decide whether claim {claim_idd} is covered",
+        "unknown_placeholder",
+        "{claim_idd} is not supplied by the pipeline; it supplies {claim_id}, {policy_id}, "
+        "{claim_text}, {allowed_answers}, {dispute}",
+        "{claim_idd}",
+        "did you mean {claim_id}?",
+        id="placeholder-not-supplied",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "fraud:\n  role:",
+        "fraud:\n  llm: openia/gpt-4o-mini\n  role:",
+        "bad_llm",
+        "no CrewAI provider is called 'openia'",
+        "llm: openia/gpt-4o-mini",
+        "did you mean openai/gpt-4o-mini?",
+        id="llm-no-provider-accepts",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "fraud:\n  role:",
+        "fraud:\n  llm: anthropic/gpt-4o\n  role:",
+        "bad_llm",
+        "CrewAI's anthropic provider does not take the model 'gpt-4o'",
+        "llm: anthropic/gpt-4o",
+        "claude-",
+        id="llm-wrong-model-for-provider",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "  agent: fraud\n",
+        "  agent: fraud\n  output_pydantic: ClaimAnswer\n",
+        "ignored_key",
+        "output_pydantic in YAML has no effect",
+        "output_pydantic: ClaimAnswer",
+        "crew.py sets it",
+        id="output-pydantic-in-yaml",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "  agent: intake\n",
+        "  agent: intake\n  guardrail: check_intake_json\n",
+        "ignored_key",
+        "guardrail in YAML has no effect",
+        "guardrail: check_intake_json",
+        "CrewAI asks a model to judge the answer",
+        id="guardrail-function-name",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "  min_confidence: 0.85\n",
+        "  min_confidence: 1.5\n",
+        "bad_threshold",
+        "1.5 is outside [0, 1]",
+        "min_confidence: 1.5",
+        "from 0 to 1",
+        id="threshold-outside-0-1",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "automatic_outcomes: [ACCEPTED, PREFERRED, ADJUDICATED]",
+        "automatic_outcomes: [ACCEPTED, PREFERED, ADJUDICATED]",
+        "unknown_outcome",
+        "unknown outcome 'PREFERED'",
+        "automatic_outcomes:",
+        "did you mean 'PREFERRED'?",
+        id="unknown-outcome",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "    field: claim_file.amount\n",
+        "    field: claim_file.amout\n",
+        "unknown_gate_field",
+        "gate 'large_amount': unknown field 'claim_file.amout'",
+        "field: claim_file.amout",
+        "did you mean 'claim_file.amount'?",
+        id="gate-on-unknown-field",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "  max_confidence_gap: 0.25\n",
+        "  max_confidence_gap: 0.25\n  min_confidance: 0.5\n",
+        "unknown_key",
+        "unknown key 'min_confidance'",
+        "min_confidance",
+        "did you mean 'min_confidence'?",
+        id="resolution-unknown-key",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "adjudicate_task:\n",
+        "summary_task:\n  description: x\n  expected_output: y\n  agent: intake\n\n"
+        "adjudicate_task:\n",
+        "unknown_task",
+        "crew.py defines no task 'summary_task'; CrewAI never reads this entry",
+        "summary_task:",
+        "intake_task",
+        id="task-crew-py-does-not-define",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "  agent: intake\n",
+        "  agent: intake\n  context: [fraud_task]\n",
+        "context_order",
+        "intake_task's context names 'fraud_task', which comes later in tasks.yaml",
+        "context: [fraud_task]",
+        "move fraud_task above intake_task",
+        id="context-names-a-later-task",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "  role: Coverage adjudicator\n",
+        "  role: Coverage adjudicator\n  role: Senior adjudicator\n",
+        "duplicate_key",
+        "'role' is set twice",
+        "role: Senior adjudicator",
+        "merge",
+        id="duplicate-key",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "code", "message", "needle", "hint"), BROKEN)
+def test_each_broken_file_is_reported_with_its_line(
+    tmp_path: Path,
+    file: str,
+    old: str,
+    new: str,
+    code: str,
+    message: str,
+    needle: str,
+    hint: str,
+) -> None:
+    config, text = broken_copy(tmp_path, file, old, new)
+    exit_code, payload = check_json(config)
+    assert exit_code == 2
+    assert payload["ok"] is False
+    found = [p for p in payload["problems"] if p["code"] == code]
+    assert found, payload["problems"]
+    problem = found[0]
+    assert problem["file"] == file
+    assert message in problem["message"]
+    assert problem["line"] == line_of(text, needle)
+    assert hint in problem["hint"]
+    assert problem["severity"] == "error"
+    # The terminal table says the same, with file:line, and exits 2 too.
+    plain = CliRunner().invoke(
+        main, ["config", "check", "--config-dir", str(config)], env={"COLUMNS": "400"}
+    )
+    assert plain.exit_code == 2
+    assert f"{file}:{line_of(text, needle)}" in plain.output
+
+
+@pytest.mark.parametrize("file", ["agents.yaml", "tasks.yaml", "resolution.yaml"])
+def test_missing_and_empty_files_are_errors(tmp_path: Path, file: str) -> None:
+    config, _ = broken_copy(tmp_path, file, None, "# nothing here yet\n")
+    exit_code, payload = check_json(config)
+    assert exit_code == 2
+    [empty] = [p for p in payload["problems"] if p["file"] == file]
+    assert (empty["code"], empty["line"]) == ("empty_file", None)
+    assert "is empty" in empty["message"]
+
+    (config / file).unlink()
+    exit_code, payload = check_json(config)
+    assert exit_code == 2
+    [missing] = [p for p in payload["problems"] if p["file"] == file]
+    assert missing["code"] == "missing_file"
+    assert f"{config / file} does not exist" == missing["message"]
+
+
+def test_missing_agent_that_crew_py_builds_is_an_error(tmp_path: Path) -> None:
+    config, _ = broken_copy(tmp_path, "agents.yaml", "adjudicator:\n", "arbiter:\n")
+    problems = {(p.code, p.key) for p in check_config(config)}
+    assert ("missing_agent", "adjudicator") in problems
+    assert ("unknown_agent", "arbiter") in problems  # the renamed entry is never read
+    assert ("unknown_agent", "adjudicate_task.agent") in problems
+
+
+def test_shipped_config_passes(tmp_path: Path) -> None:
+    assert check_config(ROOT / "config") == []
+    result = CliRunner().invoke(main, ["config", "check", "--config-dir", str(ROOT / "config")])
+    assert result.exit_code == 0, result.output
+    assert "ok" in result.output
+    check_or_raise(ROOT / "config")  # does not raise
+
+
+def test_a_warning_alone_does_not_fail(tmp_path: Path) -> None:
+    config, text = broken_copy(
+        tmp_path, "agents.yaml", "fraud:\n  role:", "fraud:\n  llm: gpt-4o\n  role:"
+    )
+    exit_code, payload = check_json(config)
+    assert exit_code == 0
+    [warning] = payload["problems"]
+    assert warning["severity"] == "warning" and warning["code"] == "bad_llm"
+    assert warning["line"] == line_of(text, "llm: gpt-4o")
+    check_or_raise(config)
+
+
+def test_check_or_raise_lists_every_error(tmp_path: Path) -> None:
+    config, _ = broken_copy(
+        tmp_path, "tasks.yaml", "  agent: fraud\n", "  agent: frau\n  output_json: X\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        check_or_raise(config)
+    text = str(caught.value)
+    assert "2 problem(s)" in text
+    assert "names agent 'frau'" in text and "output_json in YAML has no effect" in text
+
+
+# --- what the check knows of CrewAI and of the crew is held to them ----------------------
+
+
+def test_known_keys_are_fields_crewai_reads() -> None:
+    from crewai import Agent, Task
+    from crewai.project.crew_base import AgentConfig, TaskConfig
+
+    assert set(Agent.model_fields) >= AGENT_KEYS
+    assert set(Task.model_fields) >= TASK_KEYS
+    assert set(AGENT_IGNORED) <= set(Agent.model_fields) | set(AgentConfig.__annotations__)
+    assert set(TASK_IGNORED) <= set(Task.model_fields) | set(TaskConfig.__annotations__)
+    assert not AGENT_KEYS & set(AGENT_IGNORED) and not TASK_KEYS & set(TASK_IGNORED)
+    # Every key CrewAI documents for YAML is either accepted or reported as ignored.
+    assert set(AgentConfig.__annotations__) <= AGENT_KEYS | set(AGENT_IGNORED) | {
+        "knowledge_storage",
+        "agent_knowledge_context",
+        "crew_knowledge_context",
+        "knowledge_search_query",
+        "from_repository",
+    }
+    assert set(TaskConfig.__annotations__) <= TASK_KEYS | set(TASK_IGNORED)
+
+
+def test_crew_names_match_crew_py() -> None:
+    from claims_crew.crew import ClaimsCrew
+
+    methods = {name: getattr(ClaimsCrew, name) for name in dir(ClaimsCrew)}
+    agents = {n for n, m in methods.items() if getattr(m, "is_agent", False)}
+    tasks = {n for n, m in methods.items() if getattr(m, "is_task", False)}
+    assert agents == set(CREW_AGENTS)
+    assert tasks == set(CREW_TASKS)
+
+
+def test_providers_match_crewai() -> None:
+    from crewai.llm import PROVIDER_ALIASES as CREWAI_ALIASES
+    from crewai.llm import SUPPORTED_NATIVE_PROVIDERS
+
+    assert PROVIDER_ALIASES == CREWAI_ALIASES
+    assert set(PROVIDER_ALIASES) == set(SUPPORTED_NATIVE_PROVIDERS)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "openai/gpt-4o-mini",
+        "openai/o3-mini",
+        "openai/llama3",
+        "anthropic/claude-sonnet-4-5",
+        "claude/claude-haiku-4-5",
+        "anthropic/gpt-4o",
+        "gemini/gemini-2.5-pro",
+        "google/palm-2",
+        "bedrock/anthropic.claude-3-haiku-20240307-v1:0",
+        "bedrock/claude",
+        "ollama/llama3.2",
+        "hosted_vllm/any-model",
+        "deepseek/deepseek-chat",
+        "deepseek/chat",
+        "deepinfra/deepseek-ai/DeepSeek-V3",
+        "openia/gpt-4o-mini",
+        "together_ai/llama-3",
+        "azure/my-deployment",
+        "openrouter/meta/llama",
+    ],
+)
+def test_llm_verdict_agrees_with_crewai_routing(model: str) -> None:
+    """An error here exactly when CrewAI (without LiteLLM) cannot build the model natively."""
+    from crewai.llm import LLM
+
+    try:
+        crewai_builds = LLM._resolve_route(model, {}).native_class is not None
+    except ImportError:  # the provider's SDK is an extra that is not installed
+        crewai_builds = False
+    verdict = llm_problem(model)
+    assert (verdict is None or verdict[2] == "warning") == crewai_builds, verdict
+
+
+def test_pipeline_supplies_exactly_the_listed_inputs(
+    sample_library: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crewai import Crew
+
+    from claims_crew.claim_files import load_claim
+    from claims_crew.pipeline import review_claim
+    from tests.crew_helpers import WATER_CLAIM, settings, water_script
+
+    seen: list[dict[str, Any]] = []
+    original = Crew.kickoff
+
+    def recording(self: Crew, inputs: dict[str, Any] | None = None, **kw: Any) -> Any:
+        seen.append(dict(inputs or {}))
+        return original(self, inputs=inputs, **kw)
+
+    monkeypatch.setattr(Crew, "kickoff", recording)
+    review_claim(load_claim(WATER_CLAIM), settings(sample_library, water_script(), tmp_path))
+    assert seen and set(seen[0]) == set(PIPELINE_INPUTS)
+
+
+def test_config_check_does_not_import_crewai() -> None:
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from claims_crew.cli import main\n"
+        "r = CliRunner().invoke(main, ['config', 'check'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in"
+        " ('crewai', 'llama_cpp', 'litellm', 'openai')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
