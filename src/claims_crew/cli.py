@@ -212,3 +212,10 @@ def run_command(inbox: Path | None, concurrency: int | None) -> None:
     if failed:
         click.echo(f"{failed} claim(s) failed.", err=True)
         sys.exit(1)
+
+
+# The tuning commands live in their own module; imported last, once `main` exists.
+from claims_crew.cli_tuning import config, prompt  # noqa: E402
+
+main.add_command(config)
+main.add_command(prompt)

@@ -1,0 +1,195 @@
+"""`claims-crew config check` and `claims-crew prompt`: the commands for tuning the crew's YAML.
+
+Both start fast: `config check` never imports CrewAI, and `prompt` imports it only once the
+config has passed the check, since rendering a prompt needs CrewAI's own prompt code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from claims_crew import paths
+from claims_crew.config_check import CREW_TASKS, Problem, check_config, errors
+from claims_crew.errors import ClaimsCrewError
+
+if TYPE_CHECKING:
+    from claims_crew.prompt_preview import RenderedPrompt
+
+EXIT_CONFIG_ERROR = 2
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+config_dir_option = click.option(
+    "--config-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of agents.yaml, tasks.yaml and resolution.yaml "
+    "(default: CLAIMS_CREW_CONFIG, or config/).",
+)
+
+
+def _emit_json(payload: object) -> None:
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def _fail(message: str, as_json: bool, code: str = "config") -> None:
+    if as_json:
+        _emit_json({"error": {"code": code, "message": message}})
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_CONFIG_ERROR)
+
+
+def _problem_table(problems: list[Problem], title: str) -> Table:
+    table = Table(title=title, show_lines=False)
+    for column in ("", "where", "key", "problem", "hint"):
+        table.add_column(column, overflow="fold")
+    for p in problems:
+        mark = Text("error", style="red") if p.severity == "error" else Text("warn", "yellow")
+        where = p.file if p.line is None else f"{p.file}:{p.line}"
+        table.add_row(mark, where, p.key, Text(p.message), Text(p.hint, style="dim"))
+    return table
+
+
+@click.group("config")
+def config() -> None:
+    """Check the crew's YAML (agents, tasks, resolution) before spending a model call."""
+
+
+@config.command("check")
+@config_dir_option
+@json_option
+def config_check(config_dir: Path | None, as_json: bool) -> None:
+    """Validate config/*.yaml: every problem with its file, key, line and a hint.
+
+    Exits 2 on any error; warnings alone exit 0.
+    """
+    folder = config_dir if config_dir is not None else paths.config_dir()
+    problems = check_config(folder)
+    bad = errors(problems)
+    if as_json:
+        _emit_json(
+            {
+                "config_dir": str(folder),
+                "ok": not bad,
+                "problems": [p.as_json() for p in problems],
+            }
+        )
+    else:
+        console = Console()
+        if problems:
+            title = f"{folder}: {len(bad)} error(s), {len(problems) - len(bad)} warning(s)"
+            console.print(_problem_table(problems, title))
+        else:
+            console.print(f"[green]ok[/green] {folder}: agents.yaml, tasks.yaml, resolution.yaml")
+    if bad:
+        sys.exit(EXIT_CONFIG_ERROR)
+
+
+@contextmanager
+def _scratch_crewai_storage() -> Iterator[None]:
+    """CrewAI records every kickoff's task outputs for `crewai replay`; a preview must not
+    replace the last real run's, so it writes them to a folder that is thrown away."""
+    before = os.environ.get("CREWAI_STORAGE_DIR")
+    with tempfile.TemporaryDirectory(prefix="claims-crew-prompt-") as scratch:
+        os.environ["CREWAI_STORAGE_DIR"] = scratch
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop("CREWAI_STORAGE_DIR", None)
+            else:
+                os.environ["CREWAI_STORAGE_DIR"] = before
+
+
+def _print_prompt(rendered: RenderedPrompt) -> None:
+    console = Console()
+    head = Table(show_header=False, box=None)
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row("task", rendered.task)
+    head.add_row("agent", rendered.agent)
+    head.add_row("model", rendered.model)
+    head.add_row(
+        "tool calling",
+        "native (tools sent as schemas)" if rendered.native_tool_calling else "ReAct text",
+    )
+    context = {
+        "stored": "intake facts from the claim's stored result",
+        "placeholder": "PLACEHOLDER: the claim has not been run; run it to see the real facts",
+        "none": "none",
+    }[rendered.context]
+    head.add_row("context", context)
+    console.print(head)
+    for message in rendered.messages:
+        console.print(Rule(f"{message.get('role', '?')} message"))
+        console.print(Text(str(message.get("content") or "")), soft_wrap=True)
+    console.print(Rule("tools offered"))
+    if rendered.tools:
+        tools = Table()
+        for column in ("name", "arguments", "description"):
+            tools.add_column(column, overflow="fold")
+        for tool in rendered.tools:
+            args = ", ".join(tool["args"].get("properties", {}))
+            tools.add_row(tool["name"], args, Text(tool["description"]))
+        console.print(tools)
+    else:
+        console.print("none")
+    console.print(Rule("output schema"))
+    if rendered.output_schema is None:
+        console.print("none: the answer is free text")
+    else:
+        console.print(Text(json.dumps(rendered.output_schema, indent=2)), soft_wrap=True)
+
+
+@click.command("prompt")
+@click.argument("task", type=click.Choice(CREW_TASKS))
+@click.option(
+    "--claim",
+    "claim_file",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The claim file (JSON or YAML) whose inputs fill the prompt.",
+)
+@config_dir_option
+@json_option
+def prompt(task: str, claim_file: Path, config_dir: Path | None, as_json: bool) -> None:
+    """Show the exact messages TASK's agent would be sent for a claim; no model is called.
+
+    The system prompt, the task prompt with its inputs, the tools offered and the output schema.
+    For policy_task and fraud_task, the intake facts come from the claim's stored result, or are
+    marked as a placeholder when the claim has not been run.
+    """
+    folder = config_dir if config_dir is not None else paths.config_dir()
+    bad = errors(check_config(folder))
+    if bad:
+        _fail(
+            f"{folder}: the config has {len(bad)} error(s); run `claims-crew config check`\n"
+            + "\n".join(f"  {p.location()}: {p.message}" for p in bad),
+            as_json,
+        )
+    os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+    try:
+        with _scratch_crewai_storage():
+            from claims_crew.prompt_preview import render_prompt
+
+            rendered = render_prompt(task, claim_file, folder)
+    except ClaimsCrewError as exc:
+        _fail(str(exc), as_json)
+        return
+    if as_json:
+        _emit_json(rendered.as_json())
+    else:
+        _print_prompt(rendered)
