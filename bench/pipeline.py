@@ -332,6 +332,7 @@ class Runner:
         config_dir: Path = CONFIG,
     ) -> Run:
         from claims_crew.pipeline import Settings, run_batch
+        from claims_crew.store import Store
 
         self._count += 1
         log = CallLog()
@@ -339,7 +340,7 @@ class Runner:
         settings = Settings(
             library=self.library,
             llm_for=lambda name: llms[name],
-            results=self.workdir / f"results-{self._count}",
+            store=Store(self.workdir / f"claims-{self._count}.sqlite"),
             config_dir=config_dir,
         )
         gc.collect()

@@ -109,6 +109,7 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
     from claims_crew.claim_files import load_claim
     from claims_crew.pipeline import Settings, review_claim
     from claims_crew.scripted_llm import ScriptedLLM, final, lookup
+    from claims_crew.store import Store
 
     facts = {"loss_type": "water_damage", "cause": "leak", "date_of_loss": "2025-11-03",
              "damage_start_date": None, "amount_claimed": 4200}  # fmt: skip
@@ -125,7 +126,7 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
         settings = Settings(
             library=library,
             llm_for=lambda name, llms=llms: llms.setdefault(name, ScriptedLLM()),
-            results=workdir / "results",
+            store=Store(workdir / "claims.sqlite"),
             config_dir=ROOT / "config",
         )
         started = time.perf_counter()

@@ -10,6 +10,7 @@ import yaml
 from claims_crew.pipeline import Settings
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.scripted_llm import ScriptedLLM, final, lookup
+from claims_crew.store import Store
 from tests.conftest import ROOT
 
 WATER_CLAIM = ROOT / "claims" / "inbox" / "C-1042.json"
@@ -75,6 +76,6 @@ def settings(
     return Settings(
         library=library,
         llm_for=script,
-        results=tmp_path / "results",
+        store=Store(tmp_path / "claims.sqlite"),
         config_dir=config_dir or ROOT / "config",
     )

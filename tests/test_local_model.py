@@ -25,7 +25,6 @@ def test_local_model_reviews_a_claim_with_schema_valid_outputs(
     settings = Settings(
         library=sample_library,
         llm_for=default_llm_factory(),
-        results=tmp_path / "results",
         config_dir=ROOT / "config",
     )
     record = review_claim(load_claim(ROOT / "claims" / "inbox" / "C-1043.json"), settings)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from claims_crew import records
 from claims_crew.review_run import review_inbox
 from claims_crew.scripted_llm import final, lookup
+from claims_crew.store import Store
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
@@ -47,7 +47,7 @@ def test_review_records_each_claim_and_a_rerun_skips_reviewed_ones(tmp_path: Pat
     assert failed == 1  # the claim file with missing fields
     out = console.export_text()
     assert "claimant" in out and "Field required" in out
-    record = records.load(Path(tmp_path / "home" / "results"), "C-1042")
+    record = Store().claim_record("C-1042")
     assert record is not None and record.status == "reviewed"
 
     # A second run sends nothing to the model for the reviewed claim (the queue is empty).
@@ -62,16 +62,14 @@ def test_a_crash_mid_batch_keeps_finished_claims_and_retries_the_rest(tmp_path: 
     script = Script()
     _water_answers(script)  # answers for one claim only: the second claim's crew fails
     assert review_inbox(inbox, 1, Console(record=True), llm_for=script) == 1
-    results = tmp_path / "home" / "results"
-    first = records.load(results, "C-1042")
-    second = records.load(results, "C-1043")
+    first = Store().claim_record("C-1042")
+    second = Store().claim_record("C-1043")
     assert first is not None and first.status == "reviewed"
     assert second is not None and second.status == "failed" and second.error is not None
-    assert not list(results.glob(".*.tmp"))  # nothing half-written
 
     _water_answers(script)
     assert review_inbox(inbox, 1, Console(record=True), llm_for=script) == 0
-    second = records.load(results, "C-1043")
+    second = Store().claim_record("C-1043")
     assert second is not None and second.status == "reviewed"
 
 
@@ -83,6 +81,6 @@ def test_concurrent_claims_keep_their_own_ledgers(tmp_path: Path, concurrency: i
         _water_answers(script)
     assert review_inbox(inbox, concurrency, Console(record=True), llm_for=script) == 0
     for claim_id in ("C-1042", "C-1043", "C-1044"):
-        record = records.load(tmp_path / "home" / "results", claim_id)
+        record = Store().claim_record(claim_id)
         assert record is not None
         assert [e.returned_clause_ids for e in record.ledger] == [["4.2(b)"]]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,8 @@ from claims_crew import audit
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import RunError
 from claims_crew.store import MIGRATIONS, AlreadyDecided, NotFound, Store, StoreError, migrate
+from tests import killed_run
+from tests.conftest import ROOT
 from tests.store_helpers import accepted_answers, record_for, water_loaded
 
 CLAIM_TABLES = (
@@ -268,3 +275,60 @@ def test_reviewer_tokens_are_kept_only_as_hashes(tmp_path: Path) -> None:
     assert found is not None and found.reviewer == "ana" and len(found.csrf) > 20
     store.close_session(session)
     assert store.session(session) is None
+
+
+def _calls(log: Path) -> Counter[str]:
+    if not log.exists():
+        return Counter()
+    return Counter(line.split()[0] for line in log.read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.parametrize("kill_in", ["model", "write"])
+def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
+    tmp_path: Path, kill_in: str
+) -> None:
+    inbox = tmp_path / "inbox"
+    claims = [f"K-{i:03}" for i in range(1, 5)]
+    for claim_id in claims:
+        water_loaded(inbox, claim_id)
+    first_log = tmp_path / "first.log"
+    command = [sys.executable, "-m", "tests.killed_run", str(inbox), str(first_log)]
+    child = subprocess.run(
+        [*command, "--kill-at", "K-003", "--kill-in", kill_in],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr[-3000:]
+    store = Store()
+    assert [d.claim_id for d in store.decisions()] == ["K-001", "K-002"]
+    assert store.attempts("K-003") == []  # killed mid-claim: nothing of it was kept
+    assert store.verify_audit().ok
+    with store.read() as conn:
+        [(finished,)] = conn.execute("SELECT finished_at FROM runs").fetchall()
+    assert finished is None  # the run never finished
+    first = _calls(first_log)
+    assert first["K-001"] == first["K-002"] == 4  # intake, policy twice, fraud
+    assert "K-004" not in first
+
+    second_log = tmp_path / "second.log"
+    items = killed_run.run(inbox, second_log)
+    second = _calls(second_log)
+    assert sorted(second) == ["K-003", "K-004"]  # decided claims were not sent again
+    assert all(item.ok for item in items)
+    decisions = store.decisions()
+    assert [d.claim_id for d in decisions] == claims
+    assert all(d.outcome == "ESCALATED" for d in decisions)
+    with store.read() as conn:
+        per_claim = dict(
+            conn.execute("SELECT claim_id, count(*) FROM audit_log GROUP BY claim_id").fetchall()
+        )
+    assert per_claim == dict.fromkeys(claims, 1)
+    assert store.verify_audit() == audit.Verdict(True, 4)
+    assert store.open_count() == 4
+
+    third_log = tmp_path / "third.log"
+    assert killed_run.run(inbox, third_log) == []
+    assert not third_log.exists()

@@ -1,7 +1,8 @@
 """One claim through the crew, and a batch of claims with bounded concurrency.
 
 Each claim is independent: its own crew, its own tool ledger, its own record. Nothing here is
-shared between claims but the policy library, which only reads.
+shared between claims but the policy library, which only reads, and the decision store, which
+writes each claim's whole result in one transaction (store.py).
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from claims_crew import records
 from claims_crew.adjudicator import adjudicate
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.crew import ClaimsCrew
@@ -26,6 +26,7 @@ from claims_crew.records import ClaimRecord, RunError
 from claims_crew.reread import policy_view
 from claims_crew.resolution_config import ResolutionConfig, load_config
 from claims_crew.resolver import Case, policy_checks, resolve
+from claims_crew.store import Store, Triage
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,9 @@ class Settings:
 
     library: PolicyLibrary
     llm_for: LLMFactory
-    results: Path
     config_dir: Path | None = None
     rules: ResolutionConfig | None = None
+    store: Store = field(default_factory=Store)  # $CLAIMS_CREW_HOME/claims.sqlite
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
@@ -168,28 +169,36 @@ class BatchItem:
         return self.record is not None and self.record.status == "reviewed"
 
 
-def process_file(path: Path, settings: Settings) -> BatchItem:
+def process_file(path: Path, settings: Settings, run_id: int | None = None) -> BatchItem:
     try:
         loaded = load_claim(path)
     except ClaimFileError as exc:
         return BatchItem(path, None, str(exc))
+    if settings.store.triage(loaded) != "todo":
+        # Decided since the batch was planned (another process): never ask a model twice.
+        return BatchItem(path, settings.store.claim_record(loaded.claim.claim_id))
     record = review_claim(loaded, settings)
-    records.save(settings.results, record)
+    settings.store.record(record, run_id, loaded)
     return BatchItem(path, record)
 
 
-def pending(paths: Sequence[Path], settings: Settings) -> list[Path]:
-    """Claim files with no reviewed record yet; unreadable files stay, to be reported."""
-    todo = []
+def triage(paths: Sequence[Path], settings: Settings) -> dict[Path, Triage]:
+    """Each readable claim file's state in the store; a file changed after its decision is
+    flagged there (changed_after_decision) and is not decided again."""
+    states: dict[Path, Triage] = {}
     for path in paths:
         try:
-            claim_id = load_claim(path).claim.claim_id
+            loaded = load_claim(path)
         except ClaimFileError:
-            todo.append(path)
             continue
-        if not records.is_reviewed(settings.results, claim_id):
-            todo.append(path)
-    return todo
+        states[path] = settings.store.triage(loaded)
+    return states
+
+
+def pending(paths: Sequence[Path], settings: Settings) -> list[Path]:
+    """Claim files with no decision yet; unreadable files stay, to be reported."""
+    states = triage(paths, settings)
+    return [p for p in paths if states.get(p, "todo") == "todo"]
 
 
 def run_batch(
@@ -198,13 +207,18 @@ def run_batch(
     concurrency: int = 1,
     on_done: Callable[[BatchItem], None] | None = None,
 ) -> list[BatchItem]:
-    """Review claim files, at most `concurrency` at a time; results in the order given."""
+    """Review claim files, at most `concurrency` at a time; results in the order given.
+
+    The run is recorded in the store; one killed halfway keeps no finish time.
+    """
+    run_id = settings.store.start_run(f"{len(paths)} claim file(s), concurrency {concurrency}")
     done: dict[Path, BatchItem] = {}
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = {pool.submit(process_file, p, settings): p for p in paths}
+        futures = {pool.submit(process_file, p, settings, run_id): p for p in paths}
         for future in as_completed(futures):
             item = future.result()
             done[futures[future]] = item
             if on_done is not None:
                 on_done(item)
+    settings.store.finish_run(run_id)
     return [done[p] for p in paths]

@@ -14,9 +14,10 @@ from claims_crew import paths
 from claims_crew.claim_files import inbox_files
 from claims_crew.llm import LLMFactory, configured_model, default_llm_factory
 from claims_crew.models import Claim, ParseFailure
-from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
+from claims_crew.pipeline import BatchItem, Settings, run_batch, triage
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import Resolution
+from claims_crew.store import OPEN_OUTCOMES, Store
 
 
 def default_concurrency() -> int:
@@ -49,17 +50,19 @@ def _outcome(resolution: Resolution | None) -> str:
 def review_inbox(
     inbox: Path, concurrency: int, console: Console, llm_for: LLMFactory | None = None
 ) -> int:
-    """Review the claims in `inbox` that have no reviewed record yet; return how many failed."""
+    """Review the claims in `inbox` that have no decision yet; return how many failed."""
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     settings = Settings(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(),
-        results=paths.results_dir(),
         config_dir=paths.config_dir(),
+        store=Store(),
     )
     files = inbox_files(inbox)
-    todo = pending(files, settings)
+    states = triage(files, settings)
+    todo = [p for p in files if states.get(p, "todo") == "todo"]
+    changed = [p.name for p in files if states.get(p) == "changed_after_decision"]
     console.print(f"{len(files)} claim file(s) in {inbox}; {len(todo)} to review.")
     with Progress(
         TextColumn("{task.description}"),
@@ -72,7 +75,39 @@ def review_inbox(
         bar = progress.add_task("reviewing", total=len(todo))
         items = run_batch(todo, settings, concurrency, on_done=lambda _item: progress.advance(bar))
     console.print(_table(items))
+    _escalations(console, items, changed, settings.store)
     return sum(not item.ok for item in items)
+
+
+def _escalations(
+    console: Console, items: list[BatchItem], changed: list[str], store: Store
+) -> None:
+    """How many claims wait for a person, and how to open them."""
+    escalated = sum(
+        1
+        for item in items
+        if item.record is not None
+        and item.record.resolution is not None
+        and item.record.resolution.outcome in OPEN_OUTCOMES
+    )
+    waiting = store.open_count()
+    console.print(
+        f"{escalated} claim(s) escalated in this run; {waiting} open escalation(s) in all.",
+        markup=False,
+    )
+    if waiting:
+        console.print(
+            "Open them with `claims-crew review list` and `claims-crew review show CLAIM_ID`, "
+            "or on the web page: `claims-crew reviewer add NAME`, then `claims-crew serve`.",
+            markup=False,
+        )
+    if changed:
+        console.print(
+            f"{len(changed)} claim file(s) changed after their decision and were not decided "
+            f"again: {', '.join(changed)}.",
+            style="yellow",
+            markup=False,
+        )
 
 
 def _table(items: list[BatchItem]) -> Table:

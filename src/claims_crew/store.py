@@ -141,6 +141,10 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL)""",
         ),
     ),
+    (
+        "0002_attempt_tokens",
+        ("ALTER TABLE attempts ADD COLUMN tokens TEXT NOT NULL DEFAULT '{}'",),
+    ),
 )
 
 
@@ -401,8 +405,8 @@ class Store:
     ) -> int:
         cur = conn.execute(
             "INSERT INTO attempts (run_id, claim_id, claim_sha256, claim_path, policy_id, "
-            "status, error_code, error_message, models, model_calls, policy_sha256, "
-            "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "status, error_code, error_message, models, model_calls, tokens, policy_sha256, "
+            "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 record.claim_id,
@@ -414,6 +418,7 @@ class Store:
                 record.error.message if record.error else None,
                 json.dumps(record.models),
                 json.dumps(record.model_calls),
+                json.dumps(record.tokens),
                 record.policy_sha256,
                 stamp(record.started_at),
                 stamp(record.finished_at),
@@ -857,12 +862,13 @@ def _load_attempt(conn: sqlite3.Connection, attempt_id: int) -> ClaimRecord:
         error_message,
         models,
         model_calls,
+        tokens,
         policy_sha,
         started,
         finished,
     ) = conn.execute(
         "SELECT claim_id, claim_sha256, claim_path, policy_id, status, error_code, "
-        "error_message, models, model_calls, policy_sha256, started_at, finished_at "
+        "error_message, models, model_calls, tokens, policy_sha256, started_at, finished_at "
         "FROM attempts WHERE id = ?",
         (attempt_id,),
     ).fetchone()
@@ -875,6 +881,7 @@ def _load_attempt(conn: sqlite3.Connection, attempt_id: int) -> ClaimRecord:
         "error": {"code": error_code, "message": error_message} if error_code else None,
         "models": json.loads(models),
         "model_calls": json.loads(model_calls),
+        "tokens": json.loads(tokens),
         "policy_sha256": policy_sha,
         "started_at": started,
         "finished_at": finished,
