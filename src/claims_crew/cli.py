@@ -219,3 +219,9 @@ from claims_crew.cli_tuning import config, prompt  # noqa: E402
 
 main.add_command(config)
 main.add_command(prompt)
+
+# The review queue, the audit trail and the review page (review/cli.py).
+from claims_crew.review.cli import audit_group, review, reviewer, serve  # noqa: E402
+
+for _command in (review, audit_group, reviewer, serve):
+    main.add_command(_command)

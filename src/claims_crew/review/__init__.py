@@ -1,0 +1,1 @@
+"""The human review of escalated claims: terminal commands and a small web page."""

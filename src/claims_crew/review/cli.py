@@ -1,0 +1,351 @@
+"""`claims-crew review | audit | reviewer | serve`: the review queue and the audit trail.
+
+Everything printed from a claim or a model goes through rich `Text`, never markup, so a claim
+description cannot restyle the terminal. Store errors become a message and an exit code here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from claims_crew import audit
+from claims_crew.review.views import age, escalation_detail, escalation_list
+from claims_crew.store import HUMAN_DECISIONS, AlreadyDecided, NotFound, Store, StoreError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_ERROR = 2
+EXIT_NOT_FOUND = 3
+EXIT_CONFLICT = 4
+EXIT_BROKEN = 1
+
+STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+def _emit(payload: object) -> None:
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def _fail(as_json: bool, code: str, message: str, exit_code: int, **extra: Any) -> None:
+    if as_json:
+        _emit({"error": {"code": code, "message": message, **extra}})
+    click.echo(f"error [{code}]: {message}", err=True)
+    sys.exit(exit_code)
+
+
+def _reports_errors(func: F) -> F:
+    """Store errors become `{"error": {...}}` (with --json), a message and an exit code."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
+        try:
+            return func(*args, **kwargs)
+        except AlreadyDecided as exc:
+            _fail(
+                as_json,
+                "already_decided",
+                str(exc),
+                EXIT_CONFLICT,
+                decided_by=exc.decided_by,
+                decided_at=exc.decided_at,
+                decision=exc.decision,
+            )
+        except NotFound as exc:
+            _fail(as_json, "not_found", str(exc), EXIT_NOT_FOUND)
+        except StoreError as exc:
+            _fail(as_json, "refused", str(exc), EXIT_ERROR)
+
+    return wrapper  # type: ignore[return-value]
+
+
+# ---- review ------------------------------------------------------------------------------
+
+
+@click.group()
+def review() -> None:
+    """The queue of escalated claims: list them, show one side by side, decide it."""
+
+
+@review.command("list")
+@click.option("--page", default=1, show_default=True, type=click.IntRange(1))
+@json_option
+@_reports_errors
+def review_list(page: int, as_json: bool) -> None:
+    """Open escalations, oldest first: claim, amount, why escalated, and age."""
+    payload = escalation_list(Store(), page)
+    if as_json:
+        _emit(payload)
+        return
+    now = datetime.now(UTC)
+    table = Table(
+        title=f"{payload['total']} open escalation(s), page {payload['page']}/{payload['pages']}"
+    )
+    for column in ("claim", "amount", "why", "question", "age"):
+        table.add_column(column, overflow="fold")
+    for row in payload["escalations"]:
+        table.add_row(
+            Text(row["claim_id"]),
+            Text(f"{row['amount'] or '-'} {row['currency'] or ''}".strip()),
+            Text(", ".join(row["reason_codes"])),
+            Text(row["question"] or ""),
+            age(row["opened_at"], now),
+        )
+    console = Console()
+    console.print(table)
+    changed = payload["changed_after_decision"]
+    if changed:
+        console.print(
+            Text(
+                f"{len(changed)} claim file(s) changed after their decision and were not "
+                "decided again: " + ", ".join(c["claim_id"] for c in changed),
+                style="yellow",
+            )
+        )
+    if payload["escalations"]:
+        console.print("Open one with: claims-crew review show CLAIM_ID", style="dim")
+
+
+def _side_panel(side: dict[str, Any]) -> Panel:
+    parts: list[Any] = []
+    if not side["parsed"]:
+        parts.append(Text(f"parse_error: {side['problem']}", style="red"))
+        parts.append(Text(side["raw"] or "", style="dim"))
+        return Panel(Group(*parts), title=side["side"])
+    holds = {True: "evidence holds", False: "evidence fails", None: "not re-read"}[side["holds"]]
+    header = Text(f"{side['answer']}  confidence {side['confidence']:.2f}\n", style="bold")
+    header.append(f"{holds}", style="green" if side["holds"] else "red")
+    header.append("  ·  " + ("tool-sourced" if side["source_checked"] else "not all from tool"))
+    if side["reason_codes"]:
+        header.append("\n" + ", ".join(side["reason_codes"]), style="yellow")
+    parts.append(header)
+    facts = Text("facts relied on: ", style="bold")
+    facts.append(
+        ", ".join(
+            f"{f['name']}={'UNKNOWN' if f['value'] is None else f['value']}"
+            for f in side["facts_relied_on"]
+        )
+        or "none"
+    )
+    parts.append(facts)
+    if side["rationale"]:
+        parts.append(Text(side["rationale"], style="italic"))
+    for clause in side["clauses"]:
+        title = Text(f"{clause['cited']}", style="bold")
+        if clause["clause_id"] and clause["clause_id"] != clause["cited"]:
+            title.append(f" → {clause['clause_id']}")
+        if clause["title"]:
+            title.append(f"  {clause['title']}")
+        if clause["kind"]:
+            title.append(f"  ({clause['kind']})", style="dim")
+        status = Text(
+            f"[{clause['status_label']}]", style=STATUS_STYLES.get(clause["status"] or "", "")
+        )
+        status.append(" tool-sourced" if clause["tool_sourced"] else " from memory")
+        body = [title, status, Text(f"quote: “{clause['quote']}”")]
+        if clause["text"]:
+            body.append(Text(clause["text"], style="cyan"))
+        parts.append(Panel(Group(*body), border_style="dim"))
+    return Panel(Group(*parts), title=side["side"])
+
+
+@review.command("show")
+@click.argument("ref", metavar="ID")
+@json_option
+@_reports_errors
+def review_show(ref: str, as_json: bool) -> None:
+    """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
+    detail = escalation_detail(Store(), ref)
+    if as_json:
+        _emit(detail)
+        return
+    console = Console()
+    claim = detail["claim"] or {}
+    head = Text(f"{detail['claim_id']}", style="bold")
+    head.append(f"  {detail['amount'] or '-'} {detail['currency'] or ''}")
+    head.append(f"  policy {claim.get('policy_id', '-')}  loss {claim.get('date_of_loss', '-')}")
+    head.append(f"  claimant {claim.get('claimant', '-')}")
+    console.print(head)
+    if claim.get("description"):
+        console.print(Text(claim["description"], style="italic"))
+    console.print(Text(f"Question: {detail['question'] or '-'}", style="bold yellow"))
+    console.print(Text(f"Why: {detail['reason'] or '-'}"))
+    grid = Table.grid(expand=True, padding=(0, 1))
+    grid.add_column(ratio=1)
+    grid.add_column(ratio=1)
+    grid.add_row(_side_panel(detail["sides"]["policy"]), _side_panel(detail["sides"]["fraud"]))
+    console.print(grid)
+    trail = Table(title="Resolver trail", show_lines=False)
+    for column in ("rule", "fired", "code", "detail"):
+        trail.add_column(column, overflow="fold")
+    for step in detail["trail"]:
+        trail.add_row(
+            step["rule"],
+            "yes" if step["fired"] else "no",
+            step["reason_code"] or "",
+            Text(step["detail"]),
+        )
+    console.print(trail)
+    if detail["state"] == "decided":
+        console.print(
+            Text(
+                f"Decided {detail['decision']} by {detail['decided_by']} at {detail['decided_at']}",
+                style="green",
+            )
+        )
+    else:
+        console.print(
+            f"Decide with: claims-crew review decide {detail['claim_id']} "
+            f"--decision {'|'.join(HUMAN_DECISIONS)} --reason '…' --reviewer NAME",
+            style="dim",
+            markup=False,
+        )
+
+
+@review.command("decide")
+@click.argument("ref", metavar="ID")
+@click.option("--decision", required=True, type=click.Choice(HUMAN_DECISIONS))
+@click.option("--reason", required=True, help="Why; required, recorded in the audit trail.")
+@click.option("--reviewer", required=True, help="A name added with `claims-crew reviewer add`.")
+@json_option
+@_reports_errors
+def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
+    """Record a person's decision on an open escalation (a new, linked audit entry)."""
+    done = Store().decide(ref, decision, reason, reviewer)
+    if as_json:
+        _emit(
+            {
+                "review": {
+                    "id": done.id,
+                    "escalation_id": done.escalation_id,
+                    "claim_id": done.claim_id,
+                    "reviewer": done.reviewer,
+                    "decision": done.decision,
+                    "reason": done.reason,
+                    "decided_at": done.decided_at,
+                    "audit_seq": done.audit_seq,
+                }
+            }
+        )
+        return
+    click.echo(
+        f"{done.claim_id}: {done.decision} by {done.reviewer}, audit entry {done.audit_seq}."
+    )
+
+
+# ---- audit -------------------------------------------------------------------------------
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """The hash-chained audit trail: verify it, export it as JSONL."""
+
+
+@audit_group.command("verify")
+@click.option(
+    "--file",
+    "export_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Verify an exported JSONL file instead of the store.",
+)
+@json_option
+def audit_verify(export_file: Path | None, as_json: bool) -> None:
+    """Walk the chain; name the first broken entry. Exits 1 when the chain is broken."""
+    if export_file is not None:
+        with export_file.open(encoding="utf-8") as lines:
+            verdict = audit.verify_export(lines)
+    else:
+        verdict = Store().verify_audit()
+    if as_json:
+        _emit(verdict.as_json())
+    elif verdict.ok:
+        click.echo(f"ok: {verdict.entries} entries, chain intact.")
+    else:
+        click.echo(f"BROKEN at entry {verdict.first_bad}: {verdict.problem}", err=True)
+    if not verdict.ok:
+        sys.exit(EXIT_BROKEN)
+
+
+@audit_group.command("export")
+@click.option(
+    "--since",
+    type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ"]),
+    help="Only entries at or after this UTC time.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file (default: standard output).",
+)
+@json_option
+def audit_export(since: datetime | None, output: Path | None, as_json: bool) -> None:
+    """Write the trail as JSONL: a header line, then one entry per line with its hash."""
+    lines = Store().export_audit(since.replace(tzinfo=UTC) if since else None)
+    if output is None:
+        for line in lines:
+            click.echo(line)
+        return
+    tmp = output.with_name(f".{output.name}.tmp")
+    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    tmp.replace(output)
+    if as_json:
+        _emit({"output": str(output), "entries": len(lines) - 1})
+    else:
+        click.echo(f"{len(lines) - 1} entries written to {output}.")
+
+
+# ---- reviewers and the web page ----------------------------------------------------------
+
+
+@click.group()
+def reviewer() -> None:
+    """People who may decide escalations."""
+
+
+@reviewer.command("add")
+@click.argument("name")
+@json_option
+@_reports_errors
+def reviewer_add(name: str, as_json: bool) -> None:
+    """Add a reviewer and print their sign-in token once (only its hash is kept)."""
+    token = Store().add_reviewer(name)
+    if as_json:
+        _emit({"reviewer": name.strip(), "token": token})
+        return
+    click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
+    click.echo(token)
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    help="Another Host header to accept (a name the page is reached by); repeatable.",
+)
+def serve(host: str, port: int, allowed_hosts: tuple[str, ...]) -> None:
+    """Serve the review queue as a web page (sign in with a reviewer token)."""
+    import uvicorn
+
+    from claims_crew.review.web import create_app, default_hosts
+
+    app = create_app(Store(), [*default_hosts(host, port), *allowed_hosts])
+    click.echo(f"Review page on http://{host}:{port}/  (Ctrl-C to stop)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,186 @@
+"""What a reviewer sees of the queue and of one escalation, as plain data.
+
+The terminal, the `--json` output and the web page all render these dictionaries, so the three
+show the same thing: both claims side by side, each cited clause as the code re-read it, the
+facts each side relied on, the resolver's trail and the one question to answer.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from claims_crew.models import Claim, IntakeFacts, ParseFailure
+from claims_crew.resolver import SIDES, SideReview
+from claims_crew.store import Escalation, Store
+
+PAGE_SIZE = 50
+
+STATUS_LABELS = {
+    "verified": "verified",
+    "quote_mismatch": "misquoted",
+    "clause_not_found": "not found",
+}
+
+
+def parse_stamp(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def age(opened_at: str, now: datetime) -> str:
+    """How long an escalation has waited, in the largest whole unit."""
+    seconds = max(0, int((now - parse_stamp(opened_at)).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _row(e: Escalation) -> dict[str, Any]:
+    return {
+        "id": e.id,
+        "claim_id": e.claim_id,
+        "amount": e.amount,
+        "currency": e.currency,
+        "reason_codes": e.reason_codes,
+        "question": e.question,
+        "opened_at": e.opened_at,
+    }
+
+
+def escalation_list(store: Store, page: int = 1, page_size: int = PAGE_SIZE) -> dict[str, Any]:
+    """The open escalations, oldest first, one page at a time; and files changed after their
+    decision, which a person must look at too."""
+    page = max(1, page)
+    total = store.open_count()
+    rows = store.open_escalations(page_size, (page - 1) * page_size)
+    return {
+        "escalations": [_row(e) for e in rows],
+        "total": total,
+        "page": page,
+        "pages": max(1, -(-total // page_size)),
+        "changed_after_decision": [
+            {
+                "claim_id": c.claim_id,
+                "decided_sha256": c.decided_sha256,
+                "sha256": c.sha256,
+                "path": c.path,
+                "seen_at": c.seen_at,
+            }
+            for c in store.changed_after_decision()
+        ],
+    }
+
+
+def _fact_values(facts: IntakeFacts | ParseFailure | None) -> dict[str, Any]:
+    if not isinstance(facts, IntakeFacts):
+        return {}
+    return facts.model_dump(mode="json", exclude={"unknowns", "sources"})
+
+
+def _side(
+    name: str,
+    review: SideReview | None,
+    claim: Claim | ParseFailure | None,
+    facts: dict[str, Any],
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"side": name}
+    if isinstance(claim, ParseFailure) or claim is None:
+        out.update(
+            parsed=False,
+            answer=None,
+            confidence=None,
+            problem=claim.reason if claim else "no answer",
+            raw=claim.raw if claim else "",
+            clauses=[],
+            facts_relied_on=[],
+            rationale="",
+            red_flags=[],
+            holds=False,
+            source_checked=False,
+            reason_codes=["parse_error"],
+        )
+        return out
+    relied = review.facts_relied_on if review else claim.facts_relied_on
+    out.update(
+        parsed=True,
+        answer=claim.answer,
+        confidence=claim.confidence,
+        holds=review.holds if review else None,
+        source_checked=review.source_checked if review else claim.source_checked,
+        reason_codes=list(review.reason_codes) if review else [],
+        rationale=claim.rationale,
+        red_flags=list(claim.red_flags),
+        facts_relied_on=[{"name": f, "value": facts.get(f)} for f in relied],
+        clauses=[
+            {**c.model_dump(mode="json"), "status_label": STATUS_LABELS[c.status]}
+            for c in (review.clauses if review else [])
+        ],
+    )
+    if review is None:  # the resolver stopped before the re-read; show what was cited
+        out["clauses"] = [
+            {
+                "cited": e.clause_id,
+                "clause_id": None,
+                "title": None,
+                "kind": None,
+                "status": None,
+                "status_label": "not re-read",
+                "supports_answer": None,
+                "tool_sourced": None,
+                "quote": e.quote,
+                "text": None,
+            }
+            for e in claim.evidence
+        ]
+    return out
+
+
+def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
+    """One escalation with everything needed to decide it on one screen."""
+    escalation = store.escalation(ref)
+    record = store.claim_record(escalation.claim_id)
+    claim_file = store.claim_file(escalation.claim_id)
+    resolution = record.resolution if record else None
+    facts = _fact_values(record.intake if record else None)
+    sides = {
+        side: _side(
+            side,
+            resolution.sides.get(side) if resolution else None,
+            getattr(record, side) if record else None,
+            facts,
+        )
+        for side in SIDES
+    }
+    intake = record.intake if record else None
+    return {
+        "id": escalation.id,
+        "claim_id": escalation.claim_id,
+        "state": escalation.state,
+        "version": escalation.version,
+        "decided_by": escalation.decided_by,
+        "decided_at": escalation.decided_at,
+        "decision": escalation.decision,
+        "opened_at": escalation.opened_at,
+        "amount": escalation.amount,
+        "currency": escalation.currency,
+        "question": escalation.question,
+        "reason_codes": escalation.reason_codes,
+        "claim": claim_file.model_dump(mode="json") if claim_file else None,
+        "facts": facts,
+        "unknown_facts": list(intake.unknowns) if isinstance(intake, IntakeFacts) else [],
+        "intake_problem": intake.reason if isinstance(intake, ParseFailure) else None,
+        "outcome": resolution.outcome if resolution else None,
+        "rule": resolution.rule if resolution else None,
+        "reason": resolution.reason if resolution else None,
+        "missing_facts": list(resolution.missing_facts) if resolution else [],
+        "would_have_been": resolution.would_have_been if resolution else None,
+        "gates_tripped": list(resolution.gates_tripped) if resolution else [],
+        "sides": sides,
+        "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],
+        "models": record.models if record else {},
+        "audit": [
+            e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
+            for e in store.audit_entries(escalation.claim_id)
+        ],
+    }

@@ -1,0 +1,214 @@
+"""The review page: the escalation queue and the side-by-side view, server-rendered.
+
+Safety, in the order a request meets it:
+- a Host header that is not one of ours is refused (403), so a page on another site cannot
+  reach this server by DNS rebinding;
+- pages need a session: a reviewer signs in with the token `claims-crew reviewer add` printed,
+  and gets a random session id in an HttpOnly, SameSite=Strict cookie (kept hashed in the store);
+- every form carries a CSRF token tied to the session (or, on the sign-in form, to a cookie),
+  and a POST without the right one is refused (403);
+- templates autoescape everything, and the Content-Security-Policy allows no script at all.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable, Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import FastAPI, Form, Request
+from fastapi.responses import PlainTextResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from claims_crew.review.views import age, escalation_detail, escalation_list, parse_stamp
+from claims_crew.store import HUMAN_DECISIONS, AlreadyDecided, NotFound, Store, StoreError
+
+SESSION_COOKIE = "claims_crew_session"
+LOGIN_CSRF_COOKIE = "claims_crew_login_csrf"
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def default_hosts(host: str, port: int) -> list[str]:
+    """Host headers a browser sends for this address (with and without the port)."""
+    names = {host, "127.0.0.1", "localhost"} if host in ("127.0.0.1", "localhost") else {host}
+    return [f"{name}:{port}" for name in sorted(names)] + sorted(names)
+
+
+def _templates() -> Jinja2Templates:
+    folder = Path(str(resources.files("claims_crew.review") / "templates"))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        autoescape=True,  # everything, whatever the file name: claims and models are untrusted
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["pct"] = lambda v: "-" if v is None else f"{v:.2f}"
+    return Jinja2Templates(env=env)
+
+
+def create_app(store: Store, allowed_hosts: Iterable[str]) -> FastAPI:
+    """The review app over one store; only requests whose Host is in `allowed_hosts` pass."""
+    hosts = {h.lower() for h in allowed_hosts}
+    templates = _templates()
+    css = (Path(str(resources.files("claims_crew.review") / "templates")) / "review.css").read_text(
+        encoding="utf-8"
+    )
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.middleware("http")
+    async def guard(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        if request.headers.get("host", "").lower() not in hosts:
+            return PlainTextResponse("Forbidden: unknown Host header", status_code=403)
+        response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    def signed_in(request: Request) -> tuple[str, str, str] | None:
+        """(session id, reviewer, csrf token) for a live session cookie."""
+        session_id = request.cookies.get(SESSION_COOKIE, "")
+        session = store.session(session_id) if session_id else None
+        return (session_id, session.reviewer, session.csrf) if session else None
+
+    def render(
+        request: Request, name: str, context: dict[str, Any], status_code: int = 200
+    ) -> Response:
+        return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+    def to_login() -> Response:
+        return RedirectResponse("/login", status_code=303)
+
+    @app.get("/review.css")
+    def stylesheet() -> Response:
+        return PlainTextResponse(css, media_type="text/css")
+
+    @app.get("/login")
+    def login_form(request: Request) -> Response:
+        csrf = secrets.token_urlsafe(32)
+        response = render(request, "login.html", {"csrf": csrf, "error": None, "reviewer": None})
+        response.set_cookie(LOGIN_CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+        return response
+
+    @app.post("/login")
+    def login(request: Request, token: str = Form(""), csrf: str = Form("")) -> Response:
+        expected = request.cookies.get(LOGIN_CSRF_COOKIE, "")
+        if not expected or not secrets.compare_digest(csrf, expected):
+            return PlainTextResponse("Forbidden: missing or wrong CSRF token", status_code=403)
+        name = store.reviewer_for_token(token.strip()) if token.strip() else None
+        if name is None:
+            return render(
+                request,
+                "login.html",
+                {"csrf": expected, "error": "That token is not valid.", "reviewer": None},
+                status_code=401,
+            )
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(
+            SESSION_COOKIE, store.open_session(name), httponly=True, samesite="strict"
+        )
+        response.delete_cookie(LOGIN_CSRF_COOKIE)
+        return response
+
+    @app.post("/logout")
+    def logout(request: Request, csrf: str = Form("")) -> Response:
+        session = signed_in(request)
+        if session is None:
+            return to_login()
+        if not secrets.compare_digest(csrf, session[2]):
+            return PlainTextResponse("Forbidden: missing or wrong CSRF token", status_code=403)
+        store.close_session(session[0])
+        response = to_login()
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    @app.get("/")
+    def queue(request: Request, page: int = 1) -> Response:
+        session = signed_in(request)
+        if session is None:
+            return to_login()
+        listing = escalation_list(store, page)
+        now = store.clock()
+        for row in listing["escalations"]:
+            row["age"] = age(row["opened_at"], now)
+        return render(
+            request,
+            "queue.html",
+            {"listing": listing, "reviewer": session[1], "csrf": session[2]},
+        )
+
+    def detail_page(
+        request: Request,
+        session: tuple[str, str, str],
+        claim_id: str,
+        status_code: int = 200,
+        error: str | None = None,
+    ) -> Response:
+        try:
+            detail = escalation_detail(store, claim_id)
+        except NotFound:
+            return PlainTextResponse("No such escalation", status_code=404)
+        opened = parse_stamp(detail["opened_at"])
+        detail["age"] = age(detail["opened_at"], max(store.clock(), opened))
+        return render(
+            request,
+            "escalation.html",
+            {
+                "d": detail,
+                "reviewer": session[1],
+                "csrf": session[2],
+                "decisions": HUMAN_DECISIONS,
+                "error": error,
+            },
+            status_code=status_code,
+        )
+
+    @app.get("/escalations/{claim_id}")
+    def show(request: Request, claim_id: str) -> Response:
+        session = signed_in(request)
+        if session is None:
+            return to_login()
+        return detail_page(request, session, claim_id)
+
+    @app.post("/escalations/{claim_id}/decide")
+    def decide(
+        request: Request,
+        claim_id: str,
+        decision: str = Form(""),
+        reason: str = Form(""),
+        version: int = Form(0),
+        csrf: str = Form(""),
+    ) -> Response:
+        session = signed_in(request)
+        if session is None:
+            return PlainTextResponse("Sign in first", status_code=401)
+        if not secrets.compare_digest(csrf, session[2]):
+            return PlainTextResponse("Forbidden: missing or wrong CSRF token", status_code=403)
+        try:
+            store.decide(claim_id, decision, reason, session[1], expected_version=version)
+        except AlreadyDecided as exc:
+            return detail_page(
+                request,
+                session,
+                claim_id,
+                409,
+                f"Already decided ({exc.decision}) by {exc.decided_by} at {exc.decided_at}.",
+            )
+        except NotFound:
+            return PlainTextResponse("No such escalation", status_code=404)
+        except StoreError as exc:
+            return detail_page(request, session, claim_id, 400, str(exc))
+        return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
+
+    return app

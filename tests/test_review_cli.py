@@ -1,0 +1,188 @@
+"""`claims-crew review | audit | reviewer`: the terminal queue, its JSON shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from claims_crew.cli import main
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.store import Store
+from tests.store_helpers import accepted_answers, record_for, water_loaded
+
+
+@pytest.fixture
+def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
+    """The water claim escalated, a second claim accepted, and a reviewer named ana."""
+    store = Store()
+    water = water_loaded(
+        tmp_path / "inbox", description="Water came through the ceiling [bold red]NOW[/]."
+    )
+    store.record(record_for(water, sample_library), None, water)
+    theft = water_loaded(tmp_path / "inbox", "C-2000")
+    store.record(record_for(theft, sample_library, **accepted_answers()), None, theft)
+    store.add_reviewer("ana")
+    return store
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def as_json(result: Result) -> Any:
+    return json.loads(result.stdout)
+
+
+def test_list_json_has_the_documented_shape(store: Store) -> None:
+    result = cli("review", "list", "--json")
+    assert result.exit_code == 0, result.output
+    [row] = as_json(result)["escalations"]
+    assert set(row) == {"id", "claim_id", "amount", "reason_codes", "question", "opened_at"} | {
+        "currency"
+    }
+    assert row["claim_id"] == "C-1042" and row["amount"] == "4200"
+    assert row["reason_codes"] == ["needs_more_evidence"]
+    assert row["question"] == "damage_start_date: When did the damage start?"
+
+
+def test_list_shows_claim_amount_why_and_age(store: Store) -> None:
+    result = cli("review", "list")
+    assert result.exit_code == 0, result.output
+    assert "C-1042" in result.output and "4200 GBP" in result.output
+    assert "needs_more_evidence" in result.output and "C-2000" not in result.output
+    assert "1 open escalation(s)" in result.output
+
+
+def test_show_json_has_both_claims_with_their_reread_clauses(store: Store) -> None:
+    result = cli("review", "show", "C-1042", "--json")
+    assert result.exit_code == 0, result.output
+    detail = as_json(result)
+    policy, fraud = detail["sides"]["policy"], detail["sides"]["fraud"]
+    assert (policy["answer"], fraud["answer"]) == ("covered", "not_covered")
+    [covered] = policy["clauses"]
+    assert covered["clause_id"] == "4.2(b)" and covered["status"] == "verified"
+    assert covered["tool_sourced"] and "sudden and accidental" in covered["text"]
+    [excluded] = fraud["clauses"]
+    assert excluded["clause_id"] == "7.1" and not excluded["tool_sourced"]
+    assert "seepage" in excluded["text"]
+    assert {"name": "damage_start_date", "value": None} in policy["facts_relied_on"]
+    assert detail["question"] == "damage_start_date: When did the damage start?"
+    assert [s["rule"] for s in detail["trail"]][:2] == ["checks", "reread"]
+    assert detail["claim"]["claimant"] == "Dana Whitfield"
+
+
+def test_show_prints_both_sides_and_the_claim_text_as_written(store: Store) -> None:
+    result = cli("review", "show", "C-1042")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "policy" in out and "fraud" in out and "4.2(b)" in out and "7.1" in out
+    assert "[verified]" in out and "tool-sourced" in out and "from memory" in out
+    assert "damage_start_date=UNKNOWN" in out
+    assert "[bold red]NOW[/]" in out  # markup in a claim is shown, not obeyed
+    assert "When did the damage start?" in out
+
+
+def test_decide_records_once_and_tells_the_second_who_decided(store: Store) -> None:
+    store.add_reviewer("bo")
+    first = cli(
+        "review", "decide", "C-1042", "--decision", "covered", "--reason", "dated", "--reviewer"
+    )
+    assert first.exit_code == 2  # --reviewer needs a value
+    ok = cli(
+        "review",
+        "decide",
+        "C-1042",
+        "--decision",
+        "covered",
+        "--reason",
+        "The plumber dates the leak.",
+        "--reviewer",
+        "ana",
+        "--json",
+    )
+    assert ok.exit_code == 0, ok.output
+    review = as_json(ok)["review"]
+    assert review["reviewer"] == "ana" and review["decision"] == "covered"
+    assert review["audit_seq"] == 3
+    late = cli(
+        "review",
+        "decide",
+        "C-1042",
+        "--decision",
+        "not_covered",
+        "--reason",
+        "seepage",
+        "--reviewer",
+        "bo",
+        "--json",
+    )
+    assert late.exit_code == 4
+    error = as_json(late)["error"]
+    assert error["code"] == "already_decided" and error["decided_by"] == "ana"
+    assert "already decided (covered) by ana" in late.stderr
+    assert cli("review", "list", "--json").stdout.count("C-1042") == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["C-1042", "--decision", "covered", "--reason", "  ", "--reviewer", "ana"], 2, "reason"),
+        (["C-1042", "--decision", "covered", "--reason", "x", "--reviewer", "zed"], 3, "zed"),
+        (["C-9999", "--decision", "covered", "--reason", "x", "--reviewer", "ana"], 3, "C-9999"),
+        (["C-2000", "--decision", "covered", "--reason", "x", "--reviewer", "ana"], 3, "C-2000"),
+        (["C-1042", "--decision", "approve", "--reason", "x", "--reviewer", "ana"], 2, "approve"),
+    ],
+)
+def test_decide_refuses_what_cannot_be_recorded(
+    store: Store, args: list[str], code: int, message: str
+) -> None:
+    result = cli("review", "decide", *args)
+    assert result.exit_code == code
+    assert message in result.output + result.stderr
+    assert store.reviews() == []
+
+
+def test_audit_verify_and_a_tampered_database(store: Store) -> None:
+    result = cli("audit", "verify", "--json")
+    assert result.exit_code == 0 and as_json(result) == {
+        "ok": True,
+        "entries": 2,
+        "first_bad": None,
+        "problem": None,
+    }
+    with sqlite3.connect(store.path) as conn:
+        conn.execute(
+            "UPDATE audit_log SET body = replace(body, 'covered', 'COVERED') WHERE seq = 2"
+        )
+    broken = cli("audit", "verify", "--json")
+    assert broken.exit_code == 1
+    assert as_json(broken)["first_bad"] == 2 and not as_json(broken)["ok"]
+    assert "BROKEN at entry 2" in cli("audit", "verify").stderr
+
+
+def test_audit_export_writes_jsonl_that_verifies(store: Store, tmp_path: Path) -> None:
+    out = tmp_path / "audit.jsonl"
+    result = cli("audit", "export", "--output", str(out), "--json")
+    assert result.exit_code == 0 and as_json(result) == {"output": str(out), "entries": 2}
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["entry"]["claim_id"] for line in lines[1:]] == ["C-1042", "C-2000"]
+    assert as_json(cli("audit", "verify", "--file", str(out), "--json"))["ok"]
+    out.write_text("\n".join([lines[0], lines[2], lines[1]]) + "\n", encoding="utf-8")
+    swapped = cli("audit", "verify", "--file", str(out), "--json")
+    assert swapped.exit_code == 1 and as_json(swapped)["first_bad"] == 1
+    stdout = cli("audit", "export", "--since", "2999-01-01")
+    assert [json.loads(line)["audit_export"]["entries"] for line in stdout.output.split()] == [0]
+
+
+def test_reviewer_add_prints_a_token_once(store: Store) -> None:
+    result = cli("reviewer", "add", "carla", "--json")
+    assert result.exit_code == 0
+    token = as_json(result)["token"]
+    assert store.reviewer_for_token(token) == "carla"
+    again = cli("reviewer", "add", "carla")
+    assert again.exit_code == 2 and "already exists" in again.stderr

@@ -1,0 +1,159 @@
+"""The review page over TestClient: sign-in, CSRF, Host checks, conflicts, escaping."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review.web import SESSION_COOKIE, create_app, default_hosts
+from claims_crew.store import Store
+from tests.store_helpers import record_for, water_loaded
+
+SCRIPT = "<script>alert('pwned')</script>"
+
+
+@pytest.fixture
+def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
+    store = Store()
+    water = water_loaded(tmp_path / "inbox", description=f"Water through the ceiling. {SCRIPT}")
+    store.record(record_for(water, sample_library), None, water)
+    return store
+
+
+def client(store: Store) -> TestClient:
+    return TestClient(create_app(store, ["testserver"]), follow_redirects=False)
+
+
+def signed_in(store: Store, name: str = "ana") -> TestClient:
+    token = store.add_reviewer(name)
+    c = client(store)
+    form = c.get("/login")
+    csrf = form.context["csrf"]  # type: ignore[attr-defined]
+    response = c.post("/login", data={"token": token, "csrf": csrf})
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    return c
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found is not None
+    return found[1]
+
+
+def test_pages_need_a_session(store: Store) -> None:
+    c = client(store)
+    for path in ("/", "/escalations/C-1042"):
+        response = c.get(path)
+        assert response.status_code == 303 and response.headers["location"] == "/login"
+    response = c.post(
+        "/escalations/C-1042/decide", data={"decision": "covered", "reason": "x", "csrf": "x"}
+    )
+    assert response.status_code == 401
+    c.cookies.set(SESSION_COOKIE, "made-up")
+    assert c.get("/").status_code == 303
+
+
+def test_a_wrong_token_is_refused(store: Store) -> None:
+    store.add_reviewer("ana")
+    c = client(store)
+    csrf = c.get("/login").context["csrf"]  # type: ignore[attr-defined]
+    response = c.post("/login", data={"token": "guess", "csrf": csrf})
+    assert response.status_code == 401 and SESSION_COOKIE not in response.cookies
+    assert "not valid" in response.text
+
+
+def test_sign_in_needs_the_forms_csrf_token(store: Store) -> None:
+    token = store.add_reviewer("ana")
+    c = client(store)
+    c.get("/login")
+    assert c.post("/login", data={"token": token}).status_code == 403
+    assert c.post("/login", data={"token": token, "csrf": "forged"}).status_code == 403
+
+
+def test_the_queue_lists_open_escalations(store: Store) -> None:
+    c = signed_in(store)
+    response = c.get("/")
+    assert response.status_code == 200
+    assert response.template.name == "queue.html"  # type: ignore[attr-defined]
+    listing = response.context["listing"]  # type: ignore[attr-defined]
+    assert [e["claim_id"] for e in listing["escalations"]] == ["C-1042"]
+    assert 'href="/escalations/C-1042"' in response.text
+
+
+def test_the_escalation_page_shows_both_sides_and_the_clause_texts(store: Store) -> None:
+    c = signed_in(store)
+    response = c.get("/escalations/C-1042")
+    assert response.status_code == 200
+    assert response.template.name == "escalation.html"  # type: ignore[attr-defined]
+    html = response.text
+    assert 'id="side-policy"' in html and 'id="side-fraud"' in html
+    assert "sudden and accidental discharge of water" in html  # 4.2(b), re-read
+    assert "continuous or repeated seepage" in html  # 7.1, re-read
+    assert "When did the damage start?" in html
+    assert "tool-sourced" in html and "from memory" in html
+
+
+def test_a_script_in_a_claim_is_rendered_inert(store: Store) -> None:
+    c = signed_in(store)
+    html = c.get("/escalations/C-1042").text
+    assert SCRIPT not in html and "<script" not in html
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in html
+    csp = c.get("/escalations/C-1042").headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src" not in csp
+
+
+def test_a_decision_needs_the_csrf_token(store: Store) -> None:
+    c = signed_in(store)
+    c.get("/escalations/C-1042")
+    data = {"decision": "covered", "reason": "dated", "version": "1"}
+    assert c.post("/escalations/C-1042/decide", data=data).status_code == 403
+    assert c.post("/escalations/C-1042/decide", data={**data, "csrf": "x"}).status_code == 403
+    assert store.reviews() == []
+
+
+def test_a_foreign_host_is_refused(store: Store) -> None:
+    c = signed_in(store)
+    for path in ("/", "/login", "/escalations/C-1042"):
+        assert c.get(path, headers={"Host": "evil.example"}).status_code == 403
+    assert c.get("/", headers={"Host": "testserver"}).status_code == 200
+    assert "127.0.0.1:8000" in default_hosts("127.0.0.1", 8000)
+    assert "evil.example" not in default_hosts("127.0.0.1", 8000)
+
+
+def test_two_reviewers_one_decision(store: Store) -> None:
+    ana, bo = signed_in(store, "ana"), signed_in(store, "bo")
+    ana_page, bo_page = ana.get("/escalations/C-1042").text, bo.get("/escalations/C-1042").text
+    form = {"decision": "covered", "reason": "Dated by the plumber.", "version": "1"}
+    won = ana.post("/escalations/C-1042/decide", data={**form, "csrf": csrf_of(ana_page)})
+    assert won.status_code == 303
+    lost = bo.post(
+        "/escalations/C-1042/decide",
+        data={**form, "decision": "not_covered", "csrf": csrf_of(bo_page)},
+    )
+    assert lost.status_code == 409
+    assert "Already decided (covered) by ana" in lost.text
+    [review] = store.reviews()
+    assert review.reviewer == "ana"
+    page = ana.get("/escalations/C-1042")
+    assert 'id="decided"' in page.text and "human:ana" in page.text
+    assert "Dated by the plumber." in page.text
+
+
+def test_an_empty_reason_is_refused(store: Store) -> None:
+    c = signed_in(store)
+    html = c.get("/escalations/C-1042").text
+    data = {"decision": "covered", "reason": " ", "version": "1", "csrf": csrf_of(html)}
+    response = c.post("/escalations/C-1042/decide", data=data)
+    assert response.status_code == 400 and "a reason is required" in response.text
+
+
+def test_sign_out_ends_the_session(store: Store) -> None:
+    c = signed_in(store)
+    html = c.get("/").text
+    assert c.post("/logout", data={"csrf": "x"}).status_code == 403
+    assert c.post("/logout", data={"csrf": csrf_of(html)}).status_code == 303
+    assert c.get("/").status_code == 303
