@@ -225,3 +225,9 @@ from claims_crew.review.cli import audit_group, review, reviewer, serve  # noqa:
 
 for _command in (review, audit_group, reviewer, serve):
     main.add_command(_command)
+
+# The report over the store and the evaluation against labels (cli_report.py).
+from claims_crew.cli_report import evaluate_command, report_command  # noqa: E402
+
+main.add_command(report_command)
+main.add_command(evaluate_command)

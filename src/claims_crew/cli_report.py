@@ -1,0 +1,277 @@
+"""`claims-crew report` and `claims-crew evaluate`: what the decisions in the store add up to.
+
+Registered on the main group at the bottom of cli.py. The report, HTML and evaluation modules
+are imported inside the commands so `claims-crew --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from claims_crew.evaluate import Evaluation
+    from claims_crew.report import Amount, Figures, Metric, Report
+
+EXIT_BAD_INPUT = 2
+
+
+def _pct(m: Metric) -> str:
+    return "–" if m.figure is None else f"{m.figure * 100:.1f}%"
+
+
+def _metric_table(title: str, items: list[tuple[str, Metric]], first: str = "metric") -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(first)
+    for column in ("figure", "count", "denominator"):
+        table.add_column(column, justify="right")
+    for label, m in items:
+        table.add_row(label, _pct(m), str(m.count), str(m.denominator))
+    return table
+
+
+def _amount_row(table: Table, label: str, a: Amount) -> None:
+    figure = "–" if a.figure is None else f"{a.figure:,.2f}"
+    table.add_row(label, figure, f"{a.count:,.2f}", str(a.denominator))
+
+
+def _slice_table(title: str, keys: list[str], rows: list[tuple[list[str], Figures]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for key in keys:
+        table.add_column(key, overflow="fold")
+    for column in ("claims", "conflict", "material", "automatic", "adjudicator", "escalated"):
+        table.add_column(column, justify="right")
+    for values, f in rows:
+        table.add_row(
+            *values,
+            str(f.claims),
+            f"{_pct(f.conflict)} ({f.conflict.count}/{f.conflict.denominator})",
+            f"{_pct(f.material_conflict)} ({f.material_conflict.count})",
+            f"{_pct(f.automatic)} ({f.automatic.count})",
+            f"{_pct(f.adjudicator)} ({f.adjudicator.count})",
+            f"{_pct(f.escalated)} ({f.escalated.count})",
+        )
+    return table
+
+
+def show_report(console: Console, report: Report) -> None:
+    f = report.overall
+    window = f"since {report.since.isoformat()}" if report.since else "all decisions"
+    console.print(f"[bold]{f.claims} decided claims[/bold] ({window})")
+    if not f.claims:
+        console.print("Nothing to report: run `claims-crew run` (or `crewai run`) first.")
+        return
+    headline = _metric_table(
+        "Metrics",
+        [
+            ("conflict (answers differ)", f.conflict),
+            ("material conflict", f.material_conflict),
+            ("automatic (ACCEPTED + PREFERRED)", f.automatic),
+            ("automatic incl. ADJUDICATED", f.automatic_with_adjudicator),
+            ("adjudicator asked", f.adjudicator),
+            ("escalated", f.escalated),
+        ],
+    )
+    _amount_row(headline, "model calls per claim", f.model_calls)
+    _amount_row(headline, "tokens per claim", f.tokens)
+    _amount_row(headline, "seconds per claim", f.seconds)
+    console.print(headline)
+    console.print(_metric_table("Outcomes", list(f.outcomes.items()), "outcome"))
+    console.print(
+        _metric_table("Escalated, by reason code", list(f.escalation_reasons.items()), "reason")
+    )
+    console.print(
+        _metric_table("Adjudicator outcomes", list(f.adjudicator_outcomes.items()), "outcome")
+    )
+    console.print(_metric_table("Parse errors", list(f.parse_errors.items()), "agent"))
+
+    fields = Table(
+        title="Fields null or disputed in the claims that disagreed", title_justify="left"
+    )
+    for column in (
+        "field",
+        "null in conflicts",
+        "disputed",
+        "open and relied on",
+        "open in agreements",
+        "asked",
+    ):
+        fields.add_column(column, justify="left" if column == "field" else "right")
+    for r in report.by_field:
+        fields.add_row(
+            r.field,
+            f"{_pct(r.null_in_conflicts)} ({r.null_in_conflicts.count}/"
+            f"{r.null_in_conflicts.denominator})",
+            f"{_pct(r.disputed_in_conflicts)} ({r.disputed_in_conflicts.count})",
+            f"{_pct(r.relied_open_in_conflicts)} ({r.relied_open_in_conflicts.count})",
+            f"{_pct(r.open_in_agreements)} ({r.open_in_agreements.count}/"
+            f"{r.open_in_agreements.denominator})",
+            f"{_pct(r.asked)} ({r.asked.count}/{r.asked.denominator})",
+        )
+    console.print(fields)
+    console.print(
+        _slice_table(
+            "By loss type", ["loss type"], [([r.loss_type], r.figures) for r in report.by_loss_type]
+        )
+    )
+    console.print(
+        _slice_table(
+            "By clause cited",
+            ["side", "clause", "verified"],
+            [
+                ([r.side, r.clause, f"{r.verified.count}/{r.verified.denominator}"], r.figures)
+                for r in report.by_clause
+            ],
+        )
+    )
+    reviews = report.reviews
+    console.print(
+        f"Human reviews: {reviews.reviewed.count} of {reviews.reviewed.denominator} "
+        "escalations; " + ", ".join(f"{k} {v}" for k, v in reviews.decisions.items())
+    )
+    console.print(
+        _metric_table("Reviewer sided with", list(reviews.sided_with.items()), "sided with")
+    )
+    calibration = Table(
+        title="Reviewer agreed with the agent, by its confidence", title_justify="left"
+    )
+    for column in ("agent", "confidence", "mean stated", "agreed", "count", "denominator"):
+        calibration.add_column(column, justify="left" if column == "agent" else "right")
+    for a in reviews.agents:
+        for b in a.calibration:
+            calibration.add_row(
+                a.agent,
+                f"{b.low:.1f}–{b.high:.1f}",
+                "–" if b.mean_confidence is None else f"{b.mean_confidence:.2f}",
+                _pct(b.agreed),
+                str(b.agreed.count),
+                str(b.agreed.denominator),
+            )
+        calibration.add_row(
+            a.agent, "all", "", _pct(a.agreed), str(a.agreed.count), str(a.agreed.denominator)
+        )
+    console.print(calibration)
+
+
+def show_evaluation(console: Console, ev: Evaluation) -> None:
+    console.print(
+        f"[bold]{ev.matched} of {ev.labels} labelled claims decided in the store[/bold]"
+        + (f"; not decided: {', '.join(ev.unmatched)}" if ev.unmatched else "")
+    )
+    console.print(
+        _metric_table(
+            "Evaluation",
+            [
+                ("automatic (incl. ADJUDICATED)", ev.automatic),
+                ("safe coverage", ev.safe_coverage),
+                ("unsafe automatic decisions", ev.unsafe_automatic),
+                ("decided though labelled ambiguous", ev.ambiguous_decided),
+                ("consensus error rate", ev.consensus_error),
+                ("consensus errors decided", ev.consensus_error_decided),
+                ("escalation precision", ev.escalation_precision),
+                ("abstention correctness", ev.abstention_correctness),
+            ],
+        )
+    )
+    console.print(
+        _metric_table(
+            "Escalation precision by reason",
+            list(ev.escalation_precision_by_reason.items()),
+            "reason",
+        )
+    )
+    table = Table(title="Outcome by label", title_justify="left")
+    table.add_column("outcome")
+    labels = list(ev.label_counts)
+    for label in labels:
+        table.add_column(label, justify="right")
+    for outcome, counts in ev.outcomes_by_label.items():
+        table.add_row(outcome, *(str(counts[label]) for label in labels))
+    console.print(table)
+    if ev.unsafe:
+        console.print("[bold red]Unsafe automatic decisions:[/bold red]")
+        for m in ev.unsafe:
+            console.print(f"  {m.claim_id}: {m.outcome} {m.answer}, labelled {m.label}")
+
+
+def _emit(payload: object) -> None:
+    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+since_option = click.option(
+    "--since",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Only claims decided on or after this day (UTC), YYYY-MM-DD.",
+)
+
+
+def _day(value: datetime | None) -> date | None:
+    return value.date() if value is not None else None
+
+
+@click.command("report")
+@since_option
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the report as one self-contained HTML page.",
+)
+@click.option(
+    "--review-url",
+    default="http://127.0.0.1:8000",
+    show_default=True,
+    help="Where `claims-crew serve` runs, for the HTML page's links to escalations.",
+)
+def report_command(
+    since: datetime | None, as_json: bool, html_file: Path | None, review_url: str
+) -> None:
+    """Disagreement, coverage, escalations and calibration over the decisions in the store."""
+    from claims_crew.report import report
+    from claims_crew.store import Store
+
+    result = report(Store(), _day(since))
+    if html_file is not None:
+        from claims_crew.report_html import render
+
+        tmp = html_file.with_name(f".{html_file.name}.tmp")
+        tmp.write_text(render(result, review_url), encoding="utf-8")
+        tmp.replace(html_file)
+        if not as_json:
+            click.echo(f"HTML report written to {html_file}", err=True)
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+        return
+    show_report(Console(), result)
+
+
+@click.command("evaluate")
+@click.argument("labels", type=click.Path(dir_okay=False, path_type=Path))
+@since_option
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def evaluate_command(labels: Path, since: datetime | None, as_json: bool) -> None:
+    """Measure the decisions in the store against LABELS (CSV or JSONL: claim_id, label)."""
+    from claims_crew.evaluate import LabelError, evaluate, read_labels
+    from claims_crew.report import load_rows
+    from claims_crew.store import Store
+
+    try:
+        given = read_labels(labels)
+    except LabelError as exc:
+        if as_json:
+            _emit({"error": {"code": "labels", "message": str(exc)}})
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    result = evaluate(load_rows(Store(), _day(since)), given)
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+        return
+    show_evaluation(Console(), result)
