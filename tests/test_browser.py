@@ -1,0 +1,123 @@
+"""The review page in a real headless Chromium: sign in, read one escalation, decide it.
+
+Debian's chromium and chromium-driver are used as installed (.ci/run installs them); nothing is
+downloaded. A screenshot of the escalation page is saved in tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review.web import create_app, default_hosts
+from claims_crew.store import Store
+from tests.conftest import ROOT
+from tests.store_helpers import record_for, water_loaded
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="needs Debian's chromium and chromium-driver "
+    "(apt-get install chromium chromium-driver; .ci/run installs them)",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(tmp_path: Path, sample_library: PolicyLibrary) -> Iterator[tuple[str, Store, str]]:
+    """The review page on a free local port, over a store with the water claim escalated."""
+    store = Store()
+    water = water_loaded(tmp_path / "inbox")
+    store.record(record_for(water, sample_library), None, water)
+    token = store.add_reviewer("ana")
+    port = _free_port()
+    app = create_app(store, default_hosts("127.0.0.1", port))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            pytest.fail("the review server did not start")
+        thread.join(0.05)
+    yield f"http://127.0.0.1:{port}", store, token
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    driver.implicitly_wait(5)
+    yield driver
+    driver.quit()
+
+
+def test_a_reviewer_decides_an_escalation_in_the_browser(
+    served: tuple[str, Store, str], browser: object
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    assert isinstance(browser, WebDriver)
+    url, store, token = served
+    browser.get(f"{url}/escalations/C-1042")
+    assert browser.current_url == f"{url}/login"  # no session yet
+    browser.find_element(By.ID, "token").send_keys(token)
+    browser.find_element(By.ID, "sign-in").click()
+    assert browser.find_element(By.ID, "reviewer-name").text == "ana"
+    browser.find_element(By.LINK_TEXT, "C-1042").click()
+
+    policy = browser.find_element(By.ID, "side-policy")
+    fraud = browser.find_element(By.ID, "side-fraud")
+    question = browser.find_element(By.ID, "question")
+    assert "When did the damage start?" in question.text
+    assert "sudden and accidental discharge of water" in policy.text
+    assert "continuous or repeated seepage" in fraud.text
+    assert "verified" in policy.text and "tool-sourced" in policy.text
+    assert "from memory" in fraud.text
+    # Side by side, and both within one screen with the question.
+    height = browser.execute_script("return window.innerHeight")
+    width = browser.execute_script("return window.innerWidth")
+    assert policy.rect["y"] == fraud.rect["y"]
+    assert policy.rect["x"] + policy.rect["width"] <= fraud.rect["x"]
+    assert fraud.rect["x"] + fraud.rect["width"] <= width
+    for element in (question, policy, fraud):
+        assert 0 <= element.rect["y"] < height
+    for text in browser.find_elements(By.CSS_SELECTOR, ".clause-text"):
+        assert text.is_displayed() and text.rect["y"] < height
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "review-page.png"
+    assert browser.save_screenshot(str(shot))
+
+    browser.find_element(By.ID, "decision-covered").click()
+    browser.find_element(By.ID, "reason").send_keys("The plumber dates the leak to 3 November.")
+    browser.find_element(By.ID, "submit-decision").click()
+    decided = browser.find_element(By.ID, "decided")
+    assert "covered" in decided.text and "ana" in decided.text
+    trail = browser.find_element(By.ID, "audit").text
+    assert "escalated" in trail and "human:ana" in trail
+    assert "The plumber dates the leak to 3 November." in trail
+    [review] = store.reviews()
+    assert review.reviewer == "ana" and review.decision == "covered"
+    assert store.verify_audit().ok
