@@ -9,6 +9,7 @@ folder when it lands; the record's shape carries over.)
 from __future__ import annotations
 
 import os
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -65,7 +66,8 @@ def record_path(folder: Path, claim_id: str) -> Path:
 def save(folder: Path, record: ClaimRecord) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     final = record_path(folder, record.claim_id)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    # Unique per process and thread: claims of one batch may build the same index at once.
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
     os.replace(tmp, final)
     return final

@@ -16,6 +16,7 @@ import marshal
 import os
 import sqlite3
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +59,8 @@ def write_index(
     """Write the index for one PDF atomically and return its path."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     final = index_path(cache_dir, sha256)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    # Unique per process and thread: claims of one batch may build the same index at once.
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.unlink(missing_ok=True)
     snapshot = marshal.dumps(
         (
