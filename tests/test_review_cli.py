@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from rich.console import Console
 
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review_run import review_inbox
 from claims_crew.store import Store
+from tests.crew_helpers import water_script
 from tests.store_helpers import accepted_answers, record_for, water_loaded
 
 
@@ -186,3 +189,23 @@ def test_reviewer_add_prints_a_token_once(store: Store) -> None:
     assert store.reviewer_for_token(token) == "carla"
     again = cli("reviewer", "add", "carla")
     assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+def test_a_run_says_how_many_claims_wait_and_how_to_open_them(tmp_path: Path) -> None:
+    inbox = tmp_path / "run-inbox"
+    water_loaded(inbox, "C-1042")
+    console = Console(record=True, width=200)
+    assert review_inbox(inbox, 1, console, llm_for=water_script()) == 0
+    out = console.export_text()
+    assert "1 claim(s) escalated in this run; 1 open escalation(s) in all." in out
+    assert "claims-crew review list" in out and "claims-crew serve" in out
+    listed = as_json(cli("review", "list", "--json"))["escalations"]
+    assert [e["claim_id"] for e in listed] == ["C-1042"]
+
+    water_loaded(inbox, "C-1042", amount=9999)  # edited after its decision
+    again = Console(record=True, width=200)
+    assert review_inbox(inbox, 1, again, llm_for=water_script()) == 0
+    out = again.export_text()
+    assert "0 to review" in out and "changed after their decision" in out
+    changed = as_json(cli("review", "list", "--json"))["changed_after_decision"]
+    assert [c["claim_id"] for c in changed] == ["C-1042"]
