@@ -16,6 +16,7 @@ from pathlib import Path
 
 from claims_crew.adjudicator import adjudicate
 from claims_crew.claim_files import LoadedClaim, load_claim
+from claims_crew.config_check import PIPELINE_INPUTS
 from claims_crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimFileError, ClaimsCrewError, ModelError
 from claims_crew.llm import LLMFactory
@@ -49,6 +50,22 @@ class Settings:
         return self.rules
 
 
+def kickoff_inputs(
+    loaded: LoadedClaim, allowed_answers: tuple[str, ...], dispute: str
+) -> dict[str, str]:
+    """The inputs a run gives crew.kickoff for this claim (the adjudicator adds its dispute)."""
+    claim = loaded.claim
+    inputs = {
+        "claim_id": claim.claim_id,
+        "policy_id": claim.policy_id,
+        "claim_text": loaded.as_text(),
+        "allowed_answers": ", ".join(allowed_answers),
+        "dispute": dispute,
+    }
+    assert inputs.keys() == PIPELINE_INPUTS.keys(), "kickoff inputs and PIPELINE_INPUTS differ"
+    return inputs
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -78,13 +95,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             policy_sha256=view.sha256,
             finished_at=_now(),
         )
-    inputs = {
-        "claim_id": claim.claim_id,
-        "policy_id": claim.policy_id,
-        "claim_text": loaded.as_text(),
-        "allowed_answers": ", ".join(rules.allowed_answers),
-        "dispute": "",
-    }
+    inputs = kickoff_inputs(loaded, rules.allowed_answers, dispute="")
     try:
         claims_crew = ClaimsCrew(
             claim.policy_id, settings.llm_for, settings.library, settings.config_dir

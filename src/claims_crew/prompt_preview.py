@@ -21,12 +21,12 @@ from crewai import Agent, BaseLLM, Crew, Process, Task
 from pydantic import BaseModel, PrivateAttr
 
 from claims_crew import paths, records
-from claims_crew.claim_files import LoadedClaim, load_claim
-from claims_crew.config_check import PIPELINE_INPUTS
+from claims_crew.claim_files import load_claim
 from claims_crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError, ModelError
 from claims_crew.llm import LLMFactory, default_llm_factory
 from claims_crew.models import IntakeFacts
+from claims_crew.pipeline import kickoff_inputs
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolution_config import load_config
 
@@ -54,22 +54,6 @@ def stored_intake(claim_id: str) -> str | None:
     if isinstance(record.intake, IntakeFacts):
         return record.intake.model_dump_json()
     return None
-
-
-def kickoff_inputs(
-    loaded: LoadedClaim, allowed_answers: tuple[str, ...], dispute: str
-) -> dict[str, str]:
-    """The inputs a run gives crew.kickoff for this claim (see pipeline.review_claim)."""
-    claim = loaded.claim
-    inputs = {
-        "claim_id": claim.claim_id,
-        "policy_id": claim.policy_id,
-        "claim_text": loaded.as_text(),
-        "allowed_answers": ", ".join(allowed_answers),
-        "dispute": dispute,
-    }
-    assert inputs.keys() == PIPELINE_INPUTS.keys(), "kickoff inputs and PIPELINE_INPUTS differ"
-    return inputs
 
 
 @dataclass

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from claims_crew import paths
 from claims_crew.claim_files import inbox_files
+from claims_crew.config_check import check_or_raise
 from claims_crew.llm import LLMFactory, configured_model, default_llm_factory
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.pipeline import BatchItem, Settings, run_batch, triage
@@ -53,6 +54,8 @@ def review_inbox(
     """Review the claims in `inbox` that have no decision yet; return how many failed."""
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
+    # A broken config is refused before any model call is spent on it.
+    check_or_raise(paths.config_dir())
     settings = Settings(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(),
