@@ -12,12 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from claims_crew import paths, records
+from claims_crew import records
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.prompt_preview import PLACEHOLDER_DISPUTE, render_prompt
+from claims_crew.store import Store
 from tests.conftest import ROOT
 from tests.crew_helpers import INTAKE_WATER, WATER_CLAIM, settings, water_script
 
@@ -47,7 +48,7 @@ def store_intake(raw: str) -> None:
         started_at=now,
         finished_at=now,
     )
-    records.save(paths.results_dir(), record)
+    Store().record(record)
 
 
 def test_intake_prompt_has_system_task_inputs_and_schema() -> None:

@@ -27,7 +27,3 @@ def config_dir() -> Path:
 
 def inbox_dir() -> Path:
     return Path.cwd() / "claims" / "inbox"
-
-
-def results_dir() -> Path:
-    return home() / "results"

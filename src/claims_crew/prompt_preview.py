@@ -20,7 +20,7 @@ import yaml
 from crewai import Agent, BaseLLM, Crew, Process, Task
 from pydantic import BaseModel, PrivateAttr
 
-from claims_crew import paths, records
+from claims_crew import paths
 from claims_crew.claim_files import load_claim
 from claims_crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError, ModelError
@@ -45,8 +45,10 @@ ContextSource = Literal["stored", "placeholder", "none"]
 
 
 def stored_intake(claim_id: str) -> str | None:
-    """The intake agent's answer from the claim's last reviewed run, as later tasks saw it."""
-    record = records.load(paths.results_dir(), claim_id)
+    """The intake agent's answer from the claim's stored run, as later tasks saw it."""
+    from claims_crew.store import Store
+
+    record = Store().claim_record(claim_id)
     if record is None or record.status != "reviewed":
         return None
     if raw := record.raw.get("intake_task"):

@@ -1,17 +1,13 @@
-"""What a crew run leaves behind for one claim, kept as one JSON file per claim.
+"""What a crew run leaves behind for one claim: the record the decision store keeps whole.
 
-Each file is written under a temporary name and renamed into place, so a run killed halfway
-leaves either the whole record or none. A claim whose record says "reviewed" is not sent to a
-model again; a failed one is retried on the next run. (The SQLite decision store replaces this
-folder when it lands; the record's shape carries over.)
+One ClaimRecord per attempt: what each agent said (raw and parsed), the tool ledger, the
+resolution and, for a dispute, the adjudicator's checked answer. store.py writes it in one
+transaction, so a run killed halfway leaves either the whole record or none.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 from datetime import datetime
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -57,32 +53,3 @@ class ClaimRecord(BaseModel):
     @property
     def seconds(self) -> float:
         return (self.finished_at - self.started_at).total_seconds()
-
-
-def record_path(folder: Path, claim_id: str) -> Path:
-    return folder / f"{claim_id}.json"
-
-
-def save(folder: Path, record: ClaimRecord) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    final = record_path(folder, record.claim_id)
-    # Unique per process and thread: claims of one batch may build the same index at once.
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
-    os.replace(tmp, final)
-    return final
-
-
-def load(folder: Path, claim_id: str) -> ClaimRecord | None:
-    path = record_path(folder, claim_id)
-    try:
-        return ClaimRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except ValueError:
-        return None  # an unreadable record is redone, never trusted
-
-
-def is_reviewed(folder: Path, claim_id: str) -> bool:
-    record = load(folder, claim_id)
-    return record is not None and record.status == "reviewed"
