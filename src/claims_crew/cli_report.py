@@ -103,7 +103,7 @@ def show_report(console: Console, report: Report) -> None:
         "open in agreements",
         "asked",
     ):
-        fields.add_column(column, justify="left" if column == "field" else "right")
+        fields.add_column(column, justify="left" if column == "field" else "right", overflow="fold")
     for r in report.by_field:
         fields.add_row(
             r.field,

@@ -28,7 +28,7 @@ claims the store has not decided are listed in `unmatched`. The definitions:
   (their answers differed, an answer did not parse, or they agreed on the wrong answer). An
   escalation is needless only when both agents gave the same answer and the label agrees with
   it: the rules had a right answer in hand. `escalation_precision_by_reason` splits it by reason
-  code.
+  code (`adjudication_required` for a dispute left unadjudicated, which carries no code).
 - **abstention correctness**: of the claims labelled ambiguous, the share the crew abstained on
   (left for a person with a typed reason) instead of deciding. Precision asks whether each
   abstention was needed; this asks whether the crew abstained where it had to.
@@ -186,7 +186,8 @@ def evaluate(rows: Sequence[ClaimRow], labels: Mapping[str, Label]) -> Evaluatio
     reasons: Counter[str] = Counter()
     reasons_warranted: Counter[str] = Counter()
     for r, lab in waiting:
-        for code in dict.fromkeys(r.reason_codes or ("none",)):
+        # A dispute left unadjudicated carries no reason code; its outcome names it.
+        for code in dict.fromkeys(r.reason_codes or (r.outcome.lower(),)):
             reasons[code] += 1
             reasons_warranted[code] += _warranted(r, lab)
     table: dict[str, dict[str, int]] = {o: dict.fromkeys(LABELS, 0) for o in OUTCOMES}

@@ -29,6 +29,7 @@ th{background:#eef1f5;font-weight:600}td.n{text-align:right;font-variant-numeric
 svg{background:#fff;border:1px solid #dde1e7;border-radius:8px;max-width:100%;height:auto}
 svg text{font:12px system-ui,sans-serif;fill:#1d2433}
 .row{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.row>*{flex:1 1 420px}
+.row>svg{flex:0 1 auto}
 .muted{color:#778}a{color:#1f5fbf}
 .code{font-family:ui-monospace,monospace;font-size:12px}
 """
@@ -97,7 +98,8 @@ def grouped_bar_chart(
     width: int = 520,
 ) -> str:
     """Vertical bars, one group per label and one bar per series, on a 0-100% scale; with
-    `diagonal`, a dot per group at that value (the stated confidence, for calibration)."""
+    `diagonal`, a ring per group at that value: where a perfectly calibrated agent's bar would
+    end (the middle of the confidence bucket)."""
     left, top, plot_h, legend_h = 40, 30, 160, 24
     plot_w = width - left - 10
     height = top + plot_h + 40 + legend_h
@@ -130,7 +132,7 @@ def grouped_bar_chart(
             cx = left + g * slot + slot / 2
             parts.append(
                 f'<circle cx="{cx:.1f}" cy="{y:.1f}" r="4" fill="none" stroke="#1d2433">'
-                f"<title>stated confidence {d:.2f}</title></circle>"
+                f"<title>calibrated: {d:.0%}</title></circle>"
             )
         parts.append(
             f'<text x="{left + g * slot + slot / 2:.1f}" y="{top + plot_h + 16}" '
@@ -148,7 +150,7 @@ def grouped_bar_chart(
     if diagonal:
         parts.append(
             f'<circle cx="{x + 6:.1f}" cy="{y - 4}" r="4" fill="none" stroke="#1d2433"/>'
-            f'<text x="{x + 16:.1f}" y="{y}">mean stated confidence</text>'
+            f'<text x="{x + 16:.1f}" y="{y}">calibrated (bucket middle)</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -246,6 +248,7 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
                 for r in report.by_field
             ],
             ["in conflicts", "relied on, in conflicts", "in agreements"],
+            width=680,
         )
     )
     out.append(
