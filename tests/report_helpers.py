@@ -1,0 +1,217 @@
+"""A store of thirteen known decisions for the report and evaluation tests.
+
+Every record is resolved by the real resolver against the sample home policy (and the
+adjudicator's answers are checked by the real `apply_adjudication`), so outcomes, reason codes
+and clause checks are what a run would store. The figures the tests expect are counted by hand
+from the table in `KNOWN` below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.models import (
+    AdjudicatorAnswer,
+    Claim,
+    ClaimFile,
+    IntakeFacts,
+    LedgerEntry,
+    ParseFailure,
+)
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ClaimRecord
+from claims_crew.reread import policy_view
+from claims_crew.resolution_config import load_config
+from claims_crew.resolver import AdjudicationCheck, Case, apply_adjudication, policy_checks, resolve
+from claims_crew.store import Store
+from tests.conftest import ROOT
+from tests.crew_helpers import INTAKE_WATER, WATER_CLAIM
+
+START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
+
+WATER_KNOWN = {**INTAKE_WATER, "damage_start_date": "2025-11-03", "unknowns": []}
+WATER_UNKNOWN = INTAKE_WATER
+WRONG_DATE = {**WATER_KNOWN, "date_of_loss": "2025-10-01"}
+THEFT = {
+    "loss_type": "theft",
+    "cause": "forced entry through the back door",
+    "date_of_loss": "2025-11-03",
+    "damage_start_date": None,
+    "amount_claimed": 4200,
+}
+
+
+def covered_42b(confidence: float, relied: tuple[str, ...] = ("cause", "damage_start_date")) -> Any:
+    return {
+        "answer": "covered",
+        "confidence": confidence,
+        "evidence": [{"clause_id": "4.2(b)", "quote": "sudden and accidental discharge of water"}],
+        "facts_relied_on": list(relied),
+    }
+
+
+def excluded_71(confidence: float, relied: tuple[str, ...] = ("cause", "damage_start_date")) -> Any:
+    return {
+        "answer": "not_covered",
+        "confidence": confidence,
+        "evidence": [{"clause_id": "7.1", "quote": "continuous or repeated seepage or leakage"}],
+        "facts_relied_on": list(relied),
+    }
+
+
+def theft_44a(confidence: float) -> Any:
+    return {
+        "answer": "covered",
+        "confidence": confidence,
+        "evidence": [
+            {
+                "clause_id": "4.4(a)",
+                "quote": "theft or attempted theft involving forcible and violent entry",
+            }
+        ],
+        "facts_relied_on": ["cause"],
+    }
+
+
+MADE_UP = {
+    "answer": "not_covered",
+    "confidence": 0.6,
+    "evidence": [{"clause_id": "9.4", "quote": "hail damage to outbuildings"}],
+    "facts_relied_on": ["cause"],
+}
+RULING = AdjudicatorAnswer(
+    choice="policy",
+    reason="A joint found leaking the next morning is a sudden discharge; 7.1 needs weeks.",
+    evidence=["4.2(b)"],
+)
+NO_REASON = AdjudicatorAnswer(choice="policy", reason="  ", evidence=["4.2(b)"])
+UNREADABLE = ParseFailure(reason="not a JSON object: Expecting value", raw="I think covered")
+ON_DATES = ("cause", "date_of_loss")
+
+# id: (intake, policy, fraud, adjudicator answer, claim file changes, human review)
+KNOWN: dict[str, tuple[Any, Any, Any, Any, dict[str, Any], str | None]] = {
+    "R01": (WATER_KNOWN, covered_42b(0.9), covered_42b(0.88), None, {}, None),
+    "R02": (THEFT, theft_44a(0.95), theft_44a(0.9), None, {}, None),
+    "R03": (WATER_KNOWN, covered_42b(0.9), MADE_UP, None, {}, None),
+    "R04": (WATER_UNKNOWN, covered_42b(0.82), excluded_71(0.7), None, {}, "covered"),
+    "R05": (WATER_UNKNOWN, covered_42b(0.82), excluded_71(0.7), None, {}, "not_covered"),
+    "R06": (
+        WRONG_DATE,
+        covered_42b(0.82, ON_DATES),
+        excluded_71(0.7, ON_DATES),
+        None,
+        {},
+        "needs_more_evidence",
+    ),
+    "R07": (WATER_KNOWN, covered_42b(0.82), excluded_71(0.7), RULING, {}, None),
+    "R08": (WATER_KNOWN, covered_42b(0.82), excluded_71(0.7), None, {}, "covered"),
+    "R09": (WATER_KNOWN, covered_42b(0.82), excluded_71(0.7), NO_REASON, {}, None),
+    "R10": (WATER_KNOWN, covered_42b(0.9), UNREADABLE, None, {}, "covered"),
+    "R11": (THEFT, theft_44a(0.6), theft_44a(0.6), None, {}, "covered"),
+    "R12": (
+        {**THEFT, "amount_claimed": 30000},
+        theft_44a(0.95),
+        theft_44a(0.95),
+        None,
+        {"amount": 30000},
+        "not_covered",
+    ),
+    "R13": (WATER_KNOWN, covered_42b(0.9), covered_42b(0.9), None, {"policy_id": "XX-NONE"}, None),
+}
+
+
+def loaded_claim(folder: Path, claim_id: str, **changes: Any) -> LoadedClaim:
+    """The sample water claim under another id, with any field changed, written to `folder`."""
+    data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
+    data.update(changes)
+    raw = json.dumps(data, indent=2).encode("utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{claim_id}.json"
+    path.write_bytes(raw)
+    return LoadedClaim(path, ClaimFile.model_validate(data), raw, {})
+
+
+def _parsed(value: Any, model: type[IntakeFacts] | type[Claim]) -> Any:
+    return value if isinstance(value, ParseFailure) else model.model_validate(value)
+
+
+def make_record(
+    library: PolicyLibrary,
+    loaded: LoadedClaim,
+    intake: Any,
+    policy: Any,
+    fraud: Any,
+    adjudicator: AdjudicatorAnswer | None = None,
+    seconds: float = 2.0,
+) -> ClaimRecord:
+    """A reviewed record resolved by the real rules; every cited clause came from the tool."""
+    config = load_config(ROOT / "config")
+    base: dict[str, Any] = {
+        "claim_id": loaded.claim.claim_id,
+        "claim_file": str(loaded.path),
+        "claim_sha256": hashlib.sha256(loaded.raw).hexdigest(),
+        "policy_id": loaded.claim.policy_id,
+        "status": "reviewed",
+        "started_at": START,
+        "finished_at": START + timedelta(seconds=seconds),
+    }
+    early = policy_checks(loaded.claim, policy_view(library, loaded.claim.policy_id, ()), config)
+    if early is not None:  # as the pipeline does: no model is asked
+        return ClaimRecord(**{**base, "finished_at": START}, resolution=early)
+    facts = _parsed(intake, IntakeFacts)
+    sides = {"policy": _parsed(policy, Claim), "fraud": _parsed(fraud, Claim)}
+    ledger = [
+        LedgerEntry(
+            task_id=f"t-{side}",
+            task_name=f"{side}_task",
+            agent_role=side,
+            tool="policy_lookup",
+            args={"policy_id": loaded.claim.policy_id},
+            returned_clause_ids=[e.clause_id for e in claim.evidence],
+        )
+        for side, claim in sides.items()
+        if isinstance(claim, Claim)
+    ]
+    citations = [e.clause_id for c in sides.values() if isinstance(c, Claim) for e in c.evidence]
+    view = policy_view(library, loaded.claim.policy_id, citations)
+    case = Case(loaded.claim, facts, sides["policy"], sides["fraud"], ledger, view)
+    resolution = resolve(case, config)
+    check: AdjudicationCheck | None = None
+    calls = {"intake_task": 1, "policy_task": 2, "fraud_task": 1}
+    tokens = {"intake_task": 100, "policy_task": 200, "fraud_task": 150}
+    if adjudicator is not None:
+        resolution, check = apply_adjudication(case, config, resolution, adjudicator)
+        calls["adjudicate_task"] = 1
+        tokens["adjudicate_task"] = 50
+    return ClaimRecord(
+        **base,
+        intake=facts,
+        policy=sides["policy"],
+        fraud=sides["fraud"],
+        raw={"intake_task": "{}", "policy_task": "{}", "fraud_task": "{}"},
+        ledger=ledger,
+        models={"intake": "scripted", "policy": "scripted", "fraud": "scripted"},
+        resolution=resolution,
+        adjudication=check,
+        model_calls=calls,
+        tokens=tokens,
+        policy_sha256=view.sha256,
+    )
+
+
+def known_store(library: PolicyLibrary, folder: Path, store: Store | None = None) -> Store:
+    """The thirteen decisions of KNOWN, and the human reviews it lists."""
+    store = store or Store()
+    store.add_reviewer("ana")
+    for claim_id, (intake, policy, fraud, ruling, changes, _) in KNOWN.items():
+        loaded = loaded_claim(folder, claim_id, **changes)
+        store.record(make_record(library, loaded, intake, policy, fraud, ruling), None, loaded)
+    for claim_id, (*_, review) in KNOWN.items():
+        if review is not None:
+            store.decide(claim_id, review, "checked the claim file", "ana")
+    return store
