@@ -1,0 +1,246 @@
+"""Benchmark: `claims-crew report` over 10,000 stored decisions (goal: under 2 s).
+
+It builds a decision store of N claims (default 10,000) through the store's own write API
+(`Store.record`, then `Store.decide` on about a third of the escalations), from eight kinds of
+claim resolved by the real resolver against the sample home policy: agreements, a made-up
+clause, the water example with the start date unknown, interpretation disputes settled by the
+adjudicator or left open, an unreadable answer, low confidence, and a theft claim. The store is
+kept in bench/results/report-N/ and reused; `--rebuild` makes it again.
+
+Then it times, each the best of `--repeat` runs:
+
+1. `report()`: the one read-only SQL pass (`load_rows`) plus `build_report`, split in the two;
+2. `--json` and `--html` rendering of that report;
+3. `claims-crew report --json` as a user runs it, in a fresh process (Python start-up included).
+
+Run it from the project root:
+
+    uv run python bench/report.py
+    uv run python bench/report.py --claims 2000 --rebuild
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+# The policy library extracts PDFs in a forkserver child that re-imports this file, so the top
+# level imports the standard library only.
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+WATER = {
+    "loss_type": "water_damage",
+    "cause": "leaking joint on the pipe under the bath",
+    "date_of_loss": "2025-11-03",
+    "damage_start_date": "2025-11-03",
+    "amount_claimed": 4200,
+}
+THEFT = {**WATER, "loss_type": "theft", "cause": "forced entry", "damage_start_date": None}
+COVERED = {
+    "answer": "covered",
+    "confidence": 0.9,
+    "evidence": [{"clause_id": "4.2(b)", "quote": "sudden and accidental discharge of water"}],
+    "facts_relied_on": ["cause", "damage_start_date"],
+}
+EXCLUDED = {
+    "answer": "not_covered",
+    "confidence": 0.7,
+    "evidence": [{"clause_id": "7.1", "quote": "continuous or repeated seepage or leakage"}],
+    "facts_relied_on": ["cause", "damage_start_date"],
+}
+THEFT_COVERED = {
+    "answer": "covered",
+    "confidence": 0.95,
+    "evidence": [
+        {"clause_id": "4.4(a)", "quote": "theft or attempted theft involving forcible and violent"}
+    ],
+    "facts_relied_on": ["cause"],
+}
+MADE_UP = {**EXCLUDED, "evidence": [{"clause_id": "9.4", "quote": "hail"}]}
+RULING = {"choice": "policy", "reason": "sudden, not weeks of seepage", "evidence": ["4.2(b)"]}
+
+# (weight, intake, policy, fraud, adjudicator answer or None)
+KINDS: list[tuple[int, dict[str, Any], Any, Any, dict[str, Any] | None]] = [
+    (55, WATER, COVERED, COVERED, None),
+    (12, THEFT, THEFT_COVERED, THEFT_COVERED, None),
+    (8, {**WATER, "damage_start_date": None}, {**COVERED, "confidence": 0.82}, EXCLUDED, None),
+    (6, WATER, COVERED, MADE_UP, None),
+    (5, WATER, COVERED, EXCLUDED, RULING),
+    (4, WATER, COVERED, EXCLUDED, None),
+    (5, THEFT, {**THEFT_COVERED, "confidence": 0.6}, {**THEFT_COVERED, "confidence": 0.6}, None),
+    (5, WATER, COVERED, "I'd say covered", None),
+]
+
+
+def templates() -> list[Any]:
+    """One resolved ClaimRecord per kind, with the claim file it was made from."""
+    from claims_crew.models import (
+        AdjudicatorAnswer,
+        Claim,
+        ClaimFile,
+        IntakeFacts,
+        LedgerEntry,
+        ParseFailure,
+    )
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.records import ClaimRecord
+    from claims_crew.reread import policy_view
+    from claims_crew.resolution_config import load_config
+    from claims_crew.resolver import Case, apply_adjudication, resolve
+
+    library = PolicyLibrary()
+    config = load_config(ROOT / "config")
+    claim_path = ROOT / "claims" / "inbox" / "C-1042.json"
+    claim = ClaimFile.model_validate_json(claim_path.read_text(encoding="utf-8"))
+    start = datetime(2025, 11, 5, 9, tzinfo=UTC)
+    made = []
+    for weight, intake, policy, fraud, ruling in KINDS:
+        sides: dict[str, Any] = {}
+        for name, answer in (("policy", policy), ("fraud", fraud)):
+            sides[name] = (
+                ParseFailure(reason="not a JSON object", raw=answer)
+                if isinstance(answer, str)
+                else Claim.model_validate(answer)
+            )
+        ledger = [
+            LedgerEntry(
+                task_id=f"t-{name}",
+                task_name=f"{name}_task",
+                agent_role=name,
+                tool="policy_lookup",
+                args={"policy_id": "HM-HOME-001"},
+                returned_clause_ids=[e.clause_id for e in c.evidence],
+            )
+            for name, c in sides.items()
+            if isinstance(c, Claim)
+        ]
+        citations = [
+            e.clause_id for c in sides.values() if isinstance(c, Claim) for e in c.evidence
+        ]
+        view = policy_view(library, "HM-HOME-001", citations)
+        facts = IntakeFacts.model_validate(intake)
+        case = Case(claim, facts, sides["policy"], sides["fraud"], ledger, view)
+        resolution = resolve(case, config)
+        check = None
+        if ruling is not None:
+            resolution, check = apply_adjudication(
+                case, config, resolution, AdjudicatorAnswer.model_validate(ruling)
+            )
+        record = ClaimRecord(
+            claim_id=claim.claim_id,
+            claim_file=str(claim_path),
+            claim_sha256="",
+            policy_id="HM-HOME-001",
+            status="reviewed",
+            intake=facts,
+            policy=sides["policy"],
+            fraud=sides["fraud"],
+            raw={"intake_task": json.dumps(intake), "policy_task": "{}", "fraud_task": "{}"},
+            ledger=ledger,
+            models={"intake": "bench", "policy": "bench", "fraud": "bench"},
+            resolution=resolution,
+            adjudication=check,
+            model_calls={"intake_task": 1, "policy_task": 2, "fraud_task": 1},
+            tokens={"intake_task": 900, "policy_task": 2400, "fraud_task": 1300},
+            policy_sha256=view.sha256,
+            started_at=start,
+            finished_at=start + timedelta(seconds=14),
+        )
+        made.append((weight, record, claim))
+    return made
+
+
+def build(path: Path, count: int) -> float:
+    """Write `count` decisions into a new store at `path`; seconds taken."""
+    from claims_crew.claim_files import LoadedClaim
+    from claims_crew.store import Store
+
+    for stale in path.parent.glob(path.name + "*"):
+        stale.unlink()
+    began = time.perf_counter()
+    store = Store(path)
+    store.add_reviewer("bench")
+    kinds = templates()
+    cycle = [(record, claim) for weight, record, claim in kinds for _ in range(weight)]
+    decisions = ("covered", "not_covered", "needs_more_evidence")
+    for i in range(count):
+        record, claim = cycle[i % len(cycle)]
+        claim_id = f"B-{i:05d}"
+        data = claim.model_copy(update={"claim_id": claim_id})
+        raw = data.model_dump_json().encode("utf-8")
+        sha = hashlib.sha256(raw).hexdigest()
+        loaded = LoadedClaim(Path(f"{claim_id}.json"), data, raw, {})
+        done = store.record(
+            record.model_copy(update={"claim_id": claim_id, "claim_sha256": sha}), None, loaded
+        )
+        if done.escalation_id is not None and i % 3 == 0:
+            store.decide(claim_id, decisions[i % 9 // 3], "bench review", "bench")
+        if i and i % 1000 == 0:
+            print(f"  {i} decisions written", file=sys.stderr)
+    return time.perf_counter() - began
+
+
+def best_of(repeat: int, job: Any) -> tuple[float, Any]:
+    best, value = float("inf"), None
+    for _ in range(repeat):
+        began = time.perf_counter()
+        value = job()
+        best = min(best, time.perf_counter() - began)
+    return best, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--claims", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args()
+
+    home = RESULTS / f"report-{args.claims}"
+    os.environ["CLAIMS_CREW_HOME"] = str(home)  # the CLI run below reads the same store
+    from claims_crew.report import build_report, load_rows
+    from claims_crew.report_html import render
+    from claims_crew.store import Store
+
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "claims.sqlite"
+    if args.rebuild or not path.exists():
+        print(f"building a store of {args.claims:,} decisions in {path} ...", file=sys.stderr)
+        print(f"built in {build(path, args.claims):.1f} s")
+    store = Store(path)
+    assert store.decision_count() == args.claims, "stale store: run with --rebuild"
+
+    load_s, rows = best_of(args.repeat, lambda: load_rows(store))
+    build_s, report = best_of(args.repeat, lambda: build_report(rows))
+    json_s, _ = best_of(args.repeat, lambda: report.model_dump_json(indent=2))
+    html_s, page = best_of(args.repeat, lambda: render(report))
+    exe = Path(sys.executable).with_name("claims-crew")
+    cli_s, _ = best_of(
+        args.repeat,
+        lambda: subprocess.run([str(exe), "report", "--json"], check=True, capture_output=True),
+    )
+    overall = report.overall
+    print(f"decisions:                     {overall.claims:,}")
+    print(
+        f"conflict / escalated:          {overall.conflict.count:,} / {overall.escalated.count:,}"
+    )
+    print(f"load_rows (one SQL pass):      {load_s:.3f} s")
+    print(f"build_report:                  {build_s:.3f} s")
+    print(f"report() total:                {load_s + build_s:.3f} s  (goal < 2 s)")
+    print(f"--json dump:                   {json_s:.3f} s")
+    print(f"--html render:                 {html_s:.3f} s  ({len(page) / 1e6:.1f} MB)")
+    print(f"`claims-crew report --json`:   {cli_s:.3f} s  (fresh process, start-up included)")
+
+
+if __name__ == "__main__":
+    main()
