@@ -87,3 +87,21 @@ def test_unknown_policy_id_exits_non_zero() -> None:
     code, out, _ = _run("policy", "clauses", "NOPE-1", "--json")
     assert code == 2
     assert json.loads(out)["error"]["code"] == "unknown_policy"
+
+
+def test_cli_imports_commands_only_when_they_run() -> None:
+    """Starting the CLI loads neither the model stack nor the store, web app or report."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, claims_crew.cli as c\n"
+        "from click.testing import CliRunner\n"
+        "CliRunner().invoke(c.main, ['config', '--help'])\n"
+        "heavy = ['crewai', 'fastapi', 'claims_crew.store', 'claims_crew.report', 'llama_cpp']\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -15,9 +16,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from claims_crew.errors import ClaimsCrewError, PolicyError
-from claims_crew.policy.document import LookupMiss
-from claims_crew.policy.library import PolicyLibrary
-from claims_crew.policy.views import clause_detail, clauses_listing, search_results
+
+if TYPE_CHECKING:
+    from claims_crew.policy.document import PolicyDocument
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,7 +54,43 @@ def _reports_errors(func: F) -> F:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 
-@click.group()
+class LazyGroup(click.Group):
+    """A group whose commands from other modules are imported only when one of them is run.
+
+    `claims-crew config check` then loads the config checker alone, not the store, the web app
+    or the report, and starts in little more than the time click and pydantic take.
+    """
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy or {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.lazy:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = self.lazy[cmd_name].split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command) and command.name == cmd_name
+        return command
+
+
+# Commands that live in their own modules: name → module:attribute.
+LAZY_COMMANDS = {
+    "config": "claims_crew.cli_tuning:config",
+    "prompt": "claims_crew.cli_tuning:prompt",
+    "review": "claims_crew.review.cli:review",
+    "audit": "claims_crew.review.cli:audit_group",
+    "reviewer": "claims_crew.review.cli:reviewer",
+    "serve": "claims_crew.review.cli:serve",
+    "report": "claims_crew.cli_report:report_command",
+    "evaluate": "claims_crew.cli_report:evaluate_command",
+}
+
+
+@click.group(cls=LazyGroup, lazy=LAZY_COMMANDS)
 @click.version_option(package_name="claims_crew")
 def main() -> None:
     """Review insurance claims with a crew of agents and a plain-Python resolver."""
@@ -64,7 +101,9 @@ def policy() -> None:
     """Inspect the policy library: clauses, one clause, word search."""
 
 
-def _open(file_or_id: str) -> tuple[Any, str | None]:
+def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
+    from claims_crew.policy.library import PolicyLibrary
+
     library = PolicyLibrary()
     doc = library.open(file_or_id)
     return doc, (file_or_id if file_or_id in library.entries else None)
@@ -78,6 +117,8 @@ def policy_clauses(file_or_id: str, as_json: bool) -> None:
     """List every clause of a policy (a PDF path or a policy id from policies/index.yaml)."""
     doc, policy_id = _open(file_or_id)
     if as_json:
+        from claims_crew.policy.views import clauses_listing
+
         _emit_json(clauses_listing(doc, policy_id))
         return
     table = Table(
@@ -98,6 +139,9 @@ def policy_clauses(file_or_id: str, as_json: bool) -> None:
 def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
     """Print one clause, by canonical id or printed label, with its text."""
     doc, _ = _open(file_or_id)
+    from claims_crew.policy.document import LookupMiss
+    from claims_crew.policy.views import clause_detail
+
     found = doc.lookup(clause)
     if isinstance(found, LookupMiss):
         if as_json:
@@ -135,6 +179,8 @@ def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
 def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> None:
     """Rank a policy's clauses by how well they match WORDS (SQLite FTS5, bm25)."""
     doc, _ = _open(file_or_id)
+    from claims_crew.policy.views import search_results
+
     payload = search_results(doc.search(words, limit))
     if as_json:
         _emit_json(payload)
@@ -165,6 +211,7 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
 def resolve_command(case_path: Path, adjudicate: bool, as_json: bool) -> None:
     """Run the resolver's rules on one case file; no model is called without --adjudicate."""
     from claims_crew.cases import load_case
+    from claims_crew.policy.library import PolicyLibrary
     from claims_crew.resolution_config import load_config
     from claims_crew.resolution_view import resolution_json, show_resolution
     from claims_crew.resolver import resolve
@@ -212,22 +259,3 @@ def run_command(inbox: Path | None, concurrency: int | None) -> None:
     if failed:
         click.echo(f"{failed} claim(s) failed.", err=True)
         sys.exit(1)
-
-
-# The tuning commands live in their own module; imported last, once `main` exists.
-from claims_crew.cli_tuning import config, prompt  # noqa: E402
-
-main.add_command(config)
-main.add_command(prompt)
-
-# The review queue, the audit trail and the review page (review/cli.py).
-from claims_crew.review.cli import audit_group, review, reviewer, serve  # noqa: E402
-
-for _command in (review, audit_group, reviewer, serve):
-    main.add_command(_command)
-
-# The report over the store and the evaluation against labels (cli_report.py).
-from claims_crew.cli_report import evaluate_command, report_command  # noqa: E402
-
-main.add_command(report_command)
-main.add_command(evaluate_command)
