@@ -145,6 +145,12 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "0002_attempt_tokens",
         ("ALTER TABLE attempts ADD COLUMN tokens TEXT NOT NULL DEFAULT '{}'",),
     ),
+    (
+        # decisions() and the report join reviews by claim; without this SQLite builds a
+        # temporary index on every read.
+        "0003_reviews_by_claim",
+        ("CREATE INDEX reviews_claim ON reviews (claim_id)",),
+    ),
 )
 
 
