@@ -27,7 +27,7 @@ from claims_crew.records import ClaimRecord, RunError
 from claims_crew.reread import policy_view
 from claims_crew.resolution_config import ResolutionConfig, load_config
 from claims_crew.resolver import Case, policy_checks, resolve
-from claims_crew.store import Store, Triage
+from claims_crew.store import Store, Triage, lease_holder
 
 
 @dataclass(frozen=True)
@@ -174,10 +174,11 @@ class BatchItem:
     path: Path
     record: ClaimRecord | None
     error: str | None = None
+    busy: bool = False  # another process is reviewing it: not a failure, and not ours to do
 
     @property
     def ok(self) -> bool:
-        return self.record is not None and self.record.status == "reviewed"
+        return self.busy or (self.record is not None and self.record.status == "reviewed")
 
 
 def process_file(path: Path, settings: Settings, run_id: int | None = None) -> BatchItem:
@@ -185,11 +186,18 @@ def process_file(path: Path, settings: Settings, run_id: int | None = None) -> B
         loaded = load_claim(path)
     except ClaimFileError as exc:
         return BatchItem(path, None, str(exc))
-    if settings.store.triage(loaded) != "todo":
-        # Decided since the batch was planned (another process): never ask a model twice.
-        return BatchItem(path, settings.store.claim_record(loaded.claim.claim_id))
-    record = review_claim(loaded, settings)
-    settings.store.record(record, run_id, loaded)
+    claim_id = loaded.claim.claim_id
+    holder = lease_holder()
+    if not settings.store.lease(claim_id, holder):
+        return BatchItem(path, None, "being reviewed by another process", busy=True)
+    try:
+        if settings.store.triage(loaded) != "todo":
+            # Decided since the batch was planned (another process): never ask a model twice.
+            return BatchItem(path, settings.store.claim_record(claim_id))
+        record = review_claim(loaded, settings)
+        settings.store.record(record, run_id, loaded)
+    finally:
+        settings.store.release(claim_id, holder)
     return BatchItem(path, record)
 
 

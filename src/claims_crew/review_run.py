@@ -119,6 +119,9 @@ def _table(items: list[BatchItem]) -> Table:
         table.add_column(column)
     for item in items:
         record = item.record
+        if item.busy:
+            table.add_row(item.path.name, "-", "-", "skipped: being reviewed by another run", "-")
+            continue
         if record is None:
             table.add_row(item.path.name, "-", "-", f"[red]bad claim file[/red]: {item.error}", "-")
             continue

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
+import socket
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -151,7 +153,37 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "0003_reviews_by_claim",
         ("CREATE INDEX reviews_claim ON reviews (claim_id)",),
     ),
+    (
+        # Who is reviewing a claim right now, so two processes never both send it to models.
+        "0004_claim_leases",
+        (
+            """CREATE TABLE leases (
+                claim_id TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TEXT NOT NULL)""",
+        ),
+    ),
 )
+
+LEASE_SECONDS = 30 * 60  # longer than any one claim's model calls; a dead holder is seen sooner
+
+
+def lease_holder() -> str:
+    """A name for one attempt at one claim: this host and process, and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def _holder_gone(holder: str) -> bool:
+    """The holder was a process on this host that no longer runs (it was killed mid-claim)."""
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's process: only its lease's expiry tells
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def default_path() -> Path:
@@ -339,6 +371,30 @@ class Store:
                 (claim_id, row[0], sha, str(loaded.path), self.now()),
             )
             return "changed_after_decision"
+
+    def lease(self, claim_id: str, holder: str, seconds: float = LEASE_SECONDS) -> bool:
+        """Take a claim for review, unless another live holder has it; True when taken.
+
+        Taken in a write transaction, so of two processes asking at once exactly one gets it.
+        A lease runs out after `seconds`, or at once when its holder's process on this host has
+        died, so a killed run never blocks the next one.
+        """
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT holder, expires_at FROM leases WHERE claim_id = ?", (claim_id,)
+            ).fetchone()
+            held_by_another = row is not None and row[0] != holder
+            if held_by_another and row[1] > self.now() and not _holder_gone(row[0]):
+                return False
+            conn.execute(
+                "INSERT OR REPLACE INTO leases (claim_id, holder, expires_at) VALUES (?, ?, ?)",
+                (claim_id, holder, stamp(self.clock() + timedelta(seconds=seconds))),
+            )
+            return True
+
+    def release(self, claim_id: str, holder: str) -> None:
+        with self.write() as conn:
+            conn.execute("DELETE FROM leases WHERE claim_id = ? AND holder = ?", (claim_id, holder))
 
     def _keep_file(self, conn: sqlite3.Connection, loaded: LoadedClaim, sha: str) -> None:
         conn.execute(

@@ -1,0 +1,82 @@
+"""Claim leases: two runs never send the same claim to models at once, and a killed run's lease
+does not block the next one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from claims_crew.pipeline import process_file
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.scripted_llm import ScriptedLLM, final, lookup
+from claims_crew.store import Store, lease_holder
+from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script, settings
+from tests.store_helpers import water_loaded
+
+
+def test_one_holder_at_a_time(tmp_path: Path) -> None:
+    first, second = Store(tmp_path / "s.sqlite"), Store(tmp_path / "s.sqlite")
+    a, b = lease_holder(), lease_holder()
+    assert first.lease("C-1", a)
+    assert not second.lease("C-1", b)  # same live process, another attempt: refused
+    assert first.lease("C-1", a)  # the holder may renew
+    assert second.lease("C-2", b)  # other claims are free
+    first.release("C-1", a)
+    assert second.lease("C-1", b)
+
+
+def test_an_expired_lease_is_taken_over(tmp_path: Path) -> None:
+    now = [datetime(2026, 1, 1, tzinfo=UTC)]
+    store = Store(tmp_path / "s.sqlite", clock=lambda: now[0])
+    assert store.lease("C-1", lease_holder(), seconds=60)
+    assert not store.lease("C-1", lease_holder())
+    now[0] += timedelta(seconds=61)
+    assert store.lease("C-1", lease_holder())
+
+
+def test_a_dead_process_lease_is_taken_over_at_once(tmp_path: Path) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "from claims_crew.store import lease_holder; print(lease_holder())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    store = Store(tmp_path / "s.sqlite")
+    assert store.lease("C-1", dead)  # as a killed run would have left it
+    assert store.lease("C-1", lease_holder())
+
+
+def test_two_runs_on_one_claim_call_the_models_once(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    loaded = water_loaded(tmp_path / "inbox")
+    script = Script(
+        intake=[final(INTAKE_WATER)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[final(FRAUD_EXCLUDED)],
+    )
+    # Intake answers slowly, so the second run arrives while the first holds the claim.
+    slow_intake = ScriptedLLM([final(INTAKE_WATER)], model="slow-intake", latency_s=1.0)
+    script.llms["intake"] = slow_intake
+    shared = settings(sample_library, script, tmp_path)
+    results = []
+
+    def run() -> None:
+        results.append(process_file(loaded.path, shared))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(item.busy for item in results) == [False, True]
+    assert all(item.ok for item in results)
+    assert len(slow_intake.calls) == 1
+    assert shared.store.decision_count() == 1
+    # Released after the claim was recorded: a later run finds it decided, not busy.
+    later = process_file(loaded.path, shared)
+    assert not later.busy and later.record is not None
+    assert len(slow_intake.calls) == 1
