@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from claims_crew.review_run import review_inbox
-from claims_crew.scripted_llm import final, lookup
+from claims_crew.scripted_llm import ScriptedLLM, final, lookup
 from claims_crew.store import Store
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,
@@ -76,9 +76,20 @@ def test_a_crash_mid_batch_keeps_finished_claims_and_retries_the_rest(tmp_path: 
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_concurrent_claims_keep_their_own_ledgers(tmp_path: Path, concurrency: int) -> None:
     inbox = _inbox(tmp_path, "C-1042.json", "C-1043.json", "C-1044.yaml")
+    # Each agent's model is shared by the three claims, so its answer must depend on the
+    # conversation, not on a queue the claims would pop in whatever order they run.
     script = Script()
-    for _ in range(3):
-        _water_answers(script)
+    script.llms = {
+        "intake": ScriptedLLM(responder=lambda _m: final(INTAKE_WATER)),
+        "policy": ScriptedLLM(
+            responder=lambda m: (
+                final(POLICY_COVERED)
+                if "clause_id: 4.2(b)" in str(m)  # the tool has answered
+                else lookup("HM-HOME-001", "4.2(b)")
+            )
+        ),
+        "fraud": ScriptedLLM(responder=lambda _m: final(FRAUD_EXCLUDED)),
+    }
     assert review_inbox(inbox, concurrency, Console(record=True), llm_for=script) == 0
     for claim_id in ("C-1042", "C-1043", "C-1044"):
         record = Store().claim_record(claim_id)
