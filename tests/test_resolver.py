@@ -88,7 +88,7 @@ def test_table_covers_every_rule_and_reason_code() -> None:
     assert rules >= {"checks", "agree", "prefer", "conflict", "dispute", "neither", "adjudicator"}
     codes = {c for row in TABLE.values() for c in row[3]}
     adjudication_codes = {"adjudicator_invalid", "interpretation_unresolved"}
-    assert codes | adjudication_codes >= set(REASON_CODES) - {"policy_unreadable"}
+    assert codes | adjudication_codes | {"policy_unreadable"} >= set(REASON_CODES)
 
 
 def test_seed_water_example_both_ways(sample_library: PolicyLibrary) -> None:
@@ -256,3 +256,18 @@ def test_bad_resolution_config_is_refused(patch: dict[str, Any], message: str) -
 
     with pytest.raises(ConfigError, match=message):
         parse_config({**RULES.model_dump(by_alias=True), **patch})
+
+
+def test_unreadable_policy_pdf_is_a_typed_abstention(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nnot really a pdf\n")
+    data = json.loads((CASES / "misquote.json").read_text(encoding="utf-8"))
+    data["policy"] = str(broken)
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    resolution = resolve(load_case(path, sample_library, RULES), RULES)
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "checks")
+    assert resolution.reason_codes == ["policy_unreadable"]
+    assert "malformed" in resolution.trail[-1].detail
