@@ -34,6 +34,10 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
     "water-damage-start-unknown": (
         "ESCALATED", "conflict", None, ["needs_more_evidence"], ["damage_start_date"]
     ),
+    # The agents do not say they rely on the start date; the code asks about it all the same.
+    "water-damage-start-unknown-undeclared": (
+        "ESCALATED", "conflict", None, ["needs_more_evidence"], ["damage_start_date"]
+    ),
     "water-damage-start-known-agree": ("ACCEPTED", "agree", None, [], []),
     "water-damage-start-known-dispute": ("ADJUDICATION_REQUIRED", "dispute", None, [], []),
     "fabricated-clause": ("PREFERRED", "prefer", "policy", ["clause_not_found"], []),

@@ -9,8 +9,8 @@ The rules, in order (README, "The resolver"):
   reread   every cited clause re-read: exists, quote in it, kind supports the answer
   agree    same answer, both sides' evidence holds, confident enough  → ACCEPTED
   prefer   only one side's evidence holds                             → PREFERRED
-  conflict both hold, answers differ, a fact they rely on is open     → ESCALATED
-  dispute  both hold, answers differ, all their facts known            → ADJUDICATION_REQUIRED
+  conflict both hold, answers differ, a fact is unknown or disputed   → ESCALATED
+  dispute  both hold, answers differ, every fact known                → ADJUDICATION_REQUIRED
   neither  no side's evidence holds                                    → ESCALATED
   gates    amount, red flags, risk class, non-automatic outcome        → ESCALATED
 
@@ -30,6 +30,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew.models import (
+    FACT_FIELDS,
     AdjudicatorAnswer,
     Claim,
     ClaimFile,
@@ -569,20 +570,22 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
         )
 
     trail.add("prefer", False, "both sides' evidence holds")
-    relied = list(dict.fromkeys([*policy.facts_relied_on, *fraud.facts_relied_on]))
+    # Which facts an answer rests on is the agent's own account of itself, so it only orders
+    # the question: every fact intake left open or that contradicts the claim file counts.
+    relied = list(dict.fromkeys([*policy.facts_relied_on, *fraud.facts_relied_on, *FACT_FIELDS]))
     unknown, disputed = fact_problems(case, relied)
     if unknown or disputed:
         parts = [f"{name}: {FACT_QUESTIONS[name]}" for name in unknown] + disputed
         trail.add(
             "conflict",
             True,
-            "facts the answers rely on are open: " + "; ".join(parts),
+            "facts of the claim are open: " + "; ".join(parts),
             "needs_more_evidence",
         )
         return Resolution(
             outcome="ESCALATED",
             rule="conflict",
-            reason="both sides' evidence holds, but they rely on facts that are "
+            reason="both sides' evidence holds, but the answers differ while facts are "
             + ("unknown: " + ", ".join(unknown) if unknown else "disputed")
             + (" and disputed" if unknown and disputed else ""),
             reason_codes=["needs_more_evidence"],
