@@ -68,17 +68,7 @@ def show_report(console: Console, report: Report) -> None:
     if not f.claims:
         console.print("Nothing to report: run `claims-crew run` (or `crewai run`) first.")
         return
-    headline = _metric_table(
-        "Metrics",
-        [
-            ("conflict (answers differ)", f.conflict),
-            ("material conflict", f.material_conflict),
-            ("automatic (ACCEPTED + PREFERRED)", f.automatic),
-            ("automatic incl. ADJUDICATED", f.automatic_with_adjudicator),
-            ("adjudicator asked", f.adjudicator),
-            ("escalated", f.escalated),
-        ],
-    )
+    headline = _metric_table("Metrics", f.headline())
     _amount_row(headline, "model calls per claim", f.model_calls)
     _amount_row(headline, "tokens per claim", f.tokens)
     _amount_row(headline, "seconds per claim", f.seconds)

@@ -460,6 +460,17 @@ class Figures(BaseModel):
     tokens: Amount
     seconds: Amount
 
+    def headline(self) -> list[tuple[str, Metric]]:
+        """The six rates every view of the report leads with, labelled."""
+        return [
+            ("conflict (answers differ)", self.conflict),
+            ("material conflict", self.material_conflict),
+            ("automatic (ACCEPTED + PREFERRED)", self.automatic),
+            ("automatic incl. ADJUDICATED", self.automatic_with_adjudicator),
+            ("adjudicator asked", self.adjudicator),
+            ("escalated", self.escalated),
+        ]
+
 
 class LossTypeRow(BaseModel):
     loss_type: str

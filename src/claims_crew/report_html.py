@@ -156,17 +156,6 @@ def grouped_bar_chart(
     return "".join(parts)
 
 
-def _headline(f: Figures) -> list[tuple[str, Metric]]:
-    return [
-        ("conflict (answers differ)", f.conflict),
-        ("material conflict", f.material_conflict),
-        ("automatic (ACCEPTED + PREFERRED)", f.automatic),
-        ("automatic incl. ADJUDICATED", f.automatic_with_adjudicator),
-        ("adjudicator asked", f.adjudicator),
-        ("escalated", f.escalated),
-    ]
-
-
 SLICE_HEAD = [
     "claims",
     "conflict",
@@ -210,7 +199,7 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
         "count / denominator.</p>",
         '<div class="cards">',
     ]
-    for label, m in _headline(f):
+    for label, m in f.headline():
         out.append(
             f'<div class="card"><b>{pct(m)}</b>{escape(label)}<br>'
             f"<span>{m.count} of {m.denominator}</span></div>"
@@ -222,7 +211,7 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
     out.append(
         _table(
             ["metric", "figure", "count", "denominator"],
-            [[label, *_metric_cells(m)] for label, m in _headline(f)]
+            [[label, *_metric_cells(m)] for label, m in f.headline()]
             + [
                 [f"per claim: {name}", mean(a), f"{a.count:,.2f}", a.denominator]
                 for name, a in (
