@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claims_crew.errors import ClaimsCrewError
+from claims_crew.errors import ClaimsCrewError, validation_problems
 from claims_crew.models import Claim, ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.reread import policy_view
@@ -69,10 +69,7 @@ def parse_case_file(path: Path) -> CaseFile:
     try:
         case = CaseFile.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'case'}: {err['msg']}"
-            for err in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc, "case"))
         raise CaseError(f"{path}: {problems}") from exc
     if missing := {"policy", "fraud"} - set(case.claims):
         raise CaseError(f"{path}: claims: missing {', '.join(sorted(missing))}")

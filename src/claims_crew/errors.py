@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import ValidationError
+
 PolicyErrorCode = Literal[
     "encrypted", "no_text_layer", "malformed", "timeout", "not_found", "unknown_policy"
 ]
@@ -39,3 +41,10 @@ class PolicyError(ClaimsCrewError):
 
     def as_json(self) -> dict[str, dict[str, str]]:
         return {"error": {"code": self.code, "message": self.message}}
+
+
+def validation_problems(exc: ValidationError, whole: str) -> list[str]:
+    """Each pydantic error as "key.path: message"; `whole` names an error about the whole."""
+    return [
+        f"{'.'.join(str(p) for p in err['loc']) or whole}: {err['msg']}" for err in exc.errors()
+    ]

@@ -17,6 +17,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from claims_crew.errors import validation_problems
+
 
 class ClaimFile(BaseModel):
     """One claim as it arrives: a JSON or YAML file in claims/inbox/."""
@@ -218,6 +220,4 @@ def parse_intake(raw: str) -> IntakeFacts | ParseFailure:
 
 
 def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "answer"
-    return f"{where}: {err['msg']}"
+    return validation_problems(exc, "answer")[0]

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from claims_crew import paths
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ConfigError, validation_problems
 from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
 
@@ -119,10 +119,7 @@ def parse_config(data: Any, source: str = "resolution.yaml") -> ResolutionConfig
     try:
         return ResolutionConfig.model_validate(data or {})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'file'}: {err['msg']}"
-            for err in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc, "file"))
         raise ConfigError(f"{source}: {problems}") from exc
 
 

@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew import paths
-from claims_crew.errors import ConfigError, PolicyError
+from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import index_path, read_index, write_index
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import segment
@@ -53,9 +53,7 @@ def load_index(index_file: Path) -> dict[str, PolicyEntry]:
     try:
         return PolicyIndexFile.model_validate(raw or {}).policies
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc, "index"))
         raise ConfigError(f"{index_file}: {problems}") from exc
 
 
