@@ -441,19 +441,15 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
 
     failed = _checks(case, config, trail)
     if failed:
-        return _gated_or(
-            case,
-            config,
-            trail,
-            Resolution(
-                outcome="ESCALATED",
-                rule="checks",
-                reason="the case cannot be decided by rules: " + ", ".join(failed),
-                reason_codes=failed,
-                question="An answer or the policy could not be used: is this claim covered?",
-                trail=trail.steps,
-                **base,
-            ),
+        # Already a person's to decide: there is nothing for the gates to hold back.
+        return Resolution(
+            outcome="ESCALATED",
+            rule="checks",
+            reason="the case cannot be decided by rules: " + ", ".join(failed),
+            reason_codes=failed,
+            question="An answer or the policy could not be used: is this claim covered?",
+            trail=trail.steps,
+            **base,
         )
     policy, fraud = case.policy, case.fraud
     assert isinstance(policy, Claim) and isinstance(fraud, Claim)
@@ -506,21 +502,16 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
             trail.add("agree", False, "same answer, but not both sides' evidence holds")
         if len(holding) == 2:
             # Same answer and sound evidence, but the agents are not sure enough between them.
-            return _gated_or(
-                case,
-                config,
-                trail,
-                Resolution(
-                    outcome="ESCALATED",
-                    rule="agree",
-                    reason=f"both answer {policy.answer} but "
-                    + "; ".join(_confidence_detail(c, high, gap, config) for c in agree_codes),
-                    reason_codes=agree_codes,
-                    question=f"Both agents lean to {policy.answer} without enough confidence: "
-                    "is that right?",
-                    trail=trail.steps,
-                    **base_sides,
-                ),
+            return Resolution(
+                outcome="ESCALATED",
+                rule="agree",
+                reason=f"both answer {policy.answer} but "
+                + "; ".join(_confidence_detail(c, high, gap, config) for c in agree_codes),
+                reason_codes=agree_codes,
+                question=f"Both agents lean to {policy.answer} without enough confidence: "
+                "is that right?",
+                trail=trail.steps,
+                **base_sides,
             )
     else:
         trail.add("agree", False, f"answers differ: policy {policy.answer}, fraud {fraud.answer}")
@@ -635,8 +626,6 @@ def _gated_or(
     case: Case, config: ResolutionConfig, trail: _Trail, resolution: Resolution
 ) -> Resolution:
     """Apply the gates to an outcome that would stand without a person."""
-    if resolution.outcome == "ESCALATED":
-        return resolution
     tripped = [g.name for g in config.gates if gate_trips(case, g)]
     not_automatic = (
         resolution.outcome != "ADJUDICATION_REQUIRED"
