@@ -160,7 +160,7 @@ def bench(count: int, crew_runs: int, workdir: Path) -> None:
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.reread import policy_view
     from claims_crew.resolution_config import load_config
-    from claims_crew.resolver import Case, resolve
+    from claims_crew.resolver import Case, cited_clauses, resolve
 
     logging.getLogger("crewai").setLevel(logging.ERROR)
     console = Console()
@@ -171,9 +171,8 @@ def bench(count: int, crew_runs: int, workdir: Path) -> None:
     inputs = generate(count, clauses)
     reread_us, cases = [], []
     for claim_file, facts, policy, fraud, ledger in inputs:
-        cited = [e.clause_id for c in (policy, fraud) for e in c.evidence]
         started = time.perf_counter()
-        view = policy_view(library, "HM-HOME-001", cited)
+        view = policy_view(library, "HM-HOME-001", cited_clauses(policy, fraud))
         reread_us.append((time.perf_counter() - started) * 1e6)
         cases.append(Case(claim_file, facts, policy, fraud, ledger, view))
 

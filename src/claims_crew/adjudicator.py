@@ -53,20 +53,12 @@ def dispute_text(case: Case, resolution: Resolution) -> str:
     return "\n".join(lines)
 
 
-class Adjudicator:
-    """Runs the adjudicate_task of one claim's crew; `calls` counts how often it was asked."""
-
-    def __init__(self, claims_crew: ClaimsCrew) -> None:
-        self.claims_crew = claims_crew
-        self.calls = 0
-
-    def ask(self, inputs: dict[str, Any], case: Case, resolution: Resolution) -> str:
-        if self.calls:
-            raise RuntimeError("the adjudicator is asked at most once per claim")
-        self.calls += 1
-        crew = self.claims_crew.adjudication_crew()
-        output = crew.kickoff(inputs={**inputs, "dispute": dispute_text(case, resolution)})
-        return str(getattr(output, "raw", "") or "")
+def ask(claims_crew: ClaimsCrew, inputs: dict[str, Any], case: Case, resolution: Resolution) -> str:
+    """Run the claim's adjudicate_task once and return the model's raw answer. The pipeline
+    calls this only at the dispute rule; the model-call count in the record shows it."""
+    crew = claims_crew.adjudication_crew()
+    output = crew.kickoff(inputs={**inputs, "dispute": dispute_text(case, resolution)})
+    return str(getattr(output, "raw", "") or "")
 
 
 def adjudicate(
@@ -79,7 +71,7 @@ def adjudicate(
     """Ask once and check the answer. A model that fails to answer counts as an invalid answer:
     the claim goes to a person with the failure recorded, rather than being decided without it."""
     try:
-        raw = Adjudicator(claims_crew).ask(inputs, case, resolution)
+        raw = ask(claims_crew, inputs, case, resolution)
     except ClaimsCrewError:
         raise
     except Exception as exc:

@@ -22,11 +22,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew.errors import ClaimsCrewError, validation_problems
-from claims_crew.models import Claim, ClaimFile, LedgerEntry, parse_claim, parse_intake
+from claims_crew.models import ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.reread import policy_view
 from claims_crew.resolution_config import ResolutionConfig
-from claims_crew.resolver import Case
+from claims_crew.resolver import Case, cited_clauses
 
 LOOKUP_TOOL = "policy_lookup"
 
@@ -94,12 +94,11 @@ def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> C
         )
         for e in case_file.ledger
     ]
-    cited = [e.clause_id for c in (policy, fraud) if isinstance(c, Claim) for e in c.evidence]
     return Case(
         claim_file=case_file.claim_file,
         facts=parse_intake(_as_text(case_file.facts)),
         policy=policy,
         fraud=fraud,
         ledger=ledger,
-        view=policy_view(library, case_file.policy, cited),
+        view=policy_view(library, case_file.policy, cited_clauses(policy, fraud)),
     )

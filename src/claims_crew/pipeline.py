@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from claims_crew.provenance import ToolLedger, source_checked
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.reread import policy_view
 from claims_crew.resolution_config import ResolutionConfig, load_config
-from claims_crew.resolver import Case, policy_checks, resolve
+from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
 from claims_crew.store import Store, Triage, lease_holder
 
 
@@ -123,10 +123,8 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
                 reviewer("policy_task"),
                 reviewer("fraud_task"),
             )
+            view = policy_view(settings.library, claim.policy_id, cited_clauses(policy, fraud))
             case = Case(claim, intake, policy, fraud, ledger.entries, view)
-            case = replace(
-                case, view=policy_view(settings.library, claim.policy_id, case.citations())
-            )
             resolution = resolve(case, rules)
             adjudication = None
             if resolution.outcome == "ADJUDICATION_REQUIRED" and rules.adjudication.enabled:

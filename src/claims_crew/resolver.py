@@ -130,14 +130,10 @@ class Case:
     def claim(self, side: Side) -> Claim | ParseFailure:
         return self.policy if side == "policy" else self.fraud
 
-    def citations(self) -> list[str]:
-        """Every clause id either side cites, as written."""
-        return [
-            e.clause_id
-            for c in (self.policy, self.fraud)
-            if isinstance(c, Claim)
-            for e in c.evidence
-        ]
+
+def cited_clauses(*answers: Claim | ParseFailure) -> list[str]:
+    """Every clause id the parsed answers cite, as written: what the re-read must look up."""
+    return [e.clause_id for a in answers if isinstance(a, Claim) for e in a.evidence]
 
 
 # ---- what the rules return ----------------------------------------------------------------
