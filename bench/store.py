@@ -37,29 +37,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_GOAL_MS = 100.0
 
-INTAKE = {
-    "loss_type": "water_damage",
-    "cause": "leaking joint on the pipe under the bath",
-    "date_of_loss": "2025-11-03",
-    "damage_start_date": None,
-    "amount_claimed": 4200,
-    "unknowns": ["damage_start_date"],
-}
-POLICY = {
-    "answer": "covered",
-    "confidence": 0.82,
-    "evidence": [{"clause_id": "4.2(b)", "quote": "sudden and accidental discharge of water"}],
-    "facts_relied_on": ["cause", "damage_start_date"],
-    "rationale": "A plumbing leak is an escape of water under 4.2(b).",
-}
-FRAUD = {
-    "answer": "not_covered",
-    "confidence": 0.7,
-    "evidence": [{"clause_id": "7.1", "quote": "continuous or repeated seepage or leakage"}],
-    "facts_relied_on": ["cause", "damage_start_date"],
-    "rationale": "A leaking joint suggests gradual seepage, excluded by 7.1.",
-}
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -86,38 +63,29 @@ def run(tmp: Path, n: int, requests: int) -> None:
 
     from fastapi.testclient import TestClient
 
+    from claims_crew.cases import load_case
     from claims_crew.claim_files import LoadedClaim
-    from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry
+    from claims_crew.models import ClaimFile
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.records import ClaimRecord
-    from claims_crew.reread import policy_view
     from claims_crew.resolution_config import load_config
-    from claims_crew.resolver import Case, resolve
+    from claims_crew.resolver import resolve
     from claims_crew.review.web import create_app
     from claims_crew.store import Store
 
     library = PolicyLibrary(root=ROOT / "policies", cache_dir=tmp / "cache")
-    base = json.loads((ROOT / "claims" / "inbox" / "C-1042.json").read_text(encoding="utf-8"))
-    claim_file = ClaimFile.model_validate(base)
-    facts, policy, fraud = (
-        IntakeFacts.model_validate(INTAKE),
-        Claim.model_validate(POLICY),
-        Claim.model_validate(FRAUD),
-    )
-    ledger = [
-        LedgerEntry(
-            task_id="t",
-            task_name="policy_task",
-            agent_role="policy",
-            tool="policy_lookup",
-            args={"policy_id": "HM-HOME-001", "clause_id": "4.2(b)"},
-            returned_clause_ids=["4.2(b)"],
-        )
-    ]
-    view = policy_view(library, "HM-HOME-001", ["4.2(b)", "7.1"])
-    resolution = resolve(
-        Case(claim_file, facts, policy, fraud, ledger, view), load_config(ROOT / "config")
-    )
+    # The design's water example, as shipped for `claims-crew resolve`: it escalates.
+    example = ROOT / "examples" / "cases" / "water-damage-start-unknown.json"
+    rules = load_config(ROOT / "config")
+    case = load_case(example, library, rules)
+    resolution = resolve(case, rules)
+    base = case.claim_file.model_dump(mode="json")
+    answers = json.loads(example.read_text(encoding="utf-8"))
+    said = {
+        "intake_task": json.dumps(answers["facts"]),
+        "policy_task": json.dumps(answers["claims"]["policy"]),
+        "fraud_task": json.dumps(answers["claims"]["fraud"]),
+    }
     now = datetime.now(UTC)
 
     def loaded_and_record(i: int) -> tuple[LoadedClaim, ClaimRecord]:
@@ -131,18 +99,14 @@ def run(tmp: Path, n: int, requests: int) -> None:
             claim_sha256=hashlib.sha256(raw).hexdigest(),
             policy_id="HM-HOME-001",
             status="reviewed",
-            intake=facts,
-            policy=policy,
-            fraud=fraud,
-            raw={
-                "intake_task": json.dumps(INTAKE),
-                "policy_task": json.dumps(POLICY),
-                "fraud_task": json.dumps(FRAUD),
-            },
-            ledger=ledger,
+            intake=case.facts,
+            policy=case.policy,
+            fraud=case.fraud,
+            raw=said,
+            ledger=list(case.ledger),
             models={"intake": "m", "policy": "m", "fraud": "m"},
             resolution=resolution,
-            policy_sha256=view.sha256,
+            policy_sha256=case.view.sha256,
             started_at=now,
             finished_at=now,
         )
