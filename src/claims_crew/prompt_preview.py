@@ -25,6 +25,7 @@ from claims_crew.claim_files import load_claim
 from claims_crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError, ModelError
 from claims_crew.llm import LLMFactory, default_llm_factory
+from claims_crew.llm_events import as_messages
 from claims_crew.models import IntakeFacts
 from claims_crew.pipeline import kickoff_inputs
 from claims_crew.policy.library import PolicyLibrary
@@ -96,8 +97,7 @@ class PromptProbe(BaseLLM):
         from_agent: Any = None,
         response_model: Any = None,
     ) -> str:
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": messages}]
+        messages = as_messages(messages)
         # Copied: CrewAI keeps appending to the same list as the conversation goes on.
         self._calls.append(
             ProbeCall([dict(m) for m in messages], copy.deepcopy(tools), response_model)
@@ -114,9 +114,7 @@ class PromptProbe(BaseLLM):
         self, messages: Any, tools: Any = None, response_model: Any = None
     ) -> int:
         # CrewAI's fallback estimate, without the warning it logs on every call.
-        if isinstance(messages, str):
-            return -(-len(messages) // 4)
-        return -(-sum(len(str(m.get("content") or "")) for m in messages) // 4)
+        return -(-sum(len(str(m.get("content") or "")) for m in as_messages(messages)) // 4)
 
 
 @dataclass(frozen=True)

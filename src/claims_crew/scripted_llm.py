@@ -16,7 +16,7 @@ from typing import Any
 from crewai import BaseLLM
 from pydantic import PrivateAttr
 
-from claims_crew.llm_events import Usage, reported_call
+from claims_crew.llm_events import Usage, as_messages, reported_call
 
 Answer = str | Callable[[list[dict[str, Any]]], str]
 
@@ -54,8 +54,7 @@ class ScriptedLLM(BaseLLM):
         from_agent: Any = None,
         response_model: Any = None,
     ) -> str:
-        if isinstance(messages, str):
-            messages = [{"role": "user", "content": messages}]
+        messages = as_messages(messages)
         return reported_call(self, messages, from_task, from_agent, lambda: self._answer(messages))
 
     def _answer(self, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
@@ -82,9 +81,7 @@ class ScriptedLLM(BaseLLM):
         self, messages: Any, tools: Any = None, response_model: Any = None
     ) -> int:
         """Whitespace-split words, as counted in `call`: there is no tokenizer to ask."""
-        if isinstance(messages, str):
-            return len(messages.split())
-        return sum(len(str(m.get("content", "")).split()) for m in messages)
+        return sum(len(str(m.get("content", "")).split()) for m in as_messages(messages))
 
     def supports_function_calling(self) -> bool:
         return False  # the ReAct text protocol, the same one the local model speaks
