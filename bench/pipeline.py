@@ -62,9 +62,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from claims_crew.llms.scripted import ScriptedLLM
     from claims_crew.pipeline import BatchItem
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.scripted_llm import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICIES = ROOT / "policies"
@@ -113,7 +113,7 @@ class Intake:
     log: CallLog
 
     def __call__(self, messages: Messages) -> str:
-        from claims_crew.scripted_llm import final
+        from claims_crew.llms.scripted import final
 
         self.log.note("intake")
         task = contents(messages, "user")
@@ -141,7 +141,7 @@ class Reviewer:
     log: CallLog
 
     def __call__(self, messages: Messages) -> str:
-        from claims_crew.scripted_llm import final, lookup
+        from claims_crew.llms.scripted import final, lookup
 
         self.log.note(self.agent)
         # The task prompt (role user) names the claim's policy. The system prompt will not do:
@@ -187,7 +187,7 @@ def make_llms(
     latency: float, grants: dict[str, str], exclusions: dict[str, str], log: CallLog
 ) -> dict[str, ScriptedLLM]:
     """One scripted model per agent, shared by every claim of a run."""
-    from claims_crew.scripted_llm import ScriptedLLM
+    from claims_crew.llms.scripted import ScriptedLLM
 
     return {
         "intake": ScriptedLLM(model="scripted-intake", latency_s=latency, responder=Intake(log)),

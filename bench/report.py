@@ -94,9 +94,9 @@ def templates() -> list[Any]:
     )
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.records import ClaimRecord
-    from claims_crew.reread import policy_view
-    from claims_crew.resolution_config import load_config
     from claims_crew.resolver import Case, apply_adjudication, resolve
+    from claims_crew.resolver.config import load_config
+    from claims_crew.resolver.reread import policy_view
 
     library = PolicyLibrary()
     config = load_config(ROOT / "config")
@@ -209,7 +209,7 @@ def main() -> None:
     home = RESULTS / f"report-{args.claims}"
     os.environ["CLAIMS_CREW_HOME"] = str(home)  # the CLI run below reads the same store
     from claims_crew.report import build_report, load_rows
-    from claims_crew.report_html import render
+    from claims_crew.report.html import render
     from claims_crew.store import Store
 
     home.mkdir(parents=True, exist_ok=True)

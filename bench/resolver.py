@@ -107,8 +107,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
     """Median wall time of one scripted crew run on the water claim (no model latency)."""
     from claims_crew.claim_files import load_claim
+    from claims_crew.llms.scripted import ScriptedLLM, final, lookup
     from claims_crew.pipeline import Settings, review_claim
-    from claims_crew.scripted_llm import ScriptedLLM, final, lookup
     from claims_crew.store import Store
 
     facts = {"loss_type": "water_damage", "cause": "leak", "date_of_loss": "2025-11-03",
@@ -158,9 +158,9 @@ def bench(count: int, crew_runs: int, workdir: Path) -> None:
     from rich.table import Table
 
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.reread import policy_view
-    from claims_crew.resolution_config import load_config
     from claims_crew.resolver import Case, cited_clauses, resolve
+    from claims_crew.resolver.config import load_config
+    from claims_crew.resolver.reread import policy_view
 
     logging.getLogger("crewai").setLevel(logging.ERROR)
     console = Console()

@@ -63,13 +63,13 @@ def run(tmp: Path, n: int, requests: int) -> None:
 
     from fastapi.testclient import TestClient
 
-    from claims_crew.cases import load_case
     from claims_crew.claim_files import LoadedClaim
     from claims_crew.models import ClaimFile
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.records import ClaimRecord
-    from claims_crew.resolution_config import load_config
     from claims_crew.resolver import resolve
+    from claims_crew.resolver.case_files import load_case
+    from claims_crew.resolver.config import load_config
     from claims_crew.review.web import create_app
     from claims_crew.store import Store
 

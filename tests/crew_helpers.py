@@ -7,9 +7,9 @@ from pathlib import Path
 
 import yaml
 
+from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import Settings
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.scripted_llm import ScriptedLLM, final, lookup
 from claims_crew.store import Store
 from tests.conftest import ROOT
 

@@ -16,12 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from claims_crew import audit
 from claims_crew.claim_files import inbox_files
+from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.scripted_llm import ScriptedLLM, final, lookup
-from claims_crew.store import Store
+from claims_crew.store import Store, audit
 from tests.conftest import ROOT
 from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED
 

@@ -25,9 +25,9 @@ from claims_crew.models import (
 )
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
-from claims_crew.reread import policy_view
-from claims_crew.resolution_config import load_config
 from claims_crew.resolver import AdjudicationCheck, Case, apply_adjudication, policy_checks, resolve
+from claims_crew.resolver.config import load_config
+from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store
 from tests.conftest import ROOT
 from tests.crew_helpers import INTAKE_WATER, WATER_CLAIM

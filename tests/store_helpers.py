@@ -16,9 +16,9 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
-from claims_crew.reread import policy_view
-from claims_crew.resolution_config import load_config
 from claims_crew.resolver import Case, resolve
+from claims_crew.resolver.config import load_config
+from claims_crew.resolver.reread import policy_view
 from tests.conftest import ROOT
 from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
 

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from claims_crew import audit
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.store import Store
+from claims_crew.store import Store, audit
 from tests.store_helpers import accepted_answers, record_for, water_loaded
 
 TRIALS = 300

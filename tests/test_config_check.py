@@ -343,7 +343,7 @@ def test_known_keys_are_fields_crewai_reads() -> None:
 
 
 def test_crew_names_match_crew_py() -> None:
-    from claims_crew.crew import ClaimsCrew
+    from claims_crew.crew.crew import ClaimsCrew
 
     methods = {name: getattr(ClaimsCrew, name) for name in dir(ClaimsCrew)}
     agents = {n for n, m in methods.items() if getattr(m, "is_agent", False)}

@@ -9,9 +9,9 @@ import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import process_file
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.scripted_llm import ScriptedLLM, final, lookup
 from claims_crew.store import Store, lease_holder
 from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script, settings
 from tests.store_helpers import water_loaded

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew.crew import ClaimsCrew
-from claims_crew.llm import configured_model, default_llm_factory
+from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.llms.select import configured_model, default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from tests.crew_helpers import config_with
 

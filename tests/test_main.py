@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from claims_crew.review_run import review_inbox
-from claims_crew.scripted_llm import ScriptedLLM, final, lookup
+from claims_crew.cli.run import review_inbox
+from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.store import Store
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,

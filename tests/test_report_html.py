@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import ClaimRow, SideRow, build_report
-from claims_crew.report_html import render
+from claims_crew.report.html import render
 from tests.conftest import ROOT
 from tests.report_helpers import known_store
 

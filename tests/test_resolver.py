@@ -11,12 +11,9 @@ from typing import Any
 
 import pytest
 
-from claims_crew.cases import load_case
 from claims_crew.models import AdjudicatorAnswer, ParseFailure, parse_adjudication
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolution_config import ResolutionConfig, load_config, parse_config
 from claims_crew.resolver import (
-    REASON_CODES,
     Case,
     Resolution,
     apply_adjudication,
@@ -24,6 +21,9 @@ from claims_crew.resolver import (
     quote_in,
     resolve,
 )
+from claims_crew.resolver.case_files import load_case
+from claims_crew.resolver.config import ResolutionConfig, load_config, parse_config
+from claims_crew.vocabulary import REASON_CODES
 from tests.conftest import ROOT
 
 CASES = ROOT / "examples" / "cases"

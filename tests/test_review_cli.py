@@ -12,8 +12,8 @@ from click.testing import CliRunner, Result
 from rich.console import Console
 
 from claims_crew.cli import main
+from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review_run import review_inbox
 from claims_crew.store import Store
 from tests.crew_helpers import water_script
 from tests.store_helpers import accepted_answers, record_for, water_loaded

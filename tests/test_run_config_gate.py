@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from claims_crew.cli import main
+from claims_crew.cli.run import review_inbox
 from claims_crew.errors import ConfigError
-from claims_crew.review_run import review_inbox
 from tests.conftest import ROOT
 from tests.crew_helpers import WATER_CLAIM, Script
 

@@ -13,10 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew import audit
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import RunError
-from claims_crew.store import MIGRATIONS, AlreadyDecided, NotFound, Store, StoreError, migrate
+from claims_crew.store import (
+    MIGRATIONS,
+    AlreadyDecided,
+    NotFound,
+    Store,
+    StoreError,
+    audit,
+    migrate,
+)
 from tests import killed_run
 from tests.conftest import ROOT
 from tests.store_helpers import accepted_answers, record_for, water_loaded

@@ -20,7 +20,7 @@ def run() -> None:
     os.environ.setdefault("OTEL_SDK_DISABLED", "true")
     # CrewAI keeps task outputs in a SQLite file of its own; keep it with the project's data.
     os.environ.setdefault("CREWAI_STORAGE_DIR", str(paths.home() / "crewai"))
-    from claims_crew.review_run import default_concurrency, review_inbox
+    from claims_crew.cli.run import default_concurrency, review_inbox
 
     console = Console()
     try:

@@ -14,19 +14,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from claims_crew.adjudicator import adjudicate
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.config_check import PIPELINE_INPUTS
-from claims_crew.crew import ClaimsCrew
+from claims_crew.crew.adjudicator import adjudicate
+from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimFileError, ClaimsCrewError, ModelError
-from claims_crew.llm import LLMFactory
+from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.provenance import ToolLedger, source_checked
 from claims_crew.records import ClaimRecord, RunError
-from claims_crew.reread import policy_view
-from claims_crew.resolution_config import ResolutionConfig, load_config
 from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
+from claims_crew.resolver.config import ResolutionConfig, load_config
+from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store, Triage, lease_holder
 
 

@@ -11,8 +11,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
-from claims_crew.resolver import SIDES, SideReview
+from claims_crew.resolver import SideReview
 from claims_crew.store import Escalation, Store
+from claims_crew.vocabulary import SIDES
 
 PAGE_SIZE = 50
 

@@ -13,7 +13,7 @@ from rich.table import Table
 from claims_crew import paths
 from claims_crew.claim_files import inbox_files
 from claims_crew.config_check import check_or_raise
-from claims_crew.llm import LLMFactory, configured_model, default_llm_factory
+from claims_crew.llms.select import LLMFactory, configured_model, default_llm_factory
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.pipeline import BatchItem, Settings, run_batch, triage
 from claims_crew.policy.library import PolicyLibrary

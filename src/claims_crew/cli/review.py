@@ -20,9 +20,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from claims_crew import audit
 from claims_crew.review.views import age, escalation_detail, escalation_list
-from claims_crew.store import HUMAN_DECISIONS, AlreadyDecided, NotFound, Store, StoreError
+from claims_crew.store import HUMAN_DECISIONS, AlreadyDecided, NotFound, Store, StoreError, audit
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from claims_crew.evaluate import Evaluation
     from claims_crew.report import Amount, Figures, Metric, Report
+    from claims_crew.report.evaluate import Evaluation
 
 EXIT_BAD_INPUT = 2
 
@@ -230,7 +230,7 @@ def report_command(
 
     result = report(Store(), _day(since))
     if html_file is not None:
-        from claims_crew.report_html import render
+        from claims_crew.report.html import render
 
         tmp = html_file.with_name(f".{html_file.name}.tmp")
         tmp.write_text(render(result, review_url), encoding="utf-8")
@@ -249,8 +249,8 @@ def report_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate_command(labels: Path, since: datetime | None, as_json: bool) -> None:
     """Measure the decisions in the store against LABELS (CSV or JSONL: claim_id, label)."""
-    from claims_crew.evaluate import LabelError, evaluate, read_labels
     from claims_crew.report import load_rows
+    from claims_crew.report.evaluate import LabelError, evaluate, read_labels
     from claims_crew.store import Store
 
     try:

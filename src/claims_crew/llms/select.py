@@ -32,7 +32,7 @@ def default_llm_factory() -> LLMFactory:
         if model:
             return LLM(model=model, base_url=os.environ.get("MODEL_BASE_URL") or None)
         if not local:  # one local model per factory: loading weights twice wastes memory
-            from claims_crew.local_llm import LocalLLM
+            from claims_crew.llms.local import LocalLLM
 
             local.append(LocalLLM.from_environment())
         return local[0]

@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from claims_crew.errors import ClaimsCrewError, validation_problems
 from claims_crew.models import ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.reread import policy_view
-from claims_crew.resolution_config import ResolutionConfig
-from claims_crew.resolver import Case, cited_clauses
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver.rules import Case, cited_clauses
 
 LOOKUP_TOOL = "policy_lookup"
 

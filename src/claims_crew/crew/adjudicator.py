@@ -10,19 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from claims_crew.crew import ClaimsCrew
+from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError
-from claims_crew.llm import LLMFactory, default_llm_factory
+from claims_crew.llms.select import LLMFactory, default_llm_factory
 from claims_crew.models import Claim, IntakeFacts, parse_adjudication
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolution_config import ResolutionConfig
 from claims_crew.resolver import (
-    SIDES,
     AdjudicationCheck,
     Case,
     Resolution,
     apply_adjudication,
 )
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.vocabulary import SIDES
 
 
 def dispute_text(case: Case, resolution: Resolution) -> str:

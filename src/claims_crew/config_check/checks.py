@@ -652,7 +652,7 @@ GATE_HINT = "a gate's field is claim_file.<field>, facts.<field>, policy.<field>
 
 def check_resolution(loaded: Loaded) -> list[Problem]:
     # Imported here: the models behind resolution.yaml are only needed when the file parsed.
-    from claims_crew.resolution_config import OUTCOMES, ResolutionConfig, gate_fields
+    from claims_crew.resolver.config import OUTCOMES, ResolutionConfig, gate_fields
 
     try:
         ResolutionConfig.model_validate(loaded.data)

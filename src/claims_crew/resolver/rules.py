@@ -40,7 +40,7 @@ from claims_crew.models import (
     ParseFailure,
 )
 from claims_crew.policy.ids import clause_key
-from claims_crew.resolution_config import Gate, Outcome, ResolutionConfig
+from claims_crew.resolver.config import Gate, Outcome, ResolutionConfig
 
 Side = Literal["policy", "fraud"]
 SIDES: tuple[Side, ...] = get_args(Side)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from claims_crew import paths
 from claims_crew.errors import ConfigError
-from claims_crew.llm import LLMFactory
+from claims_crew.llms.select import LLMFactory
 from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupTool

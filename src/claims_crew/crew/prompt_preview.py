@@ -22,14 +22,14 @@ from pydantic import BaseModel, PrivateAttr
 
 from claims_crew import paths
 from claims_crew.claim_files import load_claim
-from claims_crew.crew import ClaimsCrew
+from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError, ModelError
-from claims_crew.llm import LLMFactory, default_llm_factory
-from claims_crew.llm_events import as_messages
+from claims_crew.llms.base import as_messages
+from claims_crew.llms.select import LLMFactory, default_llm_factory
 from claims_crew.models import IntakeFacts
 from claims_crew.pipeline import kickoff_inputs
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolution_config import load_config
+from claims_crew.resolver.config import load_config
 
 PLACEHOLDER_INTAKE = (
     "<<placeholder: claim {claim_id} has no stored intake result yet; in a run, the intake "

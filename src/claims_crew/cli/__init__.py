@@ -79,14 +79,14 @@ class LazyGroup(click.Group):
 
 # Commands that live in their own modules: name → module:attribute.
 LAZY_COMMANDS = {
-    "config": "claims_crew.cli_tuning:config",
-    "prompt": "claims_crew.cli_tuning:prompt",
-    "review": "claims_crew.review.cli:review",
-    "audit": "claims_crew.review.cli:audit_group",
-    "reviewer": "claims_crew.review.cli:reviewer",
-    "serve": "claims_crew.review.cli:serve",
-    "report": "claims_crew.cli_report:report_command",
-    "evaluate": "claims_crew.cli_report:evaluate_command",
+    "config": "claims_crew.cli.tuning:config",
+    "prompt": "claims_crew.cli.tuning:prompt",
+    "review": "claims_crew.cli.review:review",
+    "audit": "claims_crew.cli.review:audit_group",
+    "reviewer": "claims_crew.cli.review:reviewer",
+    "serve": "claims_crew.cli.review:serve",
+    "report": "claims_crew.cli.report:report_command",
+    "evaluate": "claims_crew.cli.report:evaluate_command",
 }
 
 
@@ -210,11 +210,11 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
 @_reports_errors
 def resolve_command(case_path: Path, adjudicate: bool, as_json: bool) -> None:
     """Run the resolver's rules on one case file; no model is called without --adjudicate."""
-    from claims_crew.cases import load_case
+    from claims_crew.cli.resolution_view import resolution_json, show_resolution
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.resolution_config import load_config
-    from claims_crew.resolution_view import resolution_json, show_resolution
     from claims_crew.resolver import resolve
+    from claims_crew.resolver.case_files import load_case
+    from claims_crew.resolver.config import load_config
 
     config = load_config()
     library = PolicyLibrary()
@@ -222,7 +222,7 @@ def resolve_command(case_path: Path, adjudicate: bool, as_json: bool) -> None:
     resolution = resolve(case, config)
     check = None
     if adjudicate and resolution.outcome == "ADJUDICATION_REQUIRED":
-        from claims_crew.adjudicator import adjudicate_case
+        from claims_crew.crew.adjudicator import adjudicate_case
 
         resolution, check = adjudicate_case(case, config, resolution, library)
     if as_json:
@@ -247,7 +247,7 @@ def resolve_command(case_path: Path, adjudicate: bool, as_json: bool) -> None:
 def run_command(inbox: Path | None, concurrency: int | None) -> None:
     """Review every claim in the inbox that has not been reviewed yet."""
     from claims_crew import paths
-    from claims_crew.review_run import default_concurrency, review_inbox
+    from claims_crew.cli.run import default_concurrency, review_inbox
 
     try:
         failed = review_inbox(

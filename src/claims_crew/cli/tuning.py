@@ -26,7 +26,7 @@ from claims_crew.config_check import CREW_TASKS, Problem, check_config, errors
 from claims_crew.errors import ClaimsCrewError
 
 if TYPE_CHECKING:
-    from claims_crew.prompt_preview import RenderedPrompt
+    from claims_crew.crew.prompt_preview import RenderedPrompt
 
 EXIT_CONFIG_ERROR = 2
 
@@ -183,7 +183,7 @@ def prompt(task: str, claim_file: Path, config_dir: Path | None, as_json: bool) 
     os.environ.setdefault("OTEL_SDK_DISABLED", "true")
     try:
         with _scratch_crewai_storage():
-            from claims_crew.prompt_preview import render_prompt
+            from claims_crew.crew.prompt_preview import render_prompt
 
             rendered = render_prompt(task, claim_file, folder)
     except ClaimsCrewError as exc:

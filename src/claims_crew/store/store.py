@@ -31,12 +31,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from claims_crew import audit, paths
+from claims_crew import paths
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
+from claims_crew.store import audit
 
 BUSY_TIMEOUT_MS = 30_000
 SESSION_SECONDS = 8 * 3600

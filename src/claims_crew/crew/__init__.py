@@ -1,0 +1,1 @@
+"""The CrewAI side: the claims crew, the adjudicator, the tool ledger and the prompt preview."""

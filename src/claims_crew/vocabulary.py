@@ -1,0 +1,125 @@
+"""The shared words: outcomes, sides, rules, reason codes, decisions, agents, tasks, time stamps.
+
+Defined once, here, and imported everywhere else, so the resolver, the store, the report and the
+review views cannot drift apart. Nothing here imports CrewAI, the store or any other part of
+claims-crew: every module may depend on this one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Literal, get_args
+
+# ---- outcomes ------------------------------------------------------------------------------
+
+Outcome = Literal["ACCEPTED", "PREFERRED", "ADJUDICATION_REQUIRED", "ADJUDICATED", "ESCALATED"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+# Decided by the rules alone.
+AUTOMATIC_OUTCOMES: tuple[Outcome, ...] = ("ACCEPTED", "PREFERRED")
+# Decided without a person: the rules, or the adjudicator's checked reading.
+DECIDED_OUTCOMES: tuple[Outcome, ...] = ("ACCEPTED", "PREFERRED", "ADJUDICATED")
+# Waiting for a person: escalated, or a dispute nobody adjudicated.
+OPEN_OUTCOMES: tuple[Outcome, ...] = ("ESCALATED", "ADJUDICATION_REQUIRED")
+
+# The answers a reviewer may give unless config/resolution.yaml says otherwise.
+DEFAULT_ANSWERS: tuple[str, ...] = ("covered", "not_covered")
+
+# ---- the two reviewing sides and the adjudicator --------------------------------------------
+
+Side = Literal["policy", "fraud"]
+SIDES: tuple[Side, ...] = get_args(Side)
+
+AdjudicatorChoice = Literal["policy", "fraud", "escalate"]
+AdjudicatorOutcome = Literal["chose_policy", "chose_fraud", "escalate", "invalid"]
+ADJUDICATOR_OUTCOMES: tuple[AdjudicatorOutcome, ...] = get_args(AdjudicatorOutcome)
+
+# ---- the resolver's rules and reason codes -------------------------------------------------
+
+RuleName = Literal[
+    "checks", "reread", "agree", "prefer", "conflict", "dispute", "neither", "gates", "adjudicator"
+]
+RULES: tuple[RuleName, ...] = get_args(RuleName)
+
+ReasonCode = Literal[
+    "parse_error",
+    "policy_not_found",
+    "policy_not_in_force",
+    "policy_unreadable",
+    "no_evidence",
+    "clause_not_found",
+    "quote_mismatch",
+    "kind_mismatch",
+    "low_confidence",
+    "confidence_gap",
+    "needs_more_evidence",
+    "interpretation_unresolved",
+    "policy_gate",
+    "adjudicator_invalid",
+]
+REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
+
+# ---- what a person decides -----------------------------------------------------------------
+
+HumanDecision = Literal["covered", "not_covered", "needs_more_evidence"]
+HUMAN_DECISIONS: tuple[HumanDecision, ...] = get_args(HumanDecision)
+# The human decisions that settle coverage one way or the other.
+DEFINITE_DECISIONS: tuple[HumanDecision, ...] = ("covered", "not_covered")
+
+# ---- the facts intake extracts -------------------------------------------------------------
+
+FactName = Literal["loss_type", "cause", "date_of_loss", "damage_start_date", "amount_claimed"]
+FACT_FIELDS: tuple[FactName, ...] = get_args(FactName)
+
+# ---- agents and tasks: the keys of config/agents.yaml and config/tasks.yaml -----------------
+
+AgentName = Literal["intake", "policy", "fraud", "adjudicator"]
+AGENTS: tuple[AgentName, ...] = get_args(AgentName)
+# The agents whose answers a claim's record keeps parsed, in the order they run.
+ANSWERING_AGENTS: tuple[AgentName, ...] = ("intake", "policy", "fraud")
+
+TaskName = Literal["intake_task", "policy_task", "fraud_task", "adjudicate_task"]
+TASKS: tuple[TaskName, ...] = get_args(TaskName)
+TASK_OF: dict[AgentName, TaskName] = {
+    "intake": "intake_task",
+    "policy": "policy_task",
+    "fraud": "fraud_task",
+    "adjudicator": "adjudicate_task",
+}
+ADJUDICATE_TASK: TaskName = TASK_OF["adjudicator"]
+
+# What a run gives crew.kickoff(inputs=...): the only names a {placeholder} in agents.yaml or
+# tasks.yaml may use. The pipeline builds its inputs from exactly these keys.
+KICKOFF_INPUTS: dict[str, str] = {
+    "claim_id": "the claim file's claim_id",
+    "policy_id": "the claim file's policy_id",
+    "claim_text": "the claim file and its attachments, as text",
+    "allowed_answers": "the answers resolution.yaml allows, comma-separated",
+    "dispute": "the two reviewers' claims, for the adjudicator (empty otherwise)",
+}
+
+# ---- time stamps ---------------------------------------------------------------------------
+
+# UTC, fixed width, so text order is time order in SQL and in exports.
+STAMP_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def stamp(moment: datetime) -> str:
+    """A moment as the store writes it (UTC ISO text of fixed width)."""
+    return moment.astimezone(UTC).strftime(STAMP_FORMAT)
+
+
+def parse_stamp(text: str) -> datetime:
+    """A stored stamp back as an aware UTC datetime."""
+    # fromisoformat reads the fixed-width stamps, many times faster than strptime.
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def day_stamp(day: date | None) -> str:
+    """The stamp of the first moment of `day` (UTC); empty, which sorts first, for None."""
+    if day is None:
+        return ""
+    return stamp(datetime(day.year, day.month, day.day, tzinfo=UTC))
