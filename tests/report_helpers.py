@@ -8,7 +8,6 @@ from the table in `KNOWN` below.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -154,7 +153,7 @@ def make_record(
     base: dict[str, Any] = {
         "claim_id": loaded.claim.claim_id,
         "claim_file": str(loaded.path),
-        "claim_sha256": hashlib.sha256(loaded.raw).hexdigest(),
+        "claim_sha256": loaded.sha256,
         "policy_id": loaded.claim.policy_id,
         "status": "reviewed",
         "started_at": START,

@@ -6,7 +6,6 @@ policy, so the clause texts, statuses and trail in the store are what a run woul
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,7 +69,7 @@ def record_for(
     return ClaimRecord(
         claim_id=loaded.claim.claim_id,
         claim_file=str(loaded.path),
-        claim_sha256=hashlib.sha256(loaded.raw).hexdigest(),
+        claim_sha256=loaded.sha256,
         policy_id=loaded.claim.policy_id,
         status="reviewed",
         intake=facts,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -106,6 +107,18 @@ def test_claim_file_with_missing_fields_names_them(tmp_path: Path) -> None:
         load_claim(path)
     assert {"claimant", "date_of_loss", "amount"} <= set(err.value.missing)
     assert str(path) in str(err.value)
+    # Every bad field is named as key: message, the way config and answers report theirs.
+    assert "claimant: Field required" in str(err.value)
+
+
+def test_a_loaded_claim_carries_the_sha256_of_its_bytes(tmp_path: Path) -> None:
+    source = ROOT / "claims" / "inbox" / "C-1042.json"
+    path = tmp_path / "C-1042.json"
+    path.write_bytes(source.read_bytes())
+    first = load_claim(path)
+    assert first.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()
+    path.write_bytes(source.read_bytes() + b"\n")  # same fields, other bytes
+    assert load_claim(path).sha256 != first.sha256
 
 
 @pytest.mark.parametrize(

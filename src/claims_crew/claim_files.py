@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
-from claims_crew.errors import ClaimFileError
+from claims_crew.errors import ClaimFileError, validation_problems
 from claims_crew.models import ClaimFile
 
 CLAIM_SUFFIXES = (".json", ".yaml", ".yml")
@@ -24,6 +25,11 @@ class LoadedClaim:
     claim: ClaimFile
     raw: bytes
     attachments: dict[str, str]
+    # The SHA-256 of `raw`: the claim's identity in the store and the audit trail, computed once.
+    sha256: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha256", hashlib.sha256(self.raw).hexdigest())
 
     def as_text(self) -> str:
         """The claim as the intake agent reads it: its fields, then each attachment."""
@@ -55,9 +61,7 @@ def load_claim(path: Path) -> LoadedClaim:
         claim = ClaimFile.model_validate(data)
     except ValidationError as exc:
         missing = [str(e["loc"][0]) for e in exc.errors() if e["type"] == "missing"]
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
+        problems = "; ".join(validation_problems(exc, "file"))
         raise ClaimFileError(f"{path}: {problems}", missing=missing) from exc
     attachments: dict[str, str] = {}
     for name in claim.attachments:

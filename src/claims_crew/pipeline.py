@@ -7,7 +7,6 @@ writes each claim's whole result in one transaction (store.py).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -82,7 +81,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     base = {
         "claim_id": claim.claim_id,
         "claim_file": str(loaded.path),
-        "claim_sha256": hashlib.sha256(loaded.raw).hexdigest(),
+        "claim_sha256": loaded.sha256,
         "policy_id": claim.policy_id,
         "started_at": started,
     }

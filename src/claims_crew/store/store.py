@@ -356,7 +356,7 @@ class Store:
         """Whether a claim file still needs the models; a file changed after its decision is
         flagged in changed_files and not offered again."""
         claim_id = loaded.claim.claim_id
-        sha = hashlib.sha256(loaded.raw).hexdigest()
+        sha = loaded.sha256
         with self.write() as conn:
             self._keep_file(conn, loaded, sha)
             row = conn.execute(
