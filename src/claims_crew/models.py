@@ -13,11 +13,12 @@ import math
 import re
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claims_crew.errors import validation_problems
+from claims_crew.vocabulary import FACT_FIELDS, AdjudicatorChoice, FactName
 
 
 class ClaimFile(BaseModel):
@@ -39,10 +40,6 @@ class ClaimFile(BaseModel):
     risk_class: Literal["low", "medium", "high"] | None = Field(
         None, description="Underwriting risk class, if the claims system assigns one."
     )
-
-
-FactName = Literal["loss_type", "cause", "date_of_loss", "damage_start_date", "amount_claimed"]
-FACT_FIELDS: tuple[FactName, ...] = get_args(FactName)
 
 
 class IntakeFacts(BaseModel):
@@ -114,7 +111,7 @@ class AdjudicatorAnswer(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    choice: Literal["policy", "fraud", "escalate"] = Field(
+    choice: AdjudicatorChoice = Field(
         description="policy or fraud: whose reading the words support; escalate: a person decides."
     )
     reason: str = Field(description="Why, in terms of the clause wording. Required.")

@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from claims_crew.models import FACT_FIELDS
+from claims_crew.vocabulary import FACT_FIELDS
 
 if TYPE_CHECKING:
     from claims_crew.models import ClaimFile

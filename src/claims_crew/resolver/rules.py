@@ -30,17 +30,16 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew.models import (
-    FACT_FIELDS,
     AdjudicatorAnswer,
     Claim,
     ClaimFile,
-    FactName,
     IntakeFacts,
     LedgerEntry,
     ParseFailure,
 )
 from claims_crew.policy.ids import clause_key
 from claims_crew.resolver.config import Gate, Outcome, ResolutionConfig
+from claims_crew.vocabulary import FACT_FIELDS, FactName
 
 Side = Literal["policy", "fraud"]
 SIDES: tuple[Side, ...] = get_args(Side)
