@@ -27,9 +27,10 @@ import pytest
 from click.testing import CliRunner
 
 from claims_crew.cli import main
+from claims_crew.errors import LabelError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import load_rows
-from claims_crew.report.evaluate import LabelError, evaluate, parse_labels, read_labels
+from claims_crew.report.evaluate import evaluate, parse_labels, read_labels
 from claims_crew.store import Store
 from tests.conftest import ROOT
 from tests.report_helpers import known_store

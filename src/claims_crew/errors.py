@@ -43,6 +43,35 @@ class PolicyError(ClaimsCrewError):
         return {"error": {"code": self.code, "message": self.message}}
 
 
+class StoreError(ClaimsCrewError):
+    """The decision store refused an operation; the message says why."""
+
+
+class NotFound(StoreError):
+    """No claim, escalation or reviewer by that id or name."""
+
+
+class AlreadyDecided(StoreError):
+    """Someone decided the escalation first; `decided_by` and `decided_at` say who and when."""
+
+    def __init__(self, claim_id: str, decided_by: str, decided_at: str, decision: str) -> None:
+        super().__init__(
+            f"claim {claim_id} was already decided ({decision}) by {decided_by} at {decided_at}"
+        )
+        self.claim_id = claim_id
+        self.decided_by = decided_by
+        self.decided_at = decided_at
+        self.decision = decision
+
+
+class LabelError(ClaimsCrewError):
+    """A labels file that cannot be read; the message names the file and line."""
+
+
+class CaseError(ClaimsCrewError):
+    """A case file that cannot be read; the message names the file and the key."""
+
+
 def validation_problems(exc: ValidationError, whole: str) -> list[str]:
     """Each pydantic error as "key.path: message"; `whole` names an error about the whole."""
     return [

@@ -249,8 +249,9 @@ def report_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def evaluate_command(labels: Path, since: datetime | None, as_json: bool) -> None:
     """Measure the decisions in the store against LABELS (CSV or JSONL: claim_id, label)."""
+    from claims_crew.errors import LabelError
     from claims_crew.report import load_rows
-    from claims_crew.report.evaluate import LabelError, evaluate, read_labels
+    from claims_crew.report.evaluate import evaluate, read_labels
     from claims_crew.store import Store
 
     try:

@@ -47,16 +47,12 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel
 
-from claims_crew.errors import ClaimsCrewError
+from claims_crew.errors import LabelError
 from claims_crew.report.build import DECIDED, OUTCOMES, ClaimRow, Metric, metric
 
 Label = Literal["covered", "not_covered", "ambiguous"]
 LABELS: tuple[Label, ...] = get_args(Label)
 DEFINITE = ("covered", "not_covered")
-
-
-class LabelError(ClaimsCrewError):
-    """A labels file that cannot be read; the message names the file and line."""
 
 
 def normalise_label(value: object) -> Label | None:

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claims_crew.errors import ClaimsCrewError, validation_problems
+from claims_crew.errors import CaseError, validation_problems
 from claims_crew.models import ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import ResolutionConfig
@@ -29,10 +29,6 @@ from claims_crew.resolver.reread import policy_view
 from claims_crew.resolver.rules import Case, cited_clauses
 
 LOOKUP_TOOL = "policy_lookup"
-
-
-class CaseError(ClaimsCrewError):
-    """A case file that cannot be read; the message names the file and the key."""
 
 
 class CaseLedgerEntry(BaseModel):

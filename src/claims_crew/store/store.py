@@ -33,7 +33,7 @@ from typing import Any, Literal, get_args
 
 from claims_crew import paths
 from claims_crew.claim_files import LoadedClaim
-from claims_crew.errors import ClaimsCrewError
+from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
@@ -51,27 +51,6 @@ Triage = Literal["todo", "decided", "changed_after_decision"]
 
 # The agent outputs a ClaimRecord keeps parsed, and the task each one comes from.
 PARSED_TASKS = {"intake": "intake_task", "policy": "policy_task", "fraud": "fraud_task"}
-
-
-class StoreError(ClaimsCrewError):
-    """The decision store refused an operation; the message says why."""
-
-
-class NotFound(StoreError):
-    """No claim, escalation or reviewer by that id or name."""
-
-
-class AlreadyDecided(StoreError):
-    """Someone decided the escalation first; `decided_by` and `decided_at` say who and when."""
-
-    def __init__(self, claim_id: str, decided_by: str, decided_at: str, decision: str) -> None:
-        super().__init__(
-            f"claim {claim_id} was already decided ({decision}) by {decided_by} at {decided_at}"
-        )
-        self.claim_id = claim_id
-        self.decided_by = decided_by
-        self.decided_at = decided_at
-        self.decision = decision
 
 
 MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
