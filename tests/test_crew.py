@@ -116,3 +116,21 @@ def test_missing_config_file_is_an_error_not_an_empty_crew(
     (tmp_path / "agents.yaml").write_text("intake: {}\n")
     with pytest.raises(ConfigError, match=r"tasks\.yaml"):
         ClaimsCrew("HM-HOME-001", Script(), sample_library, tmp_path)
+
+
+def test_models_are_keyed_by_agent_name_whatever_the_role_says(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    config = config_with(tmp_path, "policy", "role", "Senior coverage counsel")
+    run = settings(sample_library, water_script(), tmp_path, config)
+    loaded = load_claim(WATER_CLAIM)
+    record = review_claim(loaded, run)
+    assert record.models == {
+        "intake": "scripted-intake",
+        "policy": "scripted-policy",
+        "fraud": "scripted-fraud",
+        "adjudicator": "scripted-adjudicator",
+    }
+    run.store.record(record, None, loaded)
+    [entry] = run.store.audit_entries("C-1042")
+    assert entry.models["policy"] == "scripted-policy"

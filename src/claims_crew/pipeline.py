@@ -27,6 +27,7 @@ from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
 from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store, Triage, lease_holder
+from claims_crew.vocabulary import ADJUDICATE_TASK, TASK_OF
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             raw = {
                 name: (t.output.raw if t.output else "")
                 for name, t in tasks.items()
-                if name != "adjudicate_task"
+                if name != ADJUDICATE_TASK
             }
 
             def reviewer(name: str) -> Claim | ParseFailure:
@@ -118,16 +119,16 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
                 return parsed
 
             intake, policy, fraud = (
-                parse_intake(raw["intake_task"]),
-                reviewer("policy_task"),
-                reviewer("fraud_task"),
+                parse_intake(raw[TASK_OF["intake"]]),
+                reviewer(TASK_OF["policy"]),
+                reviewer(TASK_OF["fraud"]),
             )
             view = policy_view(settings.library, claim.policy_id, cited_clauses(policy, fraud))
             case = Case(claim, intake, policy, fraud, ledger.entries, view)
             resolution = resolve(case, rules)
             adjudication = None
             if resolution.outcome == "ADJUDICATION_REQUIRED" and rules.adjudication.enabled:
-                raw["adjudicate_task"], resolution, adjudication = adjudicate(
+                raw[ADJUDICATE_TASK], resolution, adjudication = adjudicate(
                     claims_crew, inputs, case, rules, resolution
                 )
     except ClaimsCrewError as exc:
@@ -154,7 +155,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         fraud=fraud,
         raw=raw,
         ledger=ledger.entries,
-        models={a.role: str(getattr(a.llm, "model", a.llm)) for a in claims_crew.agents},
+        models=dict(claims_crew.models),
         resolution=resolution,
         adjudication=adjudication,
         model_calls=ledger.model_calls,

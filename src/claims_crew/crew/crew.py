@@ -20,6 +20,7 @@ from claims_crew.llms.select import LLMFactory
 from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupTool
+from claims_crew.vocabulary import ADJUDICATE_TASK
 
 
 class StrictConverter(Converter):
@@ -69,11 +70,13 @@ class ClaimsCrew:
         self.policy_id = policy_id
         self.llm_for = llm_for
         self.library = library if library is not None else PolicyLibrary()
+        # Agent name → model, keyed by the YAML key: a tuned role text must not rename it.
+        self.models: dict[str, str] = {}
 
     def _agent(self, name: str, tools: list[Any] | None = None) -> Agent:
         config = dict(self.agents_config[name])
         llm: BaseLLM | str = config.pop("llm", None) or self.llm_for(name)
-        return Agent(
+        built = Agent(
             config=config,
             llm=llm,
             tools=tools or [],
@@ -81,6 +84,8 @@ class ClaimsCrew:
             memory=False,
             verbose=False,
         )
+        self.models[name] = str(getattr(built.llm, "model", built.llm))
+        return built
 
     def _lookup_tool(self) -> PolicyLookupTool:
         return PolicyLookupTool(library=self.library, allowed_policies=frozenset({self.policy_id}))
@@ -127,8 +132,8 @@ class ClaimsCrew:
     @crew
     def crew(self) -> Crew:
         """Intake, then policy and fraud; the adjudicator is asked separately, if needed."""
-        review = [t for t in self.tasks if t.name != "adjudicate_task"]
-        reviewers = [a for a in self.agents if a.role != self.agents_config["adjudicator"]["role"]]
+        review = [t for t in self.tasks if t.name != ADJUDICATE_TASK]
+        reviewers = list({id(t.agent): t.agent for t in review if t.agent is not None}.values())
         return Crew(
             agents=reviewers,
             tasks=review,
