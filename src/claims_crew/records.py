@@ -35,7 +35,9 @@ class ClaimRecord(BaseModel):
     fraud: Claim | ParseFailure | None = None
     raw: dict[str, str] = Field(default_factory=dict, description="Task name → model's text.")
     ledger: list[LedgerEntry] = Field(default_factory=list)
-    models: dict[str, str] = Field(default_factory=dict)
+    models: dict[str, str] = Field(
+        default_factory=dict, description="Agent name (intake, policy, fraud, adjudicator) → model."
+    )
     resolution: Resolution | None = Field(None, description="What the resolver decided.")
     adjudication: AdjudicationCheck | None = Field(
         None, description="The adjudicator's answer and its checks, when it was asked."

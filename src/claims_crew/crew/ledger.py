@@ -71,10 +71,6 @@ class ToolLedger:
         with self._lock:
             return dict(self._tokens)
 
-    def watch(self, task_id: str) -> None:
-        """Also collect events from a task created after the ledger (the adjudicator's)."""
-        self._task_ids = self._task_ids | {task_id}
-
     @property
     def entries(self) -> list[LedgerEntry]:
         with self._lock:
