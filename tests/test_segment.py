@@ -162,3 +162,12 @@ def test_running_header_never_opens_a_clause() -> None:
     clauses = segment(pages)
     assert not any(c.title == "ACME POLICY WORDING" for c in clauses)
     assert [c.id for c in clauses if c.id != "preamble"] == [f"{n}.1" for n in range(1, 6)]
+
+
+@pytest.mark.parametrize("heading", ["Preamble", "PREAMBLE"])
+def test_a_heading_called_preamble_gets_its_own_id(heading: str) -> None:
+    text = f"Welcome.\n{heading}\nThis policy is a contract.\nSECTION 1 - COVER\nWe will pay."
+    clauses = segment([text])
+    ids = [c.id for c in clauses]
+    assert ids == ["preamble", "preamble~2", "Section 1"]
+    assert clauses[1].title == heading and "a contract" in clauses[1].text

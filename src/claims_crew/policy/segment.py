@@ -284,7 +284,7 @@ def _decimal_parts(num: str) -> tuple[int, ...]:
 
 
 def _child_id(parent: _Open | None, cand: _Candidate, ordinal: int, style: str) -> str:
-    base = parent.id if parent is not None and parent.id != "preamble" else ""
+    base = parent.id if parent is not None and parent.rank >= 0 else ""
     if cand.rank == 0:
         return f"{base}/{cand.token}" if base and parent and parent.rank == 0 else cand.token
     if cand.rank == 2:
@@ -316,7 +316,9 @@ class _Builder:
         self.done: list[_Open] = []
         self.preamble = _Open("preamble", "", "Preamble", -1, "", 0, (), None, None)
         self.done.append(self.preamble)
-        self.ids: Counter[str] = Counter()
+        # The text before the first heading is "preamble"; a heading titled Preamble is then
+        # "preamble~2", so an id names one clause in every tree.
+        self.ids: Counter[str] = Counter({self.preamble.id: 1})
         self.decimals: dict[tuple[int, ...], _Open] = {}
 
     def _unique(self, clause_id: str) -> str:
