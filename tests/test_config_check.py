@@ -16,9 +16,6 @@ from claims_crew.cli import main
 from claims_crew.config_check import (
     AGENT_IGNORED,
     AGENT_KEYS,
-    CREW_AGENTS,
-    CREW_TASKS,
-    PIPELINE_INPUTS,
     PROVIDER_ALIASES,
     TASK_IGNORED,
     TASK_KEYS,
@@ -27,6 +24,7 @@ from claims_crew.config_check import (
     llm_problem,
 )
 from claims_crew.errors import ConfigError
+from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASKS
 from tests.conftest import ROOT
 
 
@@ -348,8 +346,8 @@ def test_crew_names_match_crew_py() -> None:
     methods = {name: getattr(ClaimsCrew, name) for name in dir(ClaimsCrew)}
     agents = {n for n, m in methods.items() if getattr(m, "is_agent", False)}
     tasks = {n for n, m in methods.items() if getattr(m, "is_task", False)}
-    assert agents == set(CREW_AGENTS)
-    assert tasks == set(CREW_TASKS)
+    assert agents == set(AGENTS)
+    assert tasks == set(TASKS)
 
 
 def test_providers_match_crewai() -> None:
@@ -414,7 +412,7 @@ def test_pipeline_supplies_exactly_the_listed_inputs(
 
     monkeypatch.setattr(Crew, "kickoff", recording)
     review_claim(load_claim(WATER_CLAIM), settings(sample_library, water_script(), tmp_path))
-    assert seen and set(seen[0]) == set(PIPELINE_INPUTS)
+    assert seen and set(seen[0]) == set(KICKOFF_INPUTS)
 
 
 def test_config_check_does_not_import_crewai() -> None:

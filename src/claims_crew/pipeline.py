@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim, load_claim
-from claims_crew.config_check import PIPELINE_INPUTS
 from claims_crew.crew.adjudicator import adjudicate
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.ledger import ToolLedger, source_checked
@@ -27,7 +26,7 @@ from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
 from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store, Triage, lease_holder
-from claims_crew.vocabulary import ADJUDICATE_TASK, TASK_OF
+from claims_crew.vocabulary import ADJUDICATE_TASK, KICKOFF_INPUTS, TASK_OF
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ def kickoff_inputs(
         "allowed_answers": ", ".join(allowed_answers),
         "dispute": dispute,
     }
-    assert inputs.keys() == PIPELINE_INPUTS.keys(), "kickoff inputs and PIPELINE_INPUTS differ"
+    assert inputs.keys() == KICKOFF_INPUTS.keys(), "kickoff inputs and KICKOFF_INPUTS differ"
     return inputs
 
 

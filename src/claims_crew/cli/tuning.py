@@ -22,8 +22,9 @@ from rich.table import Table
 from rich.text import Text
 
 from claims_crew import paths
-from claims_crew.config_check import CREW_TASKS, Problem, check_config, errors
+from claims_crew.config_check import Problem, check_config, errors
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.vocabulary import TASKS
 
 if TYPE_CHECKING:
     from claims_crew.crew.prompt_preview import RenderedPrompt
@@ -154,7 +155,7 @@ def _print_prompt(rendered: RenderedPrompt) -> None:
 
 
 @click.command("prompt")
-@click.argument("task", type=click.Choice(CREW_TASKS))
+@click.argument("task", type=click.Choice(TASKS))
 @click.option(
     "--claim",
     "claim_file",

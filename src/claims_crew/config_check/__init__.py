@@ -1,28 +1,25 @@
-"""The YAML checker for config/*.yaml: every problem with its file, key and line (no CrewAI)."""
+"""The YAML checker for config/*.yaml: every problem with its file, key and line (no CrewAI).
 
-from claims_crew.config_check.checks import (
+checks.py        the checks of agents.yaml, tasks.yaml and resolution.yaml; check_or_raise
+crewai_facts.py  what the check knows of CrewAI: its YAML keys, providers and model names
+source.py        the files read as PyYAML nodes, for lines and duplicate keys
+problems.py      Problem, the one type every check reports through
+"""
+
+from claims_crew.config_check.checks import check_config, check_or_raise, errors
+from claims_crew.config_check.crewai_facts import (
     AGENT_IGNORED,
     AGENT_KEYS,
-    CREW_AGENTS,
-    CREW_TASKS,
-    PIPELINE_INPUTS,
     PROVIDER_ALIASES,
     TASK_IGNORED,
     TASK_KEYS,
-    Problem,
-    check_config,
-    check_or_raise,
-    errors,
-    format_problems,
     llm_problem,
 )
+from claims_crew.config_check.problems import Problem, format_problems
 
 __all__ = [
     "AGENT_IGNORED",
     "AGENT_KEYS",
-    "CREW_AGENTS",
-    "CREW_TASKS",
-    "PIPELINE_INPUTS",
     "PROVIDER_ALIASES",
     "TASK_IGNORED",
     "TASK_KEYS",

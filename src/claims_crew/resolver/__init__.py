@@ -1,21 +1,39 @@
-"""The resolver: plain-Python rules that decide what the agents' answers mean (no model)."""
+"""The resolver: what the policy and fraud agents' answers mean, decided by rules, not a model.
 
-from claims_crew.resolver.rules import (
-    AdjudicationCheck,
-    Case,
-    ClauseCheck,
-    PolicyView,
-    ReadClause,
-    Resolution,
-    SideReview,
-    TrailStep,
-    apply_adjudication,
-    cited_clauses,
-    fold,
-    policy_checks,
-    quote_in,
-    resolve,
-)
+The rules, in order (README, "The resolver"):
+  checks   answers parsed and allowed; the policy exists and is in force  → else ESCALATED
+  reread   every cited clause re-read: exists, quote in it, kind supports the answer
+  agree    same answer, both sides' evidence holds, confident enough  → ACCEPTED
+  prefer   only one side's evidence holds                             → PREFERRED
+  conflict both hold, answers differ, a fact is unknown or disputed   → ESCALATED
+  dispute  both hold, answers differ, every fact known                → ADJUDICATION_REQUIRED
+  neither  no side's evidence holds                                    → ESCALATED
+  gates    amount, red flags, risk class, non-automatic outcome        → ESCALATED
+
+Agreement needs verified evidence too: two agents that obey the same injected instruction agree
+confidently, and only the re-read tells that apart from a real agreement.
+
+The rules are pure: no CrewAI, no I/O, no clock. The clauses the agents cite are read from the
+PDF before the rules run (reread.py) and handed in as a PolicyView, so the same case always
+resolves the same way and a table of cases can test every rule.
+
+  case.py          the case the rules read (Case, PolicyView, ReadClause)
+  resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail)
+  quotes.py        quote matching (fold, quote_in)
+  evidence.py      each side's cited clauses checked, and which came from the lookup tool
+  rules.py         the rules, in the order above (resolve, policy_checks)
+  gates.py         resolution.yaml's gates on outcomes that would stand without a person
+  adjudication.py  the adjudicator's answer to a dispute, checked (apply_adjudication)
+  config.py        config/resolution.yaml, validated
+  reread.py        the only I/O: the cited clauses looked up in the policy PDF
+  case_files.py    CASE.json files, for `claims-crew resolve` and the tests' table
+"""
+
+from claims_crew.resolver.adjudication import AdjudicationCheck, apply_adjudication
+from claims_crew.resolver.case import Case, PolicyView, ReadClause, cited_clauses
+from claims_crew.resolver.quotes import fold, quote_in
+from claims_crew.resolver.resolution import ClauseCheck, Resolution, SideReview, TrailStep
+from claims_crew.resolver.rules import policy_checks, resolve
 
 __all__ = [
     "AdjudicationCheck",

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew.errors import CaseError, validation_problems
 from claims_crew.models import ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.resolver.case import Case, cited_clauses
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.reread import policy_view
-from claims_crew.resolver.rules import Case, cited_clauses
+from claims_crew.vocabulary import SIDES, TASK_OF, Side
 
 LOOKUP_TOOL = "policy_lookup"
 
@@ -34,7 +35,7 @@ LOOKUP_TOOL = "policy_lookup"
 class CaseLedgerEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    agent: Literal["policy", "fraud"]
+    agent: Side
     tool: str
     args: dict[str, Any] | str = Field(default_factory=dict)
     returned: list[str] = Field(default_factory=list)
@@ -46,7 +47,7 @@ class CaseFile(BaseModel):
     policy: str = Field(min_length=1)
     claim_file: ClaimFile
     facts: dict[str, Any] | str
-    claims: dict[Literal["policy", "fraud"], dict[str, Any] | str]
+    claims: dict[Side, dict[str, Any] | str]
     ledger: list[CaseLedgerEntry] = Field(default_factory=list)
 
 
@@ -67,7 +68,7 @@ def parse_case_file(path: Path) -> CaseFile:
     except ValidationError as exc:
         problems = "; ".join(validation_problems(exc, "case"))
         raise CaseError(f"{path}: {problems}") from exc
-    if missing := {"policy", "fraud"} - set(case.claims):
+    if missing := set(SIDES) - set(case.claims):
         raise CaseError(f"{path}: claims: missing {', '.join(sorted(missing))}")
     return case
 
@@ -81,7 +82,7 @@ def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> C
     ledger = [
         LedgerEntry(
             task_id=f"case:{e.agent}",
-            task_name=f"{e.agent}_task",
+            task_name=TASK_OF[e.agent],
             agent_role=e.agent,
             tool=e.tool,
             args=e.args,

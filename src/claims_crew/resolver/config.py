@@ -10,7 +10,7 @@ import hashlib
 import json
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -19,9 +19,7 @@ from claims_crew import paths
 from claims_crew.errors import ConfigError, validation_problems
 from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
-
-Outcome = Literal["ACCEPTED", "PREFERRED", "ADJUDICATION_REQUIRED", "ADJUDICATED", "ESCALATED"]
-OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+from claims_crew.vocabulary import DECIDED_OUTCOMES, DEFAULT_ANSWERS, Outcome
 
 # What a gate's `field` may start with, and the model whose fields may follow.
 GATE_SUBJECTS: dict[str, type[BaseModel]] = {
@@ -84,13 +82,14 @@ class ResolutionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    allowed_answers: tuple[str, ...] = ("covered", "not_covered")
+    allowed_answers: tuple[str, ...] = DEFAULT_ANSWERS
     evidence_kinds: dict[str, tuple[ClauseKind, ...]] = Field(
         default_factory=lambda: dict(DEFAULT_EVIDENCE_KINDS)
     )
     accept: Accept = Accept()
     adjudication: Adjudication = Adjudication()
-    automatic_outcomes: tuple[Outcome, ...] = ("ACCEPTED", "PREFERRED", "ADJUDICATED")
+    # By default every decided outcome stands; listing fewer sends the rest to a person.
+    automatic_outcomes: tuple[Outcome, ...] = DECIDED_OUTCOMES
     gates: tuple[Gate, ...] = ()
 
     @model_validator(mode="after")

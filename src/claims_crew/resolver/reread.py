@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from claims_crew.errors import PolicyError
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver.rules import PolicyView, ReadClause
+from claims_crew.resolver.case import PolicyView, ReadClause
 
 
 def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:

@@ -1,0 +1,153 @@
+"""Reading config/*.yaml with PyYAML's node API, so every problem has a file, key path and line.
+
+yaml.safe_load alone gives plain data with no lines, and keeps the last of two equal keys without
+a word. Each file is composed to nodes as well, for the lines, and checked for duplicate keys,
+before the checks in checks.py read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from claims_crew.config_check.problems import Problem
+
+
+def line_of(node: yaml.Node) -> int:
+    """The 1-based line the node starts on."""
+    return node.start_mark.line + 1
+
+
+def scalar_of(node: yaml.Node) -> str | None:
+    """The node's text when it is a scalar; None for a mapping or a list."""
+    return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def mapping_items(node: yaml.MappingNode) -> Iterator[tuple[str, yaml.Node, yaml.Node]]:
+    """Each key of a mapping, in file order and duplicates included, with its two nodes."""
+    for key_node, value_node in node.value:
+        yield str(key_node.value), key_node, value_node
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A YAML file as both nodes (for lines) and plain data (for validation)."""
+
+    name: str
+    text: str
+    root: yaml.MappingNode
+    data: dict[str, Any]
+
+
+def load_file(folder: Path, name: str, problems: list[Problem]) -> Loaded | None:
+    """The file read both ways, or None with the reason added to `problems`."""
+    path = folder / name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        problems.append(
+            Problem(
+                name,
+                "",
+                None,
+                "missing_file",
+                f"{path} does not exist",
+                "CrewAI would run with no config at all; copy it back from git",
+            )
+        )
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(name, "", None, "unreadable_file", f"{path}: {exc}"))
+        return None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problems.append(
+            Problem(
+                name,
+                "",
+                mark.line + 1 if mark is not None else None,
+                "yaml_syntax",
+                f"not valid YAML: {exc.problem or exc}",
+                "check the indentation and quoting on that line and the one before it",
+            )
+        )
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(Problem(name, "", None, "yaml_syntax", f"not valid YAML: {exc}"))
+        return None
+    if root is None:
+        problems.append(
+            Problem(
+                name,
+                "",
+                None,
+                "empty_file",
+                f"{path} is empty",
+                "CrewAI would treat it as {} and run with nothing configured",
+            )
+        )
+        return None
+    if not isinstance(root, yaml.MappingNode) or not isinstance(data, dict):
+        problems.append(
+            Problem(
+                name,
+                "",
+                line_of(root),
+                "not_a_mapping",
+                "the file must be a mapping of names to settings",
+            )
+        )
+        return None
+    problems.extend(_duplicates(name, root))
+    return Loaded(name, text, root, data)
+
+
+def _duplicates(name: str, node: yaml.Node, path: str = "") -> Iterator[Problem]:
+    """PyYAML keeps the last of two equal keys without a word; the first is lost."""
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key, key_node, value_node in mapping_items(node):
+            full = f"{path}.{key}" if path else key
+            if key in seen:
+                yield Problem(
+                    name,
+                    full,
+                    line_of(key_node),
+                    "duplicate_key",
+                    f"{key!r} is set twice (first on line {seen[key]}); only this one counts",
+                    "merge the two into one entry",
+                )
+            seen.setdefault(key, line_of(key_node))
+            yield from _duplicates(name, value_node, full)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _duplicates(name, item, f"{path}[{i}]")
+
+
+def locate(root: yaml.Node, loc: Sequence[int | str]) -> tuple[str, int | None]:
+    """The key path and line of a pydantic error's `loc`, as deep as the YAML goes."""
+    node: yaml.Node = root
+    path = ""
+    line: int | None = line_of(root)
+    for part in loc:
+        if isinstance(part, int) and isinstance(node, yaml.SequenceNode):
+            if part >= len(node.value):
+                break
+            node = node.value[part]
+            path, line = f"{path}[{part}]", line_of(node)
+        elif isinstance(node, yaml.MappingNode):
+            found = [(k, v) for key, k, v in mapping_items(node) if key == str(part)]
+            if not found:
+                break
+            key_node, node = found[-1]
+            path, line = (f"{path}.{part}" if path else str(part)), line_of(key_node)
+        else:
+            break
+    return path, line

@@ -1,0 +1,127 @@
+"""The adjudicator's answer, checked: an interpretation dispute settled, or sent to a person.
+
+The adjudicator is a model, so its answer is held to the same standard as the reviewers': it
+must name a side (or escalate), give a reason, and rest on clauses that were cited and verified
+on re-reading. An answer that fails any of that escalates; one that passes still goes through
+the gates, like any outcome that would stand without a person.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from claims_crew.models import AdjudicatorAnswer, ParseFailure
+from claims_crew.policy.ids import clause_key
+from claims_crew.resolver.case import Case
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.gates import gated_or
+from claims_crew.resolver.resolution import Resolution, Trail
+from claims_crew.vocabulary import AdjudicatorChoice
+
+
+class AdjudicationCheck(BaseModel):
+    """The adjudicator's answer as given, and what the code made of it."""
+
+    raw: str
+    valid: bool
+    choice: AdjudicatorChoice | None = None
+    reason: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+
+
+def apply_adjudication(
+    case: Case,
+    config: ResolutionConfig,
+    resolution: Resolution,
+    answer: AdjudicatorAnswer | ParseFailure,
+) -> tuple[Resolution, AdjudicationCheck]:
+    """Turn an interpretation dispute into ADJUDICATED, or ESCALATED when the answer fails a check.
+
+    The answer must name a side (or escalate), give a reason, and rest on clauses that either side
+    cited and that re-read as verified, at least one of a kind that supports the chosen answer.
+    """
+    if resolution.outcome != "ADJUDICATION_REQUIRED":
+        raise ValueError(f"only an interpretation dispute is adjudicated, not {resolution.outcome}")
+    trail = Trail()
+    trail.steps = [s for s in resolution.trail if s.rule != "gates"]
+    if isinstance(answer, ParseFailure):
+        check = AdjudicationCheck(raw=answer.raw, valid=False, problems=[answer.reason])
+        return _adjudicator_invalid(resolution, trail, check), check
+    raw = answer.model_dump_json()
+    problems = []
+    if not answer.reason.strip():
+        problems.append("no reason given")
+    if answer.choice == "escalate":
+        check = AdjudicationCheck(
+            raw=raw, valid=not problems, choice="escalate", reason=answer.reason, problems=problems
+        )
+        if problems:
+            return _adjudicator_invalid(resolution, trail, check), check
+        trail.add("adjudicator", True, f"escalated: {answer.reason}", "interpretation_unresolved")
+        return resolution.model_copy(
+            update={
+                "outcome": "ESCALATED",
+                "rule": "adjudicator",
+                "reason": f"the adjudicator could not settle the reading: {answer.reason}",
+                "reason_codes": ["interpretation_unresolved"],
+                "trail": trail.steps,
+            }
+        ), check
+    chosen = resolution.sides[answer.choice]
+    verified = {
+        clause_key(c.clause_id): c
+        for review in resolution.sides.values()
+        for c in review.clauses
+        if c.status == "verified" and c.clause_id is not None
+    }
+    cited = [verified.get(clause_key(cid)) for cid in answer.evidence]
+    if not answer.evidence:
+        problems.append("no evidence given")
+    if unknown := [cid for cid, c in zip(answer.evidence, cited, strict=True) if c is None]:
+        problems.append("evidence not among the verified cited clauses: " + ", ".join(unknown))
+    supporting = config.evidence_kinds.get(chosen.answer or "", ())
+    if answer.evidence and not any(c is not None and c.kind in supporting for c in cited):
+        problems.append(f"no evidence clause is of a kind that supports {chosen.answer}")
+    check = AdjudicationCheck(
+        raw=raw,
+        valid=not problems,
+        choice=answer.choice,
+        reason=answer.reason,
+        evidence=list(answer.evidence),
+        problems=problems,
+    )
+    if problems:
+        return _adjudicator_invalid(resolution, trail, check), check
+    trail.add("adjudicator", True, f"chose {answer.choice}: {answer.reason}")
+    decided = resolution.model_copy(
+        update={
+            "outcome": "ADJUDICATED",
+            "rule": "adjudicator",
+            "winner": answer.choice,
+            "answer": chosen.answer,
+            "reason": f"the adjudicator chose {answer.choice}'s reading: {answer.reason}",
+            "question": None,
+            "trail": trail.steps,
+        }
+    )
+    return gated_or(case, config, trail, decided), check
+
+
+def _adjudicator_invalid(
+    resolution: Resolution,
+    trail: Trail,
+    check: AdjudicationCheck,
+) -> Resolution:
+    trail.add(
+        "adjudicator", True, "answer refused: " + "; ".join(check.problems), "adjudicator_invalid"
+    )
+    return resolution.model_copy(
+        update={
+            "outcome": "ESCALATED",
+            "rule": "adjudicator",
+            "reason": "the adjudicator's answer failed the checks: " + "; ".join(check.problems),
+            "reason_codes": ["adjudicator_invalid"],
+            "trail": trail.steps,
+        }
+    )

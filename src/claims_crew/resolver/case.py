@@ -1,0 +1,73 @@
+"""The case the rules read: both answers, the intake facts, the tool ledger and the policy.
+
+Everything here is already read: reread.py looks up every cited clause in the PDF before the
+rules run and hands the result in as a PolicyView, so deciding a case needs no I/O and the same
+case always resolves the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
+from claims_crew.resolver.quotes import fold
+from claims_crew.vocabulary import Side
+
+
+@dataclass(frozen=True, slots=True)
+class ReadClause:
+    """A clause as the code re-read it from the policy PDF (with its sub-clauses' text)."""
+
+    id: str
+    title: str
+    kind: str
+    text: str
+    folded: str = ""  # fold(text), computed once when the clause is read
+
+    @classmethod
+    def of(cls, id: str, title: str, kind: str, text: str) -> ReadClause:
+        return cls(id, title, kind, text, fold(text))
+
+
+@dataclass(frozen=True)
+class PolicyView:
+    """The policy as the code found it, with every clause the agents cited already looked up.
+
+    `clauses` maps a citation exactly as an agent wrote it to the clause, or None if the policy
+    has no such clause.
+    """
+
+    policy_id: str
+    found: bool
+    unreadable: str | None = None  # a PolicyError code, when the PDF could not be read
+    in_force_from: date | None = None
+    in_force_to: date | None = None
+    sha256: str | None = None
+    clauses: Mapping[str, ReadClause | None] = field(default_factory=dict)
+
+    def in_force_on(self, day: date) -> bool:
+        if self.in_force_from is None:
+            return True  # a PDF given by path has no dates to check against
+        return self.in_force_from <= day and (self.in_force_to is None or day <= self.in_force_to)
+
+
+@dataclass(frozen=True)
+class Case:
+    """Everything one decision depends on."""
+
+    claim_file: ClaimFile
+    facts: IntakeFacts | ParseFailure
+    policy: Claim | ParseFailure
+    fraud: Claim | ParseFailure
+    ledger: Sequence[LedgerEntry]
+    view: PolicyView
+
+    def claim(self, side: Side) -> Claim | ParseFailure:
+        return self.policy if side == "policy" else self.fraud
+
+
+def cited_clauses(*answers: Claim | ParseFailure) -> list[str]:
+    """Every clause id the parsed answers cite, as written: what the re-read must look up."""
+    return [e.clause_id for a in answers if isinstance(a, Claim) for e in a.evidence]

@@ -1,0 +1,92 @@
+"""Evidence: each side's cited clauses re-read and checked, and which came from the lookup tool.
+
+An agent's evidence holds only when every clause it cites exists, is quoted truly, and at least
+one is of a kind that can support its answer. Whether the clause came from policy_lookup or from
+the model's memory is recorded beside that, from the tool ledger alone: what an agent says about
+its own sources is never taken on trust.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from claims_crew.models import Claim, LedgerEntry
+from claims_crew.policy.ids import clause_key
+from claims_crew.resolver.case import PolicyView
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.quotes import quote_in
+from claims_crew.resolver.resolution import ClauseCheck, SideReview
+from claims_crew.vocabulary import TASK_OF, ReasonCode, Side
+
+
+def tool_sourced(ledger: Sequence[LedgerEntry], side: Side) -> frozenset[str]:
+    """Clause keys policy_lookup returned within the side's own task."""
+    task = TASK_OF[side]
+    return frozenset(
+        clause_key(cid)
+        for e in ledger
+        if e.task_name == task or (e.task_name is None and e.agent_role == side)
+        for cid in e.returned_clause_ids
+    )
+
+
+def review_side(
+    side: Side, claim: Claim, view: PolicyView, sourced: frozenset[str], config: ResolutionConfig
+) -> SideReview:
+    """Re-read every clause one side cites; it holds when all are real and quoted truly and at
+    least one is of a kind that can support its answer (an exclusion cited alongside a grant for
+    "covered" is fine: arguing an exclusion does not apply is part of the answer)."""
+    supporting = config.evidence_kinds.get(claim.answer, ())
+    checks = []
+    for evidence in claim.evidence:
+        clause = view.clauses.get(evidence.clause_id)
+        is_sourced = clause_key(evidence.clause_id) in sourced or (
+            clause is not None and clause_key(clause.id) in sourced
+        )
+        if clause is None:
+            checks.append(
+                ClauseCheck(
+                    cited=evidence.clause_id,
+                    clause_id=None,
+                    status="clause_not_found",
+                    supports_answer=False,
+                    tool_sourced=is_sourced,
+                    quote=evidence.quote,
+                )
+            )
+            continue
+        checks.append(
+            ClauseCheck(
+                cited=evidence.clause_id,
+                clause_id=clause.id,
+                title=clause.title,
+                kind=clause.kind,
+                status="verified" if quote_in(evidence.quote, clause.folded) else "quote_mismatch",
+                supports_answer=clause.kind in supporting,
+                tool_sourced=is_sourced,
+                quote=evidence.quote,
+                text=clause.text,
+            )
+        )
+    codes: list[ReasonCode] = []
+    if not checks:
+        codes.append("no_evidence")
+    if any(c.status == "clause_not_found" for c in checks):
+        codes.append("clause_not_found")
+    if any(c.status == "quote_mismatch" for c in checks):
+        codes.append("quote_mismatch")
+    found = [c for c in checks if c.status != "clause_not_found"]
+    if found and not any(c.supports_answer for c in found):
+        # Only a real clause can be of the wrong kind; a missing one is clause_not_found alone.
+        codes.append("kind_mismatch")
+    return SideReview(
+        side=side,
+        parsed=True,
+        answer=claim.answer,
+        confidence=claim.confidence,
+        holds=not codes,
+        source_checked=bool(checks) and all(c.tool_sourced for c in checks),
+        reason_codes=codes,
+        clauses=checks,
+        facts_relied_on=list(claim.facts_relied_on),
+    )

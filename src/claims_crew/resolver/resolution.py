@@ -1,0 +1,96 @@
+"""What the rules return: the decision, each side's checked answer, and the trail of rules tried.
+
+These are what the store keeps, the report counts and the review pages show, so they are
+pydantic models that round-trip through JSON. Trail is the builder the rules append to as they
+go, so the trail names every rule tried, in order, whether it fired or not.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from claims_crew.vocabulary import (
+    DECIDED_OUTCOMES,
+    FactName,
+    Outcome,
+    ReasonCode,
+    RuleName,
+    Side,
+)
+
+
+class ClauseCheck(BaseModel):
+    """One cited clause after the re-read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cited: str = Field(description="The clause id as the agent wrote it.")
+    clause_id: str | None = Field(description="The policy's own id for it; null if not found.")
+    title: str | None = None
+    kind: str | None = None
+    status: Literal["verified", "clause_not_found", "quote_mismatch"]
+    supports_answer: bool = Field(description="The clause's kind can support the side's answer.")
+    tool_sourced: bool = Field(description="policy_lookup returned it to this side's task.")
+    quote: str = ""
+    text: str | None = Field(None, description="The clause text as re-read from the PDF.")
+
+
+class SideReview(BaseModel):
+    """One agent's answer as the code checked it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    side: Side
+    parsed: bool
+    answer: str | None = None
+    confidence: float | None = None
+    holds: bool = Field(False, description="Its evidence survived the re-read.")
+    source_checked: bool = Field(False, description="Every cited clause came from the tool.")
+    reason_codes: list[ReasonCode] = Field(default_factory=list)
+    clauses: list[ClauseCheck] = Field(default_factory=list)
+    facts_relied_on: list[FactName] = Field(default_factory=list)
+
+
+class TrailStep(BaseModel):
+    """One rule tried: whether it fired, and why or why not."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: RuleName
+    fired: bool
+    reason_code: ReasonCode | None = None
+    detail: str
+
+
+class Resolution(BaseModel):
+    """What the rules decided, how, and what a person must answer if they could not."""
+
+    outcome: Outcome
+    rule: RuleName
+    winner: Side | None = None
+    answer: str | None = Field(None, description="The decided answer; null unless decided.")
+    reason: str
+    reason_codes: list[ReasonCode] = Field(default_factory=list)
+    question: str | None = None
+    missing_facts: list[FactName] = Field(default_factory=list)
+    trail: list[TrailStep] = Field(default_factory=list)
+    sides: dict[Side, SideReview] = Field(default_factory=dict)
+    would_have_been: Outcome | None = Field(None, description="The outcome before a gate.")
+    gates_tripped: list[str] = Field(default_factory=list)
+    config_sha256: str = ""
+
+    @property
+    def decided(self) -> bool:
+        return self.outcome in DECIDED_OUTCOMES
+
+
+class Trail:
+    """The steps of one resolution, appended as each rule is tried."""
+
+    def __init__(self) -> None:
+        self.steps: list[TrailStep] = []
+
+    def add(self, rule: RuleName, fired: bool, detail: str, code: ReasonCode | None = None) -> None:
+        self.steps.append(TrailStep(rule=rule, fired=fired, reason_code=code, detail=detail))
