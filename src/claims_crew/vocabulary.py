@@ -12,7 +12,8 @@ from typing import Literal, get_args
 
 # ---- outcomes ------------------------------------------------------------------------------
 
-Outcome = Literal["ACCEPTED", "PREFERRED", "ADJUDICATION_REQUIRED", "ADJUDICATED", "ESCALATED"]
+# In the order every view lists them: decided without a person first, then waiting for one.
+Outcome = Literal["ACCEPTED", "PREFERRED", "ADJUDICATED", "ADJUDICATION_REQUIRED", "ESCALATED"]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 # Decided by the rules alone.
 AUTOMATIC_OUTCOMES: tuple[Outcome, ...] = ("ACCEPTED", "PREFERRED")

@@ -48,11 +48,12 @@ from typing import Literal, get_args
 from pydantic import BaseModel
 
 from claims_crew.errors import LabelError
-from claims_crew.report.build import DECIDED, OUTCOMES, ClaimRow, Metric, metric
+from claims_crew.report.metrics import Metric, metric
+from claims_crew.report.rows import ClaimRow
+from claims_crew.vocabulary import DECIDED_OUTCOMES, DEFINITE_DECISIONS, OUTCOMES
 
 Label = Literal["covered", "not_covered", "ambiguous"]
 LABELS: tuple[Label, ...] = get_args(Label)
-DEFINITE = ("covered", "not_covered")
 
 
 def normalise_label(value: object) -> Label | None:
@@ -171,10 +172,10 @@ def evaluate(rows: Sequence[ClaimRow], labels: Mapping[str, Label]) -> Evaluatio
     matched = [(by_id[c], label) for c, label in labels.items() if c in by_id]
     matched.sort(key=lambda pair: pair[0].claim_id)
     n = len(matched)
-    automatic = [(r, lab) for r, lab in matched if r.outcome in DECIDED]
+    automatic = [(r, lab) for r, lab in matched if r.outcome in DECIDED_OUTCOMES]
     safe = [(r, lab) for r, lab in automatic if r.answer == lab]
-    unsafe = [(r, lab) for r, lab in automatic if lab in DEFINITE and r.answer != lab]
-    agreed = [(r, lab) for r, lab in matched if r.agreed and lab in DEFINITE]
+    unsafe = [(r, lab) for r, lab in automatic if lab in DEFINITE_DECISIONS and r.answer != lab]
+    agreed = [(r, lab) for r, lab in matched if r.agreed and lab in DEFINITE_DECISIONS]
     consensus_wrong = [(r, lab) for r, lab in agreed if r.policy.answer != lab]
     waiting = [(r, lab) for r, lab in matched if r.waiting]
     warranted = [(r, lab) for r, lab in waiting if _warranted(r, lab)]
@@ -201,7 +202,8 @@ def evaluate(rows: Sequence[ClaimRow], labels: Mapping[str, Label]) -> Evaluatio
         ambiguous_decided=metric(sum(1 for _, lab in automatic if lab == "ambiguous"), n),
         consensus_error=metric(len(consensus_wrong), len(agreed)),
         consensus_error_decided=metric(
-            sum(1 for r, _ in consensus_wrong if r.outcome in DECIDED), len(consensus_wrong)
+            sum(1 for r, _ in consensus_wrong if r.outcome in DECIDED_OUTCOMES),
+            len(consensus_wrong),
         ),
         escalation_precision=metric(len(warranted), len(waiting)),
         escalation_precision_by_reason={

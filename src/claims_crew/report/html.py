@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from urllib.parse import quote
 
-from claims_crew.report.build import Amount, Figures, Metric, Report
+from claims_crew.report.build import Report
+from claims_crew.report.metrics import Amount, Figures, Metric
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;

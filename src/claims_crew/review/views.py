@@ -7,13 +7,13 @@ facts each side relied on, the resolver's trail and the one question to answer.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import SideReview
 from claims_crew.store import Escalation, Store
-from claims_crew.vocabulary import SIDES
+from claims_crew.vocabulary import SIDES, parse_stamp
 
 PAGE_SIZE = 50
 
@@ -22,10 +22,6 @@ STATUS_LABELS = {
     "quote_mismatch": "misquoted",
     "clause_not_found": "not found",
 }
-
-
-def parse_stamp(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
 def age(opened_at: str, now: datetime) -> str:

@@ -23,8 +23,9 @@ from fastapi import FastAPI, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from claims_crew.review.views import age, escalation_detail, escalation_list, parse_stamp
-from claims_crew.store import HUMAN_DECISIONS, AlreadyDecided, NotFound, Store, StoreError
+from claims_crew.review.views import age, escalation_detail, escalation_list
+from claims_crew.store import AlreadyDecided, NotFound, Store, StoreError
+from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
 
 SESSION_COOKIE = "claims_crew_session"
 LOGIN_CSRF_COOKIE = "claims_crew_login_csrf"

@@ -1,21 +1,14 @@
 """The decision store: every claim's state, the review queue and the audit chain (all SQL)."""
 
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
-from claims_crew.store.store import (
-    HUMAN_DECISIONS,
-    MIGRATIONS,
-    OPEN_OUTCOMES,
-    ChangedFile,
-    Decision,
-    Escalation,
-    Recorded,
-    Review,
-    Store,
-    Triage,
-    lease_holder,
-    migrate,
-    stamp,
-)
+from claims_crew.store.claims import ChangedFile
+from claims_crew.store.leases import lease_holder
+from claims_crew.store.queue import Decision, Escalation, Review
+from claims_crew.store.recording import Recorded, Triage
+from claims_crew.store.report_query import DecidedClaim
+from claims_crew.store.schema import MIGRATIONS, migrate
+from claims_crew.store.store import Store
+from claims_crew.vocabulary import HUMAN_DECISIONS, OPEN_OUTCOMES, stamp
 
 __all__ = [
     "HUMAN_DECISIONS",
@@ -23,6 +16,7 @@ __all__ = [
     "OPEN_OUTCOMES",
     "AlreadyDecided",
     "ChangedFile",
+    "DecidedClaim",
     "Decision",
     "Escalation",
     "NotFound",

@@ -1,0 +1,144 @@
+"""The metrics of the disagreement and coverage report, over any set of decided claims.
+
+Every rate is a `Metric`: `figure = count / denominator` (null when the denominator is 0), so a
+reader can always see how many claims a percentage stands on. Per-claim costs are an `Amount`:
+`figure = count / denominator`, the total divided by the claims, i.e. the mean.
+
+The definitions (all over decided claims, i.e. rows of the store's `decisions` table, optionally
+those decided on or after `--since`):
+
+- **conflict**: both the policy and the fraud agent's answers parsed and they differ.
+  Denominator: claims where both answers parsed (a claim escalated before any model ran, or
+  with an unparsed answer, has nothing to compare).
+- **material conflict**: a conflict whose automatic outcome differs from what each agent alone
+  would have decided, an agent alone deciding its own answer. Because the two answers differ,
+  an automatic answer (ACCEPTED, PREFERRED, ADJUDICATED) always equals one of them, so a
+  material conflict is exactly a conflict that the rules and the adjudicator could not settle:
+  ESCALATED or ADJUDICATION_REQUIRED, gates included. A human's later decision does not change
+  it. Same denominator as conflict.
+- **automatic**: ACCEPTED or PREFERRED, decided by the rules alone, over all claims. ADJUDICATED
+  is a model's reading of the words, so it is not in this figure; `automatic_with_adjudicator`
+  adds it.
+- **adjudicator**: claims where the adjudicator was asked, over all claims;
+  `adjudicator_outcomes` splits them by what it did (`chose_policy`, `chose_fraud`, `escalate`,
+  `invalid`: its answer failed the checks), over the claims where it was asked. A dispute left
+  unasked (adjudication disabled) is the outcome ADJUDICATION_REQUIRED.
+- **escalated**: outcome ESCALATED, over all claims; `escalation_reasons` counts the escalated
+  claims carrying each reason code, over all claims (a claim may carry several codes).
+- **parse errors**, per agent (intake, policy, fraud): answers that did not parse, over the
+  claims where that agent's task produced an answer (an early policy escalation runs none).
+- **model calls, tokens, seconds**: per claim, from the decided attempt; tokens are prompt plus
+  completion as the provider reported them; seconds run from the claim's start to its record.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from pydantic import BaseModel
+
+from claims_crew.report.rows import ClaimRow
+from claims_crew.vocabulary import (
+    ADJUDICATOR_OUTCOMES,
+    ANSWERING_AGENTS,
+    AUTOMATIC_OUTCOMES,
+    DECIDED_OUTCOMES,
+    OUTCOMES,
+)
+
+
+class Metric(BaseModel):
+    """figure = count / denominator; null when the denominator is 0."""
+
+    figure: float | None
+    count: int
+    denominator: int
+
+
+class Amount(BaseModel):
+    """figure = count / denominator: a total over claims, and its mean per claim."""
+
+    figure: float | None
+    count: float
+    denominator: int
+
+
+def metric(count: int, denominator: int) -> Metric:
+    return Metric(
+        figure=round(count / denominator, 6) if denominator else None,
+        count=count,
+        denominator=denominator,
+    )
+
+
+def amount(total: float, denominator: int) -> Amount:
+    return Amount(
+        figure=round(total / denominator, 6) if denominator else None,
+        count=round(total, 6),
+        denominator=denominator,
+    )
+
+
+class Figures(BaseModel):
+    """Every metric over one set of claims; the module docstring defines each."""
+
+    claims: int
+    outcomes: dict[str, Metric]
+    conflict: Metric
+    material_conflict: Metric
+    automatic: Metric
+    automatic_with_adjudicator: Metric
+    adjudicator: Metric
+    adjudicator_outcomes: dict[str, Metric]
+    escalated: Metric
+    escalation_reasons: dict[str, Metric]
+    parse_errors: dict[str, Metric]
+    model_calls: Amount
+    tokens: Amount
+    seconds: Amount
+
+    def headline(self) -> list[tuple[str, Metric]]:
+        """The six rates every view of the report leads with, labelled."""
+        return [
+            ("conflict (answers differ)", self.conflict),
+            ("material conflict", self.material_conflict),
+            ("automatic (ACCEPTED + PREFERRED)", self.automatic),
+            ("automatic incl. ADJUDICATED", self.automatic_with_adjudicator),
+            ("adjudicator asked", self.adjudicator),
+            ("escalated", self.escalated),
+        ]
+
+
+def count_where(rows: Iterable[ClaimRow], test: Callable[[ClaimRow], bool]) -> int:
+    return sum(1 for r in rows if test(r))
+
+
+def figures(rows: Sequence[ClaimRow]) -> Figures:
+    n = len(rows)
+    outcome_counts = Counter(r.outcome for r in rows)
+    compared = count_where(rows, lambda r: r.compared)
+    asked = [r for r in rows if r.adjudicator is not None]
+    adjudicated = Counter(r.adjudicator for r in asked)
+    escalated = [r for r in rows if r.outcome == "ESCALATED"]
+    reasons = Counter(code for r in escalated for code in dict.fromkeys(r.reason_codes))
+    parse_errors = {}
+    for agent in ANSWERING_AGENTS:
+        states = [e for e in (r.parse_error(agent) for r in rows) if e is not None]
+        parse_errors[agent] = metric(sum(states), len(states))
+    return Figures(
+        claims=n,
+        outcomes={o: metric(outcome_counts[o], n) for o in OUTCOMES},
+        conflict=metric(count_where(rows, lambda r: r.conflict), compared),
+        material_conflict=metric(count_where(rows, lambda r: r.material_conflict), compared),
+        automatic=metric(sum(outcome_counts[o] for o in AUTOMATIC_OUTCOMES), n),
+        automatic_with_adjudicator=metric(sum(outcome_counts[o] for o in DECIDED_OUTCOMES), n),
+        adjudicator=metric(len(asked), n),
+        adjudicator_outcomes={o: metric(adjudicated[o], len(asked)) for o in ADJUDICATOR_OUTCOMES},
+        escalated=metric(len(escalated), n),
+        escalation_reasons={code: metric(c, n) for code, c in sorted(reasons.items())},
+        parse_errors=parse_errors,
+        model_calls=amount(sum(r.model_calls for r in rows), n),
+        tokens=amount(sum(r.tokens for r in rows), n),
+        seconds=amount(sum(r.seconds for r in rows), n),
+    )

@@ -1,0 +1,274 @@
+"""One decided claim, reduced to a `ClaimRow`: what the report's metrics and the evaluation read.
+
+Two loaders make the same row. `load_rows` takes every decided claim from the store's one
+read-only pass (`Store.decided_claims`); `row_from` builds it from a `Decision` and its
+`ClaimRecord` for callers that hold objects. Both hand JSON-shaped parts to `build_row`.
+
+A fact field is null when intake's parsed facts leave it null; it is disputed when intake
+contradicts the claim file (date_of_loss, amount_claimed, as the resolver compares them) or the
+resolver named it in `missing_facts`. Claims whose intake did not parse have neither: they are
+parse errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from claims_crew.vocabulary import DECIDED_OUTCOMES, FACT_FIELDS, OPEN_OUTCOMES, SIDES, parse_stamp
+
+if TYPE_CHECKING:
+    from claims_crew.models import ClaimFile
+    from claims_crew.records import ClaimRecord
+    from claims_crew.store import Decision, Escalation, Store
+
+
+@dataclass(frozen=True, slots=True)
+class SideRow:
+    """One reviewing agent's answer as far as the metrics care."""
+
+    ran: bool = False  # its task produced an answer
+    parsed: bool = False
+    answer: str | None = None
+    confidence: float | None = None
+    clauses: tuple[str, ...] = ()  # canonical id where the re-read found it, else as cited
+    verified: tuple[bool, ...] = ()  # per clause: re-read as verified
+    holds: bool | None = None  # None where the resolver never re-read (checks failed)
+    facts_relied_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRow:
+    """A decided claim, reduced to what the report and the evaluation read."""
+
+    claim_id: str
+    decided_at: str
+    outcome: str
+    rule: str
+    answer: str | None
+    reason_codes: tuple[str, ...]
+    missing_facts: tuple[str, ...]
+    loss_type: str | None
+    intake: str  # "absent", "parse_error" or "parsed"
+    null_fields: tuple[str, ...]
+    disputed_fields: tuple[str, ...]
+    policy: SideRow
+    fraud: SideRow
+    adjudicator: str | None  # one of ADJUDICATOR_OUTCOMES, None when not asked
+    review: str | None  # the human decision, when an escalation was reviewed
+    escalation_id: int | None
+    escalation_state: str | None
+    question: str | None
+    model_calls: int = 0  # over every task of the decided attempt
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def side(self, name: str) -> SideRow:
+        return self.policy if name == "policy" else self.fraud
+
+    @property
+    def compared(self) -> bool:
+        """Both reviewing agents gave an answer that parsed."""
+        return self.policy.parsed and self.fraud.parsed
+
+    @property
+    def conflict(self) -> bool:
+        return self.compared and self.policy.answer != self.fraud.answer
+
+    @property
+    def agreed(self) -> bool:
+        return self.compared and self.policy.answer == self.fraud.answer
+
+    @property
+    def material_conflict(self) -> bool:
+        return self.conflict and self.outcome not in DECIDED_OUTCOMES
+
+    @property
+    def waiting(self) -> bool:
+        """Left for a person: escalated, or a dispute nobody adjudicated."""
+        return self.outcome in OPEN_OUTCOMES
+
+    def parse_error(self, agent: str) -> bool | None:
+        """None where the agent never answered."""
+        if agent == "intake":
+            return None if self.intake == "absent" else self.intake == "parse_error"
+        side = self.side(agent)
+        return None if not side.ran else not side.parsed
+
+
+def _side(claim: dict[str, Any] | None, review: dict[str, Any] | None) -> SideRow:
+    if claim is None:
+        return SideRow()
+    if claim.get("kind") == "parse_error":
+        return SideRow(ran=True)
+    if review is not None and review.get("clauses") is not None:
+        checks = review["clauses"]
+        clauses = tuple(c.get("clause_id") or c["cited"] for c in checks)
+        verified = tuple(c.get("status") == "verified" for c in checks)
+        holds: bool | None = bool(review.get("holds"))
+    else:
+        clauses = tuple(e["clause_id"] for e in claim.get("evidence") or ())
+        verified = tuple(False for _ in clauses)
+        holds = None
+    confidence = claim.get("confidence")
+    return SideRow(
+        ran=True,
+        parsed=True,
+        answer=claim.get("answer"),
+        confidence=float(confidence) if confidence is not None else None,
+        clauses=clauses,
+        verified=verified,
+        holds=holds,
+        facts_relied_on=tuple(claim.get("facts_relied_on") or ()),
+    )
+
+
+def _disputed(intake: dict[str, Any], claim_file: dict[str, Any] | None) -> list[str]:
+    """Facts intake read differently from the claim file, compared as the resolver does."""
+    if claim_file is None:
+        return []
+    disputed = []
+    loss = intake.get("date_of_loss")
+    if loss is not None and str(loss) != str(claim_file.get("date_of_loss")):
+        disputed.append("date_of_loss")
+    amount = intake.get("amount_claimed")
+    if amount is not None:
+        try:
+            if Decimal(str(amount)) != Decimal(str(claim_file.get("amount"))):
+                disputed.append("amount_claimed")
+        except InvalidOperation:
+            disputed.append("amount_claimed")
+    return disputed
+
+
+def build_row(
+    *,
+    claim_id: str,
+    decided_at: str,
+    outcome: str,
+    answer: str | None,
+    resolution: dict[str, Any],
+    intake: dict[str, Any] | None,
+    policy: dict[str, Any] | None,
+    fraud: dict[str, Any] | None,
+    adjudication: tuple[bool, str | None] | None,
+    review: str | None,
+    escalation: tuple[int, str] | None,
+    claim_file: dict[str, Any] | None,
+    model_calls: int,
+    tokens: int,
+    seconds: float,
+) -> ClaimRow:
+    """A row from JSON-shaped parts, the way both loaders see a claim."""
+    sides = resolution.get("sides") or {}
+    missing = tuple(resolution.get("missing_facts") or ())
+    null: tuple[str, ...]
+    disputed: tuple[str, ...]
+    if intake is None:
+        state, loss_type, null, disputed = "absent", None, (), ()
+    elif intake.get("kind") == "parse_error":
+        state, loss_type, null, disputed = "parse_error", None, (), ()
+    else:
+        state = "parsed"
+        loss_type = intake.get("loss_type")
+        null = tuple(f for f in FACT_FIELDS if intake.get(f) is None)
+        named = [f for f in missing if f not in null]
+        contradicted = {*_disputed(intake, claim_file), *named}
+        disputed = tuple(f for f in FACT_FIELDS if f in contradicted)
+    adjudicator = None
+    if adjudication is not None:
+        valid, choice = adjudication
+        if not valid:
+            adjudicator = "invalid"
+        elif choice in SIDES:
+            adjudicator = f"chose_{choice}"
+        else:
+            adjudicator = "escalate"
+    return ClaimRow(
+        claim_id=claim_id,
+        decided_at=decided_at,
+        outcome=outcome,
+        rule=resolution.get("rule", ""),
+        answer=answer,
+        reason_codes=tuple(resolution.get("reason_codes") or ()),
+        missing_facts=missing,
+        loss_type=loss_type,
+        intake=state,
+        null_fields=null,
+        disputed_fields=disputed,
+        policy=_side(policy, sides.get("policy")),
+        fraud=_side(fraud, sides.get("fraud")),
+        adjudicator=adjudicator,
+        review=review,
+        escalation_id=escalation[0] if escalation else None,
+        escalation_state=escalation[1] if escalation else None,
+        question=resolution.get("question"),
+        model_calls=model_calls,
+        tokens=tokens,
+        seconds=seconds,
+    )
+
+
+def row_from(
+    decision: Decision,
+    record: ClaimRecord | None,
+    claim_file: ClaimFile | None = None,
+    escalation: Escalation | None = None,
+) -> ClaimRow:
+    """A row from the store's objects (Store.decisions, claim_record, claim_file, escalation)."""
+
+    def dumped(model: BaseModel | None) -> dict[str, Any] | None:
+        return None if model is None else model.model_dump(mode="json")
+
+    adjudication = None
+    if record is not None and record.adjudication is not None:
+        adjudication = (record.adjudication.valid, record.adjudication.choice)
+    return build_row(
+        claim_id=decision.claim_id,
+        decided_at=decision.decided_at,
+        outcome=decision.outcome,
+        answer=decision.answer,
+        resolution=decision.resolution.model_dump(mode="json"),
+        intake=dumped(record.intake) if record else None,
+        policy=dumped(record.policy) if record else None,
+        fraud=dumped(record.fraud) if record else None,
+        adjudication=adjudication,
+        review=decision.review.decision if decision.review else None,
+        escalation=(escalation.id, escalation.state) if escalation else None,
+        claim_file=dumped(claim_file),
+        model_calls=sum(record.model_calls.values()) if record else 0,
+        tokens=sum(record.tokens.values()) if record else 0,
+        seconds=record.seconds if record else 0.0,
+    )
+
+
+def _seconds(started: str, finished: str) -> float:
+    return (parse_stamp(finished) - parse_stamp(started)).total_seconds()
+
+
+def load_rows(store: Store, since: date | None = None) -> list[ClaimRow]:
+    """Every decided claim (on or after `since`, UTC) in one read-only pass over the store."""
+    return [
+        build_row(
+            claim_id=c.claim_id,
+            decided_at=c.decided_at,
+            outcome=c.outcome,
+            answer=c.answer,
+            resolution=c.resolution,
+            intake=c.intake,
+            policy=c.policy,
+            fraud=c.fraud,
+            adjudication=c.adjudication,
+            review=c.review,
+            escalation=c.escalation,
+            claim_file=c.claim_file,
+            model_calls=c.model_calls,
+            tokens=c.tokens,
+            seconds=_seconds(c.started_at, c.finished_at),
+        )
+        for c in store.decided_claims(since)
+    ]
