@@ -26,6 +26,7 @@ def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(SAMPLE_POLICIES))
     monkeypatch.setenv("CREWAI_DISABLE_TELEMETRY", "true")
     monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
+    monkeypatch.setenv("CREWAI_TRACING_ENABLED", "false")
     monkeypatch.setenv("CREWAI_STORAGE_DIR", str(tmp_path / "crewai"))
     yield
 

@@ -1,13 +1,12 @@
 """`claims-crew report` and `claims-crew evaluate`: what the decisions in the store add up to.
 
-Registered on the main group at the bottom of cli.py. The report, HTML and evaluation modules
-are imported inside the commands so `claims-crew --help` stays fast.
+The group in cli/__init__.py loads this module only when one of the two runs (or --help lists
+them); the report, HTML and evaluation modules are imported inside the commands, so listing them
+stays fast.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,11 +15,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from claims_crew.cli._output import emit_json, reports_errors
+
 if TYPE_CHECKING:
     from claims_crew.report import Amount, Figures, Metric, Report
     from claims_crew.report.evaluate import Evaluation
-
-EXIT_BAD_INPUT = 2
 
 
 def _pct(m: Metric) -> str:
@@ -191,10 +190,6 @@ def show_evaluation(console: Console, ev: Evaluation) -> None:
             console.print(f"  {m.claim_id}: {m.outcome} {m.answer}, labelled {m.label}")
 
 
-def _emit(payload: object) -> None:
-    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-
-
 since_option = click.option(
     "--since",
     type=click.DateTime(formats=["%Y-%m-%d"]),
@@ -221,6 +216,7 @@ def _day(value: datetime | None) -> date | None:
     show_default=True,
     help="Where `claims-crew serve` runs, for the HTML page's links to escalations.",
 )
+@reports_errors
 def report_command(
     since: datetime | None, as_json: bool, html_file: Path | None, review_url: str
 ) -> None:
@@ -238,7 +234,7 @@ def report_command(
         if not as_json:
             click.echo(f"HTML report written to {html_file}", err=True)
     if as_json:
-        click.echo(result.model_dump_json(indent=2))
+        emit_json(result)
         return
     show_report(Console(), result)
 
@@ -247,22 +243,16 @@ def report_command(
 @click.argument("labels", type=click.Path(dir_okay=False, path_type=Path))
 @since_option
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@reports_errors
 def evaluate_command(labels: Path, since: datetime | None, as_json: bool) -> None:
     """Measure the decisions in the store against LABELS (CSV or JSONL: claim_id, label)."""
-    from claims_crew.errors import LabelError
     from claims_crew.report import load_rows
     from claims_crew.report.evaluate import evaluate, read_labels
     from claims_crew.store import Store
 
-    try:
-        given = read_labels(labels)
-    except LabelError as exc:
-        if as_json:
-            _emit({"error": {"code": "labels", "message": str(exc)}})
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    given = read_labels(labels)  # a bad labels file exits 2 before the store is read
     result = evaluate(load_rows(Store(), _day(since)), given)
     if as_json:
-        click.echo(result.model_dump_json(indent=2))
+        emit_json(result)
         return
     show_evaluation(Console(), result)

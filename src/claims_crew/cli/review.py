@@ -1,18 +1,16 @@
 """`claims-crew review | audit | reviewer | serve`: the review queue and the audit trail.
 
 Everything printed from a claim or a model goes through rich `Text`, never markup, so a claim
-description cannot restyle the terminal. Store errors become a message and an exit code here.
+description cannot restyle the terminal. Store errors become a message and an exit code through
+cli/_output.py (README, "Reviewing escalations").
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 from rich.console import Console, Group
@@ -20,56 +18,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.review.views import age, escalation_detail, escalation_list
-from claims_crew.store import HUMAN_DECISIONS, AlreadyDecided, NotFound, Store, StoreError, audit
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-EXIT_ERROR = 2
-EXIT_NOT_FOUND = 3
-EXIT_CONFLICT = 4
-EXIT_BROKEN = 1
+from claims_crew.store import Store, audit
+from claims_crew.vocabulary import HUMAN_DECISIONS
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
-
-
-def _emit(payload: object) -> None:
-    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-
-
-def _fail(as_json: bool, code: str, message: str, exit_code: int, **extra: Any) -> None:
-    if as_json:
-        _emit({"error": {"code": code, "message": message, **extra}})
-    click.echo(f"error [{code}]: {message}", err=True)
-    sys.exit(exit_code)
-
-
-def _reports_errors(func: F) -> F:
-    """Store errors become `{"error": {...}}` (with --json), a message and an exit code."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        as_json = bool(kwargs.get("as_json"))
-        try:
-            return func(*args, **kwargs)
-        except AlreadyDecided as exc:
-            _fail(
-                as_json,
-                "already_decided",
-                str(exc),
-                EXIT_CONFLICT,
-                decided_by=exc.decided_by,
-                decided_at=exc.decided_at,
-                decision=exc.decision,
-            )
-        except NotFound as exc:
-            _fail(as_json, "not_found", str(exc), EXIT_NOT_FOUND)
-        except StoreError as exc:
-            _fail(as_json, "refused", str(exc), EXIT_ERROR)
-
-    return wrapper  # type: ignore[return-value]
 
 
 # ---- review ------------------------------------------------------------------------------
@@ -83,12 +37,12 @@ def review() -> None:
 @review.command("list")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1))
 @json_option
-@_reports_errors
+@reports_errors
 def review_list(page: int, as_json: bool) -> None:
     """Open escalations, oldest first: claim, amount, why escalated, and age."""
     payload = escalation_list(Store(), page)
     if as_json:
-        _emit(payload)
+        emit_json(payload)
         return
     now = datetime.now(UTC)
     table = Table(
@@ -165,12 +119,12 @@ def _side_panel(side: dict[str, Any]) -> Panel:
 @review.command("show")
 @click.argument("ref", metavar="ID")
 @json_option
-@_reports_errors
+@reports_errors
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
     detail = escalation_detail(Store(), ref)
     if as_json:
-        _emit(detail)
+        emit_json(detail)
         return
     console = Console()
     claim = detail["claim"] or {}
@@ -221,12 +175,12 @@ def review_show(ref: str, as_json: bool) -> None:
 @click.option("--reason", required=True, help="Why; required, recorded in the audit trail.")
 @click.option("--reviewer", required=True, help="A name added with `claims-crew reviewer add`.")
 @json_option
-@_reports_errors
+@reports_errors
 def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
     """Record a person's decision on an open escalation (a new, linked audit entry)."""
     done = Store().decide(ref, decision, reason, reviewer)
     if as_json:
-        _emit(
+        emit_json(
             {
                 "review": {
                     "id": done.id,
@@ -262,6 +216,7 @@ def audit_group() -> None:
     help="Verify an exported JSONL file instead of the store.",
 )
 @json_option
+@reports_errors
 def audit_verify(export_file: Path | None, as_json: bool) -> None:
     """Walk the chain; name the first broken entry. Exits 1 when the chain is broken."""
     if export_file is not None:
@@ -270,13 +225,13 @@ def audit_verify(export_file: Path | None, as_json: bool) -> None:
     else:
         verdict = Store().verify_audit()
     if as_json:
-        _emit(verdict.as_json())
+        emit_json(verdict.as_json())
     elif verdict.ok:
         click.echo(f"ok: {verdict.entries} entries, chain intact.")
     else:
         click.echo(f"BROKEN at entry {verdict.first_bad}: {verdict.problem}", err=True)
     if not verdict.ok:
-        sys.exit(EXIT_BROKEN)
+        sys.exit(EXIT_FAILED)
 
 
 @audit_group.command("export")
@@ -292,6 +247,7 @@ def audit_verify(export_file: Path | None, as_json: bool) -> None:
     help="Write to this file (default: standard output).",
 )
 @json_option
+@reports_errors
 def audit_export(since: datetime | None, output: Path | None, as_json: bool) -> None:
     """Write the trail as JSONL: a header line, then one entry per line with its hash."""
     lines = Store().export_audit(since.replace(tzinfo=UTC) if since else None)
@@ -303,7 +259,7 @@ def audit_export(since: datetime | None, output: Path | None, as_json: bool) -> 
     tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     tmp.replace(output)
     if as_json:
-        _emit({"output": str(output), "entries": len(lines) - 1})
+        emit_json({"output": str(output), "entries": len(lines) - 1})
     else:
         click.echo(f"{len(lines) - 1} entries written to {output}.")
 
@@ -319,12 +275,12 @@ def reviewer() -> None:
 @reviewer.command("add")
 @click.argument("name")
 @json_option
-@_reports_errors
+@reports_errors
 def reviewer_add(name: str, as_json: bool) -> None:
     """Add a reviewer and print their sign-in token once (only its hash is kept)."""
     token = Store().add_reviewer(name)
     if as_json:
-        _emit({"reviewer": name.strip(), "token": token})
+        emit_json({"reviewer": name.strip(), "token": token})
         return
     click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
     click.echo(token)
@@ -339,6 +295,7 @@ def reviewer_add(name: str, as_json: bool) -> None:
     multiple=True,
     help="Another Host header to accept (a name the page is reached by); repeatable.",
 )
+@reports_errors
 def serve(host: str, port: int, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the review queue as a web page (sign in with a reviewer token)."""
     import uvicorn

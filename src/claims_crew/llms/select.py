@@ -9,7 +9,9 @@ may name a stronger model for the adjudicator. With nothing set, a local model r
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from crewai import LLM, BaseLLM
 
@@ -23,18 +25,26 @@ def configured_model(agent_name: str) -> str | None:
     return os.environ.get("MODEL") or None
 
 
-def default_llm_factory() -> LLMFactory:
-    """A factory that gives each agent its configured model, or the shared local one."""
+def default_llm_factory(config_dir: Path | None = None) -> LLMFactory:
+    """A factory that gives each agent its configured model, or the shared local one.
+
+    The local model's grammar offers only the answers that resolution.yaml in `config_dir`
+    (default: the project's config) allows; it is read when the local model is first needed.
+    """
     local: list[BaseLLM] = []
+    building = threading.Lock()
 
     def llm_for(agent_name: str) -> BaseLLM:
         model = configured_model(agent_name)
         if model:
             return LLM(model=model, base_url=os.environ.get("MODEL_BASE_URL") or None)
-        if not local:  # one local model per factory: loading weights twice wastes memory
-            from claims_crew.llms.local import LocalLLM
+        with building:  # one local model per factory: loading weights twice wastes memory
+            if not local:
+                from claims_crew.llms.local import LocalLLM
+                from claims_crew.resolver.config import load_config
 
-            local.append(LocalLLM.from_environment())
+                allowed = load_config(config_dir).allowed_answers
+                local.append(LocalLLM.from_environment(allowed))
         return local[0]
 
     return llm_for

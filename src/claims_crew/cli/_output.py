@@ -1,0 +1,113 @@
+"""What every command prints besides its own output: `--json` payloads, exit codes, and errors.
+
+Scripts branch on the exit codes and on the `{"error": {"code", "message"}}` shape (README:
+"Reviewing escalations", "The policy library"), so both are defined here once. The library
+raises the errors of claims_crew.errors; `reports_errors` turns them into a line on stderr, the
+JSON error with --json, and an exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, NoReturn, TypeVar
+
+import click
+from pydantic import BaseModel
+
+from claims_crew.errors import (
+    AlreadyDecided,
+    ClaimsCrewError,
+    LabelError,
+    NotFound,
+    PolicyError,
+    StoreError,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The work ran and part of it failed: a claim in `run`, the chain in `audit verify`.
+EXIT_FAILED = 1
+# Refused: a bad config, policy, case or labels file, or a store refusal (click's usage errors
+# exit 2 as well).
+EXIT_BAD_INPUT = 2
+# No such clause, claim, escalation or reviewer.
+EXIT_NOT_FOUND = 3
+# Someone else decided the escalation first.
+EXIT_CONFLICT = 4
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+def emit_json(payload: object) -> None:
+    """A --json payload on stdout: a pydantic model as it serialises itself, else plain JSON."""
+    if isinstance(payload, BaseModel):
+        click.echo(payload.model_dump_json(indent=2))
+    else:
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def fail(
+    code: str,
+    message: str,
+    exit_code: int,
+    as_json: bool = False,
+    *,
+    show_code: bool = True,
+    **extra: Any,
+) -> NoReturn:
+    """Print the error (and its JSON with --json) and exit. `show_code=False` leaves the code
+    off the stderr line, for a message that already names the file at fault."""
+    if as_json:
+        emit_json({"error": {"code": code, "message": message, **extra}})
+    click.echo(f"error [{code}]: {message}" if show_code else f"error: {message}", err=True)
+    sys.exit(exit_code)
+
+
+def fail_with(
+    exc: ClaimsCrewError, as_json: bool = False, exit_code: int | None = None
+) -> NoReturn:
+    """`fail` for one of the library's errors; `exit_code` overrides the error's own."""
+    extra: dict[str, Any] = {}
+    show_code = True
+    if isinstance(exc, AlreadyDecided):
+        code, default_exit = "already_decided", EXIT_CONFLICT
+        extra = {
+            "decided_by": exc.decided_by,
+            "decided_at": exc.decided_at,
+            "decision": exc.decision,
+        }
+    elif isinstance(exc, NotFound):
+        code, default_exit = "not_found", EXIT_NOT_FOUND
+    elif isinstance(exc, StoreError):
+        code, default_exit = "refused", EXIT_BAD_INPUT
+    elif isinstance(exc, PolicyError):
+        code, default_exit = exc.code, EXIT_BAD_INPUT
+    else:
+        # A labels, config, case or claim file, or a model that cannot be built: the message
+        # names the file or the setting.
+        code = "labels" if isinstance(exc, LabelError) else "config"
+        default_exit, show_code = EXIT_BAD_INPUT, False
+    fail(
+        code,
+        str(exc),
+        default_exit if exit_code is None else exit_code,
+        as_json,
+        show_code=show_code,
+        **extra,
+    )
+
+
+def reports_errors(func: F) -> F:
+    """Turn the library's errors raised by a command into `fail_with` (JSON if --json was given)."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ClaimsCrewError as exc:
+            fail_with(exc, bool(kwargs.get("as_json")))
+
+    return wrapper  # type: ignore[return-value]

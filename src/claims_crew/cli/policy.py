@@ -1,0 +1,110 @@
+"""`claims-crew policy clauses | show | search`: the policy library, clause by clause.
+
+The JSON shapes are a contract (README, "The policy library"); they are built in policy/views.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from claims_crew.cli._output import EXIT_NOT_FOUND, emit_json, fail, json_option, reports_errors
+
+if TYPE_CHECKING:
+    from claims_crew.policy.document import PolicyDocument
+
+
+@click.group()
+def policy() -> None:
+    """Inspect the policy library: clauses, one clause, word search."""
+
+
+def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
+    from claims_crew.policy.library import PolicyLibrary
+
+    library = PolicyLibrary()
+    doc = library.open(file_or_id)
+    return doc, (file_or_id if file_or_id in library.entries else None)
+
+
+@policy.command("clauses")
+@click.argument("file_or_id")
+@json_option
+@reports_errors
+def policy_clauses(file_or_id: str, as_json: bool) -> None:
+    """List every clause of a policy (a PDF path or a policy id from policies/index.yaml)."""
+    doc, policy_id = _open(file_or_id)
+    if as_json:
+        from claims_crew.policy.views import clauses_listing
+
+        emit_json(clauses_listing(doc, policy_id))
+        return
+    table = Table(
+        title=f"{policy_id or doc.path.name}: {len(doc.clauses)} clauses, {doc.page_count} pages"
+    )
+    for column in ("id", "label", "kind", "pages", "title"):
+        table.add_column(column, overflow="fold")
+    for c in doc.clauses:
+        table.add_row(c.id, c.label, c.kind, ",".join(map(str, c.pages)), c.title)
+    Console().print(table)
+
+
+@policy.command("show")
+@click.argument("file_or_id")
+@click.argument("clause")
+@json_option
+@reports_errors
+def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
+    """Print one clause, by canonical id or printed label, with its text."""
+    doc, _ = _open(file_or_id)
+    from claims_crew.policy.document import LookupMiss
+    from claims_crew.policy.views import clause_detail
+
+    found = doc.lookup(clause)
+    if isinstance(found, LookupMiss):
+        fail("clause_not_found", found.message(), EXIT_NOT_FOUND, as_json, near=list(found.near))
+    detail = clause_detail(doc, found)
+    if as_json:
+        emit_json(detail)
+        return
+    console = Console()
+    console.print(f"[bold]{detail['id']}[/bold]  {detail['title']}")
+    console.print(
+        f"kind: {detail['kind']}   pages: {', '.join(map(str, detail['pages']))}"
+        f"   parent: {detail['parent'] or '-'}",
+        style="dim",
+    )
+    console.print(detail["text"], markup=False, highlight=False)
+
+
+@policy.command("search")
+@click.argument("file_or_id")
+@click.argument("words")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
+@json_option
+@reports_errors
+def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> None:
+    """Rank a policy's clauses by how well they match WORDS (SQLite FTS5, bm25)."""
+    doc, _ = _open(file_or_id)
+    from claims_crew.policy.views import search_results
+
+    payload = search_results(doc.search(words, limit))
+    if as_json:
+        emit_json(payload)
+        return
+    table = Table(title=f"{len(payload['hits'])} hits for {words!r}")
+    for column in ("id", "kind", "pages", "score", "snippet"):
+        table.add_column(column, overflow="fold")
+    for hit in payload["hits"]:
+        table.add_row(
+            hit["id"],
+            hit["kind"],
+            ",".join(map(str, hit["pages"])),
+            f"{hit['score']:.2f}",
+            escape(hit["snippet"]),
+        )
+    Console().print(table)
