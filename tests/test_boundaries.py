@@ -1,0 +1,87 @@
+"""The package boundaries, kept by reading every module's imports (AST only: nothing is imported).
+
+CrewAI lives in crew/, llms/ and tools/ (and main.py, the `crewai run` entry); SQL in store/ and
+policy/; click and rich in cli/; FastAPI in review/. vocabulary.py depends on nothing of ours.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "src" / "claims_crew"
+
+# Imported module (top-level name) → where under src/claims_crew/ it may be imported.
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "crewai": ("crew/", "llms/", "tools/", "main.py"),
+    "sqlite3": ("store/", "policy/"),
+    "click": ("cli/",),
+    "rich": ("cli/",),
+    "fastapi": ("review/",),
+}
+
+
+def imported(source: str) -> list[tuple[int, str]]:
+    """Every absolute module a source imports, with its line: at the top, in functions, anywhere."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def violations(relative: str, source: str) -> list[str]:
+    """The imports of the module at `relative` (a path under src/claims_crew/) out of bounds."""
+    problems = []
+    for line, module in imported(source):
+        top = module.split(".")[0]
+        places = ALLOWED.get(top)
+        if places is not None and not relative.startswith(places):
+            problems.append(f"{relative}:{line} imports {module}; allowed only in {places}")
+        if relative == "vocabulary.py" and (top == "claims_crew" or top in ALLOWED):
+            problems.append(f"{relative}:{line} imports {module}; vocabulary stands alone")
+    return problems
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_keeps_the_boundaries() -> None:
+    problems = [
+        problem
+        for path in modules()
+        for problem in violations(
+            path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")
+        )
+    ]
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("relative", "source"),
+    [
+        ("resolver/rules.py", "import crewai\n"),
+        ("resolver/rules.py", "def f():\n    from crewai.tools import BaseTool\n"),
+        ("report/build.py", "import sqlite3\n"),
+        ("pipeline.py", "from rich.console import Console\n"),
+        ("store/attempts.py", "import click\n"),
+        ("cli/review.py", "from fastapi import FastAPI\n"),
+        ("vocabulary.py", "from claims_crew.models import ClaimFile\n"),
+    ],
+)
+def test_an_import_across_a_boundary_is_caught(relative: str, source: str) -> None:
+    assert len(violations(relative, source)) == 1
+
+
+def test_imports_inside_the_bounds_pass() -> None:
+    assert violations("crew/crew.py", "from crewai import Agent\n") == []
+    assert violations("store/audit.py", "import sqlite3\n") == []
+    assert violations("main.py", "import crewai\n") == []
+    assert violations("resolver/rules.py", "from claims_crew.vocabulary import SIDES\n") == []
