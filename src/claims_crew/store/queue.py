@@ -175,21 +175,7 @@ class Queue(StoreBase):
                 overrides_hash=overridden_hash,
                 at=now,
             )
-            cur = conn.execute(
-                "INSERT INTO reviews (escalation_id, claim_id, reviewer, decision, reason, "
-                "decided_at, audit_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    escalation.id,
-                    escalation.claim_id,
-                    reviewer,
-                    decision,
-                    reason.strip(),
-                    now,
-                    entry.seq,
-                ),
-            )
-            return Review(
-                int(cur.lastrowid or 0),
+            row = (
                 escalation.id,
                 escalation.claim_id,
                 reviewer,
@@ -198,6 +184,12 @@ class Queue(StoreBase):
                 now,
                 entry.seq,
             )
+            cur = conn.execute(
+                "INSERT INTO reviews (escalation_id, claim_id, reviewer, decision, reason, "
+                "decided_at, audit_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            return Review(int(cur.lastrowid or 0), *row)
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
         query = (
