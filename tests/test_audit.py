@@ -112,7 +112,10 @@ def _tamper_db(conn: sqlite3.Connection, rng: random.Random) -> tuple[str, int]:
             (new, audit.entry_hash(data), seq),
         )
         prev = rows[seq - 2][2] if seq > 1 else audit.GENESIS
-        if not _valid(data) or data["seq"] != seq or data["prev"] != prev:
+        old = json.loads(body)
+        # The row's own claim id and time columns, outside the hash, must agree with the body.
+        moved = (data.get("claim_id"), data.get("at")) != (old["claim_id"], old["at"])
+        if not _valid(data) or data["seq"] != seq or data["prev"] != prev or moved:
             return how, seq
         return how, min(seq + 1, n)  # the next entry's link, or the head, no longer matches
     if how == "hash":

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review.web import SESSION_COOKIE, create_app, default_hosts
+from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE, create_app, default_hosts
 from claims_crew.store import Store
 from tests.store_helpers import record_for, water_loaded
 
@@ -118,7 +118,10 @@ def test_a_decision_needs_the_csrf_token(store: Store) -> None:
 def test_a_foreign_host_is_refused(store: Store) -> None:
     c = signed_in(store)
     for path in ("/", "/login", "/escalations/C-1042"):
-        assert c.get(path, headers={"Host": "evil.example"}).status_code == 403
+        refused = c.get(path, headers={"Host": "evil.example"})
+        assert refused.status_code == 403
+        # The refusal carries the same security headers as every other response.
+        assert {k: refused.headers.get(k) for k in SECURITY_HEADERS} == SECURITY_HEADERS
     assert c.get("/", headers={"Host": "testserver"}).status_code == 200
     assert "127.0.0.1:8000" in default_hosts("127.0.0.1", 8000)
     assert "evil.example" not in default_hosts("127.0.0.1", 8000)

@@ -5,13 +5,17 @@ Safety, in the order a request meets it:
   reach this server by DNS rebinding;
 - pages need a session: a reviewer signs in with the token `claims-crew reviewer add` printed,
   and gets a random session id in an HttpOnly, SameSite=Strict cookie (kept hashed in the store);
+- wrong tokens are throttled per client address and overall (store/sign_ins.py): past a few,
+  sign-in answers 429 with Retry-After until a growing wait is over;
 - every form carries a CSRF token tied to the session (or, on the sign-in form, to a cookie),
   and a POST without the right one is refused (403);
-- templates autoescape everything, and the Content-Security-Policy allows no script at all.
+- templates autoescape everything, and the Content-Security-Policy allows no script at all;
+  every response carries the security headers, the 403 for a foreign Host included.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
@@ -24,7 +28,14 @@ from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from claims_crew.review.views import age, escalation_detail, escalation_list
-from claims_crew.store import AlreadyDecided, NotFound, Store, StoreError
+from claims_crew.store import (
+    AlreadyDecided,
+    NotFound,
+    SignInLimits,
+    SignInThrottled,
+    Store,
+    StoreError,
+)
 from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
 
 SESSION_COOKIE = "claims_crew_session"
@@ -57,8 +68,11 @@ def _templates() -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
-def create_app(store: Store, allowed_hosts: Iterable[str]) -> FastAPI:
+def create_app(
+    store: Store, allowed_hosts: Iterable[str], sign_in_limits: SignInLimits | None = None
+) -> FastAPI:
     """The review app over one store; only requests whose Host is in `allowed_hosts` pass."""
+    limits = sign_in_limits or SignInLimits()
     hosts = {h.lower() for h in allowed_hosts}
     templates = _templates()
     css = (Path(str(resources.files("claims_crew.review") / "templates")) / "review.css").read_text(
@@ -71,8 +85,11 @@ def create_app(store: Store, allowed_hosts: Iterable[str]) -> FastAPI:
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         if request.headers.get("host", "").lower() not in hosts:
-            return PlainTextResponse("Forbidden: unknown Host header", status_code=403)
-        response = await call_next(request)
+            response: Response = PlainTextResponse(
+                "Forbidden: unknown Host header", status_code=403
+            )
+        else:
+            response = await call_next(request)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
@@ -107,7 +124,23 @@ def create_app(store: Store, allowed_hosts: Iterable[str]) -> FastAPI:
         expected = request.cookies.get(LOGIN_CSRF_COOKIE, "")
         if not expected or not secrets.compare_digest(csrf, expected):
             return PlainTextResponse("Forbidden: missing or wrong CSRF token", status_code=403)
-        name = store.reviewer_for_token(token.strip()) if token.strip() else None
+        client = request.client.host if request.client else "unknown"
+        try:
+            name = store.sign_in(token.strip(), client, limits)
+        except SignInThrottled as exc:
+            wait = max(1, math.ceil(exc.retry_after))
+            refused = render(
+                request,
+                "login.html",
+                {
+                    "csrf": expected,
+                    "error": f"Too many wrong tokens. Try again in {wait} s.",
+                    "reviewer": None,
+                },
+                status_code=429,
+            )
+            refused.headers["Retry-After"] = str(wait)
+            return refused
         if name is None:
             return render(
                 request,

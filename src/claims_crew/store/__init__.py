@@ -1,12 +1,13 @@
 """The decision store: every claim's state, the review queue and the audit chain (all SQL)."""
 
-from claims_crew.errors import AlreadyDecided, NotFound, StoreError
+from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.queue import Decision, Escalation, Review
 from claims_crew.store.recording import Recorded, Triage
 from claims_crew.store.report_query import DecidedClaim
 from claims_crew.store.schema import MIGRATIONS, migrate
+from claims_crew.store.sign_ins import SignInLimits
 from claims_crew.store.store import Store
 from claims_crew.vocabulary import HUMAN_DECISIONS, OPEN_OUTCOMES, stamp
 
@@ -22,6 +23,8 @@ __all__ = [
     "NotFound",
     "Recorded",
     "Review",
+    "SignInLimits",
+    "SignInThrottled",
     "Store",
     "StoreError",
     "Triage",

@@ -5,6 +5,12 @@ carries the previous entry's hash and its own sequence number, so editing, delet
 reordering any entry breaks the chain at that entry. The last entry's number and hash are kept
 as the chain head, so cutting entries off the end shows too.
 
+The chain alone cannot show a rewrite by someone who re-hashes every entry after the one they
+changed and moves the head (or cuts the tail and moves the head back): the hashes still agree
+with one another. A checkpoint of the head signed with a key kept outside the database
+(checkpoint.py) pins the chain up to that entry. The rows the entries recorded (decisions,
+escalations, reviews) are checked against them by audit_rows.py.
+
 Entries are only ever appended, inside the caller's `BEGIN IMMEDIATE` transaction: the database
 lock orders appends from any number of threads or processes. A human decision is a new entry
 that names the entry it overrides; nothing is edited.
@@ -120,7 +126,15 @@ class _Walk:
         if self.bad is None:
             self.bad = Verdict(False, self.count, seq, problem)
 
-    def step(self, body_text: str, stored_hash: str, row_seq: int | None = None) -> None:
+    def step(
+        self,
+        body_text: str,
+        stored_hash: str,
+        row_seq: int | None = None,
+        row_columns: tuple[str, str] | None = None,
+    ) -> None:
+        """Check the next entry; `row_seq` and `row_columns` (claim id, time) are what the
+        stored row says beside the body, outside the hash, and must agree with it."""
         if self.bad is not None:
             return
         at = self.expect_seq
@@ -138,6 +152,8 @@ class _Walk:
             self.fail(at, f"entry {at} does not follow the entry before it (prev hash differs)")
         elif entry_hash(body) != stored_hash:
             self.fail(at, f"entry {at} was altered: its content no longer matches its hash")
+        elif row_columns is not None and row_columns != (entry.claim_id, entry.at):
+            self.fail(at, f"entry {at}: its row's claim id or time differs from the entry")
         if self.bad is None:
             self.prev = stored_hash
             self.expect_seq += 1
@@ -163,10 +179,12 @@ class _Walk:
 
 
 def verify(conn: sqlite3.Connection) -> Verdict:
-    """Walk the stored chain from the first entry to the head."""
+    """Walk the stored chain from the first entry to the head. (The rows the entries recorded
+    are compared with them by audit_rows.py.)"""
     walk = _Walk()
-    for seq, body, digest in conn.execute("SELECT seq, body, hash FROM audit_log ORDER BY seq"):
-        walk.step(body, digest, int(seq))
+    rows = conn.execute("SELECT seq, body, hash, claim_id, at FROM audit_log ORDER BY seq")
+    for seq, body, digest, claim_id, at in rows:
+        walk.step(body, digest, int(seq), (claim_id, at))
         if walk.bad is not None:
             return walk.bad
     last_seq, last_hash = head(conn)

@@ -1,24 +1,52 @@
-"""The audit chain as the Store reads it back: verified, exported, or one claim's entries.
+"""The audit chain as the Store reads it back: verified, exported, checkpointed, or one claim's.
 
 The chain itself (hashing, appending, verifying, exporting) is audit.py, over a connection;
-entries are appended by the writes that make decisions (recording.py, queue.py).
+entries are appended by the writes that make decisions (recording.py, queue.py). Verifying here
+walks the chain, then compares the rows the entries recorded with them (audit_rows.py), then,
+given a signed checkpoint, proves the chain still extends it (checkpoint.py), all in one
+snapshot; the first problem found is the one named.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 
-from claims_crew.store import audit
+from claims_crew.store import audit, audit_rows, checkpoint
+from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
 from claims_crew.vocabulary import stamp
 
 
-class AuditReads(StoreBase):
-    """Verifying, exporting and listing the audit trail."""
+def _chain_and_rows(conn: sqlite3.Connection) -> audit.Verdict:
+    verdict = audit.verify(conn)
+    return audit_rows.check(conn, verdict.entries) if verdict.ok else verdict
 
-    def verify_audit(self) -> audit.Verdict:
+
+class AuditReads(StoreBase):
+    """Verifying, exporting, checkpointing and listing the audit trail."""
+
+    def verify_audit(
+        self, against: checkpoint.Checkpoint | None = None, key: AuditKey | None = None
+    ) -> audit.Verdict:
+        """The chain, the rows it recorded, and (with `against` and its `key`) a checkpoint."""
         with self.read() as conn:
-            return audit.verify(conn)
+            verdict = _chain_and_rows(conn)
+            if verdict.ok and against is not None:
+                if key is None:
+                    raise ValueError("a checkpoint is checked with the key that signed it")
+                verdict = checkpoint.check_chain(conn, against, key, verdict)
+            return verdict
+
+    def audit_checkpoint(self, key: AuditKey) -> tuple[audit.Verdict, checkpoint.Checkpoint | None]:
+        """A signed checkpoint of the chain head, only if the whole trail verifies: a checkpoint
+        of a chain already rewritten would vouch for the rewrite."""
+        with self.read() as conn:
+            verdict = _chain_and_rows(conn)
+            if not verdict.ok:
+                return verdict, None
+            seq, digest = audit.head(conn)
+            return verdict, checkpoint.sign(seq, digest, self.now(), key)
 
     def export_audit(self, since: datetime | None = None) -> list[str]:
         with self.read() as conn:

@@ -23,6 +23,14 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def token_owner(conn: sqlite3.Connection, token: str) -> str | None:
+    """The reviewer whose sign-in token this is, if any."""
+    row = conn.execute(
+        "SELECT name FROM reviewers WHERE token_sha256 = ?", (_sha256(token),)
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
 @dataclass(frozen=True)
 class Session:
     reviewer: str
@@ -50,10 +58,7 @@ class Reviewers(StoreBase):
 
     def reviewer_for_token(self, token: str) -> str | None:
         with self.read() as conn:
-            row = conn.execute(
-                "SELECT name FROM reviewers WHERE token_sha256 = ?", (_sha256(token),)
-            ).fetchone()
-        return str(row[0]) if row else None
+            return token_owner(conn, token)
 
     def open_session(self, reviewer: str) -> str:
         """A new random session id for a signed-in reviewer (kept hashed, with its CSRF token)."""

@@ -99,6 +99,27 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 claim_id TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TEXT NOT NULL)""",
         ),
     ),
+    (
+        # `audit verify` compares every decision, escalation and review with the entry that
+        # recorded it, and every entry with its rows: looked up by entry number.
+        "0005_rows_by_audit_entry",
+        (
+            "CREATE INDEX decisions_audit_seq ON decisions (audit_seq)",
+            "CREATE INDEX escalations_audit_seq ON escalations (audit_seq)",
+            "CREATE INDEX reviews_audit_seq ON reviews (audit_seq)",
+        ),
+    ),
+    (
+        # Recent sign-in attempts on the review page, shared by every worker serving it, so
+        # wrong tokens are throttled per client and overall (sign_ins.py).
+        "0006_sign_in_attempts",
+        (
+            """CREATE TABLE sign_in_attempts (
+                id INTEGER PRIMARY KEY, client TEXT NOT NULL, at REAL NOT NULL)""",
+            "CREATE INDEX sign_in_attempts_client ON sign_in_attempts (client, at)",
+            "CREATE INDEX sign_in_attempts_at ON sign_in_attempts (at)",
+        ),
+    ),
 )
 
 

@@ -13,7 +13,8 @@ connections and transactions of base.py:
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
 - reviewers.py: reviewers and their web sessions;
-- audit_reads.py: verifying and exporting the audit chain;
+- sign_ins.py: signing in by token, throttled per client and overall;
+- audit_reads.py: verifying, exporting and checkpointing the audit chain;
 - report_query.py: the report's one pass over every decided claim.
 """
 
@@ -26,7 +27,8 @@ from claims_crew.store.queue import Queue
 from claims_crew.store.recording import Recording
 from claims_crew.store.report_query import ReportQuery
 from claims_crew.store.reviewers import Reviewers
+from claims_crew.store.sign_ins import SignIns
 
 
-class Store(Recording, Claims, Leases, Queue, Reviewers, AuditReads, ReportQuery):
+class Store(Recording, Claims, Leases, Queue, Reviewers, SignIns, AuditReads, ReportQuery):
     """The decision store in one SQLite file; safe to share between threads and processes."""

@@ -1,0 +1,298 @@
+"""Signed checkpoints: a rewrite or a cut of the chain that re-hashes cleanly is still caught.
+
+Someone with write access to the database can re-hash every entry after the one they changed,
+or cut entries off the end and move the head back; the chain then verifies. A checkpoint of the
+head signed with the audit key, which the database never holds, cannot be moved with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from claims_crew.cli import main
+from claims_crew.errors import CheckpointError
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.store import Store, audit, audit_key, checkpoint
+from tests.store_helpers import accepted_answers, record_for, water_loaded
+
+KEY = "k" * 40
+
+
+@pytest.fixture
+def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
+    """Entries: 1 C-1042 escalated, 2 C-2000 accepted, 3 C-3000 escalated, 4 C-4000 accepted,
+    5 ana's review of C-3000."""
+    store = Store()
+    store.add_reviewer("ana")
+    for i, claim_id in enumerate(("C-1042", "C-2000", "C-3000", "C-4000")):
+        loaded = water_loaded(tmp_path / "inbox", claim_id)
+        answers = accepted_answers() if i % 2 else {}
+        store.record(record_for(loaded, sample_library, **answers), None, loaded)
+    store.decide("C-3000", "not_covered", "Seepage over weeks.", "ana")
+    return store
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def signed_checkpoint(store: Store, tmp_path: Path) -> tuple[checkpoint.Checkpoint, Path]:
+    """`audit checkpoint` as a user runs it, kept in a file outside the data folder."""
+    result = cli("audit", "checkpoint")
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "elsewhere" / "checkpoint.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(result.stdout, encoding="utf-8")
+    return checkpoint.read(path), path
+
+
+def _rows(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
+    rows = conn.execute("SELECT seq, body, hash FROM audit_log ORDER BY seq")
+    return [(int(s), b, h) for s, b, h in rows]
+
+
+def rewrite_as_accepted(store: Store, claim_id: str) -> None:
+    """Turn an escalated claim into an automatic acceptance everywhere it is written, and
+    re-hash the chain from its entry on, as an attacker with the database alone can."""
+    new = {
+        "kind": "auto",
+        "outcome": "ACCEPTED",
+        "answer": "covered",
+        "rule": "agree",
+        "reason_codes": [],
+        "reason": "Both agree.",
+    }
+    with sqlite3.connect(store.path, isolation_level=None) as conn:
+        conn.execute("BEGIN")
+        prev, hashes = audit.GENESIS, {}
+        for seq, body, _ in _rows(conn):
+            data: dict[str, Any] = json.loads(body)
+            if data["claim_id"] == claim_id:
+                data.update(new)
+            if data["overrides"]:
+                data["overrides_hash"] = hashes[data["overrides"]]
+            data["prev"] = prev
+            prev = hashes[seq] = audit.entry_hash(data)
+            conn.execute(
+                "UPDATE audit_log SET body = ?, hash = ? WHERE seq = ?",
+                (audit.canonical(data), prev, seq),
+            )
+        conn.execute("UPDATE audit_head SET hash = ?", (prev,))
+        conn.execute(
+            "UPDATE decisions SET outcome = 'ACCEPTED', answer = 'covered' WHERE claim_id = ?",
+            (claim_id,),
+        )
+        conn.execute(
+            "UPDATE resolutions SET outcome = 'ACCEPTED', answer = 'covered', rule = 'agree', "
+            "reason_codes = '[]', body = json_set(body, '$.outcome', 'ACCEPTED', '$.answer', "
+            "'covered', '$.rule', 'agree', '$.reason_codes', json('[]'), '$.reason', "
+            "'Both agree.') WHERE claim_id = ?",
+            (claim_id,),
+        )
+        conn.execute("DELETE FROM escalations WHERE claim_id = ?", (claim_id,))
+        conn.execute("COMMIT")
+
+
+def cut_tail(store: Store, keep: int) -> None:
+    """Delete the entries after `keep` and the rows they recorded, and move the head back."""
+    with sqlite3.connect(store.path, isolation_level=None) as conn:
+        conn.execute("BEGIN")
+        kept = _rows(conn)[keep - 1]
+        conn.execute("DELETE FROM reviews WHERE audit_seq > ?", (keep,))
+        conn.execute(
+            "UPDATE escalations SET state = 'open', version = 1, decided_by = NULL, "
+            "decided_at = NULL, decision = NULL "
+            "WHERE id NOT IN (SELECT escalation_id FROM reviews)"
+        )
+        conn.execute("DELETE FROM escalations WHERE audit_seq > ?", (keep,))
+        conn.execute("DELETE FROM decisions WHERE audit_seq > ?", (keep,))
+        conn.execute("DELETE FROM audit_log WHERE seq > ?", (keep,))
+        conn.execute("UPDATE audit_head SET seq = ?, hash = ?", (kept[0], kept[2]))
+        conn.execute("COMMIT")
+
+
+def test_a_checkpoint_is_signed_json_and_verifies(store: Store, tmp_path: Path) -> None:
+    signed, path = signed_checkpoint(store, tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data) == {
+        "audit_checkpoint",
+        "seq",
+        "hash",
+        "at",
+        "algorithm",
+        "key_id",
+        "signature",
+    }
+    with store.read() as conn:
+        assert (signed.seq, signed.hash) == audit.head(conn) and signed.seq == 5
+    key = audit_key.load_key()
+    assert signed.key_id == key.key_id and checkpoint.signature_problem(signed, key) is None
+    assert store.verify_audit(signed, key) == audit.Verdict(True, 5)
+    result = cli("audit", "verify", "--checkpoint", str(path))
+    assert result.exit_code == 0
+    assert "It extends the signed checkpoint of entry 5." in result.stdout
+
+
+def test_a_rehashed_rewrite_is_caught_by_the_checkpoint(store: Store, tmp_path: Path) -> None:
+    signed, path = signed_checkpoint(store, tmp_path)
+    assert store.open_count() == 1
+    rewrite_as_accepted(store, "C-1042")
+    assert store.open_count() == 0  # C-1042 left the queue
+    assert store.verify_audit().ok  # the chain and the rows agree: the rewrite is consistent
+    verdict = store.verify_audit(signed, audit_key.load_key())
+    assert not verdict.ok and verdict.first_bad == 5
+    assert verdict.problem == (
+        "entry 5 no longer has the hash of the signed checkpoint: "
+        "the chain was rewritten at or before entry 5"
+    )
+    result = cli("audit", "verify", "--checkpoint", str(path), "--json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["first_bad"] == 5
+
+
+def test_a_cut_tail_with_the_head_moved_back_is_caught(store: Store, tmp_path: Path) -> None:
+    _, path = signed_checkpoint(store, tmp_path)
+    cut_tail(store, 3)
+    assert store.verify_audit() == audit.Verdict(True, 3)  # the chain alone looks whole
+    result = cli("audit", "verify", "--checkpoint", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "BROKEN at entry 4: the chain ends at entry 3, but the signed checkpoint holds entry 5: "
+        "entries were cut off the end"
+    )
+
+
+def test_an_export_with_its_last_line_dropped_is_caught(store: Store, tmp_path: Path) -> None:
+    signed, cp_path = signed_checkpoint(store, tmp_path)
+    export = tmp_path / "audit.jsonl"
+    assert cli("audit", "export", "-o", str(export)).exit_code == 0
+    lines = export.read_text(encoding="utf-8").splitlines()
+    key = audit_key.load_key()
+    assert checkpoint.verify_export(lines, signed, key) == audit.Verdict(True, 5)
+    header = json.loads(lines[0])
+    last = json.loads(lines[-2])
+    header["audit_export"].update(entries=4, last_seq=4, last_hash=last["hash"])
+    cut = [audit.canonical(header), *lines[1:-1]]
+    export.write_text("\n".join(cut) + "\n", encoding="utf-8")
+    assert audit.verify_export(cut).ok  # the export alone looks whole
+    verdict = checkpoint.verify_export(cut, signed, key)
+    assert not verdict.ok and verdict.first_bad == 5
+    assert "the export ends at entry 4" in (verdict.problem or "")
+    result = cli("audit", "verify", "--file", str(export), "--checkpoint", str(cp_path))
+    assert result.exit_code == 1 and "BROKEN at entry 5" in result.stderr
+
+
+def test_an_export_from_after_the_checkpoint_cannot_show_it(store: Store, tmp_path: Path) -> None:
+    signed, _ = signed_checkpoint(store, tmp_path)
+    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana")
+    lines = store.export_audit()
+    key = audit_key.load_key()
+    header = json.loads(lines[0])
+    # Entry 6 alone, as an export --since would write it.
+    header["audit_export"].update(entries=1, first_seq=6)
+    late = [audit.canonical(header), lines[6]]
+    assert audit.verify_export(late).ok
+    verdict = checkpoint.verify_export(late, signed, key)
+    assert not verdict.ok
+    assert "starts at entry 6, after the checkpoint's entry 5" in str(verdict.problem)
+    # From entry 4 on, the export holds the checkpoint's entry and extends it.
+    header["audit_export"].update(entries=3, first_seq=4)
+    assert checkpoint.verify_export([audit.canonical(header), *lines[4:]], signed, key).ok
+
+
+def test_entries_appended_after_a_checkpoint_still_extend_it(store: Store, tmp_path: Path) -> None:
+    signed, path = signed_checkpoint(store, tmp_path)
+    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana")
+    assert store.verify_audit(signed, audit_key.load_key()) == audit.Verdict(True, 6)
+    assert cli("audit", "verify", "--checkpoint", str(path)).exit_code == 0
+
+
+def test_an_altered_or_foreign_checkpoint_is_refused(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    signed, path = signed_checkpoint(store, tmp_path)
+    cut_tail(store, 3)
+    # Moving the checkpoint back with the chain breaks its signature.
+    with store.read() as conn:
+        moved = signed.model_copy(update=dict(zip(("seq", "hash"), audit.head(conn), strict=True)))
+    path.write_text(moved.model_dump_json(), encoding="utf-8")
+    result = cli("audit", "verify", "--checkpoint", str(path), "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["problem"] == (
+        "the checkpoint's signature does not match its contents: it was altered"
+    )
+    # A checkpoint the attacker signs with a key of their own names another key.
+    monkeypatch.setenv(audit_key.KEY_ENV, KEY)
+    forged = checkpoint.sign(moved.seq, moved.hash, moved.at, audit_key.load_key())
+    path.write_text(forged.model_dump_json(), encoding="utf-8")
+    monkeypatch.delenv(audit_key.KEY_ENV)
+    result = cli("audit", "verify", "--checkpoint", str(path))
+    assert result.exit_code == 1 and "was signed with key" in result.stderr
+
+
+def test_the_key_file_is_made_private_on_first_use_and_never_by_verify(
+    store: Store, tmp_path: Path
+) -> None:
+    key_file = audit_key.key_path()
+    assert not key_file.exists()
+    with pytest.raises(CheckpointError, match="no audit key"):
+        audit_key.load_key()
+    result = cli("audit", "checkpoint")
+    assert result.exit_code == 0 and "Created the audit key" in result.stderr
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert len(bytes.fromhex(key_file.read_text(encoding="ascii"))) == 32
+    secret = key_file.read_bytes()
+    with sqlite3.connect(store.path) as conn:  # the key is nowhere in the database
+        dump = "\n".join(conn.iterdump())
+    assert secret.strip().decode() not in dump
+    again = cli("audit", "checkpoint")
+    assert again.exit_code == 0 and "Created" not in again.stderr
+    assert key_file.read_bytes() == secret  # the same key, not a new one
+    os.chmod(key_file, 0o644)
+    refused = cli("audit", "checkpoint")
+    assert refused.exit_code == 2 and "chmod 600" in refused.stderr
+
+
+def test_verify_with_a_checkpoint_but_no_key_is_refused(store: Store, tmp_path: Path) -> None:
+    _, path = signed_checkpoint(store, tmp_path)
+    audit_key.key_path().unlink()
+    result = cli("audit", "verify", "--checkpoint", str(path))
+    assert result.exit_code == 2 and "no audit key" in result.stderr
+    assert not audit_key.key_path().exists()
+
+
+def test_the_key_may_come_from_the_environment(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(audit_key.KEY_ENV, KEY)
+    signed, path = signed_checkpoint(store, tmp_path)
+    assert not audit_key.key_path().exists()
+    assert signed.key_id == audit_key.AuditKey(KEY.encode(), "test").key_id
+    assert cli("audit", "verify", "--checkpoint", str(path)).exit_code == 0
+    monkeypatch.setenv(audit_key.KEY_ENV, "short")
+    result = cli("audit", "checkpoint")
+    assert result.exit_code == 2 and "at least 32" in result.stderr
+
+
+def test_no_checkpoint_is_signed_over_a_broken_trail(store: Store) -> None:
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE escalations SET state = 'decided' WHERE claim_id = 'C-1042'")
+    result = cli("audit", "checkpoint")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "BROKEN at entry 1" in result.stderr and "no checkpoint signed" in result.stderr
+
+
+def test_a_file_that_is_not_a_checkpoint_is_refused(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "not-a-checkpoint.json"
+    path.write_text('{"seq": 1}', encoding="utf-8")
+    result = cli("audit", "verify", "--checkpoint", str(path))
+    assert result.exit_code == 2 and "is not an audit checkpoint" in result.stderr
+    error = json.loads(cli("audit", "verify", "--checkpoint", str(path), "--json").stdout)
+    assert error["error"]["code"] == "checkpoint"
