@@ -1,9 +1,25 @@
-"""Reading claim files from the inbox: JSON or YAML, validated, with their text attachments."""
+"""Reading claim files from the inbox: JSON or YAML, validated, with their text attachments.
+
+An inbox is outside input: one bad file must not stop a batch, and no file may make a run read
+what is not in the inbox. So a file is checked before it is parsed:
+- it is a regular file, and a link only to a file inside the inbox: a FIFO or a device is never
+  opened (a FIFO would block the run until something writes to it);
+- it is at most MAX_CLAIM_BYTES, and only that much plus one byte is ever read; an attachment is
+  at most MAX_ATTACHMENT_BYTES, and all of a claim's attachments MAX_ATTACHMENTS_BYTES together;
+- it is nested at most MAX_NESTING deep, checked before the YAML composer (which recurses) runs.
+Whatever is wrong is a ClaimFileError naming the file, with a code saying why; the batch reports
+it and goes on with the other files. Files that share a claim id are refused together
+(`claim_ids`).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +30,25 @@ from claims_crew.errors import ClaimFileError, validation_problems
 from claims_crew.models import ClaimFile
 
 CLAIM_SUFFIXES = (".json", ".yaml", ".yml")
+# A claim file is a page of fields; a megabyte is far beyond one, and far beyond what a model
+# should be sent in one request.
+MAX_CLAIM_BYTES = 1 << 20
+MAX_ATTACHMENT_BYTES = 256 << 10
+MAX_ATTACHMENTS_BYTES = 1 << 20
+# What the intake agent is shown of each attachment.
 MAX_ATTACHMENT_CHARS = 20_000
+# A claim file is a mapping with one list in it (attachments): two levels. The cap keeps the
+# parsers far from Python's recursion limit, whatever thread they run in.
+MAX_NESTING = 32
+
+# Open without blocking (a FIFO that slipped past the check opens at once instead of waiting for a
+# writer) and without following a link (the path opened is already resolved).
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +79,123 @@ def inbox_files(inbox: Path) -> list[Path]:
     return sorted(p for p in inbox.iterdir() if p.suffix.lower() in CLAIM_SUFFIXES)
 
 
+def _read_inside(claim: Path, path: Path, limit: int, what: str) -> bytes:
+    """The bytes of `path`, a regular file of at most `limit` bytes in the claim file's folder.
+
+    An error names the claim file and `what` ("claim file", "attachment 'x.txt'"). A link is
+    judged by where it points. The file is checked before it is opened and again on the open
+    descriptor, so a file swapped in between is still refused; at most `limit` + 1 bytes are read.
+    """
+    try:
+        target = path.resolve(strict=True)
+        inside = claim.parent.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of links
+        raise ClaimFileError(
+            f"{claim}: {what} cannot be read: {_why(exc)}", code="unreadable"
+        ) from exc
+    if inside not in target.parents:
+        raise ClaimFileError(
+            f"{claim}: {what} links to {target}, outside {inside}; nothing outside is read",
+            code="outside_inbox",
+        )
+    try:
+        _check_regular(claim, os.stat(target), limit, what)
+        fd = os.open(target, _OPEN_FLAGS)
+        with os.fdopen(fd, "rb") as handle:
+            _check_regular(claim, os.fstat(handle.fileno()), limit, what)
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise ClaimFileError(
+            f"{claim}: {what} cannot be read: {_why(exc)}", code="unreadable"
+        ) from exc
+    if len(data) > limit:  # it grew after the check
+        raise _too_large(claim, what, None, limit)
+    return data
+
+
+def _check_regular(path: Path, info: os.stat_result, limit: int, what: str) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "not a regular file"
+        raise ClaimFileError(f"{path}: {what} is {kind}; it is not opened", code="not_a_file")
+    if info.st_size > limit:
+        raise _too_large(path, what, info.st_size, limit)
+
+
+def _too_large(path: Path, what: str, size: int | None, limit: int) -> ClaimFileError:
+    """`size` None: the file grew past the cap while it was read."""
+    measured = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+    return ClaimFileError(
+        f"{path}: {what} is {measured}; the cap is {limit:,} bytes", code="too_large"
+    )
+
+
+def _why(exc: BaseException) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _too_deep(path: Path) -> ClaimFileError:
+    return ClaimFileError(
+        f"{path}: nested more than {MAX_NESTING} levels deep; a claim file needs two",
+        code="too_deep",
+    )
+
+
+def _nesting_exceeds(data: object, limit: int) -> bool:
+    """Whether parsed JSON nests mappings and lists more than `limit` deep (no recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children: Iterable[object]
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _yaml_nesting_exceeds(raw: bytes, limit: int) -> bool:
+    """Whether YAML nests more than `limit` deep, read from the parser's events: the parser is a
+    loop, while the composer that safe_load runs after it recurses once per level."""
+    depth = 0
+    for event in yaml.parse(raw, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
+
+
+def _parse(path: Path, raw: bytes) -> object:
+    is_json = path.suffix.lower() == ".json"
+    try:
+        if is_json:
+            data = json.loads(raw)
+            if _nesting_exceeds(data, MAX_NESTING):
+                raise _too_deep(path)
+            return data
+        if _yaml_nesting_exceeds(raw, MAX_NESTING):
+            raise _too_deep(path)
+        return yaml.safe_load(raw)
+    except RecursionError as exc:  # the checks above keep parsing shallow; this is the backstop
+        raise _too_deep(path) from exc
+    except (ValueError, yaml.YAMLError) as exc:
+        kind = "JSON" if is_json else "YAML"
+        raise ClaimFileError(f"{path}: not valid {kind}: {exc}", code="malformed") from exc
+
+
 def load_claim(path: Path) -> LoadedClaim:
     """Read and validate one claim file; a problem names the file and every bad field."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ClaimFileError(f"{path}: cannot be read: {exc.strerror}") from exc
-    try:
-        data = json.loads(raw) if path.suffix.lower() == ".json" else yaml.safe_load(raw)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise ClaimFileError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {exc}") from exc
+    raw = _read_inside(path, path, MAX_CLAIM_BYTES, "claim file")
+    data = _parse(path, raw)
     if not isinstance(data, dict):
-        raise ClaimFileError(f"{path}: expected a mapping of claim fields")
+        raise ClaimFileError(f"{path}: expected a mapping of claim fields", code="malformed")
     try:
         claim = ClaimFile.model_validate(data)
     except ValidationError as exc:
@@ -64,12 +203,57 @@ def load_claim(path: Path) -> LoadedClaim:
         problems = "; ".join(validation_problems(exc, "file"))
         raise ClaimFileError(f"{path}: {problems}", missing=missing) from exc
     attachments: dict[str, str] = {}
+    total = 0
     for name in claim.attachments:
-        target = (path.parent / name).resolve()
-        if path.parent.resolve() not in target.parents:
-            raise ClaimFileError(f"{path}: attachment {name!r} is outside the claim's folder")
+        what = f"attachment {name!r}"
+        target = path.parent / name
+        # By name first ("../x", "/etc/x"), before anything outside is looked at; a link is
+        # judged where it points, in _read_inside.
+        folder = Path(os.path.abspath(path.parent))
+        if folder not in Path(os.path.abspath(target)).parents:
+            raise ClaimFileError(
+                f"{path}: {what} is outside the claim's folder", code="outside_inbox"
+            )
+        data_bytes = _read_inside(path, target, MAX_ATTACHMENT_BYTES, what)
+        total += len(data_bytes)
+        if total > MAX_ATTACHMENTS_BYTES:
+            raise ClaimFileError(
+                f"{path}: its attachments are over {MAX_ATTACHMENTS_BYTES:,} bytes together",
+                code="too_large",
+            )
         try:
-            attachments[name] = target.read_text(encoding="utf-8")[:MAX_ATTACHMENT_CHARS]
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ClaimFileError(f"{path}: attachment {name!r} cannot be read as text") from exc
+            attachments[name] = data_bytes.decode("utf-8")[:MAX_ATTACHMENT_CHARS]
+        except UnicodeDecodeError as exc:
+            raise ClaimFileError(
+                f"{path}: {what} cannot be read as text", code="unreadable"
+            ) from exc
     return LoadedClaim(path, claim, raw, attachments)
+
+
+def claim_ids(paths: Sequence[Path]) -> dict[Path, str | ClaimFileError]:
+    """Each file's claim id, or why it cannot be reviewed.
+
+    Files that share a claim id are all refused (code duplicate_id), each naming the others. The
+    store decides a claim id once and only flags a later file with that id, so reviewing the
+    first by name would settle the claim on a version nobody chose. Neither is reviewed; once
+    one file is left with that id, the next run reviews it.
+    """
+    found: dict[Path, str | ClaimFileError] = {}
+    by_id: dict[str, list[Path]] = defaultdict(list)
+    for path in paths:
+        try:
+            claim_id = load_claim(path).claim.claim_id
+        except ClaimFileError as exc:
+            found[path] = exc
+            continue
+        found[path] = claim_id
+        by_id[claim_id].append(path)
+    for claim_id, same in by_id.items():
+        for path in same if len(same) > 1 else ():
+            others = ", ".join(p.name for p in same if p != path)
+            found[path] = ClaimFileError(
+                f"{path}: claim id {claim_id} is also in {others}; none of them is reviewed "
+                "until only one file has it",
+                code="duplicate_id",
+            )
+    return found

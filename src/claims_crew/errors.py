@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from claims_crew.vocabulary import ClaimFileProblem
+
 PolicyErrorCode = Literal[
     "encrypted", "no_text_layer", "malformed", "timeout", "not_found", "unknown_policy"
 ]
@@ -20,11 +22,15 @@ class ConfigError(ClaimsCrewError):
 
 
 class ClaimFileError(ClaimsCrewError):
-    """A claim file is unreadable or misses fields; `missing` names the absent fields."""
+    """A claim file cannot be reviewed; the message names the file, `code` says why in one word
+    (vocabulary.ClaimFileProblem), and `missing` names the absent fields."""
 
-    def __init__(self, message: str, missing: list[str] | None = None) -> None:
+    def __init__(
+        self, message: str, missing: list[str] | None = None, code: ClaimFileProblem = "invalid"
+    ) -> None:
         super().__init__(message)
         self.missing = missing or []
+        self.code: ClaimFileProblem = code
 
 
 class ModelError(ClaimsCrewError):
@@ -62,6 +68,18 @@ class AlreadyDecided(StoreError):
         self.decided_by = decided_by
         self.decided_at = decided_at
         self.decision = decision
+
+
+class SignInThrottled(StoreError):
+    """Too many wrong sign-in tokens lately; `retry_after` is how many seconds to wait."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"too many failed sign-ins; try again in {retry_after:.0f} s")
+        self.retry_after = retry_after
+
+
+class CheckpointError(ClaimsCrewError):
+    """An audit checkpoint file that cannot be read, or no usable audit key; names which."""
 
 
 class LabelError(ClaimsCrewError):

@@ -17,8 +17,10 @@ from typing import Any, NoReturn, TypeVar
 import click
 from pydantic import BaseModel
 
+from claims_crew.cli.safe_text import clean, json_text
 from claims_crew.errors import (
     AlreadyDecided,
+    CheckpointError,
     ClaimsCrewError,
     LabelError,
     NotFound,
@@ -42,11 +44,12 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print machin
 
 
 def emit_json(payload: object) -> None:
-    """A --json payload on stdout: a pydantic model as it serialises itself, else plain JSON."""
+    """A --json payload on stdout: a pydantic model as it serialises itself, else plain JSON;
+    control characters from a claim or a model only ever as escapes."""
     if isinstance(payload, BaseModel):
-        click.echo(payload.model_dump_json(indent=2))
+        click.echo(json_text(payload.model_dump_json(indent=2)))
     else:
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        click.echo(json_text(json.dumps(payload, ensure_ascii=False, indent=2)))
 
 
 def fail(
@@ -62,7 +65,9 @@ def fail(
     off the stderr line, for a message that already names the file at fault."""
     if as_json:
         emit_json({"error": {"code": code, "message": message, **extra}})
-    click.echo(f"error [{code}]: {message}" if show_code else f"error: {message}", err=True)
+    # The message may quote a claim file or a provider: shown, never obeyed, by the terminal.
+    shown = clean(message)
+    click.echo(f"error [{code}]: {shown}" if show_code else f"error: {shown}", err=True)
     sys.exit(exit_code)
 
 
@@ -86,9 +91,15 @@ def fail_with(
     elif isinstance(exc, PolicyError):
         code, default_exit = exc.code, EXIT_BAD_INPUT
     else:
-        # A labels, config, case or claim file, or a model that cannot be built: the message
-        # names the file or the setting.
-        code = "labels" if isinstance(exc, LabelError) else "config"
+        # A labels, config, case, claim or checkpoint file, a model that cannot be built, or
+        # no audit key: the message names the file or the setting.
+        code = (
+            "labels"
+            if isinstance(exc, LabelError)
+            else "checkpoint"
+            if isinstance(exc, CheckpointError)
+            else "config"
+        )
         default_exit, show_code = EXIT_BAD_INPUT, False
     fail(
         code,

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from claims_crew.cli._output import EXIT_NOT_FOUND, emit_json, fail, json_option, reports_errors
+from claims_crew.cli.safe_text import clean, markup, plain
 
 if TYPE_CHECKING:
     from claims_crew.policy.document import PolicyDocument
@@ -44,12 +44,15 @@ def policy_clauses(file_or_id: str, as_json: bool) -> None:
         emit_json(clauses_listing(doc, policy_id))
         return
     table = Table(
-        title=f"{policy_id or doc.path.name}: {len(doc.clauses)} clauses, {doc.page_count} pages"
+        title=f"{markup(policy_id or doc.path.name)}: {len(doc.clauses)} clauses, "
+        f"{doc.page_count} pages"
     )
     for column in ("id", "label", "kind", "pages", "title"):
         table.add_column(column, overflow="fold")
     for c in doc.clauses:
-        table.add_row(c.id, c.label, c.kind, ",".join(map(str, c.pages)), c.title)
+        table.add_row(
+            plain(c.id), plain(c.label), c.kind, ",".join(map(str, c.pages)), plain(c.title)
+        )
     Console().print(table)
 
 
@@ -72,13 +75,13 @@ def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
         emit_json(detail)
         return
     console = Console()
-    console.print(f"[bold]{detail['id']}[/bold]  {detail['title']}")
+    console.print(f"[bold]{markup(detail['id'])}[/bold]  {markup(detail['title'])}")
     console.print(
         f"kind: {detail['kind']}   pages: {', '.join(map(str, detail['pages']))}"
-        f"   parent: {detail['parent'] or '-'}",
+        f"   parent: {markup(detail['parent'] or '-')}",
         style="dim",
     )
-    console.print(detail["text"], markup=False, highlight=False)
+    console.print(clean(detail["text"]), markup=False, highlight=False)
 
 
 @policy.command("search")
@@ -96,15 +99,15 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
     if as_json:
         emit_json(payload)
         return
-    table = Table(title=f"{len(payload['hits'])} hits for {words!r}")
+    table = Table(title=f"{len(payload['hits'])} hits for {markup(repr(words))}")
     for column in ("id", "kind", "pages", "score", "snippet"):
         table.add_column(column, overflow="fold")
     for hit in payload["hits"]:
         table.add_row(
-            hit["id"],
+            plain(hit["id"]),
             hit["kind"],
             ",".join(map(str, hit["pages"])),
             f"{hit['score']:.2f}",
-            escape(hit["snippet"]),
+            markup(hit["snippet"]),
         )
     Console().print(table)

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_BAD_INPUT, emit_json, fail, json_option, reports_errors
+from claims_crew.cli.safe_text import markup, plain
 from claims_crew.config_check import Problem, check_config, errors
 from claims_crew.vocabulary import TASKS
 
@@ -45,7 +46,7 @@ def _problem_table(problems: list[Problem], title: str) -> Table:
     for p in problems:
         mark = Text("error", style="red") if p.severity == "error" else Text("warn", "yellow")
         where = p.file if p.line is None else f"{p.file}:{p.line}"
-        table.add_row(mark, where, p.key, Text(p.message), Text(p.hint, style="dim"))
+        table.add_row(mark, plain(where), plain(p.key), plain(p.message), plain(p.hint, "dim"))
     return table
 
 
@@ -77,10 +78,12 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
     else:
         console = Console()
         if problems:
-            title = f"{folder}: {len(bad)} error(s), {len(problems) - len(bad)} warning(s)"
+            title = f"{markup(folder)}: {len(bad)} error(s), {len(problems) - len(bad)} warning(s)"
             console.print(_problem_table(problems, title))
         else:
-            console.print(f"[green]ok[/green] {folder}: agents.yaml, tasks.yaml, resolution.yaml")
+            console.print(
+                f"[green]ok[/green] {markup(folder)}: agents.yaml, tasks.yaml, resolution.yaml"
+            )
     if bad:
         sys.exit(EXIT_BAD_INPUT)
 
@@ -107,8 +110,8 @@ def _print_prompt(rendered: RenderedPrompt) -> None:
     head.add_column(style="bold")
     head.add_column()
     head.add_row("task", rendered.task)
-    head.add_row("agent", rendered.agent)
-    head.add_row("model", rendered.model)
+    head.add_row("agent", plain(rendered.agent))
+    head.add_row("model", plain(rendered.model))
     head.add_row(
         "tool calling",
         "native (tools sent as schemas)" if rendered.native_tool_calling else "ReAct text",
@@ -122,7 +125,7 @@ def _print_prompt(rendered: RenderedPrompt) -> None:
     console.print(head)
     for message in rendered.messages:
         console.print(Rule(f"{message.get('role', '?')} message"))
-        console.print(Text(str(message.get("content") or "")), soft_wrap=True)
+        console.print(plain(message.get("content") or ""), soft_wrap=True)
     console.print(Rule("tools offered"))
     if rendered.tools:
         tools = Table()
@@ -130,7 +133,7 @@ def _print_prompt(rendered: RenderedPrompt) -> None:
             tools.add_column(column, overflow="fold")
         for tool in rendered.tools:
             args = ", ".join(tool["args"].get("properties", {}))
-            tools.add_row(tool["name"], args, Text(tool["description"]))
+            tools.add_row(plain(tool["name"]), plain(args), plain(tool["description"]))
         console.print(tools)
     else:
         console.print("none")

@@ -1,0 +1,114 @@
+"""One bad file of every kind beside the sample claims: the run reviews every good claim, lists
+each bad file with its reason, and exits 1. Then the same inbox with the bad files removed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from claims_crew.claim_files import MAX_CLAIM_BYTES
+from claims_crew.cli import main
+from claims_crew.llms.scripted import ScriptedLLM, final
+from claims_crew.store import Store
+from tests.conftest import ROOT
+from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+
+SAMPLES = ROOT / "claims" / "inbox"
+GOOD = ["C-1043", "C-1044", "C-1045", "C-1046", "C-1047", "C-2001", "C-3001"]
+
+
+def _any_claim() -> Script:
+    """Answers for whatever claim is asked about, so the order claims run in does not matter."""
+    script = Script()
+    script.llms = {
+        "intake": ScriptedLLM(responder=lambda _m: final(INTAKE_WATER)),
+        "policy": ScriptedLLM(responder=lambda _m: final(POLICY_COVERED)),
+        "fraud": ScriptedLLM(responder=lambda _m: final(FRAUD_EXCLUDED)),
+    }
+    return script
+
+
+def _poison(inbox: Path, outside: Path) -> dict[str, str]:
+    """One file of each kind; returns file name → the reason code the run must give."""
+    water = json.loads((SAMPLES / "C-1042.json").read_text(encoding="utf-8"))
+    (inbox / "X-deep.json").write_text("[" * 1000 + "]" * 1000)
+    (inbox / "X-deep.yaml").write_text("[" * 500 + "]" * 500)
+    big = {**water, "claim_id": "X-big", "description": "flood " * (MAX_CLAIM_BYTES // 5)}
+    (inbox / "X-big.json").write_text(json.dumps(big))
+    os.mkfifo(inbox / "X-fifo.json")
+    outside.mkdir()
+    secret = outside / "X-secret.json"
+    secret.write_text(json.dumps({**water, "claim_id": "X-secret"}))
+    (inbox / "X-link.json").symlink_to(secret)
+    (inbox / "C-1042-corrected.json").write_text(json.dumps({**water, "amount": 4300}))
+    (inbox / "X-markup.yaml").write_text('claim_id: "[/x] [bold]unterminated\n')
+    return {
+        "X-deep.json": "too_deep",
+        "X-deep.yaml": "too_deep",
+        "X-big.json": "too_large",
+        "X-fifo.json": "not_a_file",
+        "X-link.json": "outside_inbox",
+        "C-1042-corrected.json": "duplicate_id",
+        "C-1042.json": "duplicate_id",
+        "X-markup.yaml": "malformed",
+    }
+
+
+@pytest.fixture
+def run_with_script(monkeypatch: pytest.MonkeyPatch) -> Script:
+    script = _any_claim()
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
+    monkeypatch.setattr(
+        "claims_crew.llms.select.default_llm_factory", lambda *_args, **_kwargs: script
+    )
+    return script
+
+
+def _row(output: str, name: str) -> str:
+    return next(line for line in output.splitlines() if f"│ {name} " in line)
+
+
+def test_a_poisoned_batch_reviews_every_good_claim_and_lists_the_bad_files(
+    tmp_path: Path, run_with_script: Script
+) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SAMPLES, inbox)
+    bad = _poison(inbox, tmp_path / "outside")
+
+    result = CliRunner().invoke(
+        main,
+        ["run", "--inbox", str(inbox), "--concurrency", "2"],
+        env={"COLUMNS": "400"},
+    )
+    assert result.exit_code == 1, result.output
+    out = result.output
+    store = Store()
+    for claim_id in GOOD:
+        record = store.claim_record(claim_id)
+        assert record is not None and record.status == "reviewed", claim_id
+    # Neither duplicate is decided, nothing outside the inbox or over the cap reached a model.
+    for claim_id in ("C-1042", "X-secret", "X-big"):
+        assert store.claim_record(claim_id) is None, claim_id
+    assert not any("flood flood" in str(call) for call in run_with_script("intake").calls)
+    for name, code in bad.items():
+        assert f"bad claim file ({code})" in _row(out, name), name
+    assert "C-1042.json" in _row(out, "C-1042-corrected.json")
+    assert "C-1042-corrected.json" in _row(out, "C-1042.json")
+    assert "[/x] [bold]unterminated" in out  # the YAML error, quoted as it is
+    assert f"{len(bad)} claim(s) failed" in out
+    assert f"{len(GOOD)} claim(s) escalated in this run" in out
+
+    # Once the bad files are gone and one of the duplicates removed, the rest is reviewed.
+    for name in bad:
+        if name != "C-1042.json":
+            (inbox / name).unlink()
+    again = CliRunner().invoke(main, ["run", "--inbox", str(inbox)], env={"COLUMNS": "400"})
+    assert again.exit_code == 0, again.output
+    assert "1 to review" in again.output
+    record = store.claim_record("C-1042")
+    assert record is not None and record.status == "reviewed"
