@@ -13,6 +13,7 @@ from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
+from tests.openai_server import OpenAIServer, Respond
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_POLICIES = ROOT / "policies"
@@ -29,6 +30,26 @@ def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     monkeypatch.setenv("CREWAI_TRACING_ENABLED", "false")
     monkeypatch.setenv("CREWAI_STORAGE_DIR", str(tmp_path / "crewai"))
     yield
+
+
+StartServer = Callable[..., OpenAIServer]
+
+
+@pytest.fixture
+def openai_server() -> Iterator[StartServer]:
+    """Start scripted OpenAI-compatible servers on 127.0.0.1 (tests/openai_server.py):
+    `openai_server(respond, latency_s=..., hang_limit_s=...)`. Each stops when the test ends,
+    and a call it holds (Hang) is dropped then."""
+    started: list[OpenAIServer] = []
+
+    def start(respond: Respond, **options: float) -> OpenAIServer:
+        server = OpenAIServer(respond, **options).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -45,3 +45,16 @@ def test_nothing_configured_means_the_local_model(monkeypatch: pytest.MonkeyPatc
     local = llm_for("intake")
     assert local.model.startswith("local/") and local.model.endswith(".gguf")
     assert llm_for("fraud") is local  # one set of weights in memory, shared by the agents
+
+
+def test_a_remote_model_gets_the_runs_call_timeout_and_retries(
+    remote_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI's client would wait 600 s a call; the run's limits replace its defaults."""
+    default = default_llm_factory()("policy")
+    assert (default.timeout, default.max_retries) == (120.0, 2)
+    monkeypatch.setenv("CLAIMS_CREW_MODEL_TIMEOUT", "7.5")
+    monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
+    llm = default_llm_factory()("policy")
+    assert (llm.timeout, llm.max_retries) == (7.5, 0)
+    assert llm._get_client_params()["timeout"] == 7.5  # what reaches the OpenAI client

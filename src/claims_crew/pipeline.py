@@ -3,21 +3,29 @@
 Each claim is independent: its own crew, its own tool ledger, its own record. Nothing here is
 shared between claims but the policy library, which only reads, and the decision store, which
 writes each claim's whole result in one transaction (store.py).
+
+A claim gets until its deadline (limits.py); past it, the claim is recorded as failed with code
+`timeout` and the batch goes on, while the abandoned review can no longer call a model or reach
+the store (deadline.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from claims_crew.claim_files import LoadedClaim, load_claim
+from claims_crew.claim_files import LoadedClaim, claim_ids, load_claim
 from claims_crew.crew.adjudicator import adjudicate
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.ledger import ToolLedger, source_checked
+from claims_crew.deadline import run_within
 from claims_crew.errors import ClaimFileError, ClaimsCrewError, ModelError
+from claims_crew.limits import Limits
+from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
@@ -26,7 +34,8 @@ from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
 from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store, Triage, lease_holder
-from claims_crew.vocabulary import ADJUDICATE_TASK, KICKOFF_INPUTS, TASK_OF
+from claims_crew.store.leases import LEASE_SECONDS
+from claims_crew.vocabulary import ADJUDICATE_TASK, KICKOFF_INPUTS, TASK_OF, ClaimFileProblem
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,7 @@ class Settings:
     config_dir: Path | None = None
     rules: ResolutionConfig | None = None
     store: Store = field(default_factory=Store)  # $CLAIMS_CREW_HOME/claims.sqlite
+    limits: Limits = field(default_factory=Limits.from_environment)
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
@@ -144,7 +154,10 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             **base,
             status="failed",
             finished_at=_now(),
-            error=RunError(code="crew_failed", message=f"{type(exc).__name__}: {exc}"),
+            error=RunError(
+                code="timeout" if _timed_out(exc) else "crew_failed",
+                message=f"{type(exc).__name__}: {exc}",
+            ),
         )
     return ClaimRecord(
         **base,
@@ -164,6 +177,49 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     )
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """A model call gave up waiting: the clients' timeout errors all stem from a socket's."""
+    return any(isinstance(cause, TimeoutError) for cause in _causes(exc))
+
+
+def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
+    """review_claim, given until the claim's deadline; past it, a failed record with code
+    `timeout`, and the abandoned review makes no further model call."""
+    started = _now()
+    seconds = settings.limits.claim_deadline_s
+
+    def review(stop: threading.Event) -> ClaimRecord:
+        with model_calls_until(stop):
+            return review_claim(loaded, settings)
+
+    record = run_within(seconds, review, name=f"review {loaded.claim.claim_id}")
+    if record is not None:
+        return record
+    return ClaimRecord(
+        claim_id=loaded.claim.claim_id,
+        claim_file=str(loaded.path),
+        claim_sha256=loaded.sha256,
+        policy_id=loaded.claim.policy_id,
+        status="failed",
+        started_at=started,
+        finished_at=_now(),
+        error=RunError(
+            code="timeout",
+            message=f"no result within {seconds:g} s (CLAIMS_CREW_CLAIM_DEADLINE); "
+            "the next run retries it",
+        ),
+    )
+
+
 @dataclass(frozen=True)
 class BatchItem:
     """A claim file's outcome in a batch: its record, or why its file could not be read."""
@@ -172,6 +228,11 @@ class BatchItem:
     record: ClaimRecord | None
     error: str | None = None
     busy: bool = False  # another process is reviewing it: not a failure, and not ours to do
+    code: ClaimFileProblem | None = None  # why the file was refused, with `error`
+
+    @classmethod
+    def refused(cls, path: Path, exc: ClaimFileError) -> BatchItem:
+        return cls(path, None, str(exc), code=exc.code)
 
     @property
     def ok(self) -> bool:
@@ -182,16 +243,19 @@ def process_file(path: Path, settings: Settings, run_id: int | None = None) -> B
     try:
         loaded = load_claim(path)
     except ClaimFileError as exc:
-        return BatchItem(path, None, str(exc))
+        return BatchItem.refused(path, exc)
     claim_id = loaded.claim.claim_id
     holder = lease_holder()
-    if not settings.store.lease(claim_id, holder):
+    deadline = settings.limits.claim_deadline_s
+    # Held past the claim's deadline, so another process never takes a claim still under way.
+    seconds = max(LEASE_SECONDS, deadline + 60) if deadline is not None else LEASE_SECONDS
+    if not settings.store.lease(claim_id, holder, seconds):
         return BatchItem(path, None, "being reviewed by another process", busy=True)
     try:
         if settings.store.triage(loaded) != "todo":
             # Decided since the batch was planned (another process): never ask a model twice.
             return BatchItem(path, settings.store.claim_record(claim_id))
-        record = review_claim(loaded, settings)
+        record = review_in_time(loaded, settings)
         settings.store.record(record, run_id, loaded)
     finally:
         settings.store.release(claim_id, holder)
@@ -199,20 +263,23 @@ def process_file(path: Path, settings: Settings, run_id: int | None = None) -> B
 
 
 def triage(paths: Sequence[Path], settings: Settings) -> dict[Path, Triage]:
-    """Each readable claim file's state in the store; a file changed after its decision is
-    flagged there (changed_after_decision) and is not decided again."""
+    """Each reviewable claim file's state in the store; a file changed after its decision is
+    flagged there (changed_after_decision) and is not decided again. A file that cannot be read,
+    or shares its claim id with another file, has no state: it stays, to be reported."""
     states: dict[Path, Triage] = {}
-    for path in paths:
+    for path, claim_id in claim_ids(paths).items():
+        if isinstance(claim_id, ClaimFileError):
+            continue
         try:
             loaded = load_claim(path)
-        except ClaimFileError:
+        except ClaimFileError:  # changed since it was read a moment ago: reported by the batch
             continue
         states[path] = settings.store.triage(loaded)
     return states
 
 
 def pending(paths: Sequence[Path], settings: Settings) -> list[Path]:
-    """Claim files with no decision yet; unreadable files stay, to be reported."""
+    """Claim files with no decision yet; files that cannot be reviewed stay, to be reported."""
     states = triage(paths, settings)
     return [p for p in paths if states.get(p, "todo") == "todo"]
 
@@ -222,15 +289,28 @@ def run_batch(
     settings: Settings,
     concurrency: int = 1,
     on_done: Callable[[BatchItem], None] | None = None,
+    on_start: Callable[[Path], None] | None = None,
 ) -> list[BatchItem]:
     """Review claim files, at most `concurrency` at a time; results in the order given.
 
-    The run is recorded in the store; one killed halfway keeps no finish time.
+    `on_start` hears of each file as its review begins, `on_done` as it ends, so a display can
+    show what is still under way. A file that cannot be reviewed (claim_files.claim_ids: bad,
+    or sharing its claim id with another file given) gets an item saying why, and no model
+    call. The run is recorded in the store; one killed halfway keeps no finish time.
     """
     run_id = settings.store.start_run(f"{len(paths)} claim file(s), concurrency {concurrency}")
     done: dict[Path, BatchItem] = {}
+    refused = {p: e for p, e in claim_ids(paths).items() if isinstance(e, ClaimFileError)}
+
+    def one(path: Path) -> BatchItem:
+        if on_start is not None:
+            on_start(path)
+        if path in refused:
+            return BatchItem.refused(path, refused[path])
+        return process_file(path, settings, run_id)
+
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = {pool.submit(process_file, p, settings, run_id): p for p in paths}
+        futures = {pool.submit(one, p): p for p in paths}
         for future in as_completed(futures):
             item = future.result()
             done[futures[future]] = item

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
+from claims_crew.cli.progress import BatchProgress
+from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import OPEN_OUTCOMES
@@ -65,7 +67,24 @@ def run_inbox(inbox: Path | None = None, concurrency: int | None = None) -> None
         fail_with(exc, exit_code=EXIT_FAILED)
     if failed:
         click.echo(f"{failed} claim(s) failed; see the table above.", err=True)
-        sys.exit(EXIT_FAILED)
+    leave(EXIT_FAILED if failed else 0)
+
+
+def leave(exit_code: int) -> None:
+    """Return, or exit with `exit_code`, once the run's work is done and written.
+
+    A claim given up on at its deadline may still have a model call open, made from a worker
+    thread that Python waits for before the process may exit: up to the call's timeout and
+    retries. Nothing of that claim can be written any more, so the process ends now instead.
+    """
+    from claims_crew.deadline import abandoned_work
+
+    if abandoned_work():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit_code)
+    if exit_code:
+        sys.exit(exit_code)
 
 
 def default_concurrency() -> int:
@@ -84,14 +103,14 @@ def _answer(side: Claim | ParseFailure | None) -> str:
     if isinstance(side, ParseFailure):
         return "[red]parse_error[/red]"
     checked = "✓" if side.source_checked else "✗"
-    return f"{side.answer} {side.confidence:.2f} {checked}"
+    return f"{markup(side.answer)} {side.confidence:.2f} {checked}"
 
 
 def _outcome(resolution: Resolution | None) -> str:
     if resolution is None:
         return "-"
     colour = {"ESCALATED": "yellow", "ADJUDICATION_REQUIRED": "yellow"}.get(resolution.outcome)
-    text = resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")
+    text = resolution.outcome + (f" {markup(resolution.answer)}" if resolution.answer else "")
     if resolution.reason_codes:
         text += f" ({', '.join(resolution.reason_codes)})"
     return f"[{colour}]{text}[/{colour}]" if colour else text
@@ -123,17 +142,11 @@ def review_inbox(
     states = triage(files, settings)
     todo = [p for p in files if states.get(p, "todo") == "todo"]
     changed = [p.name for p in files if states.get(p) == "changed_after_decision"]
-    console.print(f"{len(files)} claim file(s) in {inbox}; {len(todo)} to review.")
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    ) as progress:
-        bar = progress.add_task("reviewing", total=len(todo))
-        items = run_batch(todo, settings, concurrency, on_done=lambda _item: progress.advance(bar))
+    console.print(f"{len(files)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
+    with BatchProgress(console, len(todo)) as progress:
+        items = run_batch(
+            todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
+        )
     console.print(_table(items))
     _escalations(console, items, changed, settings.store)
     return sum(not item.ok for item in items)
@@ -164,31 +177,37 @@ def _escalations(
     if changed:
         console.print(
             f"{len(changed)} claim file(s) changed after their decision and were not decided "
-            f"again: {', '.join(changed)}.",
+            f"again: {clean(', '.join(changed))}.",
             style="yellow",
             markup=False,
         )
 
 
 def _table(items: list[BatchItem]) -> Table:
+    """One row per claim file. File names, file errors and provider messages are outside text:
+    they go in as plain Text, never as markup."""
     table = Table(title="Claims reviewed (✓ = every cited clause came from policy_lookup)")
     for column in ("claim", "policy agent", "fraud agent", "decision", "time"):
         table.add_column(column)
     for item in items:
         record = item.record
         if item.busy:
-            table.add_row(item.path.name, "-", "-", "skipped: being reviewed by another run", "-")
+            table.add_row(
+                plain(item.path.name), "-", "-", "skipped: being reviewed by another run", "-"
+            )
             continue
         if record is None:
-            table.add_row(item.path.name, "-", "-", f"[red]bad claim file[/red]: {item.error}", "-")
+            why = Text("bad claim file", style="red")
+            why.append(f" ({item.code})" if item.code else "", style="red")
+            why.append(": " + clean(item.error or ""))
+            table.add_row(plain(item.path.name), "-", "-", why, "-")
             continue
-        status = (
-            _outcome(record.resolution)
-            if record.error is None
-            else (f"[red]{record.error.code}[/red]: {record.error.message}")
-        )
+        status: Text | str = _outcome(record.resolution)
+        if record.error is not None:
+            status = Text(record.error.code, style="red")
+            status.append(": " + clean(record.error.message))
         table.add_row(
-            record.claim_id,
+            plain(record.claim_id),
             _answer(record.policy),
             _answer(record.fraud),
             status,

@@ -83,6 +83,10 @@ class ClaimsCrew:
             allow_delegation=False,
             memory=False,
             verbose=False,
+            # CrewAI would run a task again from the start after a failed model call, on top of
+            # the client's own retries: a silent provider would cost three times the retry
+            # budget (limits.py). The client retries one call; the next run retries the claim.
+            max_retry_limit=0,
         )
         self.models[name] = str(getattr(built.llm, "model", built.llm))
         return built

@@ -4,6 +4,10 @@
 ollama/…, hosted_vllm/…); `MODEL_BASE_URL` points it at an OpenAI-compatible endpoint such as
 a LiteLLM proxy. An agent's own `llm:` in agents.yaml wins over MODEL, and `ADJUDICATOR_MODEL`
 may name a stronger model for the adjudicator. With nothing set, a local model runs in-process.
+
+A remote model's client gives up on a call after the run's per-call timeout and retries it at
+most the run's number of times, with backoff (limits.py). Its own defaults (600 s a call for
+OpenAI's client) would let one silent provider hold a claim for half an hour.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from pathlib import Path
 
 from crewai import LLM, BaseLLM
 
+from claims_crew.limits import Limits
+
 LLMFactory = Callable[[str], BaseLLM]
 
 
@@ -25,19 +31,26 @@ def configured_model(agent_name: str) -> str | None:
     return os.environ.get("MODEL") or None
 
 
-def default_llm_factory(config_dir: Path | None = None) -> LLMFactory:
+def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = None) -> LLMFactory:
     """A factory that gives each agent its configured model, or the shared local one.
 
     The local model's grammar offers only the answers that resolution.yaml in `config_dir`
     (default: the project's config) allows; it is read when the local model is first needed.
+    Remote models get the call timeout and retries of `limits` (default: the environment's).
     """
+    limits = limits or Limits.from_environment()
     local: list[BaseLLM] = []
     building = threading.Lock()
 
     def llm_for(agent_name: str) -> BaseLLM:
         model = configured_model(agent_name)
         if model:
-            return LLM(model=model, base_url=os.environ.get("MODEL_BASE_URL") or None)
+            return LLM(
+                model=model,
+                base_url=os.environ.get("MODEL_BASE_URL") or None,
+                timeout=limits.call_timeout_s,
+                max_retries=limits.retries,  # the client's own, with backoff and Retry-After
+            )
         with building:  # one local model per factory: loading weights twice wastes memory
             if not local:
                 from claims_crew.llms.local import LocalLLM

@@ -1,0 +1,156 @@
+"""A run's progress on the console, including what it is still waiting for.
+
+A claim can wait minutes on a slow provider (up to its deadline, limits.py). A bar that only
+moves when a claim finishes would then look stuck, so the display names the claims under review
+and for how long. In a terminal that is a column of the bar, redrawn several times a second.
+Where nothing is redrawn (a pipe, a CI log, `crewai run` captured by a tool), rich shows the bar
+only when it stops, so each finished claim gets a line instead, and while claims are under way a
+line names them every HEARTBEAT_S seconds.
+
+File names come from the inbox: they are printed as plain text, never as markup, with any
+control characters shown as escapes (safe_text.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+from claims_crew.cli.safe_text import plain
+
+if TYPE_CHECKING:
+    from claims_crew.pipeline import BatchItem
+
+HEARTBEAT_S = 30.0
+SHOWN = 3  # claims named at most; the rest are counted
+
+
+class InFlight:
+    """The claim files under review now, and since when."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._since: dict[Path, float] = {}
+
+    def start(self, path: Path) -> None:
+        with self._lock:
+            self._since[path] = self._clock()
+
+    def finish(self, path: Path) -> None:
+        with self._lock:
+            self._since.pop(path, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._since)
+
+    def describe(self) -> str:
+        """ "waiting on C-2.json 41 s, C-5.json 3 s and 2 more", longest first; "" when none."""
+        now = self._clock()
+        with self._lock:
+            waits = sorted(((now - t, p.name) for p, t in self._since.items()), reverse=True)
+        if not waits:
+            return ""
+        named = ", ".join(f"{name} {seconds:.0f} s" for seconds, name in waits[:SHOWN])
+        more = f" and {len(waits) - SHOWN} more" if len(waits) > SHOWN else ""
+        return f"waiting on {named}{more}"
+
+
+class WaitingColumn(ProgressColumn):
+    """The bar's last column: the claims under review, redrawn with the bar."""
+
+    def __init__(self, in_flight: InFlight) -> None:
+        super().__init__()
+        self.in_flight = in_flight
+
+    def render(self, task: Task) -> Text:
+        return plain(self.in_flight.describe(), style="dim")
+
+
+class BatchProgress:
+    """The bar (or the lines) for one batch: call `started` and `finished` from any thread."""
+
+    def __init__(self, console: Console, total: int, heartbeat_s: float | None = None) -> None:
+        self.console = console
+        self.total = total
+        self.in_flight = InFlight()
+        self.heartbeat_s = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
+        self._live = console.is_terminal and not console.is_dumb_terminal
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            WaitingColumn(self.in_flight),
+            console=console,
+            transient=False,
+        )
+        self._bar = self._progress.add_task("reviewing", total=total)
+        self._finished = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heartbeat = threading.Thread(target=self._beat, name="progress", daemon=True)
+
+    def __enter__(self) -> BatchProgress:
+        self._progress.start()
+        if not self._live:
+            self._heartbeat.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        if self._heartbeat.is_alive():
+            self._heartbeat.join()
+        self._progress.stop()
+
+    def started(self, path: Path) -> None:
+        self.in_flight.start(path)
+
+    def finished(self, item: BatchItem) -> None:
+        self.in_flight.finish(item.path)
+        self._progress.advance(self._bar)
+        with self._lock:
+            self._finished += 1
+            count = self._finished
+        if not self._live:
+            self._line(f"[{count}/{self.total}] {item.path.name}: {_state(item)}")
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat_s):
+            if waiting := self.in_flight.describe():
+                self._line(waiting)
+
+    def _line(self, text: str) -> None:
+        self.console.print(plain(text), highlight=False)
+
+
+def _state(item: BatchItem) -> str:
+    if item.busy:
+        return "skipped, being reviewed by another run"
+    if item.record is None:
+        return "bad claim file"
+    if item.record.error is not None:
+        return f"failed ({item.record.error.code}) after {item.record.seconds:.1f} s"
+    return f"reviewed in {item.record.seconds:.1f} s"

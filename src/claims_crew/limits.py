@@ -1,0 +1,73 @@
+"""How long the models may take: one call, its retries, and one claim as a whole.
+
+A provider that stops answering must not hold a run. The client of a remote model gives up on a
+call after CLAIMS_CREW_MODEL_TIMEOUT seconds and retries it at most CLAIMS_CREW_MODEL_RETRIES
+times, waiting longer each time (and as long as a 429's Retry-After asks). Whatever the
+provider does, a claim with no result CLAIMS_CREW_CLAIM_DEADLINE seconds after its review began
+is recorded as failed with code `timeout`; the batch goes on, and the next run retries it.
+
+Read from the environment once per run; a value that is not a number stops the run before any
+model is called, naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from claims_crew.errors import ConfigError
+
+DEFAULT_CALL_TIMEOUT_S = 120.0
+DEFAULT_RETRIES = 2
+# A claim makes five or six model calls; ten minutes is far beyond a healthy provider's time.
+DEFAULT_CLAIM_DEADLINE_S = 600.0
+MAX_RETRIES = 10
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per model call, per claim. `claim_deadline_s` None means no deadline."""
+
+    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
+    retries: int = DEFAULT_RETRIES
+    claim_deadline_s: float | None = DEFAULT_CLAIM_DEADLINE_S
+
+    @classmethod
+    def from_environment(cls) -> Limits:
+        return cls(
+            call_timeout_s=_seconds("CLAIMS_CREW_MODEL_TIMEOUT", DEFAULT_CALL_TIMEOUT_S),
+            retries=_count("CLAIMS_CREW_MODEL_RETRIES", DEFAULT_RETRIES),
+            claim_deadline_s=_deadline("CLAIMS_CREW_CLAIM_DEADLINE", DEFAULT_CLAIM_DEADLINE_S),
+        )
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):  # NaN fails the comparison too
+        raise ConfigError(f"{name}={raw!r}: expected a number of seconds above 0")
+    return value
+
+
+def _deadline(name: str, default: float) -> float | None:
+    """Seconds, or None when the user wrote 0 to turn the deadline off."""
+    try:
+        if float(os.environ.get(name, "").strip() or "nan") == 0:
+            return None
+    except ValueError:
+        pass  # _seconds names the bad value
+    return _seconds(name, default)
+
+
+def _count(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) > MAX_RETRIES:
+        raise ConfigError(f"{name}={raw!r}: expected a whole number from 0 to {MAX_RETRIES}")
+    return int(raw)

@@ -1,0 +1,116 @@
+"""The claims crew over the scripted OpenAI-compatible server: which claim and agent a request
+is for, one script of replies per (claim, agent), and the environment that points MODEL at it.
+
+CrewAI's system message starts "You are {role}." and the agent's goal names the claim, so a
+request says by itself which agent of which claim sent it; concurrent claims never take each
+other's replies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED
+from tests.openai_server import ChatRequest, OpenAIServer, Reply, Status, Text, ToolCall
+
+ROLES: dict[str, str] = {
+    str(agent["role"]): name
+    for name, agent in yaml.safe_load((ROOT / "config" / "agents.yaml").read_text()).items()
+}
+CLAIM_ID = re.compile(r"\bclaim ([A-Za-z0-9][\w-]*)")
+
+Scripted = Reply | Callable[[ChatRequest], Reply]
+
+
+def agent_of(request: ChatRequest) -> str:
+    """The agent whose role the system message names ("You are {role}. ...")."""
+    for role, name in ROLES.items():
+        if request.system.startswith(f"You are {role}."):
+            return name
+    return "unknown"
+
+
+def claim_of(request: ChatRequest) -> str:
+    found = CLAIM_ID.search(request.system) or CLAIM_ID.search(request.text)
+    return found.group(1) if found else "unknown"
+
+
+class CrewScript:
+    """Replies per (claim id, agent), in order; the last one repeats, so a fault set once
+    holds for every retry. A request with no script gets a 500 that names what was missing."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._replies: dict[tuple[str, str], list[Scripted]] = {}
+        self._served: dict[tuple[str, str], int] = {}
+
+    def set(self, claim_id: str, agent: str, *replies: Scripted) -> CrewScript:
+        """Replace what this claim's agent will be answered, from its next request on."""
+        with self._lock:
+            self._replies[(claim_id, agent)] = list(replies)
+            self._served[(claim_id, agent)] = 0
+        return self
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        key = (claim_of(request), agent_of(request))
+        with self._lock:
+            replies = self._replies.get(key)
+            if not replies:
+                return Status(500, f"no scripted reply for claim {key[0]}, agent {key[1]}")
+            served = self._served[key]
+            self._served[key] = served + 1
+            reply = replies[min(served, len(replies) - 1)]
+        return reply(request) if callable(reply) else reply
+
+
+def answer(payload: dict[str, Any]) -> Text:
+    return Text(json.dumps(payload))
+
+
+def look_up_then(
+    clause_id: str, payload: dict[str, Any], policy_id: str = "HM-HOME-001"
+) -> Scripted:
+    """A reviewer that calls policy_lookup once, then answers (and answers again if asked)."""
+
+    def reply(request: ChatRequest) -> Reply:
+        if request.tool_results:
+            return answer(payload)
+        return ToolCall("policy_lookup", {"policy_id": policy_id, "clause_id": clause_id})
+
+    return reply
+
+
+def water_replies(script: CrewScript, claim_id: str) -> CrewScript:
+    """The design's water example for one claim: policy looks 4.2(b) up, fraud cites 7.1."""
+    script.set(claim_id, "intake", answer(INTAKE_WATER))
+    script.set(claim_id, "policy", look_up_then("4.2(b)", POLICY_COVERED))
+    script.set(claim_id, "fraud", answer(FRAUD_EXCLUDED))
+    return script
+
+
+def water_claims(folder: Path, *claim_ids: str) -> list[Path]:
+    """Copies of the water claim C-1042 under other claim ids, one file each."""
+    source = json.loads((ROOT / "claims" / "inbox" / "C-1042.json").read_text())
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for claim_id in claim_ids:
+        path = folder / f"{claim_id}.json"
+        path.write_text(json.dumps({**source, "claim_id": claim_id}), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def point_model_at(server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MODEL and MODEL_BASE_URL name the server, with a fake key, as a user would set them."""
+    monkeypatch.setenv("MODEL", "openai/gpt-4o-mini")
+    monkeypatch.setenv("MODEL_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
