@@ -57,8 +57,8 @@ def check_json(config: Path) -> tuple[int, dict[str, Any]]:
 BROKEN = [
     pytest.param(
         "tasks.yaml",
-        "    clause_id and quote), facts_relied_on and rationale.\n  agent: policy\n",
-        "    clause_id and quote), facts_relied_on and rationale.\n  agent: polcy\n",
+        "    (the clauses read both ways).\n  agent: policy\n",
+        "    (the clauses read both ways).\n  agent: polcy\n",
         "unknown_agent",
         "names agent 'polcy', which agents.yaml does not define",
         "agent: polcy",
@@ -197,6 +197,46 @@ BROKEN = [
         id="resolution-unknown-key",
     ),
     pytest.param(
+        "resolution.yaml",
+        "prefer: {}\n",
+        "prefer:\n  min_confidence: 1.2\n",
+        "bad_threshold",
+        "1.2 is outside [0, 1]",
+        "min_confidence: 1.2",
+        "from 0 to 1",
+        id="prefer-floor-outside-0-1",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "  agreement: either\n",
+        "  agreement: all\n",
+        "invalid_value",
+        "'all' is not one of either, both",
+        "agreement: all",
+        "",
+        id="tool-sourced-agreement-unknown",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "  escalate_when: either\n",
+        "  escalate_when: eiter\n",
+        "invalid_value",
+        "'eiter' is not one of either, both",
+        "escalate_when: eiter",
+        "did you mean 'either'?",
+        id="abstention-escalate-when-unknown",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "allowed_answers: [covered, not_covered, uncertain]",
+        "allowed_answers: [covered, uncertain]",
+        "invalid_value",
+        "give at least two answers besides uncertain",
+        "allowed_answers: [covered, uncertain]",
+        "",
+        id="abstention-is-not-an-answer",
+    ),
+    pytest.param(
         "tasks.yaml",
         "adjudicate_task:\n",
         "summary_task:\n  description: x\n  expected_output: y\n  agent: intake\n\n"
@@ -304,6 +344,32 @@ def test_a_warning_alone_does_not_fail(tmp_path: Path) -> None:
     assert warning["severity"] == "warning" and warning["code"] == "bad_llm"
     assert warning["line"] == line_of(text, "llm: gpt-4o")
     check_or_raise(config)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code", "needle"),
+    [
+        ("prefer: {}\n", "prefer:\n  min_confidence: 0.6\n", "weak_prefer_floor", "0.6"),
+        ("  required: true\n", "  required: false\n", "tool_sourced_off", "required: false"),
+        (
+            "allowed_answers: [covered, not_covered, uncertain]",
+            "allowed_answers: [covered, not_covered]",
+            "abstention_unused",
+            "abstention:",
+        ),
+    ],
+    ids=["prefer-floor-below-agreement", "tool-sourced-off", "abstention-unused"],
+)
+def test_resolution_settings_that_weaken_the_rules_warn(
+    tmp_path: Path, old: str, new: str, code: str, needle: str
+) -> None:
+    config, text = broken_copy(tmp_path, "resolution.yaml", old, new)
+    exit_code, payload = check_json(config)
+    assert exit_code == 0
+    [warning] = payload["problems"]
+    assert (warning["severity"], warning["code"]) == ("warning", code)
+    assert warning["line"] == line_of(text, needle)
+    assert warning["hint"]
 
 
 def test_check_or_raise_lists_every_error(tmp_path: Path) -> None:

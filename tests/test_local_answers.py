@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -14,8 +15,9 @@ from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.llms.base import Request
 from claims_crew.llms.local import LocalLLM, answer_schema_for
 from claims_crew.llms.select import default_llm_factory
+from claims_crew.models import ClaimAnswer
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.vocabulary import DEFAULT_ANSWERS
+from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
 from tests.conftest import ROOT
 
 THREE_ANSWERS = ["covered", "not_covered", "partially_covered"]
@@ -35,16 +37,25 @@ def config_allowing(tmp_path: Path, answers: list[str]) -> Path:
 
 
 def offered_answers(grammar: str) -> list[str]:
-    """The answers the grammar's answer rule lets the model write."""
-    found = re.search(r"^final-answer-answer ::= (.+)$", grammar, re.MULTILINE)
+    """The answers the grammar's answer rules let the model write, over every answer shape."""
+    found = re.findall(r"^final-answer(?:-\d+)?-answer ::= (.+)$", grammar, re.MULTILINE)
     assert found, grammar
-    return [json.loads(json.loads(choice)) for choice in found[1].split(" | ")]
+    return [json.loads(json.loads(c)) for rule in found for c in rule.split(" | ")]
+
+
+def schema_answers(schema: dict[str, Any]) -> list[str]:
+    shapes = schema.get("anyOf", [schema])
+    return [a for shape in shapes for a in shape["properties"]["answer"]["enum"]]
 
 
 @pytest.mark.parametrize(
     ("answers", "offered"),
-    [(None, list(DEFAULT_ANSWERS)), (THREE_ANSWERS, THREE_ANSWERS)],
-    ids=["shipped config", "three answers"],
+    [
+        (None, [*DEFAULT_ANSWERS, ABSTENTION]),
+        (THREE_ANSWERS, THREE_ANSWERS),
+        ([*DEFAULT_ANSWERS], list(DEFAULT_ANSWERS)),
+    ],
+    ids=["shipped config", "three answers", "no abstention"],
 )
 def test_the_grammar_for_a_task_offers_the_configured_answers(
     tmp_path: Path,
@@ -61,7 +72,7 @@ def test_the_grammar_for_a_task_offers_the_configured_answers(
         assert isinstance(llm, LocalLLM)
         assert task.output_pydantic is not None
         schema = answer_schema_for(task.output_pydantic, llm.allowed_answers)
-        assert schema["properties"]["answer"] == {"enum": offered}
+        assert schema_answers(schema) == offered
         request = Request(
             [{"role": "user", "content": "Review claim C-1042."}], None, task, task.agent
         )
@@ -70,3 +81,17 @@ def test_the_grammar_for_a_task_offers_the_configured_answers(
 
 def test_the_local_model_falls_back_to_the_default_answers() -> None:
     assert LocalLLM.from_environment().allowed_answers == DEFAULT_ANSWERS
+
+
+def test_the_grammar_pairs_an_abstention_with_its_reason() -> None:
+    """uncertain comes with a typed reason, and any other answer with none: the grammar cannot
+    write the mix the resolver refuses."""
+    [answer, abstain] = answer_schema_for(ClaimAnswer, [*DEFAULT_ANSWERS, ABSTENTION])["anyOf"]
+    assert answer["properties"]["answer"] == {"enum": list(DEFAULT_ANSWERS)}
+    assert answer["properties"]["abstain_reason"] == {"type": "null"}
+    assert abstain["properties"]["answer"] == {"enum": [ABSTENTION]}
+    assert abstain["properties"]["abstain_reason"] == {"enum": list(ABSTAIN_REASONS)}
+    assert "abstain_reason" in answer["required"] and "abstain_reason" in abstain["required"]
+    definite = answer_schema_for(ClaimAnswer, list(DEFAULT_ANSWERS))
+    assert "anyOf" not in definite
+    assert definite["properties"]["abstain_reason"] == {"type": "null"}

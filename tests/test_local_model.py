@@ -32,5 +32,10 @@ def test_local_model_reviews_a_claim_with_schema_valid_outputs(
     assert isinstance(record.intake, IntakeFacts), record.raw["intake_task"]
     assert isinstance(record.policy, Claim), record.raw["policy_task"]
     assert isinstance(record.fraud, Claim), record.raw["fraud_task"]
-    assert record.policy.answer in ("covered", "not_covered")
+    for answer in (record.policy, record.fraud):
+        # The grammar pairs uncertain with a typed reason and any other answer with none.
+        assert answer.answer in ("covered", "not_covered", "uncertain")
+        assert (answer.answer == "uncertain") == (answer.abstain_reason is not None)
+    assert record.resolution is not None
+    assert "parse_error" not in record.resolution.reason_codes
     assert all(m.startswith("local/") for m in record.models.values())

@@ -76,7 +76,8 @@ def test_policy_prompt_marks_missing_intake_as_placeholder_and_offers_the_tool()
     assert tool["name"] == "policy_lookup"
     assert set(tool["args"]["properties"]) == {"policy_id", "clause_id", "query"}
     assert "Tool Name: policy_lookup" in system_text(payload)  # offered in the ReAct prompt
-    assert "one of covered, not_covered" in user_text(payload)
+    assert "one of covered, not_covered, uncertain" in user_text(payload)
+    assert "abstain_reason" in user_text(payload)
     assert payload["output_schema"]["title"] == "ClaimAnswer"
 
 

@@ -6,12 +6,13 @@ Each row is a case file shipped in examples/cases/, so `claims-crew resolve` can
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claims_crew.models import AdjudicatorAnswer, ParseFailure, parse_adjudication
+from claims_crew.models import AdjudicatorAnswer, Claim, ParseFailure, parse_adjudication
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import (
     Case,
@@ -24,6 +25,7 @@ from claims_crew.resolver import (
 from claims_crew.resolver.case_files import load_case
 from claims_crew.resolver.config import ResolutionConfig, load_config, parse_config
 from claims_crew.vocabulary import REASON_CODES
+from claims_crew.vocabulary import RULES as RULE_NAMES
 from tests.conftest import ROOT
 
 CASES = ROOT / "examples" / "cases"
@@ -61,6 +63,23 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
     ),
     "quote-normalised": ("ACCEPTED", "agree", None, [], []),
     "same-answer-one-side-fails": ("PREFERRED", "prefer", "policy", ["clause_not_found"], []),
+    # One side alone must reach the floor two agreeing sides need (prefer.min_confidence).
+    "prefer-below-floor": (
+        "ESCALATED", "prefer", None, ["clause_not_found", "low_confidence"], []
+    ),
+    # Quotes that re-read true but that policy_lookup never returned decide nothing alone.
+    "agree-not-tool-sourced": ("ESCALATED", "agree", None, ["not_tool_sourced"], []),
+    "prefer-not-tool-sourced": (
+        "ESCALATED", "prefer", None, ["kind_mismatch", "not_tool_sourced"], []
+    ),
+    # An agent may say it cannot tell, and why; the question follows its reason.
+    "abstain-needs-more-evidence": (
+        "ESCALATED", "abstain", None, ["abstained", "needs_more_evidence"], ["damage_start_date"]
+    ),
+    "abstain-interpretation": (
+        "ESCALATED", "abstain", None, ["abstained", "interpretation_unresolved"], []
+    ),
+    "abstain-without-reason": ("ESCALATED", "checks", None, ["parse_error"], []),
 }  # fmt: skip
 
 
@@ -89,7 +108,7 @@ def test_rule_table(name: str, sample_library: PolicyLibrary) -> None:
 
 def test_table_covers_every_rule_and_reason_code() -> None:
     rules = {row[1] for row in TABLE.values()} | {"adjudicator"}
-    assert rules >= {"checks", "agree", "prefer", "conflict", "dispute", "neither", "adjudicator"}
+    assert rules >= set(RULE_NAMES) - {"reread", "gates"}  # those two never decide alone
     codes = {c for row in TABLE.values() for c in row[3]}
     adjudication_codes = {"adjudicator_invalid", "interpretation_unresolved"}
     assert codes | adjudication_codes | {"policy_unreadable"} >= set(REASON_CODES)
@@ -179,8 +198,9 @@ ADJUDICATIONS: dict[str, tuple[str, str, str | None, list[str]]] = {
     # raw answer → (outcome, rule, winner, reason codes)
     '{"choice": "policy", "reason": "A burst joint is sudden; 7.1 needs weeks of seepage.", '
     '"evidence": ["4.2(b)"]}': ("ADJUDICATED", "adjudicator", "policy", []),
+    # Fraud cited 7.1 from memory: the adjudicator's choice would rest on no looked-up clause.
     '{"choice": "fraud", "reason": "The leak ran for weeks.", "evidence": ["7.1"]}': (
-        "ADJUDICATED", "adjudicator", "fraud", []
+        "ESCALATED", "adjudicator", None, ["not_tool_sourced"]
     ),
     '{"choice": "policy", "reason": "", "evidence": ["4.2(b)"]}': (
         "ESCALATED", "adjudicator", None, ["adjudicator_invalid"]
@@ -215,13 +235,132 @@ def test_adjudicator_answer_table(raw: str, sample_library: PolicyLibrary) -> No
     resolution, check = apply_adjudication(case, RULES, dispute, parse_adjudication(raw))
     assert (resolution.outcome, resolution.rule, resolution.winner) == (outcome, rule, winner)
     assert resolution.reason_codes == codes
-    assert check.valid is (not codes or codes == ["interpretation_unresolved"])
+    assert check.valid is ("adjudicator_invalid" not in codes)
     if "adjudicator_invalid" in codes:
         assert check.problems and check.raw.strip()
     if outcome == "ADJUDICATED":
         expected = {"policy": "covered", "fraud": "not_covered"}[winner or ""]
         assert resolution.answer == expected
     assert [s.rule for s in resolution.trail].count("adjudicator") == 1
+
+
+def test_adjudicated_side_that_looked_its_clause_up_wins(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """The same ruling for fraud stands once policy_lookup returned 7.1 to fraud; naming only a
+    clause fraud cited from memory does not."""
+    data = json.loads((CASES / "water-damage-start-known-dispute.json").read_text("utf-8"))
+    data["claims"]["fraud"]["evidence"].append(
+        {"clause_id": "7.1(a)", "quote": "over a period of weeks or months"}
+    )
+    data["ledger"].append(
+        {"agent": "fraud", "tool": "policy_lookup", "args": {}, "returned": ["7.1"]}
+    )
+    case = _write_case(tmp_path, data, sample_library)
+    dispute = resolve(case, RULES)
+    assert dispute.outcome == "ADJUDICATION_REQUIRED"
+    looked_up = AdjudicatorAnswer(choice="fraud", reason="Weeks of seepage.", evidence=["7.1"])
+    resolution, _ = apply_adjudication(case, RULES, dispute, looked_up)
+    assert (resolution.outcome, resolution.winner, resolution.answer) == (
+        "ADJUDICATED",
+        "fraud",
+        "not_covered",
+    )
+    remembered = AdjudicatorAnswer(choice="fraud", reason="Weeks.", evidence=["7.1(a)"])
+    resolution, check = apply_adjudication(case, RULES, dispute, remembered)
+    assert check.valid
+    assert (resolution.outcome, resolution.reason_codes) == ("ESCALATED", ["not_tool_sourced"])
+    assert (resolution.would_have_been, resolution.would_have_won) == ("ADJUDICATED", "fraud")
+    assert "7.1(a) from memory" in (resolution.question or "")
+
+
+def _variant(**changes: Any) -> ResolutionConfig:
+    """The shipped rules with some settings changed, as resolution.yaml would give them."""
+    return parse_config({**RULES.model_dump(by_alias=True), **changes})
+
+
+def _write_case(tmp_path: Path, data: dict[str, Any], library: PolicyLibrary) -> Case:
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return load_case(path, library, RULES)
+
+
+def test_prefer_floor_defaults_to_the_agreement_floor(sample_library: PolicyLibrary) -> None:
+    case = _case("prefer-below-floor", sample_library)  # policy alone holds, at 0.82
+    escalated = resolve(case, RULES)
+    assert RULES.prefer.min_confidence is None and RULES.prefer_floor == 0.85
+    assert (escalated.would_have_been, escalated.would_have_won) == ("PREFERRED", "policy")
+    assert escalated.question is not None and "0.82" in escalated.question
+    lower_agreement = _variant(accept={"min_confidence": 0.8, "max_confidence_gap": 0.25})
+    assert resolve(case, lower_agreement).outcome == "PREFERRED"
+    own_floor = _variant(prefer={"min_confidence": 0.8})
+    assert (resolve(case, own_floor).outcome, resolve(case, own_floor).winner) == (
+        "PREFERRED",
+        "policy",
+    )
+    assert resolve(case, _variant(prefer={"min_confidence": 0.9})).outcome == "ESCALATED"
+
+
+def test_tool_sourced_agreement_either_or_both(sample_library: PolicyLibrary) -> None:
+    """Policy looked 4.2(b) up and fraud quoted it from memory: one side suffices by default."""
+    case = _case("water-damage-start-known-agree", sample_library)
+    assert resolve(case, RULES).outcome == "ACCEPTED"
+    both = _variant(tool_sourced={"required": True, "agreement": "both"})
+    resolution = resolve(case, both)
+    assert (resolution.outcome, resolution.reason_codes) == ("ESCALATED", ["not_tool_sourced"])
+    assert "to fraud (fraud cited 4.2(b) from memory)" in resolution.reason
+    off = _variant(tool_sourced={"required": False, "agreement": "either"})
+    from_memory = _case("agree-not-tool-sourced", sample_library)
+    assert resolve(from_memory, off).outcome == "ACCEPTED"
+    assert resolve(from_memory, RULES).would_have_been == "ACCEPTED"
+
+
+def test_one_abstention_escalates_only_when_configured(sample_library: PolicyLibrary) -> None:
+    case = _case("abstain-interpretation", sample_library)
+    assert resolve(case, RULES).rule == "abstain"
+    both = _variant(abstention={"escalate_when": "both"})
+    # Fraud abstains; policy alone holds, but at 0.82, under the prefer floor.
+    alone = resolve(case, both)
+    assert (alone.outcome, alone.rule) == ("ESCALATED", "prefer")
+    assert alone.reason_codes == ["abstained", "low_confidence"]
+    assert [s.rule for s in alone.trail if s.rule == "abstain"] == ["abstain"]
+    assert not next(s for s in alone.trail if s.rule == "abstain").fired
+    assert isinstance(case.policy, Claim)
+    sure = replace(case, policy=case.policy.model_copy(update={"confidence": 0.9}))
+    assert (resolve(sure, both).outcome, resolve(sure, both).winner) == ("PREFERRED", "policy")
+    assert resolve(sure, RULES).outcome == "ESCALATED"
+    # Two abstentions escalate either way.
+    twice = replace(case, policy=case.fraud)
+    for rules in (RULES, both):
+        resolution = resolve(twice, rules)
+        assert (resolution.rule, resolution.reason_codes) == (
+            "abstain",
+            ["abstained", "interpretation_unresolved"],
+        )
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"answer": "covered", "abstain_reason": "needs_more_evidence"}, "also abstains"),
+        ({"answer": "uncertain"}, "without an abstain_reason"),
+    ],
+)
+def test_an_abstention_is_one_thing_or_the_other(
+    sample_library: PolicyLibrary, tmp_path: Path, change: dict[str, Any], problem: str
+) -> None:
+    data = json.loads((CASES / "water-damage-start-known-agree.json").read_text("utf-8"))
+    data["claims"]["fraud"].update(change)
+    resolution = resolve(_write_case(tmp_path, data, sample_library), RULES)
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "checks")
+    assert resolution.reason_codes == ["parse_error"]
+    assert problem in resolution.trail[0].detail
+
+
+def test_abstention_not_allowed_is_a_parse_error(sample_library: PolicyLibrary) -> None:
+    definite = _variant(allowed_answers=["covered", "not_covered"])
+    resolution = resolve(_case("abstain-interpretation", sample_library, definite), definite)
+    assert (resolution.rule, resolution.reason_codes) == ("checks", ["parse_error"])
 
 
 def test_adjudicated_outcome_still_passes_the_gates(sample_library: PolicyLibrary) -> None:
@@ -253,6 +392,21 @@ def test_only_a_dispute_is_adjudicated(sample_library: PolicyLibrary) -> None:
         ({"evidence_kinds": {"covered": ["grant"]}}, "no kinds for answer"),
         ({"evidence_kinds": {"covered": ["grant"], "not_covered": ["clause"]}}, "evidence_kinds"),
         ({"thresholds": {}}, "Extra inputs are not permitted"),
+        ({"prefer": {"min_confidence": 1.5}}, "prefer.min_confidence"),
+        ({"tool_sourced": {"required": "sometimes"}}, "tool_sourced.required"),
+        ({"tool_sourced": {"agreement": "all"}}, "tool_sourced.agreement"),
+        ({"abstention": {"escalate_when": "one"}}, "abstention.escalate_when"),
+        ({"allowed_answers": ["covered", "uncertain"]}, "two answers besides uncertain"),
+        (
+            {
+                "evidence_kinds": {
+                    "covered": ["grant"],
+                    "not_covered": ["exclusion"],
+                    "uncertain": ["definition"],
+                }
+            },
+            "uncertain is an abstention",
+        ),
     ],
 )
 def test_bad_resolution_config_is_refused(patch: dict[str, Any], message: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claims_crew.errors import validation_problems
-from claims_crew.vocabulary import FACT_FIELDS, AdjudicatorChoice, FactName
+from claims_crew.vocabulary import FACT_FIELDS, AbstainReason, AdjudicatorChoice, FactName
 
 
 class ClaimFile(BaseModel):
@@ -85,6 +85,11 @@ class ClaimAnswer(BaseModel):
     rationale: str = ""
     red_flags: list[str] = Field(
         default_factory=list, description="Signs of fraud or misrepresentation, one per item."
+    )
+    abstain_reason: AbstainReason | None = Field(
+        None,
+        description="Only with the answer uncertain: needs_more_evidence (a fact the answer "
+        "turns on is unknown) or interpretation_unresolved (the wording reads both ways).",
     )
 
     @field_validator("confidence", mode="before")

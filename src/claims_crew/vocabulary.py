@@ -25,6 +25,13 @@ OPEN_OUTCOMES: tuple[Outcome, ...] = ("ESCALATED", "ADJUDICATION_REQUIRED")
 # The answers a reviewer may give unless config/resolution.yaml says otherwise.
 DEFAULT_ANSWERS: tuple[str, ...] = ("covered", "not_covered")
 
+# The answer of an agent that cannot tell, when resolution.yaml lists it among the allowed
+# answers. It is never a decision: an abstaining side never wins, and it says why, in one of
+# the typed reasons below (the same words the resolver uses when it asks a person).
+ABSTENTION = "uncertain"
+AbstainReason = Literal["needs_more_evidence", "interpretation_unresolved"]
+ABSTAIN_REASONS: tuple[AbstainReason, ...] = get_args(AbstainReason)
+
 # ---- the two reviewing sides and the adjudicator --------------------------------------------
 
 Side = Literal["policy", "fraud"]
@@ -37,7 +44,16 @@ ADJUDICATOR_OUTCOMES: tuple[AdjudicatorOutcome, ...] = get_args(AdjudicatorOutco
 # ---- the resolver's rules and reason codes -------------------------------------------------
 
 RuleName = Literal[
-    "checks", "reread", "agree", "prefer", "conflict", "dispute", "neither", "gates", "adjudicator"
+    "checks",
+    "reread",
+    "abstain",
+    "agree",
+    "prefer",
+    "conflict",
+    "dispute",
+    "neither",
+    "gates",
+    "adjudicator",
 ]
 RULES: tuple[RuleName, ...] = get_args(RuleName)
 
@@ -50,14 +66,17 @@ ReasonCode = Literal[
     "clause_not_found",
     "quote_mismatch",
     "kind_mismatch",
+    "abstained",
     "low_confidence",
     "confidence_gap",
     "needs_more_evidence",
     "interpretation_unresolved",
     "policy_gate",
+    "not_tool_sourced",
     "adjudicator_invalid",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
+assert set(ABSTAIN_REASONS) <= set(REASON_CODES), "an abstention's reason is a reason code"
 
 # ---- what a person decides -----------------------------------------------------------------
 
@@ -97,6 +116,22 @@ KICKOFF_INPUTS: dict[str, str] = {
     "allowed_answers": "the answers resolution.yaml allows, comma-separated",
     "dispute": "the two reviewers' claims, for the adjudicator (empty otherwise)",
 }
+
+# ---- claim files ---------------------------------------------------------------------------
+
+# Why a claim file in the inbox cannot be reviewed, in one machine-readable word
+# (errors.ClaimFileError.code). The batch reports the file by name and goes on.
+ClaimFileProblem = Literal[
+    "unreadable",  # cannot be opened, or an attachment is not text
+    "not_a_file",  # a FIFO, a device or a folder: never opened
+    "outside_inbox",  # a link out of the inbox, or an attachment outside the claim's folder
+    "too_large",  # over a size cap: the claim file, one attachment or all of them
+    "too_deep",  # nested deeper than any claim file needs
+    "malformed",  # not JSON or YAML, or not a mapping of fields
+    "invalid",  # missing or bad fields
+    "duplicate_id",  # another file in the inbox has the same claim_id
+]
+CLAIM_FILE_PROBLEMS: tuple[ClaimFileProblem, ...] = get_args(ClaimFileProblem)
 
 # ---- time stamps ---------------------------------------------------------------------------
 

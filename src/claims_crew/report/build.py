@@ -14,9 +14,10 @@ parse are left out of the field table (they are parse errors).
 
 Human reviews: each review of an escalation with a decision of covered or not_covered says which
 agent the reviewer sided with. Per agent, `agreed` is the share of those reviews where the
-decision equals the agent's answer (needs_more_evidence and unparsed answers are left out), and
-the calibration table splits it by the agent's stated confidence in buckets. Reviews only exist
-for escalations, so this measures the agents on the hard cases, not on all claims.
+decision equals the agent's answer (needs_more_evidence, unparsed answers and abstentions, which
+claim nothing to be right about, are left out), and the calibration table splits it by the
+agent's stated confidence in buckets. Reviews only exist for escalations, so this measures the
+agents on the hard cases, not on all claims.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pydantic import BaseModel, Field
 from claims_crew.report.metrics import Figures, Metric, count_where, figures, metric
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.vocabulary import (
+    ABSTENTION,
     DEFINITE_DECISIONS,
     FACT_FIELDS,
     HUMAN_DECISIONS,
@@ -221,7 +223,7 @@ def _agreement(agent: str, definite: Sequence[ClaimRow]) -> AgentAgreement:
     def agreed(r: ClaimRow) -> bool:
         return r.side(agent).answer == r.review
 
-    answered = [r for r in definite if r.side(agent).parsed]
+    answered = [r for r in definite if r.side(agent).parsed and r.side(agent).answer != ABSTENTION]
     buckets: list[list[ClaimRow]] = [[] for _ in BUCKETS]
     for r in answered:
         confidence = r.side(agent).confidence

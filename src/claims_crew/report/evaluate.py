@@ -18,8 +18,9 @@ claims the store has not decided are listed in `unmatched`. The definitions:
   safe nor unsafe: a person thought it could go either way and the crew decided anyway.
   Safe + unsafe + ambiguous decided = automatic coverage of the labelled claims.
 - **consensus error rate**: both agents' answers parsed and were the same, and the label (covered
-  or not_covered) differs, over labelled claims where both agents gave the same answer and the
-  label is covered or not_covered. It measures the agents, whatever the resolver then did;
+  or not_covered) differs, over labelled claims where both agents gave the same answer (two
+  abstentions are no answer) and the label is covered or not_covered. It measures the agents,
+  whatever the resolver then did;
   `consensus_error_decided` counts those that still became automatic decisions (the re-read and
   the gates are there to keep it at zero).
 - **escalation precision**: of the labelled claims left for a person (ESCALATED or
@@ -50,7 +51,7 @@ from pydantic import BaseModel
 from claims_crew.errors import LabelError
 from claims_crew.report.metrics import Metric, metric
 from claims_crew.report.rows import ClaimRow
-from claims_crew.vocabulary import DECIDED_OUTCOMES, DEFINITE_DECISIONS, OUTCOMES
+from claims_crew.vocabulary import ABSTENTION, DECIDED_OUTCOMES, DEFINITE_DECISIONS, OUTCOMES
 
 Label = Literal["covered", "not_covered", "ambiguous"]
 LABELS: tuple[Label, ...] = get_args(Label)
@@ -175,7 +176,11 @@ def evaluate(rows: Sequence[ClaimRow], labels: Mapping[str, Label]) -> Evaluatio
     automatic = [(r, lab) for r, lab in matched if r.outcome in DECIDED_OUTCOMES]
     safe = [(r, lab) for r, lab in automatic if r.answer == lab]
     unsafe = [(r, lab) for r, lab in automatic if lab in DEFINITE_DECISIONS and r.answer != lab]
-    agreed = [(r, lab) for r, lab in matched if r.agreed and lab in DEFINITE_DECISIONS]
+    agreed = [
+        (r, lab)
+        for r, lab in matched
+        if r.agreed and r.policy.answer != ABSTENTION and lab in DEFINITE_DECISIONS
+    ]
     consensus_wrong = [(r, lab) for r, lab in agreed if r.policy.answer != lab]
     waiting = [(r, lab) for r, lab in matched if r.waiting]
     warranted = [(r, lab) for r, lab in waiting if _warranted(r, lab)]

@@ -287,6 +287,12 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
             [[k, *_metric_cells(m)] for k, m in f.parse_errors.items()],
         )
     )
+    out.append(
+        _table(
+            ["abstentions (uncertain)", "figure", "count", "denominator"],
+            [[k, *_metric_cells(m)] for k, m in f.abstentions.items()],
+        )
+    )
     out.append("</div></div>")
 
     out.append("<h2>By loss type</h2>")

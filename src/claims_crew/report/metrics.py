@@ -27,6 +27,9 @@ those decided on or after `--since`):
   claims carrying each reason code, over all claims (a claim may carry several codes).
 - **parse errors**, per agent (intake, policy, fraud): answers that did not parse, over the
   claims where that agent's task produced an answer (an early policy escalation runs none).
+- **abstentions**, per reviewing agent (policy, fraud): answers `uncertain` (the agent said it
+  cannot tell), over the claims where that agent's answer parsed; `abstention_reasons` splits
+  each agent's abstentions by the reason it gave.
 - **model calls, tokens, seconds**: per claim, from the decided attempt; tokens are prompt plus
   completion as the provider reported them; seconds run from the claim's start to its record.
 """
@@ -40,11 +43,14 @@ from pydantic import BaseModel
 
 from claims_crew.report.rows import ClaimRow
 from claims_crew.vocabulary import (
+    ABSTAIN_REASONS,
+    ABSTENTION,
     ADJUDICATOR_OUTCOMES,
     ANSWERING_AGENTS,
     AUTOMATIC_OUTCOMES,
     DECIDED_OUTCOMES,
     OUTCOMES,
+    SIDES,
 )
 
 
@@ -94,6 +100,8 @@ class Figures(BaseModel):
     escalated: Metric
     escalation_reasons: dict[str, Metric]
     parse_errors: dict[str, Metric]
+    abstentions: dict[str, Metric]
+    abstention_reasons: dict[str, dict[str, Metric]]
     model_calls: Amount
     tokens: Amount
     seconds: Amount
@@ -126,6 +134,13 @@ def figures(rows: Sequence[ClaimRow]) -> Figures:
     for agent in ANSWERING_AGENTS:
         states = [e for e in (r.parse_error(agent) for r in rows) if e is not None]
         parse_errors[agent] = metric(sum(states), len(states))
+    abstentions, abstention_reasons = {}, {}
+    for side in SIDES:
+        answered = [r.side(side) for r in rows if r.side(side).parsed]
+        quiet = [a for a in answered if a.answer == ABSTENTION]
+        abstentions[side] = metric(len(quiet), len(answered))
+        why = Counter(a.abstain_reason for a in quiet)
+        abstention_reasons[side] = {code: metric(why[code], len(quiet)) for code in ABSTAIN_REASONS}
     return Figures(
         claims=n,
         outcomes={o: metric(outcome_counts[o], n) for o in OUTCOMES},
@@ -138,6 +153,8 @@ def figures(rows: Sequence[ClaimRow]) -> Figures:
         escalated=metric(len(escalated), n),
         escalation_reasons={code: metric(c, n) for code, c in sorted(reasons.items())},
         parse_errors=parse_errors,
+        abstentions=abstentions,
+        abstention_reasons=abstention_reasons,
         model_calls=amount(sum(r.model_calls for r in rows), n),
         tokens=amount(sum(r.tokens for r in rows), n),
         seconds=amount(sum(r.seconds for r in rows), n),

@@ -39,6 +39,7 @@ class SideRow:
     verified: tuple[bool, ...] = ()  # per clause: re-read as verified
     holds: bool | None = None  # None where the resolver never re-read (checks failed)
     facts_relied_on: tuple[str, ...] = ()
+    abstain_reason: str | None = None  # why it answered uncertain, when it did
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +125,7 @@ def _side(claim: dict[str, Any] | None, review: dict[str, Any] | None) -> SideRo
         verified=verified,
         holds=holds,
         facts_relied_on=tuple(claim.get("facts_relied_on") or ()),
+        abstain_reason=claim.get("abstain_reason"),
     )
 
 

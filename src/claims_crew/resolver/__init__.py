@@ -3,15 +3,19 @@
 The rules, in order (README, "The resolver"):
   checks   answers parsed and allowed; the policy exists and is in force  → else ESCALATED
   reread   every cited clause re-read: exists, quote in it, kind supports the answer
+  abstain  an agent answered uncertain (one, or both: resolution.yaml)    → ESCALATED
   agree    same answer, both sides' evidence holds, confident enough  → ACCEPTED
-  prefer   only one side's evidence holds                             → PREFERRED
+  prefer   only one side's evidence holds, and it reaches the floor  → PREFERRED
   conflict both hold, answers differ, a fact is unknown or disputed   → ESCALATED
   dispute  both hold, answers differ, every fact known                → ADJUDICATION_REQUIRED
   neither  no side's evidence holds                                    → ESCALATED
-  gates    amount, red flags, risk class, non-automatic outcome        → ESCALATED
+  gates    no supporting clause from policy_lookup on the winning side; amount, red flags,
+           risk class, non-automatic outcome                           → ESCALATED
 
 Agreement needs verified evidence too: two agents that obey the same injected instruction agree
-confidently, and only the re-read tells that apart from a real agreement.
+confidently, and only the re-read tells that apart from a real agreement. And verified is not
+looked up: a quote that re-reads true may come from a model's memory, so an outcome that would
+stand without a person must rest on a clause the lookup tool returned to the winning side.
 
 The rules are pure: no CrewAI, no I/O, no clock. The clauses the agents cite are read from the
 PDF before the rules run (reread.py) and handed in as a PolicyView, so the same case always
@@ -21,8 +25,10 @@ resolves the same way and a table of cases can test every rule.
   resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail)
   quotes.py        quote matching (fold, quote_in)
   evidence.py      each side's cited clauses checked, and which came from the lookup tool
+  facts.py         the facts a conflict or an abstention asks a person about
+  abstain.py       an agent that cannot tell: the abstain rule
   rules.py         the rules, in the order above (resolve, policy_checks)
-  gates.py         resolution.yaml's gates on outcomes that would stand without a person
+  gates.py         provenance and resolution.yaml's gates on outcomes that would stand alone
   adjudication.py  the adjudicator's answer to a dispute, checked (apply_adjudication)
   config.py        config/resolution.yaml, validated
   reread.py        the only I/O: the cited clauses looked up in the policy PDF

@@ -3,7 +3,9 @@
 The adjudicator is a model, so its answer is held to the same standard as the reviewers': it
 must name a side (or escalate), give a reason, and rest on clauses that were cited and verified
 on re-reading. An answer that fails any of that escalates; one that passes still goes through
-the gates, like any outcome that would stand without a person.
+the gates, like any outcome that would stand without a person, provenance included: among the
+clauses it names, one must support the chosen answer and have come from policy_lookup to the
+chosen side.
 """
 
 from __future__ import annotations
@@ -105,7 +107,9 @@ def apply_adjudication(
             "trail": trail.steps,
         }
     )
-    return gated_or(case, config, trail, decided), check
+    # The decision rests on the clauses the adjudicator named: one of them must be a supporting
+    # clause that policy_lookup returned to the side it chose.
+    return gated_or(case, config, trail, decided, resting_on=answer.evidence), check
 
 
 def _adjudicator_invalid(

@@ -10,7 +10,7 @@ import hashlib
 import json
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -19,7 +19,7 @@ from claims_crew import paths
 from claims_crew.errors import ConfigError, validation_problems
 from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
-from claims_crew.vocabulary import DECIDED_OUTCOMES, DEFAULT_ANSWERS, Outcome
+from claims_crew.vocabulary import ABSTENTION, DECIDED_OUTCOMES, DEFAULT_ANSWERS, Outcome
 
 # What a gate's `field` may start with, and the model whose fields may follow.
 GATE_SUBJECTS: dict[str, type[BaseModel]] = {
@@ -50,6 +50,36 @@ class Accept(BaseModel):
 
     min_confidence: float = Field(0.85, ge=0, le=1, allow_inf_nan=False)
     max_confidence_gap: float = Field(0.25, ge=0, le=1, allow_inf_nan=False)
+
+
+class Prefer(BaseModel):
+    """Only one side's evidence holds: how sure that side must be to win alone."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # None: the agreement floor, accept.min_confidence. One side alone is never trusted with
+    # less confidence than two agents that agree would need.
+    min_confidence: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
+
+
+class ToolSourced(BaseModel):
+    """An automatic outcome must rest on a supporting clause policy_lookup returned."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    required: bool = True
+    # For an agreement both sides win: `either` asks it of at least one agent, `both` of each.
+    agreement: Literal["either", "both"] = "either"
+
+
+class Abstention(BaseModel):
+    """What an agent's `uncertain` does, when allowed_answers lists it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # `either`: one abstaining agent sends the claim to a person. `both`: only two do; with one,
+    # the other side may still win alone under the prefer rule.
+    escalate_when: Literal["either", "both"] = "either"
 
 
 class Adjudication(BaseModel):
@@ -87,6 +117,9 @@ class ResolutionConfig(BaseModel):
         default_factory=lambda: dict(DEFAULT_EVIDENCE_KINDS)
     )
     accept: Accept = Accept()
+    prefer: Prefer = Prefer()
+    tool_sourced: ToolSourced = ToolSourced()
+    abstention: Abstention = Abstention()
     adjudication: Adjudication = Adjudication()
     # By default every decided outcome stands; listing fewer sends the rest to a person.
     automatic_outcomes: tuple[Outcome, ...] = DECIDED_OUTCOMES
@@ -94,15 +127,40 @@ class ResolutionConfig(BaseModel):
 
     @model_validator(mode="after")
     def _answers_have_kinds(self) -> ResolutionConfig:
-        if len(self.allowed_answers) < 2:
-            raise ValueError("allowed_answers: give at least two answers")
-        if missing := [a for a in self.allowed_answers if a not in self.evidence_kinds]:
+        definite = self.definite_answers
+        if len(definite) < 2:
+            raise ValueError(
+                f"allowed_answers: give at least two answers besides {ABSTENTION}"
+                if self.abstention_allowed
+                else "allowed_answers: give at least two answers"
+            )
+        if missing := [a for a in definite if a not in self.evidence_kinds]:
             raise ValueError(f"evidence_kinds: no kinds for answer(s) {', '.join(missing)}")
+        if ABSTENTION in self.evidence_kinds:
+            raise ValueError(
+                f"evidence_kinds: {ABSTENTION} is an abstention; no clause supports it"
+            )
         if extra := [a for a in self.evidence_kinds if a not in self.allowed_answers]:
             raise ValueError(f"evidence_kinds: {', '.join(extra)} is not an allowed answer")
         if "ESCALATED" in self.automatic_outcomes:
             raise ValueError("automatic_outcomes: ESCALATED always goes to a person")
         return self
+
+    @property
+    def abstention_allowed(self) -> bool:
+        """An agent may answer `uncertain` instead of guessing."""
+        return ABSTENTION in self.allowed_answers
+
+    @property
+    def definite_answers(self) -> tuple[str, ...]:
+        """The allowed answers that decide something: all but the abstention."""
+        return tuple(a for a in self.allowed_answers if a != ABSTENTION)
+
+    @property
+    def prefer_floor(self) -> float:
+        """The confidence one side needs to win alone (prefer.min_confidence, or accept's)."""
+        floor = self.prefer.min_confidence
+        return self.accept.min_confidence if floor is None else floor
 
     @cached_property
     def _digest(self) -> str:

@@ -3,7 +3,11 @@
 An agent's evidence holds only when every clause it cites exists, is quoted truly, and at least
 one is of a kind that can support its answer. Whether the clause came from policy_lookup or from
 the model's memory is recorded beside that, from the tool ledger alone: what an agent says about
-its own sources is never taken on trust.
+its own sources is never taken on trust. An automatic outcome needs more than evidence that
+holds: a supporting clause the tool returned (`looked_up_support`, applied by gates.py).
+
+An agent that abstains has no answer for a clause to support: what it cites is still re-read
+and shown, but its side never holds.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from claims_crew.resolver.case import PolicyView
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.quotes import quote_in
 from claims_crew.resolver.resolution import ClauseCheck, SideReview
-from claims_crew.vocabulary import TASK_OF, ReasonCode, Side
+from claims_crew.vocabulary import ABSTENTION, TASK_OF, ReasonCode, Side
 
 
 def tool_sourced(ledger: Sequence[LedgerEntry], side: Side) -> frozenset[str]:
@@ -68,15 +72,16 @@ def review_side(
                 text=clause.text,
             )
         )
-    codes: list[ReasonCode] = []
-    if not checks:
+    abstains = claim.answer == ABSTENTION
+    codes: list[ReasonCode] = ["abstained"] if abstains else []
+    if not checks and not abstains:
         codes.append("no_evidence")
     if any(c.status == "clause_not_found" for c in checks):
         codes.append("clause_not_found")
     if any(c.status == "quote_mismatch" for c in checks):
         codes.append("quote_mismatch")
     found = [c for c in checks if c.status != "clause_not_found"]
-    if found and not any(c.supports_answer for c in found):
+    if found and not abstains and not any(c.supports_answer for c in found):
         # Only a real clause can be of the wrong kind; a missing one is clause_not_found alone.
         codes.append("kind_mismatch")
     return SideReview(
@@ -89,4 +94,13 @@ def review_side(
         reason_codes=codes,
         clauses=checks,
         facts_relied_on=list(claim.facts_relied_on),
+        abstain_reason=claim.abstain_reason if abstains else None,
     )
+
+
+def looked_up_support(review: SideReview) -> list[ClauseCheck]:
+    """The side's clauses an automatic outcome may rest on: verified on re-reading, of a kind
+    that supports the side's answer, and returned to that side by policy_lookup."""
+    return [
+        c for c in review.clauses if c.status == "verified" and c.supports_answer and c.tool_sourced
+    ]

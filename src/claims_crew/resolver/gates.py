@@ -1,16 +1,29 @@
-"""The gates: config/resolution.yaml's limits on what may be decided without a person.
+"""The gates: what must hold before an outcome may stand without a person.
 
-A gate escalates an outcome the rules would otherwise let stand, when a field of the case is
-above a number or one of some values (a large amount, fraud's red flags, a risk class), and so
-does an outcome resolution.yaml does not list as automatic. The trail keeps the outcome the rules
-reached, so a person sees what they are asked to confirm.
+Two kinds, applied to every outcome the rules or the adjudicator would let stand (ACCEPTED,
+PREFERRED, ADJUDICATED):
+
+- provenance (`tool_sourced` in resolution.yaml): the outcome must rest on a supporting clause
+  that policy_lookup returned to an agent on the winning side. A quote that re-reads true shows
+  the words exist, not that the agent read the policy it decided on; a model that quotes a
+  clause from memory, after every lookup failed, would otherwise be decided on (not_tool_sourced);
+- resolution.yaml's gates: a field of the case above a number or one of some values (a large
+  amount, fraud's red flags, a risk class), and an outcome not listed as automatic (policy_gate).
+
+The trail keeps the outcome the rules reached and the side that would have won, so a person
+sees what they are asked to confirm.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from claims_crew.policy.ids import clause_key
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import Gate, ResolutionConfig
-from claims_crew.resolver.resolution import Resolution, Trail
+from claims_crew.resolver.evidence import looked_up_support
+from claims_crew.resolver.resolution import ClauseCheck, Resolution, Trail
+from claims_crew.vocabulary import DECIDED_OUTCOMES, SIDES, ReasonCode, Side
 
 
 def _gate_value(case: Case, gate: Gate) -> object:
@@ -39,34 +52,108 @@ def gate_trips(case: Case, gate: Gate) -> bool:
         return False
 
 
+def unsourced(
+    config: ResolutionConfig, resolution: Resolution, resting_on: Collection[str] | None = None
+) -> str | None:
+    """Why a decided outcome does not rest on looked-up evidence; None when it does, or when
+    resolution.yaml does not ask for it.
+
+    The winning side is the winner; in an agreement both sides win, and `agreement` says whether
+    one of them (either) or each (both) needs such a clause. `resting_on` narrows the clauses
+    that count to those the outcome names (the adjudicator's evidence).
+    """
+    if not config.tool_sourced.required or resolution.outcome not in DECIDED_OUTCOMES:
+        return None
+    winners: list[Side] = (
+        [resolution.winner]
+        if resolution.winner is not None
+        else [s for s in SIDES if s in resolution.sides]
+    )
+    keys = None if resting_on is None else {clause_key(c) for c in resting_on}
+    backed = {
+        side: any(
+            keys is None or (c.clause_id is not None and clause_key(c.clause_id) in keys)
+            for c in looked_up_support(resolution.sides[side])
+        )
+        for side in winners
+    }
+    need_each = resolution.winner is None and config.tool_sourced.agreement == "both"
+    if (all if need_each else any)(backed.values()):
+        return None
+    lacking = [side for side in winners if not backed[side]]
+    cited = "; ".join(
+        f"{side} cited "
+        + (", ".join(_provenance(c, keys) for c in resolution.sides[side].clauses) or "nothing")
+        for side in lacking
+    )
+    whose = (" and " if need_each else " or ").join(lacking)
+    return (
+        f"no clause supporting {resolution.answer} was returned by policy_lookup to {whose} "
+        f"({cited})"
+    )
+
+
+def _provenance(clause: ClauseCheck, keys: set[str] | None) -> str:
+    """Why one cited clause does not carry the outcome."""
+    if not clause.tool_sourced:
+        return f"{clause.cited} from memory"
+    if clause.status != "verified":
+        return f"{clause.cited} looked up but not verified"
+    if not clause.supports_answer:
+        return f"{clause.cited} looked up, not of a supporting kind"
+    return f"{clause.cited} looked up, not among the clauses the decision names"
+
+
 def gated_or(
-    case: Case, config: ResolutionConfig, trail: Trail, resolution: Resolution
+    case: Case,
+    config: ResolutionConfig,
+    trail: Trail,
+    resolution: Resolution,
+    resting_on: Collection[str] | None = None,
 ) -> Resolution:
-    """Apply the gates to an outcome that would stand without a person."""
+    """Apply provenance and the gates to an outcome that would stand without a person."""
+    no_source = unsourced(config, resolution, resting_on)
     tripped = [g.name for g in config.gates if gate_trips(case, g)]
     not_automatic = (
         resolution.outcome != "ADJUDICATION_REQUIRED"
         and resolution.outcome not in config.automatic_outcomes
     )
-    if not tripped and not not_automatic:
-        trail.add("gates", False, "no gate tripped")
+    if no_source is None and not tripped and not not_automatic:
+        checked = config.tool_sourced.required and resolution.outcome in DECIDED_OUTCOMES
+        trail.add(
+            "gates",
+            False,
+            ("rests on a supporting clause policy_lookup returned; " if checked else "")
+            + "no gate tripped",
+        )
         return resolution.model_copy(update={"trail": list(trail.steps)})
-    why = [f"gate {name}" for name in tripped]
+    codes: list[ReasonCode] = []
+    why: list[str] = []
+    if no_source is not None:
+        trail.add("gates", True, no_source, "not_tool_sourced")
+        codes.append("not_tool_sourced")
+        why.append(no_source)
+    gate_why = [f"gate {name}" for name in tripped]
     if not_automatic:
-        why.append(f"{resolution.outcome} is not an automatic outcome in resolution.yaml")
-    trail.add("gates", True, "; ".join(why), "policy_gate")
+        gate_why.append(f"{resolution.outcome} is not an automatic outcome in resolution.yaml")
+    if gate_why:
+        trail.add("gates", True, "; ".join(gate_why), "policy_gate")
+        codes.append("policy_gate")
+        why.extend(gate_why)
     would = resolution.answer or resolution.outcome
+    read = "read the cited clauses in the policy; " if no_source is not None else ""
     return resolution.model_copy(
         update={
             "outcome": "ESCALATED",
             "winner": None,
             "answer": None,
             "would_have_been": resolution.outcome,
+            "would_have_won": resolution.winner,
             "gates_tripped": tripped,
-            "reason_codes": [*resolution.reason_codes, "policy_gate"],
-            "reason": f"{resolution.reason}; escalated by {', '.join(why)}",
-            "question": f"The rules would have decided {would}, but {', '.join(why)}: "
-            "do you confirm?",
+            "reason_codes": [*resolution.reason_codes, *codes],
+            "reason": f"{resolution.reason}; escalated: {'; '.join(why)}",
+            "question": f"The rules would have decided {would}, but {' and '.join(why)}: "
+            f"{read}do you confirm?",
             "trail": list(trail.steps),
         }
     )

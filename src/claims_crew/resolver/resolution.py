@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
+    AbstainReason,
     FactName,
     Outcome,
     ReasonCode,
@@ -51,6 +52,9 @@ class SideReview(BaseModel):
     reason_codes: list[ReasonCode] = Field(default_factory=list)
     clauses: list[ClauseCheck] = Field(default_factory=list)
     facts_relied_on: list[FactName] = Field(default_factory=list)
+    abstain_reason: AbstainReason | None = Field(
+        None, description="Why the agent answered uncertain; null when it answered."
+    )
 
 
 class TrailStep(BaseModel):
@@ -77,7 +81,12 @@ class Resolution(BaseModel):
     missing_facts: list[FactName] = Field(default_factory=list)
     trail: list[TrailStep] = Field(default_factory=list)
     sides: dict[Side, SideReview] = Field(default_factory=dict)
-    would_have_been: Outcome | None = Field(None, description="The outcome before a gate.")
+    would_have_been: Outcome | None = Field(
+        None, description="The outcome before a gate or the prefer floor escalated it."
+    )
+    would_have_won: Side | None = Field(
+        None, description="The side that would have won before a gate or the prefer floor."
+    )
     gates_tripped: list[str] = Field(default_factory=list)
     config_sha256: str = ""
 

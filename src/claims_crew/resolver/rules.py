@@ -7,49 +7,15 @@ before asking any model, so a claim under an unusable policy costs no model call
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from decimal import Decimal
-
 from claims_crew.models import Claim, ClaimFile, ParseFailure
+from claims_crew.resolver.abstain import abstained
 from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.evidence import review_side, tool_sourced
+from claims_crew.resolver.facts import FACT_QUESTIONS, fact_problems
 from claims_crew.resolver.gates import gated_or
 from claims_crew.resolver.resolution import Resolution, SideReview, Trail
-from claims_crew.vocabulary import FACT_FIELDS, SIDES, FactName, ReasonCode, Side
-
-FACT_QUESTIONS: dict[FactName, str] = {
-    "loss_type": "What kind of loss is it?",
-    "cause": "What caused the loss?",
-    "date_of_loss": "When did the loss happen?",
-    "damage_start_date": "When did the damage start?",
-    "amount_claimed": "How much is claimed?",
-}
-
-
-def fact_problems(case: Case, names: Sequence[FactName]) -> tuple[list[FactName], list[str]]:
-    """Of the named facts: which intake left unknown, and which contradict the claim file."""
-    facts = case.facts
-    if isinstance(facts, ParseFailure):
-        return list(names), []
-    unknown = [n for n in names if getattr(facts, n) is None]
-    disputed = []
-    claim_file = case.claim_file
-    if "date_of_loss" in names and facts.date_of_loss not in (None, claim_file.date_of_loss):
-        disputed.append(
-            f"date_of_loss: the claim file says {claim_file.date_of_loss}, "
-            f"intake read {facts.date_of_loss}"
-        )
-    amount = facts.amount_claimed
-    if (
-        "amount_claimed" in names
-        and amount is not None
-        and Decimal(str(amount)) != claim_file.amount
-    ):
-        disputed.append(
-            f"amount_claimed: the claim file says {claim_file.amount}, intake read {amount}"
-        )
-    return unknown, disputed
+from claims_crew.vocabulary import ABSTENTION, FACT_FIELDS, SIDES, ReasonCode, Side
 
 
 def _checks(case: Case, config: ResolutionConfig, trail: Trail) -> list[ReasonCode]:
@@ -65,6 +31,9 @@ def _checks(case: Case, config: ResolutionConfig, trail: Trail) -> list[ReasonCo
                 "checks", True, f"{name}: answer {value.answer!r} is not allowed", "parse_error"
             )
             codes.append("parse_error")
+        elif isinstance(value, Claim) and (problem := _abstention_problem(value)):
+            trail.add("checks", True, f"{name}: {problem}", "parse_error")
+            codes.append("parse_error")
     for code, detail in _policy_problems(case.claim_file, case.view):
         trail.add("checks", True, detail, code)
         codes.append(code)
@@ -73,6 +42,15 @@ def _checks(case: Case, config: ResolutionConfig, trail: Trail) -> list[ReasonCo
             "checks", False, "both answers parsed and allowed; policy in force on the loss date"
         )
     return list(dict.fromkeys(codes))
+
+
+def _abstention_problem(claim: Claim) -> str | None:
+    """An abstention says why; an answer does not also abstain. Either way it is not readable."""
+    if claim.answer == ABSTENTION and claim.abstain_reason is None:
+        return f"answers {ABSTENTION} without an abstain_reason"
+    if claim.answer != ABSTENTION and claim.abstain_reason is not None:
+        return f"answers {claim.answer} but also abstains ({claim.abstain_reason})"
+    return None
 
 
 def _policy_problems(claim_file: ClaimFile, view: PolicyView) -> list[tuple[ReasonCode, str]]:
@@ -138,13 +116,31 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
         for side, claim in zip(SIDES, (policy, fraud), strict=True)
     }
     for side, review in sides.items():
+        problems: list[ReasonCode] = [c for c in review.reason_codes if c != "abstained"]
         if review.holds:
             trail.add("reread", False, f"{side}: every cited clause re-read and verified")
-        else:
-            for code in review.reason_codes:
-                trail.add("reread", True, f"{side}: {_describe(review, code)}", code)
+        elif not problems:
+            # An abstaining side is not refuted by the re-read: it has no answer to support.
+            cited = "its cited clauses re-read and verified" if review.clauses else "cites nothing"
+            trail.add("reread", False, f"{side}: abstains ({review.abstain_reason}); {cited}")
+        for problem in problems:
+            trail.add("reread", True, f"{side}: {_describe(review, problem)}", problem)
     holding = [s for s in SIDES if sides[s].holds]
     base_sides = {"sides": sides, **base}
+
+    abstaining = [s for s in SIDES if sides[s].answer == ABSTENTION]
+    if abstaining and (config.abstention.escalate_when == "either" or len(abstaining) == 2):
+        return abstained(case, trail, sides, abstaining, config.digest())
+    if abstaining:
+        [quiet] = abstaining
+        trail.add(
+            "abstain",
+            False,
+            f"{quiet} cannot tell ({sides[quiet].abstain_reason}); the other side may still "
+            "win alone (abstention.escalate_when: both)",
+        )
+    else:
+        trail.add("abstain", False, "neither agent abstains")
 
     if policy.answer == fraud.answer:
         high = max(policy.confidence, fraud.confidence)
@@ -199,6 +195,30 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
         winner = holding[0]
         loser: Side = "fraud" if winner == "policy" else "policy"
         sourced = "tool-sourced" if sides[winner].source_checked else "re-read only"
+        confidence = sides[winner].confidence or 0.0
+        if confidence < config.prefer_floor:
+            # One side alone is held to the floor two agreeing sides would need: a side that
+            # holds only because the other's evidence failed is no surer for it.
+            floor = f"{confidence:.2f} is below {config.prefer_floor:.2f}"
+            trail.add(
+                "prefer",
+                False,
+                f"only {winner}'s evidence holds, but its confidence {floor}",
+                "low_confidence",
+            )
+            return Resolution(
+                outcome="ESCALATED",
+                rule="prefer",
+                reason=f"only {winner}'s evidence holds up on re-reading, but its confidence "
+                f"{floor}; {loser}'s fails: " + ", ".join(sides[loser].reason_codes),
+                reason_codes=[*sides[loser].reason_codes, "low_confidence"],
+                question=f"Only {winner}'s evidence holds, and it answers {sides[winner].answer} "
+                f"with confidence {confidence:.2f}: is that right?",
+                would_have_been="PREFERRED",
+                would_have_won=winner,
+                trail=trail.steps,
+                **base_sides,
+            )
         trail.add(
             "prefer",
             True,

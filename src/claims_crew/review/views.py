@@ -96,6 +96,7 @@ def _side(
             holds=False,
             source_checked=False,
             reason_codes=["parse_error"],
+            abstain_reason=None,
         )
         return out
     relied = review.facts_relied_on if review else claim.facts_relied_on
@@ -108,6 +109,8 @@ def _side(
         reason_codes=list(review.reason_codes) if review else [],
         rationale=claim.rationale,
         red_flags=list(claim.red_flags),
+        # An agent that said it cannot tell, and why: shown instead of whether its evidence holds.
+        abstain_reason=claim.abstain_reason,
         facts_relied_on=[{"name": f, "value": facts.get(f)} for f in relied],
         clauses=[
             {**c.model_dump(mode="json"), "status_label": STATUS_LABELS[c.status]}
@@ -172,6 +175,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "reason": resolution.reason if resolution else None,
         "missing_facts": list(resolution.missing_facts) if resolution else [],
         "would_have_been": resolution.would_have_been if resolution else None,
+        "would_have_won": resolution.would_have_won if resolution else None,
         "gates_tripped": list(resolution.gates_tripped) if resolution else [],
         "sides": sides,
         "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],
