@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.crew_helpers import INTAKE_WATER as INTAKE  # noqa: E402
 from tests.openai_server import (  # noqa: E402
     ChatRequest,
     Hang,
@@ -41,14 +42,6 @@ from tests.openai_server import (  # noqa: E402
 )
 from tests.provider_helpers import agent_of, claim_of  # noqa: E402
 
-INTAKE = {
-    "loss_type": "water_damage",
-    "cause": "leaking joint on the pipe under the bath",
-    "date_of_loss": "2025-11-03",
-    "damage_start_date": None,
-    "amount_claimed": 4200,
-    "unknowns": ["damage_start_date"],
-}
 REVIEW = {
     "answer": "covered",
     "confidence": 0.8,
