@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,16 @@ from tests.conftest import ROOT
 
 WATER_CLAIM = ROOT / "claims" / "inbox" / "C-1042.json"
 
+# Where C-1042 states each fact intake extracts; it never says when the damage started.
+WATER_SOURCES = {
+    "loss_type": {"where": "description", "quote": "Water came through the kitchen ceiling"},
+    "cause": {
+        "where": "description",
+        "quote": "A plumber found a leaking joint on the pipe under the bath.",
+    },
+    "date_of_loss": {"where": "date_of_loss"},
+    "amount_claimed": {"where": "amount"},
+}
 INTAKE_WATER = {
     "loss_type": "water_damage",
     "cause": "leaking joint on the pipe under the bath",
@@ -22,6 +33,15 @@ INTAKE_WATER = {
     "damage_start_date": None,
     "amount_claimed": 4200,
     "unknowns": ["damage_start_date"],
+    "sources": WATER_SOURCES,
+}
+# C-1042 as it would read had the claimant said when the leak began, and intake's facts then.
+STARTED = "The leak began on the morning of 3 November 2025."
+KNOWN_START = {
+    **INTAKE_WATER,
+    "damage_start_date": "2025-11-03",
+    "unknowns": [],
+    "sources": {**WATER_SOURCES, "damage_start_date": {"where": "description", "quote": STARTED}},
 }
 POLICY_COVERED = {
     "answer": "covered",
@@ -58,6 +78,16 @@ def water_script() -> Script:
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[final(FRAUD_EXCLUDED)],
     )
+
+
+def water_claim_saying_when(folder: Path, claim_id: str = "C-1042") -> Path:
+    """A copy of C-1042 (under `claim_id`) whose description says when the leak began."""
+    data = json.loads(WATER_CLAIM.read_text(encoding="utf-8"))
+    data.update(claim_id=claim_id, description=f"{data['description']} {STARTED}")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{claim_id}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
 
 
 def config_with(tmp_path: Path, agent: str, key: str, value: str) -> Path:

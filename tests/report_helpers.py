@@ -29,11 +29,11 @@ from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store
 from tests.conftest import ROOT
-from tests.crew_helpers import INTAKE_WATER, WATER_CLAIM
+from tests.crew_helpers import INTAKE_WATER, KNOWN_START, STARTED, WATER_CLAIM
 
 START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
 
-WATER_KNOWN = {**INTAKE_WATER, "damage_start_date": "2025-11-03", "unknowns": []}
+WATER_KNOWN = KNOWN_START
 WATER_UNKNOWN = INTAKE_WATER
 WRONG_DATE = {**WATER_KNOWN, "date_of_loss": "2025-10-01"}
 THEFT = {
@@ -42,7 +42,15 @@ THEFT = {
     "date_of_loss": "2025-11-03",
     "damage_start_date": None,
     "amount_claimed": 4200,
+    "sources": {
+        "loss_type": {"where": "description", "quote": "took a laptop"},
+        "cause": {"where": "description", "quote": "forced entry through the back door"},
+        "date_of_loss": {"where": "date_of_loss"},
+        "amount_claimed": {"where": "amount"},
+    },
 }
+# What the theft claims say, so that THEFT's quotes are in them.
+BURGLARY = {"description": "Burglars forced entry through the back door and took a laptop."}
 
 
 def covered_42b(confidence: float, relied: tuple[str, ...] = ("cause", "damage_start_date")) -> Any:
@@ -95,7 +103,7 @@ ON_DATES = ("cause", "date_of_loss")
 # id: (intake, policy, fraud, adjudicator answer, claim file changes, human review)
 KNOWN: dict[str, tuple[Any, Any, Any, Any, dict[str, Any], str | None]] = {
     "R01": (WATER_KNOWN, covered_42b(0.9), covered_42b(0.88), None, {}, None),
-    "R02": (THEFT, theft_44a(0.95), theft_44a(0.9), None, {}, None),
+    "R02": (THEFT, theft_44a(0.95), theft_44a(0.9), None, BURGLARY, None),
     "R03": (WATER_KNOWN, covered_42b(0.9), MADE_UP, None, {}, None),
     "R04": (WATER_UNKNOWN, covered_42b(0.82), excluded_71(0.7), None, {}, "covered"),
     "R05": (WATER_UNKNOWN, covered_42b(0.82), excluded_71(0.7), None, {}, "not_covered"),
@@ -111,13 +119,13 @@ KNOWN: dict[str, tuple[Any, Any, Any, Any, dict[str, Any], str | None]] = {
     "R08": (WATER_KNOWN, covered_42b(0.82), excluded_71(0.7), None, {}, "covered"),
     "R09": (WATER_KNOWN, covered_42b(0.82), excluded_71(0.7), NO_REASON, {}, None),
     "R10": (WATER_KNOWN, covered_42b(0.9), UNREADABLE, None, {}, "covered"),
-    "R11": (THEFT, theft_44a(0.6), theft_44a(0.6), None, {}, "covered"),
+    "R11": (THEFT, theft_44a(0.6), theft_44a(0.6), None, BURGLARY, "covered"),
     "R12": (
         {**THEFT, "amount_claimed": 30000},
         theft_44a(0.95),
         theft_44a(0.95),
         None,
-        {"amount": 30000},
+        {**BURGLARY, "amount": 30000},
         "not_covered",
     ),
     "R13": (WATER_KNOWN, covered_42b(0.9), covered_42b(0.9), None, {"policy_id": "XX-NONE"}, None),
@@ -125,8 +133,10 @@ KNOWN: dict[str, tuple[Any, Any, Any, Any, dict[str, Any], str | None]] = {
 
 
 def loaded_claim(folder: Path, claim_id: str, **changes: Any) -> LoadedClaim:
-    """The sample water claim under another id, with any field changed, written to `folder`."""
+    """The sample water claim under another id, saying when the leak began (so WATER_KNOWN's
+    start date checks out), with any field changed, written to `folder`."""
     data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
+    data["description"] = f"{data['description']} {STARTED}"
     data.update(changes)
     raw = json.dumps(data, indent=2).encode("utf-8")
     folder.mkdir(parents=True, exist_ok=True)

@@ -372,6 +372,22 @@ def test_resolution_settings_that_weaken_the_rules_warn(
     assert warning["hint"]
 
 
+def test_intake_task_that_drops_the_sources_warns(tmp_path: Path) -> None:
+    config, text = broken_copy(
+        tmp_path, "tasks.yaml", "amount_claimed, unknowns and sources.", "amount_claimed, unknowns."
+    )
+    text = text.replace("sources maps every fact", "every fact").replace(
+        "whose source does not", "whose origin does not"
+    )
+    (config / "tasks.yaml").write_text(text, encoding="utf-8")
+    exit_code, payload = check_json(config)
+    assert exit_code == 0
+    [warning] = payload["problems"]
+    assert (warning["severity"], warning["code"]) == ("warning", "intake_sources_dropped")
+    assert warning["key"] == "intake_task.expected_output"
+    assert warning["line"] == line_of(text, "The claim's facts as JSON") - 1  # the key's line
+
+
 def test_check_or_raise_lists_every_error(tmp_path: Path) -> None:
     config, _ = broken_copy(
         tmp_path, "tasks.yaml", "  agent: fraud\n", "  agent: frau\n  output_json: X\n"

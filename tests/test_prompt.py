@@ -65,6 +65,11 @@ def test_intake_prompt_has_system_task_inputs_and_schema() -> None:
     assert payload["tools"] == []
     assert payload["output_schema"]["title"] == "IntakeFacts"
     assert "damage_start_date" in payload["output_schema"]["properties"]
+    # Every stated fact names its source, and the prompt and the schema both say so.
+    assert "sources maps every fact that is not null to where the claim states it" in user
+    source = payload["output_schema"]["$defs"]["FactSource"]
+    assert set(source["properties"]) == {"where", "quote"}
+    assert source["additionalProperties"] is False
 
 
 def test_policy_prompt_marks_missing_intake_as_placeholder_and_offers_the_tool() -> None:

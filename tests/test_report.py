@@ -38,9 +38,11 @@ from tests.conftest import ROOT
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
+    KNOWN_START,
     POLICY_COVERED,
     WATER_CLAIM,
     Script,
+    water_claim_saying_when,
     water_script,
 )
 from tests.report_helpers import known_store
@@ -273,7 +275,6 @@ def test_bad_since_is_refused() -> None:
 
 # ---- the water example through the real crew ----------------------------------------------
 
-KNOWN_START = {**INTAKE_WATER, "damage_start_date": "2025-11-03", "unknowns": []}
 RULING = {
     "choice": "policy",
     "reason": "A joint found leaking the next morning is a sudden discharge; 7.1 needs weeks.",
@@ -283,12 +284,19 @@ SURE_COVERED = {**POLICY_COVERED, "confidence": 0.9}
 
 
 def crew_decide(
-    library: PolicyLibrary, store: Store, tmp_path: Path, claim_id: str, script: Script
+    library: PolicyLibrary,
+    store: Store,
+    tmp_path: Path,
+    claim_id: str,
+    script: Script,
+    saying_when: bool = False,
 ) -> None:
-    data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
-    path = tmp_path / "inbox" / f"{claim_id}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data), encoding="utf-8")
+    """C-1042 under `claim_id` through the crew; `saying_when`: its description says when the
+    leak began, so an intake that reads the start date can quote it."""
+    path = water_claim_saying_when(tmp_path / "inbox", claim_id)
+    if not saying_when:
+        data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
+        path.write_text(json.dumps(data), encoding="utf-8")
     loaded = load_claim(path)
     settings = Settings(library=library, llm_for=script, config_dir=ROOT / "config", store=store)
     record = review_claim(loaded, settings)
@@ -340,6 +348,34 @@ def test_water_example_without_the_start_date(
     assert clauses == {("policy", "4.2(b)"): m(1, 1), ("fraud", "7.1"): m(1, 1)}
 
 
+def test_a_guessed_start_date_counts_as_unverified_not_null(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """C-1042 never says when the damage began; intake says 2025-11-03 all the same."""
+    guessed = {**KNOWN_START, "sources": INTAKE_WATER["sources"]}
+    script = Script(
+        intake=[final(guessed)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[final(FRAUD_EXCLUDED)],
+    )
+    crew_decide(sample_library, Store(), tmp_path, "C-1042", script)
+    data = report_json()
+    assert data["overall"]["escalation_reasons"] == {
+        "needs_more_evidence": m(1, 1),
+        "fact_unverified": m(1, 1),
+    }
+    start = data["by_field"][0]
+    assert start["field"] == "damage_start_date"
+    assert start["null_in_conflicts"] == m(0, 1)
+    assert start["unverified_in_conflicts"] == m(1, 1)
+    assert start["disputed_in_conflicts"] == m(0, 1)
+    assert start["open_in_conflicts"] == m(1, 1)
+    assert start["asked"] == m(1, 1)
+    assert all(f["unverified_in_conflicts"] == m(0, 1) for f in data["by_field"][1:])
+    table = CliRunner().invoke(main, ["report"], env={"COLUMNS": "200"}).output
+    assert "unverified" in table and "null, unverified or disputed" in table
+
+
 def test_water_example_once_intake_reads_the_start_date(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
@@ -348,8 +384,8 @@ def test_water_example_once_intake_reads_the_start_date(
     crew_decide(sample_library, before, tmp_path, "C-1042", water_script())
     crew_decide(sample_library, before, tmp_path, "C-1042-b", water_script())
     after = Store(clock=at("2025-12-01T09:00:00"))
-    crew_decide(sample_library, after, tmp_path, "C-1042-c", dispute_script())
-    crew_decide(sample_library, after, tmp_path, "C-1042-d", agree_script())
+    crew_decide(sample_library, after, tmp_path, "C-1042-c", dispute_script(), saying_when=True)
+    crew_decide(sample_library, after, tmp_path, "C-1042-d", agree_script(), saying_when=True)
 
     everything = report_json()
     assert everything["overall"]["conflict"] == m(3, 4)

@@ -18,14 +18,15 @@ from tests.conftest import ROOT
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
+    KNOWN_START,
     POLICY_COVERED,
     WATER_CLAIM,
     Script,
     settings,
+    water_claim_saying_when,
     water_script,
 )
 
-KNOWN_START = {**INTAKE_WATER, "damage_start_date": "2025-11-03", "unknowns": []}
 RULING = {
     "choice": "policy",
     "reason": "A leaking joint found the day after is a sudden discharge; 7.1 needs weeks.",
@@ -61,7 +62,10 @@ def test_dispute_goes_to_the_adjudicator_once(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
     script = dispute_script(final(RULING))
-    record = review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path))
+    record = review_claim(
+        load_claim(water_claim_saying_when(tmp_path / "inbox")),
+        settings(sample_library, script, tmp_path),
+    )
     resolution = record.resolution
     assert resolution is not None, record.error
     assert (resolution.outcome, resolution.winner, resolution.answer) == (
@@ -81,7 +85,10 @@ def test_adjudicator_without_a_reason_is_refused_and_kept(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
     script = dispute_script(final({**RULING, "reason": ""}))
-    record = review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path))
+    record = review_claim(
+        load_claim(water_claim_saying_when(tmp_path / "inbox")),
+        settings(sample_library, script, tmp_path),
+    )
     assert record.resolution is not None
     assert record.resolution.outcome == "ESCALATED"
     assert record.resolution.reason_codes == ["adjudicator_invalid"]
@@ -100,7 +107,8 @@ def test_adjudication_disabled_leaves_the_dispute_open(
     (config / "resolution.yaml").write_text(rules.replace("enabled: true", "enabled: false"))
     script = dispute_script()
     record = review_claim(
-        load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path, config)
+        load_claim(water_claim_saying_when(tmp_path / "inbox")),
+        settings(sample_library, script, tmp_path, config),
     )
     assert record.resolution is not None
     assert record.resolution.outcome == "ADJUDICATION_REQUIRED"

@@ -40,6 +40,11 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
     "water-damage-start-unknown-undeclared": (
         "ESCALATED", "conflict", None, ["needs_more_evidence"], ["damage_start_date"]
     ),
+    # Intake gives a start date the claim never states: the rules treat it as unknown.
+    "water-damage-start-guessed": (
+        "ESCALATED", "conflict", None, ["needs_more_evidence", "fact_unverified"],
+        ["damage_start_date"],
+    ),
     "water-damage-start-known-agree": ("ACCEPTED", "agree", None, [], []),
     "water-damage-start-known-dispute": ("ADJUDICATION_REQUIRED", "dispute", None, [], []),
     "fabricated-clause": ("PREFERRED", "prefer", "policy", ["clause_not_found"], []),

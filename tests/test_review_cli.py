@@ -15,7 +15,7 @@ from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.crew_helpers import water_script
+from tests.crew_helpers import INTAKE_WATER, WATER_SOURCES, water_script
 from tests.store_helpers import accepted_answers, record_for, water_loaded
 
 
@@ -24,7 +24,9 @@ def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     """The water claim escalated, a second claim accepted, and a reviewer named ana."""
     store = Store()
     water = water_loaded(
-        tmp_path / "inbox", description="Water came through the ceiling [bold red]NOW[/]."
+        tmp_path / "inbox",
+        description="Water came through the kitchen ceiling [bold red]NOW[/]. "
+        "A plumber found a leaking joint on the pipe under the bath.",
     )
     store.record(record_for(water, sample_library), None, water)
     theft = water_loaded(tmp_path / "inbox", "C-2000")
@@ -88,6 +90,57 @@ def test_show_prints_both_sides_and_the_claim_text_as_written(store: Store) -> N
     assert "damage_start_date=UNKNOWN" in out
     assert "[bold red]NOW[/]" in out  # markup in a claim is shown, not obeyed
     assert "When did the damage start?" in out
+
+
+def test_show_marks_each_fact_verified_unverified_or_unknown(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    water = water_loaded(tmp_path / "inbox")
+    guessed = {**INTAKE_WATER, "damage_start_date": "2025-11-03", "unknowns": []}
+    guessed["sources"] = {
+        **WATER_SOURCES,
+        "cause": {"where": "description", "quote": "the joint had leaked for weeks"},
+    }
+    store.record(record_for(water, sample_library, intake=guessed), None, water)
+    checks = {
+        f["name"]: f for f in as_json(cli("review", "show", "C-1042", "--json"))["fact_checks"]
+    }
+    assert {n: f["status"] for n, f in checks.items()} == {
+        "loss_type": "verified",
+        "cause": "unverified",
+        "date_of_loss": "verified",
+        "damage_start_date": "unverified",
+        "amount_claimed": "verified",
+    }
+    assert checks["loss_type"]["quote"] == "Water came through the kitchen ceiling"
+    assert checks["loss_type"]["where"] == "description"
+    assert checks["damage_start_date"]["value"] == "2025-11-03"
+    out = " ".join(cli("review", "show", "C-1042").output.split())  # as wrapped to any width
+    assert (
+        "loss_type: water_damage verified “Water came through the kitchen ceiling” (description)"
+        in out
+    )
+    assert "date_of_loss: 2025-11-03 verified claim file: date_of_loss" in out
+    assert "damage_start_date: unverified intake said 2025-11-03; no source given" in out
+    assert "the quote is not in the description: “the joint had leaked for weeks”" in out
+
+
+def test_show_without_fact_checks_marks_stated_facts_unchecked(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    """A decision recorded before facts were checked: nothing it states counts as verified."""
+    store = Store()
+    water = water_loaded(tmp_path / "inbox")
+    record = record_for(water, sample_library)
+    assert record.resolution is not None
+    old = record.model_copy(
+        update={"resolution": record.resolution.model_copy(update={"facts": []})}
+    )
+    store.record(old, None, water)
+    checks = as_json(cli("review", "show", "C-1042", "--json"))["fact_checks"]
+    assert {f["name"]: f["status"] for f in checks}["loss_type"] == "unverified"
+    assert {f["name"]: f["status"] for f in checks}["damage_start_date"] == "unknown"
 
 
 def test_decide_records_once_and_tells_the_second_who_decided(store: Store) -> None:

@@ -97,6 +97,24 @@ def test_the_escalation_page_shows_both_sides_and_the_clause_texts(store: Store)
     assert "tool-sourced" in html and "from memory" in html
 
 
+def test_the_page_marks_each_fact_against_the_claim(store: Store) -> None:
+    """The fixture's description is not C-1042's own: intake's quotes for loss_type and cause
+    are not in it, the claim file's fields still match, and the start date is unknown."""
+    c = signed_in(store)
+    html = c.get("/escalations/C-1042").text
+    found = re.findall(r'<li class="fact fact-(\w+)" id="fact-(\w+)">', html)
+    facts = {name: status for status, name in found}
+    assert facts == {
+        "loss_type": "unverified",
+        "cause": "unverified",
+        "date_of_loss": "verified",
+        "damage_start_date": "unknown",
+        "amount_claimed": "verified",
+    }
+    assert "intake said water_damage; the quote is not in the description" in html
+    assert "(claim file: date_of_loss)" in html
+
+
 def test_a_script_in_a_claim_is_rendered_inert(store: Store) -> None:
     c = signed_in(store)
     html = c.get("/escalations/C-1042").text

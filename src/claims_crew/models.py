@@ -18,7 +18,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claims_crew.errors import validation_problems
-from claims_crew.vocabulary import FACT_FIELDS, AbstainReason, AdjudicatorChoice, FactName
+from claims_crew.vocabulary import (
+    DESCRIPTION_SOURCE,
+    FACT_CLAIM_FIELDS,
+    FACT_FIELDS,
+    AbstainReason,
+    AdjudicatorChoice,
+    FactName,
+)
 
 
 class ClaimFile(BaseModel):
@@ -42,6 +49,27 @@ class ClaimFile(BaseModel):
     )
 
 
+class FactSource(BaseModel):
+    """Where in the claim a fact is stated: a field of the claim file, or the claim's own words.
+
+    The code checks it before the rules trust the fact (resolver/facts.py): a field by equality
+    with the claim file, a quote by finding it in the description or the named attachment.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    where: str = Field(
+        min_length=1,
+        description=f"{DESCRIPTION_SOURCE!r}, an attachment's file name, or the claim-file field "
+        f"the fact copies ({', '.join(f'{f} for {n}' for n, f in FACT_CLAIM_FIELDS.items())}).",
+    )
+    quote: str = Field(
+        "",
+        description="The claim's words that state the fact, copied exactly; empty when `where` "
+        "is a claim-file field.",
+    )
+
+
 class IntakeFacts(BaseModel):
     """The facts the reviewers and the resolver rely on. Unknown is null, never a guess."""
 
@@ -57,9 +85,19 @@ class IntakeFacts(BaseModel):
     unknowns: list[FactName] = Field(
         default_factory=list, description="Names of the facts above that the claim leaves open."
     )
-    sources: dict[str, str] = Field(
-        default_factory=dict, description="Fact name → where in the claim file it came from."
+    sources: dict[FactName, FactSource] = Field(
+        default_factory=dict,
+        description="For every fact above that is not null: where the claim states it.",
     )
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _named_place(cls, value: Any) -> Any:
+        # Records kept before sources had a shape hold a bare place name: read it as a source
+        # with no quote, which only a claim-file field can verify.
+        if isinstance(value, dict):
+            return {k: {"where": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value
 
 
 class Evidence(BaseModel):

@@ -133,7 +133,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
                 reviewer(TASK_OF["fraud"]),
             )
             view = policy_view(settings.library, claim.policy_id, cited_clauses(policy, fraud))
-            case = Case(claim, intake, policy, fraud, ledger.entries, view)
+            case = Case(claim, intake, policy, fraud, ledger.entries, view, loaded.attachments)
             resolution = resolve(case, rules)
             adjudication = None
             if resolution.outcome == "ADJUDICATION_REQUIRED" and rules.adjudication.enabled:

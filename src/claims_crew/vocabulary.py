@@ -71,6 +71,7 @@ ReasonCode = Literal[
     "confidence_gap",
     "needs_more_evidence",
     "interpretation_unresolved",
+    "fact_unverified",
     "policy_gate",
     "not_tool_sourced",
     "adjudicator_invalid",
@@ -89,6 +90,21 @@ DEFINITE_DECISIONS: tuple[HumanDecision, ...] = ("covered", "not_covered")
 
 FactName = Literal["loss_type", "cause", "date_of_loss", "damage_start_date", "amount_claimed"]
 FACT_FIELDS: tuple[FactName, ...] = get_args(FactName)
+
+# The facts that copy a field of the claim file, and which field: a source naming that field is
+# checked by equality with the file. Any other fact is sourced by a quote of the claim's words
+# (the claim file's date_of_loss is not evidence of when the damage started).
+FACT_CLAIM_FIELDS: dict[FactName, str] = {
+    "date_of_loss": "date_of_loss",
+    "amount_claimed": "amount",
+}
+# Where a quoted fact may come from, besides an attachment named by its file name.
+DESCRIPTION_SOURCE = "description"
+
+# What the code found of a fact's source: it checks out; intake stated the fact but its source
+# fails (the rules treat it as unknown); or intake left the fact null.
+FactStatus = Literal["verified", "unverified", "unknown"]
+FACT_STATUSES: tuple[FactStatus, ...] = get_args(FactStatus)
 
 # ---- agents and tasks: the keys of config/agents.yaml and config/tasks.yaml -----------------
 

@@ -90,11 +90,13 @@ def show_report(console: Console, report: Report) -> None:
     )
 
     fields = Table(
-        title="Fields null or disputed in the claims that disagreed", title_justify="left"
+        title="Fields null, unverified or disputed in the claims that disagreed",
+        title_justify="left",
     )
     for column in (
         "field",
         "null in conflicts",
+        "unverified",
         "disputed",
         "open and relied on",
         "open in agreements",
@@ -106,6 +108,7 @@ def show_report(console: Console, report: Report) -> None:
             r.field,
             f"{_pct(r.null_in_conflicts)} ({r.null_in_conflicts.count}/"
             f"{r.null_in_conflicts.denominator})",
+            f"{_pct(r.unverified_in_conflicts)} ({r.unverified_in_conflicts.count})",
             f"{_pct(r.disputed_in_conflicts)} ({r.disputed_in_conflicts.count})",
             f"{_pct(r.relied_open_in_conflicts)} ({r.relied_open_in_conflicts.count})",
             f"{_pct(r.open_in_agreements)} ({r.open_in_agreements.count}/"

@@ -123,6 +123,25 @@ def _side_panel(side: dict[str, Any]) -> Panel:
     return Panel(Group(*parts), title=side["side"])
 
 
+def _fact_lines(checks: list[dict[str, Any]]) -> Text:
+    """Each fact: verified with its quote and where from, unverified with what intake said."""
+    lines = Text("Facts, checked against the claim:", style="bold")
+    for f in checks:
+        lines.append(f"\n  {f['name']}: ")
+        if f["status"] == "verified":
+            lines.append(clean(str(f["value"])) + " ")
+            lines.append("verified", style="green")
+            source = f"“{f['quote']}” ({f['where']})" if f["quote"] else f"claim file: {f['where']}"
+            lines.append(clean(f"  {source}"), style="dim")
+        elif f["status"] == "unverified":
+            lines.append("unverified", style="red")
+            quoted = f": “{f['quote']}”" if f["quote"] else ""
+            lines.append(clean(f"  intake said {f['value']}; {f['problem']}{quoted}"))
+        else:
+            lines.append("UNKNOWN", style="yellow")
+    return lines
+
+
 @review.command("show")
 @click.argument("ref", metavar="ID")
 @json_option
@@ -146,6 +165,8 @@ def review_show(ref: str, as_json: bool) -> None:
         console.print(plain(claim["description"], style="italic"))
     console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
+    if detail["fact_checks"]:
+        console.print(_fact_lines(detail["fact_checks"]))
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1)
     grid.add_column(ratio=1)

@@ -39,7 +39,7 @@ from claims_crew.config_check.source import (
     scalar_of,
 )
 from claims_crew.errors import ConfigError
-from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASKS
+from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASK_OF, TASKS
 
 # --- agents.yaml and tasks.yaml -----------------------------------------------------------
 
@@ -163,7 +163,26 @@ def check_tasks(loaded: Loaded, agents: Sequence[str]) -> list[Problem]:
                 )
             if key == "context":
                 problems.extend(_check_context(loaded, name, value_node))
+            if key == "expected_output" and name == TASK_OF["intake"]:
+                problems.extend(_check_intake_sources(loaded, name, value_node))
     return problems
+
+
+def _check_intake_sources(loaded: Loaded, task: str, node: yaml.Node) -> Iterator[Problem]:
+    """Intake asked for no sources returns none, and then no fact it states can be trusted."""
+    text = scalar_of(node) or ""
+    if "sources" not in text.lower():
+        yield Problem(
+            loaded.name,
+            f"{task}.expected_output",
+            line_of(node),
+            "intake_sources_dropped",
+            f"{task}'s expected_output does not ask for sources: every fact intake states is "
+            "then unverified, and the rules treat it as unknown",
+            "ask for sources: for every fact that is not null, where the claim states it "
+            "(a claim-file field, or a quote from the description or an attachment)",
+            "warning",
+        )
 
 
 def _check_context(loaded: Loaded, task: str, node: yaml.Node) -> Iterator[Problem]:

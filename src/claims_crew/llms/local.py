@@ -83,8 +83,12 @@ def answer_schema_for(
     """The task's output schema, tightened so a small model's answer always ends and is one of
     the allowed answers."""
     schema: dict[str, Any] = _bounded(model.model_json_schema())
-    # Free-form maps (IntakeFacts.sources) have no end a grammar can enforce; code fills them.
-    schema.get("properties", {}).pop("sources", None)
+    # A map keyed by fact name has no end a grammar can enforce, so the grammar offers none:
+    # every fact the local model states stays unverified, and the rules treat it as unknown.
+    if schema.get("properties", {}).pop("sources", None) is not None:
+        schema.get("$defs", {}).pop("FactSource", None)
+        if not schema.get("$defs", True):
+            schema.pop("$defs")
     # Every field is written out, so a small model cannot stop after the answer.
     schema["required"] = list(schema.get("properties", {}))
     if allowed_answers and "answer" in schema.get("properties", {}):

@@ -6,11 +6,12 @@
 Breakdowns: the overall `Figures` is computed again for the claims of one loss type (intake's
 `loss_type`, `unknown` when null or intake did not parse), for the claims citing one clause on
 one side (canonical id where the re-read found the clause, else as cited), and for the claims
-where one IntakeFacts field was null or disputed. The field table also says, for each field,
-how often it was null or disputed among the conflicts versus among the agreements, and how often
+where one IntakeFacts field was open: null, unverified (stated, but its source does not bear
+it out) or disputed. The field table also says, for each field, how often it was null,
+unverified or disputed among the conflicts, how often open among the agreements, and how often
 it was open while either side relied on it (`facts_relied_on`): the columns that point at
-`damage_start_date`. Null and disputed are defined in rows.py; claims whose intake did not
-parse are left out of the field table (they are parse errors).
+`damage_start_date`. Null, unverified and disputed are defined in rows.py; claims whose intake
+did not parse are left out of the field table (they are parse errors).
 
 Human reviews: each review of an escalation with a decision of covered or not_covered says which
 agent the reviewer sided with. Per agent, `agreed` is the share of those reviews where the
@@ -72,12 +73,17 @@ class FieldRow(BaseModel):
 
     field: str
     null_in_conflicts: Metric
-    disputed_in_conflicts: Metric
-    open_in_conflicts: Metric = Field(description="Null or disputed, over the conflicts.")
-    relied_open_in_conflicts: Metric = Field(
-        description="Null or disputed and relied on by either side, over the conflicts."
+    unverified_in_conflicts: Metric = Field(
+        description="Stated by intake but not borne out by the claim, over the conflicts."
     )
-    open_in_agreements: Metric = Field(description="Null or disputed, over the agreements.")
+    disputed_in_conflicts: Metric
+    open_in_conflicts: Metric = Field(
+        description="Null, unverified or disputed, over the conflicts."
+    )
+    relied_open_in_conflicts: Metric = Field(
+        description="Open and relied on by either side, over the conflicts."
+    )
+    open_in_agreements: Metric = Field(description="Open, over the agreements.")
     asked: Metric = Field(description="Named in missing_facts, over the escalated claims.")
     figures: Figures = Field(description="Every metric over the claims where it was open.")
 
@@ -146,8 +152,11 @@ def _field_row(
     def disputed(r: ClaimRow) -> bool:
         return name in r.disputed_fields
 
+    def unverified(r: ClaimRow) -> bool:
+        return name in r.unverified_fields
+
     def is_open(r: ClaimRow) -> bool:
-        return null(r) or disputed(r)
+        return null(r) or unverified(r) or disputed(r)
 
     def relied_open(r: ClaimRow) -> bool:
         return is_open(r) and (name in r.policy.facts_relied_on or name in r.fraud.facts_relied_on)
@@ -155,6 +164,7 @@ def _field_row(
     return FieldRow(
         field=name,
         null_in_conflicts=metric(count_where(conflicts, null), len(conflicts)),
+        unverified_in_conflicts=metric(count_where(conflicts, unverified), len(conflicts)),
         disputed_in_conflicts=metric(count_where(conflicts, disputed), len(conflicts)),
         open_in_conflicts=metric(count_where(conflicts, is_open), len(conflicts)),
         relied_open_in_conflicts=metric(count_where(conflicts, relied_open), len(conflicts)),

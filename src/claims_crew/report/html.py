@@ -227,12 +227,13 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
 
     out.append("<h2>Which fields drive disagreement</h2>")
     out.append(
-        "<p>For each intake fact: how often it was null or disputed in the claims where the "
-        "agents disagreed, against the claims where they agreed.</p><div class=row>"
+        "<p>For each intake fact: how often it was null, unverified (stated, but not borne out "
+        "by the claim) or disputed in the claims where the agents disagreed, against the claims "
+        "where they agreed.</p><div class=row>"
     )
     out.append(
         grouped_bar_chart(
-            "Field null or disputed",
+            "Field null, unverified or disputed",
             [
                 (r.field, [r.open_in_conflicts, r.relied_open_in_conflicts, r.open_in_agreements])
                 for r in report.by_field
@@ -246,6 +247,7 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
             [
                 "field",
                 "null in conflicts",
+                "unverified in conflicts",
                 "disputed in conflicts",
                 "open and relied on",
                 "open in agreements",
@@ -258,6 +260,7 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
                     r.field,
                     f"{pct(r.null_in_conflicts)} ({r.null_in_conflicts.count}/"
                     f"{r.null_in_conflicts.denominator})",
+                    f"{pct(r.unverified_in_conflicts)} ({r.unverified_in_conflicts.count})",
                     f"{pct(r.disputed_in_conflicts)} ({r.disputed_in_conflicts.count})",
                     f"{pct(r.relied_open_in_conflicts)} ({r.relied_open_in_conflicts.count})",
                     f"{pct(r.open_in_agreements)} ({r.open_in_agreements.count}/"

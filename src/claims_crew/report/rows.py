@@ -6,8 +6,9 @@ read-only pass (`Store.decided_claims`); `row_from` builds it from a `Decision` 
 
 A fact field is null when intake's parsed facts leave it null; it is disputed when intake
 contradicts the claim file (date_of_loss, amount_claimed, as the resolver compares them) or the
-resolver named it in `missing_facts`. Claims whose intake did not parse have neither: they are
-parse errors.
+resolver named it in `missing_facts`; it is unverified when intake stated it but the resolver
+found its source does not bear it out (Resolution.facts). Claims whose intake did not parse have
+none of these: they are parse errors.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class ClaimRow:
     model_calls: int = 0  # over every task of the decided attempt
     tokens: int = 0
     seconds: float = 0.0
+    unverified_fields: tuple[str, ...] = ()  # stated by intake, not borne out by the claim
 
     def side(self, name: str) -> SideRow:
         return self.policy if name == "policy" else self.fraud
@@ -170,6 +172,7 @@ def build_row(
     missing = tuple(resolution.get("missing_facts") or ())
     null: tuple[str, ...]
     disputed: tuple[str, ...]
+    unverified: tuple[str, ...] = ()
     if intake is None:
         state, loss_type, null, disputed = "absent", None, (), ()
     elif intake.get("kind") == "parse_error":
@@ -178,7 +181,9 @@ def build_row(
         state = "parsed"
         loss_type = intake.get("loss_type")
         null = tuple(f for f in FACT_FIELDS if intake.get(f) is None)
-        named = [f for f in missing if f not in null]
+        checked = {c.get("name"): c.get("status") for c in resolution.get("facts") or ()}
+        unverified = tuple(f for f in FACT_FIELDS if checked.get(f) == "unverified")
+        named = [f for f in missing if f not in null and f not in unverified]
         contradicted = {*_disputed(intake, claim_file), *named}
         disputed = tuple(f for f in FACT_FIELDS if f in contradicted)
     adjudicator = None
@@ -202,6 +207,7 @@ def build_row(
         intake=state,
         null_fields=null,
         disputed_fields=disputed,
+        unverified_fields=unverified,
         policy=_side(policy, sides.get("policy")),
         fraud=_side(fraud, sides.get("fraud")),
         adjudicator=adjudicator,

@@ -6,7 +6,8 @@ The rules, in order (README, "The resolver"):
   abstain  an agent answered uncertain (one, or both: resolution.yaml)    → ESCALATED
   agree    same answer, both sides' evidence holds, confident enough  → ACCEPTED
   prefer   only one side's evidence holds, and it reaches the floor  → PREFERRED
-  conflict both hold, answers differ, a fact is unknown or disputed   → ESCALATED
+  conflict both hold, answers differ, a fact is unknown, unverified
+           (fact_unverified: its source is not in the claim) or disputed   → ESCALATED
   dispute  both hold, answers differ, every fact known                → ADJUDICATION_REQUIRED
   neither  no side's evidence holds                                    → ESCALATED
   gates    no supporting clause from policy_lookup on the winning side; amount, red flags,
@@ -25,6 +26,7 @@ resolves the same way and a table of cases can test every rule.
   resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail)
   quotes.py        quote matching (fold, quote_in)
   evidence.py      each side's cited clauses checked, and which came from the lookup tool
+  fact_sources.py  each intake fact's source checked against the claim's own words
   facts.py         the facts a conflict or an abstention asks a person about
   abstain.py       an agent that cannot tell: the abstain rule
   rules.py         the rules, in the order above (resolve, policy_checks)
@@ -38,13 +40,20 @@ resolves the same way and a table of cases can test every rule.
 from claims_crew.resolver.adjudication import AdjudicationCheck, apply_adjudication
 from claims_crew.resolver.case import Case, PolicyView, ReadClause, cited_clauses
 from claims_crew.resolver.quotes import fold, quote_in
-from claims_crew.resolver.resolution import ClauseCheck, Resolution, SideReview, TrailStep
+from claims_crew.resolver.resolution import (
+    ClauseCheck,
+    FactCheck,
+    Resolution,
+    SideReview,
+    TrailStep,
+)
 from claims_crew.resolver.rules import policy_checks, resolve
 
 __all__ = [
     "AdjudicationCheck",
     "Case",
     "ClauseCheck",
+    "FactCheck",
     "PolicyView",
     "ReadClause",
     "Resolution",

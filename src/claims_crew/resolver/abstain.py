@@ -12,9 +12,9 @@ included). bench/rules_safety.py measures the two.
 from __future__ import annotations
 
 from claims_crew.resolver.case import Case
-from claims_crew.resolver.facts import FACT_QUESTIONS, fact_problems
-from claims_crew.resolver.resolution import Resolution, SideReview, Trail
-from claims_crew.vocabulary import FACT_FIELDS, SIDES, AbstainReason, Side
+from claims_crew.resolver.facts import fact_problems
+from claims_crew.resolver.resolution import FactCheck, Resolution, SideReview, Trail
+from claims_crew.vocabulary import FACT_FIELDS, SIDES, AbstainReason, FactName, ReasonCode, Side
 
 
 def abstained(
@@ -22,6 +22,7 @@ def abstained(
     trail: Trail,
     sides: dict[Side, SideReview],
     abstaining: list[Side],
+    facts: list[FactCheck],
     config_sha256: str,
 ) -> Resolution:
     """ESCALATED (abstained, plus each agent's reason), with the question its reason asks."""
@@ -33,11 +34,13 @@ def abstained(
         said += f"; {other} answers {sides[other].answer}"
     trail.add("abstain", True, said, "abstained")
     questions: list[str] = []
-    missing: list[str] = []
+    missing: list[FactName] = []
+    unverified: list[ReasonCode] = []
     if "needs_more_evidence" in reasons:
-        unknown, disputed = fact_problems(case, FACT_FIELDS)
-        questions += [f"{name}: {FACT_QUESTIONS[name]}" for name in unknown] + disputed
-        missing = [*unknown, *(d.split(":", 1)[0] for d in disputed)]
+        open_facts = fact_problems(case, FACT_FIELDS, facts)
+        questions += open_facts.questions()
+        missing = open_facts.missing
+        unverified = ["fact_unverified"] if open_facts.unverified else []
         if not questions:
             questions.append("Every fact intake extracted is known: what evidence would settle it?")
     if "interpretation_unresolved" in reasons:
@@ -46,7 +49,7 @@ def abstained(
         outcome="ESCALATED",
         rule="abstain",
         reason=f"an agent could not tell: {said}",
-        reason_codes=["abstained", *reasons],
+        reason_codes=["abstained", *reasons, *unverified],
         question=" ".join(questions),
         missing_facts=missing,
         trail=trail.steps,

@@ -63,6 +63,9 @@ class Case:
     fraud: Claim | ParseFailure
     ledger: Sequence[LedgerEntry]
     view: PolicyView
+    # The attachments' text as the intake agent was shown it, by file name: with the claim
+    # file's description, the only words a fact's quote may come from.
+    attachments: Mapping[str, str] = field(default_factory=dict)
 
     def claim(self, side: Side) -> Claim | ParseFailure:
         return self.policy if side == "policy" else self.fraud

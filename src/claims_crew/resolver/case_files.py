@@ -4,6 +4,7 @@
      "claim_file": {...ClaimFile...},
      "facts": {...IntakeFacts...},
      "claims": {"policy": {...Claim...}, "fraud": {...Claim...}},
+     "attachments": {"<file name>": "<its text>", ...},            (optional)
      "ledger": [{"agent": "policy", "tool": "policy_lookup", "args": {...},
                  "returned": ["4.2(b)"]}, ...]}
 
@@ -49,6 +50,10 @@ class CaseFile(BaseModel):
     facts: dict[str, Any] | str
     claims: dict[Side, dict[str, Any] | str]
     ledger: list[CaseLedgerEntry] = Field(default_factory=list)
+    attachments: dict[str, str] = Field(
+        default_factory=dict,
+        description="The claim's attachments as the intake agent read them, by file name.",
+    )
 
 
 def _as_text(value: dict[str, Any] | str) -> str:
@@ -98,4 +103,5 @@ def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> C
         fraud=fraud,
         ledger=ledger,
         view=policy_view(library, case_file.policy, cited_clauses(policy, fraud)),
+        attachments=case_file.attachments,
     )

@@ -1,16 +1,20 @@
-"""The facts a conflict turns on: which intake left unknown, which contradict the claim file.
+"""The facts a conflict turns on: which are unknown, unverified, or contradict the claim file.
 
 The conflict rule asks a person about them when the agents disagree, and the abstain rule when
-an agent says it cannot tell for want of a fact. Either way the question names the fact.
+an agent says it cannot tell for want of a fact. Either way the question names the fact. A fact
+whose source does not check out (fact_sources.py) counts as unknown here, and its question says
+what intake read and why it was not trusted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from claims_crew.models import ParseFailure
 from claims_crew.resolver.case import Case
+from claims_crew.resolver.resolution import FactCheck
 from claims_crew.vocabulary import FactName
 
 FACT_QUESTIONS: dict[FactName, str] = {
@@ -22,12 +26,46 @@ FACT_QUESTIONS: dict[FactName, str] = {
 }
 
 
-def fact_problems(case: Case, names: Sequence[FactName]) -> tuple[list[FactName], list[str]]:
-    """Of the named facts: which intake left unknown, and which contradict the claim file."""
+@dataclass(frozen=True)
+class OpenFacts:
+    """Of the facts asked about: what a person must settle before the rules can."""
+
+    unknown: list[FactName] = field(default_factory=list)  # null, or intake's answer unreadable
+    unverified: list[FactCheck] = field(default_factory=list)  # stated, but not by the claim
+    disputed: list[str] = field(default_factory=list)  # "name: what the file and intake say"
+
+    @property
+    def any(self) -> bool:
+        return bool(self.unknown or self.unverified or self.disputed)
+
+    @property
+    def missing(self) -> list[FactName]:
+        names = [*self.unknown, *(c.name for c in self.unverified)]
+        disputed: list[FactName] = [
+            n for n in _NAMES if any(d.startswith(n + ":") for d in self.disputed)
+        ]
+        return list(dict.fromkeys([*names, *disputed]))
+
+    def questions(self) -> list[str]:
+        return (
+            [f"{name}: {FACT_QUESTIONS[name]}" for name in self.unknown]
+            + [
+                f"{c.name}: {FACT_QUESTIONS[c.name]} (intake read {c.value}, but {c.problem})"
+                for c in self.unverified
+            ]
+            + self.disputed
+        )
+
+
+_NAMES: tuple[FactName, ...] = tuple(FACT_QUESTIONS)
+
+
+def fact_problems(case: Case, names: Sequence[FactName], checks: Sequence[FactCheck]) -> OpenFacts:
+    """Of the named facts: which intake left unknown, which the claim does not bear out (from
+    `checks`, fact_sources.check_facts), and which contradict the claim file."""
     facts = case.facts
     if isinstance(facts, ParseFailure):
-        return list(names), []
-    unknown = [n for n in names if getattr(facts, n) is None]
+        return OpenFacts(unknown=list(names))
     disputed = []
     claim_file = case.claim_file
     if "date_of_loss" in names and facts.date_of_loss not in (None, claim_file.date_of_loss):
@@ -44,4 +82,12 @@ def fact_problems(case: Case, names: Sequence[FactName]) -> tuple[list[FactName]
         disputed.append(
             f"amount_claimed: the claim file says {claim_file.amount}, intake read {amount}"
         )
-    return unknown, disputed
+    contradicted = {d.split(":", 1)[0] for d in disputed}
+    by_name = {c.name: c for c in checks}
+    unverified = [
+        by_name[n]
+        for n in names
+        if n in by_name and by_name[n].status == "unverified" and n not in contradicted
+    ]
+    unknown = [n for n in names if getattr(facts, n) is None]
+    return OpenFacts(unknown=unknown, unverified=unverified, disputed=disputed)

@@ -15,6 +15,7 @@ from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
     AbstainReason,
     FactName,
+    FactStatus,
     Outcome,
     ReasonCode,
     RuleName,
@@ -57,6 +58,24 @@ class SideReview(BaseModel):
     )
 
 
+class FactCheck(BaseModel):
+    """One intake fact after its source was checked against the claim."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: FactName
+    status: FactStatus = Field(
+        description="verified: the source checks out; unverified: intake stated the fact but its "
+        "source does not (the rules treat it as unknown); unknown: intake left it null."
+    )
+    value: str | None = Field(None, description="What intake said, as text; null if nothing.")
+    where: str | None = Field(
+        None, description="description, an attachment's name, or a claim-file field."
+    )
+    quote: str = Field("", description="The words intake quoted for it.")
+    problem: str | None = Field(None, description="Why the source does not check out.")
+
+
 class TrailStep(BaseModel):
     """One rule tried: whether it fired, and why or why not."""
 
@@ -88,6 +107,11 @@ class Resolution(BaseModel):
         None, description="The side that would have won before a gate or the prefer floor."
     )
     gates_tripped: list[str] = Field(default_factory=list)
+    facts: list[FactCheck] = Field(
+        default_factory=list,
+        description="Each intake fact and whether the claim bears it out; empty when intake's "
+        "answer could not be read or no model was asked.",
+    )
     config_sha256: str = ""
 
     @property

@@ -12,9 +12,10 @@ from claims_crew.resolver.abstain import abstained
 from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.evidence import review_side, tool_sourced
-from claims_crew.resolver.facts import FACT_QUESTIONS, fact_problems
+from claims_crew.resolver.fact_sources import check_facts
+from claims_crew.resolver.facts import OpenFacts, fact_problems
 from claims_crew.resolver.gates import gated_or
-from claims_crew.resolver.resolution import Resolution, SideReview, Trail
+from claims_crew.resolver.resolution import FactCheck, Resolution, SideReview, Trail
 from claims_crew.vocabulary import ABSTENTION, FACT_FIELDS, SIDES, ReasonCode, Side
 
 
@@ -92,7 +93,13 @@ def policy_checks(
 
 
 def resolve(case: Case, config: ResolutionConfig) -> Resolution:
-    """Decide a case by the rules, in the order the package docstring lists."""
+    """Decide a case by the rules, in the order the package docstring lists; the resolution
+    keeps each intake fact's check, whichever rule decided."""
+    facts = check_facts(case)
+    return _resolve(case, config, facts).model_copy(update={"facts": facts})
+
+
+def _resolve(case: Case, config: ResolutionConfig, facts: list[FactCheck]) -> Resolution:
     trail = Trail()
     base = {"config_sha256": config.digest()}
 
@@ -130,7 +137,7 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
 
     abstaining = [s for s in SIDES if sides[s].answer == ABSTENTION]
     if abstaining and (config.abstention.escalate_when == "either" or len(abstaining) == 2):
-        return abstained(case, trail, sides, abstaining, config.digest())
+        return abstained(case, trail, sides, abstaining, facts, config.digest())
     if abstaining:
         [quiet] = abstaining
         trail.add(
@@ -263,24 +270,23 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
     # Which facts an answer rests on is the agent's own account of itself, so it only orders
     # the question: every fact intake left open or that contradicts the claim file counts.
     relied = list(dict.fromkeys([*policy.facts_relied_on, *fraud.facts_relied_on, *FACT_FIELDS]))
-    unknown, disputed = fact_problems(case, relied)
-    if unknown or disputed:
-        parts = [f"{name}: {FACT_QUESTIONS[name]}" for name in unknown] + disputed
+    open_facts = fact_problems(case, relied, facts)
+    if open_facts.any:
+        unverified: list[ReasonCode] = ["fact_unverified"] if open_facts.unverified else []
         trail.add(
             "conflict",
             True,
-            "facts of the claim are open: " + "; ".join(parts),
+            "facts of the claim are open: " + "; ".join(open_facts.questions()),
             "needs_more_evidence",
         )
         return Resolution(
             outcome="ESCALATED",
             rule="conflict",
             reason="both sides' evidence holds, but the answers differ while facts are "
-            + ("unknown: " + ", ".join(unknown) if unknown else "disputed")
-            + (" and disputed" if unknown and disputed else ""),
-            reason_codes=["needs_more_evidence"],
-            question=" ".join(parts),
-            missing_facts=unknown + [d.split(":", 1)[0] for d in disputed],
+            + _open_detail(open_facts),
+            reason_codes=["needs_more_evidence", *unverified],
+            question=" ".join(open_facts.questions()),
+            missing_facts=open_facts.missing,
             trail=trail.steps,
             **base_sides,
         )
@@ -301,6 +307,19 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
             **base_sides,
         ),
     )
+
+
+def _open_detail(open_facts: OpenFacts) -> str:
+    parts = []
+    if open_facts.unknown:
+        parts.append("unknown: " + ", ".join(open_facts.unknown))
+    if open_facts.unverified:
+        parts.append(
+            "not borne out by the claim: " + ", ".join(c.name for c in open_facts.unverified)
+        )
+    if open_facts.disputed:
+        parts.append("disputed")
+    return "; ".join(parts)
 
 
 def _confidence_detail(code: ReasonCode, high: float, gap: float, config: ResolutionConfig) -> str:

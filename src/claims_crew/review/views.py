@@ -2,7 +2,8 @@
 
 The terminal, the `--json` output and the web page all render these dictionaries, so the three
 show the same thing: both claims side by side, each cited clause as the code re-read it, the
-facts each side relied on, the resolver's trail and the one question to answer.
+facts each side relied on and whether the claim bears each fact out, the resolver's trail and
+the one question to answer.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
-from claims_crew.resolver import SideReview
+from claims_crew.resolver import Resolution, SideReview
 from claims_crew.store import Escalation, Store
-from claims_crew.vocabulary import SIDES, parse_stamp
+from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 PAGE_SIZE = 50
 
@@ -73,6 +74,30 @@ def _fact_values(facts: IntakeFacts | ParseFailure | None) -> dict[str, Any]:
     if not isinstance(facts, IntakeFacts):
         return {}
     return facts.model_dump(mode="json", exclude={"unknowns", "sources"})
+
+
+def _fact_checks(
+    facts: IntakeFacts | ParseFailure | None, resolution: Resolution | None
+) -> list[dict[str, Any]]:
+    """Each intake fact: verified (with its quote and where it came from), unverified (with what
+    intake claimed and why it was not trusted), or unknown."""
+    if resolution is not None and resolution.facts:
+        return [c.model_dump(mode="json") for c in resolution.facts]
+    if not isinstance(facts, IntakeFacts):
+        return []
+    # A record resolved before facts were checked: a stated fact was never borne out.
+    return [
+        {
+            "name": name,
+            "status": "unknown" if value is None else "unverified",
+            "value": None if value is None else str(value),
+            "where": None,
+            "quote": "",
+            "problem": None if value is None else "not checked when it was decided",
+        }
+        for name in FACT_FIELDS
+        for value in [getattr(facts, name)]
+    ]
 
 
 def _side(
@@ -168,6 +193,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "reason_codes": escalation.reason_codes,
         "claim": claim_file.model_dump(mode="json") if claim_file else None,
         "facts": facts,
+        "fact_checks": _fact_checks(intake, resolution),
         "unknown_facts": list(intake.unknowns) if isinstance(intake, IntakeFacts) else [],
         "intake_problem": intake.reason if isinstance(intake, ParseFailure) else None,
         "outcome": resolution.outcome if resolution else None,

@@ -1,0 +1,125 @@
+"""Every intake fact checked against the claim: the resolver does not take a fact on trust.
+
+Intake names a source for each fact it states (models.FactSource). A fact that copies a field
+of the claim file (date_of_loss, amount) is checked by equality with the file. Any other is
+checked by its quote: the quote must occur in the claim's description or in the attachment it
+names, matched as clause quotes are (quotes.py), and a date's quote must state that date, an
+amount's quote that amount. A fact whose source fails is unverified, and the rules treat it as
+unknown: a guessed date decides a route as surely as a made-up clause would.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from claims_crew.models import FactSource, IntakeFacts
+from claims_crew.resolver.case import Case
+from claims_crew.resolver.quotes import fold, quote_in
+from claims_crew.resolver.resolution import FactCheck
+from claims_crew.vocabulary import DESCRIPTION_SOURCE, FACT_CLAIM_FIELDS, FACT_FIELDS, FactName
+
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
+
+
+def check_facts(case: Case) -> list[FactCheck]:
+    """Each fact intake returned, verified, unverified (and why) or unknown; [] if unreadable."""
+    facts = case.facts
+    if not isinstance(facts, IntakeFacts):
+        return []
+    return [_check(case, facts, name) for name in FACT_FIELDS]
+
+
+def _check(case: Case, facts: IntakeFacts, name: FactName) -> FactCheck:
+    value = getattr(facts, name)
+    if value is None:
+        return FactCheck(name=name, status="unknown")
+    said = str(value)
+    source = facts.sources.get(name)
+    if source is None:
+        return FactCheck(name=name, status="unverified", value=said, problem="no source given")
+    problem = _source_problem(case, name, value, source)
+    return FactCheck(
+        name=name,
+        status="unverified" if problem else "verified",
+        value=said,
+        where=source.where,
+        quote=source.quote,
+        problem=problem,
+    )
+
+
+def _source_problem(case: Case, name: FactName, value: object, source: FactSource) -> str | None:
+    """Why the source does not bear the fact out; None when it does."""
+    claim_file = case.claim_file
+    if source.where in FACT_CLAIM_FIELDS.values():
+        if FACT_CLAIM_FIELDS.get(name) != source.where:
+            return f"the claim file's {source.where} is not evidence of {name}"
+        on_file = getattr(claim_file, source.where)
+        if not _same(value, on_file):
+            return f"the claim file's {source.where} is {on_file}"
+        return None
+    if source.where == DESCRIPTION_SOURCE:
+        text = claim_file.description
+    elif source.where in case.attachments:
+        text = case.attachments[source.where]
+    else:
+        return f"the claim has no attachment {source.where!r}"
+    if not source.quote.strip():
+        return f"no quote from the {source.where}"
+    if not quote_in(source.quote, fold(text)):
+        return f"the quote is not in the {source.where}"
+    if isinstance(value, date) and not states_date(source.quote, value):
+        return f"the quote does not state {value.isoformat()}"
+    if isinstance(value, float) and not states_amount(source.quote, value):
+        return f"the quote does not state {value:g}"
+    return None
+
+
+def _same(value: object, on_file: object) -> bool:
+    if isinstance(on_file, Decimal) and isinstance(value, float):
+        return Decimal(str(value)) == on_file
+    return value == on_file
+
+
+def _date_forms(day: date) -> Iterator[str]:
+    """Regular expressions for `day` as people write it, on folded (lower-case) text."""
+    d, m, y = day.day, day.month, day.year
+    month = _MONTHS[m - 1]
+    name = f"(?:{month}|{month[:3]}{'|sept' if m == 9 else ''})\\.?"
+    days = f"0?{d}" if d < 10 else str(d)
+    months = f"0?{m}" if m < 10 else str(m)
+    yield f"{y}-{m:02d}-{d:02d}"
+    yield f"{y}/{m:02d}/{d:02d}"
+    yield f"{days}{_ORDINAL}(?: of)? {name},? {y}"
+    yield f"{name} {days}{_ORDINAL},? {y}"
+    yield f"{days}[/.-]{months}[/.-]{y}"
+    if d > 12 or d == m:  # month first only where it cannot be read day first
+        yield f"{months}[/.-]{days}[/.-]{y}"
+
+
+def states_date(quote: str, day: date) -> bool:
+    """The quote writes `day` in a common form: 2025-11-02, 2 November 2025, Nov 2, 2025,
+    02/11/2025 (day first; month first only where that cannot be misread)."""
+    text = fold(quote)
+    forms = "|".join(_date_forms(day))
+    return re.search(f"(?<![\\w/.-])(?:{forms})(?![\\w/-]|\\.\\d)", text) is not None
+
+
+def states_amount(quote: str, amount: float) -> bool:
+    """The quote writes `amount`, with or without thousands commas and pence."""
+    wanted = Decimal(str(amount))
+    for number in _NUMBER.findall(quote):
+        try:
+            if Decimal(number.replace(",", "")) == wanted:
+                return True
+        except InvalidOperation:
+            continue
+    return False

@@ -1,0 +1,214 @@
+"""Facts are evidence too: intake's facts are checked against the claim before the rules use them.
+
+Through the scripted crew: the water claims with a start date that is guessed, misquoted, quoted
+from words that name another day, taken from the wrong field of the claim file, or quoted
+correctly from the description or the plumber's report.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claims_crew.claim_files import load_claim
+from claims_crew.llms.scripted import final, lookup
+from claims_crew.models import FactSource, IntakeFacts, ParseFailure, parse_intake
+from claims_crew.pipeline import review_claim
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.resolver.fact_sources import states_amount, states_date
+from tests.conftest import ROOT
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    WATER_CLAIM,
+    Script,
+    settings,
+)
+
+BURST_CLAIM = ROOT / "claims" / "inbox" / "C-1043.json"
+BURST_QUOTE = "At about 7am on 2 November 2025 the pipe … burst"
+INTAKE_BURST = {
+    "loss_type": "water_damage",
+    "cause": "the pipe under the bathroom basin burst",
+    "date_of_loss": "2025-11-02",
+    "damage_start_date": "2025-11-02",
+    "amount_claimed": 3850,
+    "sources": {
+        "loss_type": {"where": "description", "quote": "water poured through the kitchen ceiling"},
+        "cause": {"where": "description", "quote": "the pipe under the bathroom basin burst"},
+        "date_of_loss": {"where": "date_of_loss"},
+        "damage_start_date": {"where": "description", "quote": BURST_QUOTE},
+        "amount_claimed": {"where": "amount"},
+    },
+}
+RULING = {
+    "choice": "policy",
+    "reason": "A pipe that burst without warning is a sudden discharge under 4.2(b).",
+    "evidence": ["4.2(b)"],
+}
+
+
+def _start(intake: dict[str, Any], day: str, source: dict[str, str] | None) -> dict[str, Any]:
+    sources = {k: v for k, v in intake["sources"].items() if k != "damage_start_date"}
+    if source is not None:
+        sources["damage_start_date"] = source
+    return {**intake, "damage_start_date": day, "unknowns": [], "sources": sources}
+
+
+QUESTION = "When did the damage start?"
+# id: (claim file, intake's answer, outcome, the start date's check, why it fails)
+ROWS: dict[str, tuple[Path, dict[str, Any], str, str, str | None]] = {
+    "guessed, no source": (
+        WATER_CLAIM, _start(INTAKE_WATER, "2025-11-03", None),
+        "ESCALATED", "unverified", "no source given",
+    ),
+    "quote not in the claim": (
+        WATER_CLAIM,
+        _start(INTAKE_WATER, "2025-11-03",
+               {"where": "description", "quote": "The leak started on 3 November 2025"}),
+        "ESCALATED", "unverified", "the quote is not in the description",
+    ),
+    "the loss date's field for the start date": (
+        WATER_CLAIM, _start(INTAKE_WATER, "2025-11-03", {"where": "date_of_loss"}),
+        "ESCALATED", "unverified", "the claim file's date_of_loss is not evidence of",
+    ),
+    "quote there, another date": (
+        BURST_CLAIM,
+        _start(INTAKE_BURST, "2025-11-01", {"where": "description", "quote": BURST_QUOTE}),
+        "ESCALATED", "unverified", "the quote does not state 2025-11-01",
+    ),
+    "attachment not in the claim": (
+        BURST_CLAIM,
+        _start(INTAKE_BURST, "2025-11-02",
+               {"where": "C-1042-plumber.txt", "quote": "2 November 2025"}),
+        "ESCALATED", "unverified", "the claim has no attachment 'C-1042-plumber.txt'",
+    ),
+    "quoted from the description": (
+        BURST_CLAIM, INTAKE_BURST, "ADJUDICATED", "verified", None,
+    ),
+    "quoted from the plumber's report": (
+        BURST_CLAIM,
+        _start(INTAKE_BURST, "2025-11-02",
+               {"where": "C-1043-plumber.txt",
+                "quote": "Emergency call-out report, 2 November 2025, 07:45."}),
+        "ADJUDICATED", "verified", None,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("row", list(ROWS))
+def test_start_date_source_through_the_crew(
+    row: str, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    claim, intake, outcome, status, problem = ROWS[row]
+    script = Script(
+        intake=[final(intake)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=[final(RULING)],
+    )
+    record = review_claim(load_claim(claim), settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert resolution.outcome == outcome, resolution.reason
+    checks = {c.name: c for c in resolution.facts}
+    start = checks["damage_start_date"]
+    assert (start.status, start.value) == (status, intake["damage_start_date"])
+    assert start.problem == problem or (problem and start.problem and problem in start.problem)
+    # The claim file's own fields are verified by equality, in every row.
+    assert checks["date_of_loss"].status == "verified"
+    assert checks["amount_claimed"].status == "verified"
+    # The record keeps what intake said, checked or not.
+    assert isinstance(record.intake, IntakeFacts)
+    assert record.intake.damage_start_date == date.fromisoformat(intake["damage_start_date"])
+    if outcome == "ESCALATED":
+        assert resolution.rule == "conflict"
+        assert resolution.reason_codes == ["needs_more_evidence", "fact_unverified"]
+        assert resolution.missing_facts == ["damage_start_date"]
+        assert resolution.question and resolution.question.startswith(
+            f"damage_start_date: {QUESTION} (intake read {intake['damage_start_date']}"
+        )
+        assert script("adjudicator").calls == []
+    else:
+        assert [c.status for c in resolution.facts] == ["verified"] * 5
+        assert len(script("adjudicator").calls) == 1
+
+
+def test_a_fact_without_a_source_is_not_trusted_whatever_it_says(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """C-1043's start date is right, but intake did not say where the claim states it."""
+    intake = _start(INTAKE_BURST, "2025-11-02", None)
+    script = Script(
+        intake=[final(intake)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+    )
+    record = review_claim(load_claim(BURST_CLAIM), settings(sample_library, script, tmp_path))
+    assert record.resolution is not None
+    assert record.resolution.missing_facts == ["damage_start_date"]
+
+
+@pytest.mark.parametrize(
+    ("quote", "day", "stated"),
+    [
+        ("on 2025-11-02 at dawn", "2025-11-02", True),
+        ("At about 7am on 2 November 2025", "2025-11-02", True),
+        ("on 2nd November, 2025", "2025-11-02", True),
+        ("November 2, 2025", "2025-11-02", True),
+        ("Nov. 2 2025", "2025-11-02", True),
+        ("the 2nd of November 2025", "2025-11-02", True),
+        ("02/11/2025", "2025-11-02", True),
+        ("2.11.2025", "2025-11-02", True),
+        ("11/02/2025", "2025-11-02", False),  # day first: 11 February
+        ("09/14/2025", "2025-09-14", True),  # month first cannot be misread here
+        ("14 Sept 2025", "2025-09-14", True),
+        ("12 Aug 2025, 21:10", "2025-08-12", True),
+        ("12 November 2025", "2025-11-02", False),
+        ("2 November 2024", "2025-11-02", False),
+        ("2 November", "2025-11-02", False),  # no year: not that date for certain
+        ("2025-11-021", "2025-11-02", False),
+    ],
+)
+def test_a_date_quote_must_state_that_date(quote: str, day: str, stated: bool) -> None:
+    assert states_date(quote, date.fromisoformat(day)) is stated
+
+
+@pytest.mark.parametrize(
+    ("quote", "amount", "stated"),
+    [
+        ("Total 2,300.00 USD.", 2300, True),
+        ("we claim £4200", 4200, True),
+        ("we claim £4,200", 4200, True),
+        ("we claim £42000", 4200, False),
+        ("Parts 980.00, labour 1,120.00", 2300, False),
+        ("1.5 metres", 5, False),
+    ],
+)
+def test_an_amount_quote_must_state_that_amount(quote: str, amount: float, stated: bool) -> None:
+    assert states_amount(quote, amount) is stated
+
+
+def test_sources_are_parsed_strictly() -> None:
+    facts = parse_intake(
+        '{"cause": "burst pipe", "sources": {"cause": {"where": "description", "quote": "burst"}}}'
+    )
+    assert isinstance(facts, IntakeFacts)
+    assert facts.sources == {"cause": FactSource(where="description", quote="burst")}
+    for bad in (
+        '{"sources": {"colour": {"where": "description", "quote": "red"}}}',
+        '{"sources": {"cause": {"where": "description", "quote": "x", "page": 2}}}',
+        '{"sources": {"cause": {"where": "", "quote": "x"}}}',
+        '{"sources": {"cause": ["description"]}}',
+    ):
+        assert isinstance(parse_intake(bad), ParseFailure), bad
+
+
+def test_a_bare_place_name_reads_as_a_source_without_a_quote() -> None:
+    """As records kept before sources had a shape hold them."""
+    facts = IntakeFacts.model_validate({"sources": {"date_of_loss": "date_of_loss"}})
+    assert facts.sources["date_of_loss"] == FactSource(where="date_of_loss")
