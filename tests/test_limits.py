@@ -28,9 +28,14 @@ def test_the_defaults_bound_a_claim(monkeypatch: pytest.MonkeyPatch) -> None:
         "CLAIMS_CREW_MODEL_TIMEOUT",
         "CLAIMS_CREW_MODEL_RETRIES",
         "CLAIMS_CREW_CLAIM_DEADLINE",
+        "ADJUDICATOR_MODEL",
     ):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MODEL", "openai/gpt-4o-mini")
     assert Limits.from_environment() == Limits(120.0, 2, 600.0)
+    # The in-process local model is slow, not silent: it gets an hour a claim.
+    monkeypatch.delenv("MODEL")
+    assert Limits.from_environment() == Limits(120.0, 2, 3600.0)
     monkeypatch.setenv("CLAIMS_CREW_MODEL_TIMEOUT", "2.5")
     monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
     monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "0")  # off

@@ -94,7 +94,8 @@ def test_a_hanging_claim_times_out_and_the_batch_goes_on(
     script.set("C-1", "intake", Hang())  # first in line, at concurrency 1
     server = openai_server(script)
     point_model_at(server, monkeypatch)
-    limits(timeout=30, retries=0, deadline=2)
+    # Long enough for a good claim's three scripted calls on a busy machine.
+    limits(timeout=30, retries=0, deadline=8)
     paths = water_claims(tmp_path / "inbox", "C-1", "C-2", "C-3")
     store = Store(tmp_path / "claims.sqlite")
 
@@ -282,7 +283,7 @@ def test_claims_crew_run_ends_at_the_deadline_when_the_provider_never_answers(
     script.set("C-1", "intake", Hang())
     server = openai_server(script, hang_limit_s=GUARD_S * 2)
     point_model_at(server, monkeypatch)
-    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "2")
+    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "8")  # C-2 must fit in it on a busy machine
     monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
     inbox = tmp_path / "inbox"
     water_claims(inbox, "C-1", "C-2")

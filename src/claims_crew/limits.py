@@ -21,6 +21,10 @@ DEFAULT_CALL_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 2
 # A claim makes five or six model calls; ten minutes is far beyond a healthy provider's time.
 DEFAULT_CLAIM_DEADLINE_S = 600.0
+# With no MODEL set the agents run on the in-process local model, which cannot go silent but
+# takes minutes a claim on two busy cores: a provider's deadline would fail claims that are only
+# slow. An hour still ends a claim whose agent names a remote model of its own in agents.yaml.
+LOCAL_CLAIM_DEADLINE_S = 3600.0
 MAX_RETRIES = 10
 
 
@@ -34,10 +38,12 @@ class Limits:
 
     @classmethod
     def from_environment(cls) -> Limits:
+        remote = bool(os.environ.get("MODEL") or os.environ.get("ADJUDICATOR_MODEL"))
+        deadline = DEFAULT_CLAIM_DEADLINE_S if remote else LOCAL_CLAIM_DEADLINE_S
         return cls(
             call_timeout_s=_seconds("CLAIMS_CREW_MODEL_TIMEOUT", DEFAULT_CALL_TIMEOUT_S),
             retries=_count("CLAIMS_CREW_MODEL_RETRIES", DEFAULT_RETRIES),
-            claim_deadline_s=_deadline("CLAIMS_CREW_CLAIM_DEADLINE", DEFAULT_CLAIM_DEADLINE_S),
+            claim_deadline_s=_deadline("CLAIMS_CREW_CLAIM_DEADLINE", deadline),
         )
 
 
