@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from claims_crew.claim_files import LoadedClaim, claim_ids, load_claim
 from claims_crew.crew.adjudicator import adjudicate
@@ -79,6 +80,17 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
+    """What every record of a claim file starts with, whatever became of the review."""
+    return {
+        "claim_id": loaded.claim.claim_id,
+        "claim_file": str(loaded.path),
+        "claim_sha256": loaded.sha256,
+        "policy_id": loaded.claim.policy_id,
+        "started_at": started,
+    }
+
+
 def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     """Run the crew on one claim, resolve it, and return its record (saved by the caller).
 
@@ -88,13 +100,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     claim = loaded.claim
     rules = settings.resolution
     started = _now()
-    base = {
-        "claim_id": claim.claim_id,
-        "claim_file": str(loaded.path),
-        "claim_sha256": loaded.sha256,
-        "policy_id": claim.policy_id,
-        "started_at": started,
-    }
+    base = _record_head(loaded, started)
     view = policy_view(settings.library, claim.policy_id, ())
     if (early := policy_checks(claim, view, rules)) is not None:
         return ClaimRecord(
@@ -205,12 +211,8 @@ def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     if record is not None:
         return record
     return ClaimRecord(
-        claim_id=loaded.claim.claim_id,
-        claim_file=str(loaded.path),
-        claim_sha256=loaded.sha256,
-        policy_id=loaded.claim.policy_id,
+        **_record_head(loaded, started),
         status="failed",
-        started_at=started,
         finished_at=_now(),
         error=RunError(
             code="timeout",
