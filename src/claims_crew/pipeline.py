@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,13 @@ from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store, Triage, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
-from claims_crew.vocabulary import ADJUDICATE_TASK, KICKOFF_INPUTS, TASK_OF, ClaimFileProblem
+from claims_crew.vocabulary import (
+    ADJUDICATE_TASK,
+    KICKOFF_INPUTS,
+    TASK_OF,
+    ClaimFileProblem,
+    utc_now,
+)
 
 
 @dataclass(frozen=True)
@@ -76,10 +82,6 @@ def kickoff_inputs(
     return inputs
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 def _record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
     """What every record of a claim file starts with, whatever became of the review."""
     return {
@@ -99,7 +101,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     """
     claim = loaded.claim
     rules = settings.resolution
-    started = _now()
+    started = utc_now()
     base = _record_head(loaded, started)
     view = policy_view(settings.library, claim.policy_id, ())
     if (early := policy_checks(claim, view, rules)) is not None:
@@ -108,7 +110,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             status="reviewed",
             resolution=early,
             policy_sha256=view.sha256,
-            finished_at=_now(),
+            finished_at=utc_now(),
         )
     inputs = kickoff_inputs(loaded, rules.allowed_answers, dispute="")
     try:
@@ -150,7 +152,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         return ClaimRecord(
             **base,
             status="failed",
-            finished_at=_now(),
+            finished_at=utc_now(),
             error=RunError(
                 code="model" if isinstance(exc, ModelError) else "config", message=str(exc)
             ),
@@ -159,7 +161,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         return ClaimRecord(
             **base,
             status="failed",
-            finished_at=_now(),
+            finished_at=utc_now(),
             error=RunError(
                 code="timeout" if _timed_out(exc) else "crew_failed",
                 message=f"{type(exc).__name__}: {exc}",
@@ -179,7 +181,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         model_calls=ledger.model_calls,
         tokens=ledger.tokens,
         policy_sha256=case.view.sha256,
-        finished_at=_now(),
+        finished_at=utc_now(),
     )
 
 
@@ -200,7 +202,7 @@ def _timed_out(exc: BaseException) -> bool:
 def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     """review_claim, given until the claim's deadline; past it, a failed record with code
     `timeout`, and the abandoned review makes no further model call."""
-    started = _now()
+    started = utc_now()
     seconds = settings.limits.claim_deadline_s
 
     def review(stop: threading.Event) -> ClaimRecord:
@@ -213,7 +215,7 @@ def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     return ClaimRecord(
         **_record_head(loaded, started),
         status="failed",
-        finished_at=_now(),
+        finished_at=utc_now(),
         error=RunError(
             code="timeout",
             message=f"no result within {seconds:g} s (CLAIMS_CREW_CLAIM_DEADLINE); "
