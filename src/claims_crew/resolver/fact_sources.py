@@ -63,7 +63,7 @@ def _source_problem(case: Case, name: FactName, value: object, source: FactSourc
         if FACT_CLAIM_FIELDS.get(name) != source.where:
             return f"the claim file's {source.where} is not evidence of {name}"
         on_file = getattr(claim_file, source.where)
-        if not _same(value, on_file):
+        if not same_as_file(value, on_file):
             return f"the claim file's {source.where} is {on_file}"
         return None
     if source.where == DESCRIPTION_SOURCE:
@@ -83,7 +83,8 @@ def _source_problem(case: Case, name: FactName, value: object, source: FactSourc
     return None
 
 
-def _same(value: object, on_file: object) -> bool:
+def same_as_file(value: object, on_file: object) -> bool:
+    """Intake's value equals the claim file's (an amount read as a float against the Decimal)."""
     if isinstance(on_file, Decimal) and isinstance(value, float):
         return Decimal(str(value)) == on_file
     return value == on_file

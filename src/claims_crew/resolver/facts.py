@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from claims_crew.models import ParseFailure
 from claims_crew.resolver.case import Case
+from claims_crew.resolver.fact_sources import same_as_file
 from claims_crew.resolver.resolution import FactCheck
-from claims_crew.vocabulary import FactName
+from claims_crew.vocabulary import FACT_CLAIM_FIELDS, FactName
 
 FACT_QUESTIONS: dict[FactName, str] = {
     "loss_type": "What kind of loss is it?",
@@ -67,21 +67,10 @@ def fact_problems(case: Case, names: Sequence[FactName], checks: Sequence[FactCh
     if isinstance(facts, ParseFailure):
         return OpenFacts(unknown=list(names))
     disputed = []
-    claim_file = case.claim_file
-    if "date_of_loss" in names and facts.date_of_loss not in (None, claim_file.date_of_loss):
-        disputed.append(
-            f"date_of_loss: the claim file says {claim_file.date_of_loss}, "
-            f"intake read {facts.date_of_loss}"
-        )
-    amount = facts.amount_claimed
-    if (
-        "amount_claimed" in names
-        and amount is not None
-        and Decimal(str(amount)) != claim_file.amount
-    ):
-        disputed.append(
-            f"amount_claimed: the claim file says {claim_file.amount}, intake read {amount}"
-        )
+    for name, field_name in FACT_CLAIM_FIELDS.items():
+        value, on_file = getattr(facts, name), getattr(case.claim_file, field_name)
+        if name in names and value is not None and not same_as_file(value, on_file):
+            disputed.append(f"{name}: the claim file says {on_file}, intake read {value}")
     contradicted = {d.split(":", 1)[0] for d in disputed}
     by_name = {c.name: c for c in checks}
     unverified = [
