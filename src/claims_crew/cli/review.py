@@ -23,7 +23,7 @@ from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.review.views import age, escalation_detail, escalation_list
 from claims_crew.store import Store, audit, audit_key, checkpoint
-from claims_crew.vocabulary import HUMAN_DECISIONS
+from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
 
@@ -46,7 +46,7 @@ def review_list(page: int, as_json: bool) -> None:
     if as_json:
         emit_json(payload)
         return
-    now = datetime.now(UTC)
+    now = utc_now()
     table = Table(
         title=f"{payload['total']} open escalation(s), page {payload['page']}/{payload['pages']}"
     )

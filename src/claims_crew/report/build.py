@@ -26,7 +26,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -40,6 +40,7 @@ from claims_crew.vocabulary import (
     HUMAN_DECISIONS,
     SIDES,
     day_stamp,
+    utc_now,
 )
 
 if TYPE_CHECKING:
@@ -299,7 +300,7 @@ def build_report(
     escalations.sort(key=lambda e: (e.state != "open", e.claim_id))
     return Report(
         since=since,
-        generated_at=now or datetime.now(UTC),
+        generated_at=now or utc_now(),
         overall=figures(rows),
         by_loss_type=loss_type_rows(rows),
         by_field=field_rows(rows),
