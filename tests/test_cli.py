@@ -29,6 +29,7 @@ def test_clauses_json_shape() -> None:
         "label": "(b)",
         "title": row["title"],
         "kind": "grant",
+        "kind_reason": "inherited from 4.2 (words: 'We cover')",
         "pages": [2],
         "parent": "4.2",
     }
@@ -40,7 +41,16 @@ def test_show_json_shape_by_label_and_by_path() -> None:
     )
     assert code == 0
     payload = json.loads(out)
-    assert set(payload) == {"id", "label", "title", "kind", "pages", "parent", "text"}
+    assert set(payload) == {
+        "id",
+        "label",
+        "title",
+        "kind",
+        "kind_reason",
+        "pages",
+        "parent",
+        "text",
+    }
     assert payload["kind"] == "exclusion"
     assert "weeks or months" in " ".join(payload["text"].split())
 

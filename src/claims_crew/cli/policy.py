@@ -1,26 +1,36 @@
-"""`claims-crew policy clauses | show | search`: the policy library, clause by clause.
+"""`claims-crew policy clauses | show | search | tree`: the policy library, clause by clause.
 
 The JSON shapes are a contract (README, "The policy library"); they are built in policy/views.py.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from claims_crew.cli._output import EXIT_NOT_FOUND, emit_json, fail, json_option, reports_errors
+from claims_crew.cli._output import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_FOUND,
+    emit_json,
+    fail,
+    json_option,
+    reports_errors,
+)
 from claims_crew.cli.safe_text import clean, markup, plain
 
 if TYPE_CHECKING:
     from claims_crew.policy.document import PolicyDocument
+    from claims_crew.policy.tree import TreeNode
 
 
 @click.group()
 def policy() -> None:
-    """Inspect the policy library: clauses, one clause, word search."""
+    """Inspect the policy library: clauses, one clause, word search, the clause tree."""
 
 
 def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
@@ -33,25 +43,31 @@ def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
 
 @policy.command("clauses")
 @click.argument("file_or_id")
+@click.option("--text", "with_text", is_flag=True, help="Add each clause's own text.")
 @json_option
 @reports_errors
-def policy_clauses(file_or_id: str, as_json: bool) -> None:
+def policy_clauses(file_or_id: str, with_text: bool, as_json: bool) -> None:
     """List every clause of a policy (a PDF path or a policy id from policies/index.yaml)."""
     doc, policy_id = _open(file_or_id)
     if as_json:
         from claims_crew.policy.views import clauses_listing
 
-        emit_json(clauses_listing(doc, policy_id))
+        emit_json(clauses_listing(doc, policy_id, with_text))
         return
     table = Table(
         title=f"{markup(policy_id or doc.path.name)}: {len(doc.clauses)} clauses, "
         f"{doc.page_count} pages"
     )
-    for column in ("id", "label", "kind", "pages", "title"):
+    for column in ("id", "label", "kind", "pages", "title", *(["text"] if with_text else [])):
         table.add_column(column, overflow="fold")
     for c in doc.clauses:
         table.add_row(
-            plain(c.id), plain(c.label), c.kind, ",".join(map(str, c.pages)), plain(c.title)
+            plain(c.id),
+            plain(c.label),
+            c.kind,
+            ",".join(map(str, c.pages)),
+            plain(c.title),
+            *([plain(c.text)] if with_text else []),
         )
     Console().print(table)
 
@@ -111,3 +127,76 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
             markup(hit["snippet"]),
         )
     Console().print(table)
+
+
+@policy.command("tree")
+@click.argument("file_or_id")
+@click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write one self-contained page: the tree beside every clause's text and pages.",
+)
+@json_option
+@reports_errors
+def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
+    """Print the clause tree with ids, kinds, the reason for each kind, and pages.
+
+    A policy id from policies/index.yaml shows the kinds as corrected there.
+    """
+    doc, policy_id = _open(file_or_id)
+    from claims_crew.policy.tree import build_tree, tree_json
+
+    if html_file is not None:
+        from claims_crew.policy.tree_page import render_tree_page
+
+        try:
+            html_file.write_text(render_tree_page(doc, policy_id), encoding="utf-8")
+        except OSError as exc:
+            fail("cannot_write", f"{html_file}: {exc.strerror or exc}", EXIT_BAD_INPUT, as_json)
+    if as_json:
+        payload = tree_json(doc, policy_id)
+        if html_file is not None:
+            payload["html"] = str(html_file)
+        emit_json(payload)
+        return
+    from rich.tree import Tree
+
+    summary = tree_json(doc, policy_id)["policy"]
+    kinds = ", ".join(f"{k} {n}" for k, n in summary["kinds"].items() if n)
+    root = Tree(
+        f"[bold]{markup(policy_id or doc.path.name)}[/bold]: {len(doc.clauses)} clauses, "
+        f"{doc.page_count} pages ({kinds}); {summary['corrected']} corrected"
+    )
+
+    def add(branch: Tree, nodes: list[TreeNode]) -> None:
+        for node in nodes:
+            c = node.clause
+            pages = ",".join(map(str, c.pages))
+            label = Text.assemble(
+                (clean(c.id), "bold"),
+                " ",
+                (c.kind, _KIND_STYLE.get(c.kind, "")),
+                " ",
+                clean(c.title),
+                (f"  p.{pages}", "dim"),
+                (f"  [{clean(c.kind_reason)}]" if c.kind_reason else "", "dim italic"),
+            )
+            add(branch.add(label), node.children)
+
+    add(root, build_tree(doc.clauses))
+    console = Console()
+    console.print(root)
+    if html_file is not None:
+        console.print(f"wrote {markup(html_file)}", style="dim")
+
+
+_KIND_STYLE = {
+    "grant": "green",
+    "exclusion": "red",
+    "condition": "yellow",
+    "limit": "magenta",
+    "definition": "blue",
+    "other": "dim",
+}

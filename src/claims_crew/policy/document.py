@@ -11,6 +11,7 @@ from pathlib import Path
 
 from claims_crew.policy.cache import StoredIndex
 from claims_crew.policy.ids import clause_key
+from claims_crew.policy.query import CANDIDATES_PER_RESULT, Ranked, rerank, search_terms
 from claims_crew.policy.segment import Clause
 
 
@@ -38,11 +39,21 @@ class SearchHit:
 class PolicyDocument:
     """The clause tree of one PDF, loaded from the on-disk index."""
 
-    def __init__(self, path: Path, sha256: str, stored: StoredIndex, index_path: Path) -> None:
+    def __init__(
+        self,
+        path: Path,
+        sha256: str,
+        stored: StoredIndex,
+        index_path: Path,
+        corrections_sha256: str | None = None,
+    ) -> None:
         self.path = path
         self.sha256 = sha256
+        # Hash of the kind corrections applied to these clauses (None: kinds as segmented).
+        self.corrections_sha256 = corrections_sha256
         self.page_count = stored.page_count
         self.clauses: Sequence[Clause] = stored.clauses
+        self.keys, self.label_keys = stored.keys, stored.label_keys
         self.index_path = index_path
         self._by_id = {c.id: c for c in stored.clauses}
         self._by_key: dict[str, list[Clause]] = {}
@@ -95,8 +106,11 @@ class PolicyDocument:
         return tuple(dict.fromkeys(ids))[:5]
 
     def search(self, words: str, limit: int = 5) -> list[SearchHit]:
-        """Clauses ranked by SQLite FTS5 bm25 over title and text; any word may match."""
-        terms = clause_terms(words)
+        """Clauses ranked by SQLite FTS5 bm25 over title and text; any word may match.
+
+        The words go through search_terms: plain words gain the policy's words for them.
+        """
+        terms = search_terms(words)
         if not terms or limit < 1:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
@@ -106,11 +120,15 @@ class PolicyDocument:
                 "bm25(clause_fts, 3.0, 1.0) AS rank "
                 "FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
                 "WHERE clause_fts MATCH ? ORDER BY rank LIMIT ?",
-                (query, limit),
+                (query, limit * CANDIDATES_PER_RESULT),
             ).fetchall()
-        return [
-            SearchHit(self._by_id[cid], " ".join(snip.split()), -rank) for cid, snip, rank in rows
-        ]
+        ranked = rerank(
+            [Ranked(cid, " ".join(snip.split()), -rank) for cid, snip, rank in rows],
+            lambda cid: self._by_id[cid].parent,
+            lambda cid: self._by_id[cid].text,
+            limit,
+        )
+        return [SearchHit(self._by_id[h.clause_id], h.snippet, h.score) for h in ranked]
 
 
 def clause_terms(words: str) -> list[str]:

@@ -1,7 +1,9 @@
 """The policies a project knows: `policies/index.yaml`, and opening a policy's indexed PDF.
 
 `open_pdf` is the one road from a PDF file to a PolicyDocument: hash, reuse the on-disk index if
-there is one for that hash, otherwise extract, segment and write it.
+there is one for that hash, otherwise extract, segment and write it. A policy opened by its id
+gets its entry's kind corrections on top (corrections.py), so every reader of a policy by id, the
+lookup tool and the resolver alike, sees the same corrected kinds.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew import paths
 from claims_crew.errors import ConfigError, PolicyError, validation_problems
-from claims_crew.policy.cache import index_path, read_index, write_index
+from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
+from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
@@ -31,6 +34,9 @@ class PolicyEntry(BaseModel):
     line: str = Field(description="Line of business, e.g. home, auto, travel.")
     in_force_from: date = Field(description="First day the policy is in force.")
     in_force_to: date | None = Field(None, description="Last day in force; none means open.")
+    corrections: tuple[Correction, ...] = Field(
+        (), description="Kinds the team corrects: by clause id, id prefix or heading title."
+    )
 
     def in_force_on(self, day: date) -> bool:
         return self.in_force_from <= day and (self.in_force_to is None or day <= self.in_force_to)
@@ -96,6 +102,7 @@ class PolicyLibrary:
         index_file = self.root / "index.yaml"
         self.entries: dict[str, PolicyEntry] = load_index(index_file) if index_file.exists() else {}
         self._open: dict[tuple[Path, int, int], PolicyDocument] = {}
+        self._corrected: dict[tuple[str, str], PolicyDocument] = {}
 
     def path_of(self, file_or_id: str) -> Path:
         """A policy id from the index, or a path to a PDF."""
@@ -109,7 +116,20 @@ class PolicyLibrary:
             "unknown_policy", f"{file_or_id!r} is neither a policy id (known: {known}) nor a file"
         )
 
-    def open(self, file_or_id: str) -> PolicyDocument:
+    def open(self, file_or_id: str, corrected: bool = True) -> PolicyDocument:
+        """The policy's clause tree; by id, with the entry's kind corrections applied unless
+        `corrected` is false (config check compares them with the tree as segmented)."""
+        doc = self._open_file(file_or_id)
+        entry = self.entries.get(file_or_id)
+        if not corrected or entry is None or not entry.corrections:
+            return doc
+        key = (file_or_id, doc.sha256)
+        if (fixed := self._corrected.get(key)) is None:
+            fixed = with_corrections(doc, entry.corrections)
+            self._corrected[key] = fixed
+        return fixed
+
+    def _open_file(self, file_or_id: str) -> PolicyDocument:
         path = self.path_of(file_or_id)
         try:
             stat = path.stat()
@@ -121,3 +141,13 @@ class PolicyLibrary:
             doc = open_pdf(path, self.cache_dir, self.timeout_s)
             self._open[memo_key] = doc
         return doc
+
+
+def with_corrections(doc: PolicyDocument, corrections: tuple[Correction, ...]) -> PolicyDocument:
+    """The same policy with its clauses' kinds corrected, and the corrections' hash on it."""
+    stored = StoredIndex(
+        doc.page_count, apply_corrections(doc.clauses, corrections), doc.keys, doc.label_keys
+    )
+    return PolicyDocument(
+        doc.path, doc.sha256, stored, doc.index_path, corrections_sha256(corrections)
+    )

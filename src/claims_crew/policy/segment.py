@@ -5,16 +5,24 @@ string per page; the output is every clause in document order. Each line of the 
 exactly one clause, so the clauses together are the whole document.
 
 How a line becomes a clause heading, in order of strength:
-- a keyword heading: ``SECTION I – EXCLUSIONS``, ``Part 1``, ``Section (A) Trip Cancellation``;
+- a keyword heading: ``SECTION I – EXCLUSIONS``, ``Part 1``, ``Section (A) Trip Cancellation``,
+  ``Clause F. Exclusions``, ``Endorsement no.7 – Compassionate Visit``;
 - a decimal number: ``4.2 Escape of water``, ``2.21``, ``4.1. Pre-Existing Diseases``;
 - an enumerator: ``A.``, ``1.``, ``a.``, ``(1)``, ``(b)``, ``i.``, ``a)``;
 - an unnumbered heading: an ALL-CAPS line, a short Title Case line after a finished sentence,
-  or a phrase policies use as headings ("What is not covered");
+  a question ("What should I do before I submit a claim?"), or a phrase policies use as
+  headings ("What is not covered"); a heading that wraps onto a second line stays one heading;
 - a bullet: ``•``.
 
 Enumerators are accepted only when they continue a list that is open (``b.`` after ``a.``) or
 start a new one (``a.``, ``1.``, ``(i)``). That keeps a line that merely starts with a
-cross-reference, such as "(2) through (4) below", inside the clause it belongs to.
+cross-reference, such as "(2) through (4) below", inside the clause it belongs to. A list goes
+on after a sub-heading inside one of its items and across sub-sections whose numbering runs
+on; an item that ends with a colon, or stops mid-sentence, holds a list of its own.
+
+Running headers and footers (repeated on most pages) and the lines of a table of contents
+(contents.py) never open a clause. Under a definitions heading, a Title Case line is a defined
+term and stays inside it. Each clause's kind and the reason for it come from kinds.py.
 """
 
 from __future__ import annotations
@@ -23,10 +31,39 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, get_args
+from typing import NamedTuple
 
-ClauseKind = Literal["grant", "exclusion", "condition", "limit", "definition", "other"]
-CLAUSE_KINDS: tuple[ClauseKind, ...] = get_args(ClauseKind)
+from claims_crew.policy.contents import contents_lines
+from claims_crew.policy.kinds import (
+    CLAUSE_KINDS,
+    Carried,
+    ClauseKind,
+    ClauseWords,
+    heading_kind,
+    heading_like,
+    settle,
+)
+from claims_crew.policy.line_shapes import (
+    BARE_ROMAN,
+    DECIMAL,
+    FUNCTION_WORDS,
+    QUESTION_HEADING,
+    SENTENCE_END,
+    VOCAB_HEADING,
+    caps_heading,
+    furniture,
+    furniture_key,
+    keyword_title_ok,
+    roman,
+    short_title,
+    slug,
+    title_case_heading,
+    wraps_heading,
+)
+
+__all__ = ["CLAUSE_KINDS", "Clause", "ClauseKind", "segment"]
+# The kind rules read this many lines of a clause's own text.
+_OPENING_LINES = 6
 
 
 class Clause(NamedTuple):
@@ -43,19 +80,18 @@ class Clause(NamedTuple):
     pages: tuple[int, ...]
     parent: str | None
     text: str
+    kind_reason: str = ""  # which rule gave the kind, e.g. a heading's words or a correction
 
 
 # --- recognising a heading line ------------------------------------------------------------
 
-_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 _KEYWORD = re.compile(
-    r"^(?P<kw>section|part|article|chapter)\s*[-–—]?\s*"
+    r"^(?P<kw>section|part|article|chapter|clause|endorsement)\s*[-–—]?\s*(?:no\.?\s*)?"
     r"(?P<num>\((?:[IVX]+|[A-Z]|\d{1,3})\)|[IVX]+|[A-Z]|\d{1,3})"
     r"(?=$|[\s.:_–—-])[.:]?\s*(?:(?:[-–—:]|_{1,3})\s*)?(?P<title>.*)$",
     re.IGNORECASE,
 )
-_DECIMAL = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,3}){1,4})\.?(?=\s|[A-Z(“\"]|$)\s*(?P<title>.*)$")
-_TOP_NUMBER = re.compile(r"^(?P<num>\d{1,2})\s+(?P<title>[A-Z][A-Z &/,'’()-]{3,})$")
+_TOP_NUMBER = re.compile(r"^(?P<num>\d{1,2})\.?\s+(?P<title>[A-Z][A-Z &/,'’()-]{3,}:?)$")
 _ENUM = re.compile(
     r"^(?:\((?P<paren>[A-Za-z]{1,5}|\d{1,3})\)|(?P<bare>[A-Za-z]{1,5}|\d{1,3})(?P<punct>[.)]))"
     r"(?:\s+|$)(?P<title>.*)$"
@@ -63,26 +99,11 @@ _ENUM = re.compile(
 _BULLET = re.compile(r"^[•▪●◦‣∙·➢➤■□–*-]\s+(?P<title>\S.*)$")
 # A line that starts with a label but continues a sentence: "(2) through (4) below".
 _CROSS_REFERENCE = re.compile(r"^(?:through|to|and|or|above|below|of|in|under|\(\w{1,4}\))(?:\s|$)")
-_VOCAB_HEADING = re.compile(
-    r"^(?:what (?:is|are) (?:not )?covered|what we (?:will|won[’']t|do not|don[’']t) (?:pay|cover)"
-    r"|(?:general |special |policy )?(?:exclusions?|conditions?|definitions?)"
-    r"|limits? of (?:liability|insurance|cover))(?:\s*(?:[-–—:]|__)\s*[^.;,]{0,40})?$",
+_GLOSSARY = re.compile(
+    r"^(?:general |policy )?(?:definitions?|glossary|meaning of (?:certain )?words)\b",
     re.IGNORECASE,
 )
 _DOCUMENT_WIDE = re.compile(r"^(?:general|policy|important)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.:;!?)\"”’]\s*$")
-
-
-def _roman(token: str) -> int | None:
-    """Value of a lower-case roman numeral up to 'xxxix', else None."""
-    if not token or any(ch not in "ivx" for ch in token):
-        return None
-    total, prev = 0, 0
-    for ch in reversed(token):
-        value = _ROMAN_VALUES[ch]
-        total += -value if value < prev else value
-        prev = max(prev, value)
-    return total if 0 < total < 40 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +138,9 @@ def _enum_candidate(match: re.Match[str]) -> _Candidate | None:
     if len(raw) == 1:
         ordinals.append(ord(lower) - ord("a") + 1)
         styles.append(wrap.format(case))
-    roman = _roman(lower)
-    if roman is not None and (len(raw) > 1 or lower in "ivx"):
-        ordinals.append(roman)
+    numeral = roman(lower)
+    if numeral is not None and (len(raw) > 1 or lower in "ivx"):
+        ordinals.append(numeral)
         styles.append(wrap.format("i" if case == "a" else "I"))
     if not ordinals:
         return None
@@ -128,73 +149,11 @@ def _enum_candidate(match: re.Match[str]) -> _Candidate | None:
     return _Candidate(3, "|".join(styles), tuple(ordinals), label, raw, match["title"])
 
 
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "as",
-        "at",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "of",
-        "on",
-        "or",
-        "per",
-        "the",
-        "to",
-        "with",
-        "what",
-        "is",
-        "are",
-        "not",
-        "we",
-        "you",
-        "your",
-    ]
-)
-
-
-def _title_case_heading(line: str) -> bool:
-    words = line.replace("__", " ").split()
-    if not 1 <= len(words) <= 8 or len(line) > 60 or any(ch.isdigit() for ch in line):
-        return False
-    if not line[0].isupper() or line.endswith((".", ",", ";", ":")):
-        return False
-    if words[-1].lower() in _FUNCTION_WORDS:
-        return False
-    content = [w for w in words if w.lower() not in _FUNCTION_WORDS and any(c.isalpha() for c in w)]
-    return bool(content) and all(w[0].isupper() or w[0] in "&–—-/(" for w in content)
-
-
-def _caps_heading(line: str) -> bool:
-    letters = [c for c in line if c.isalpha()]
-    if len(letters) < 4 or len(line) > 70 or len(line.split()) > 10 or "...." in line:
-        return False
-    if line.endswith((",", ";", ".")) or line.split()[-1].lower() in _FUNCTION_WORDS:
-        return False
-    return sum(c.isupper() for c in letters) >= 0.9 * len(letters)
-
-
-def _keyword_title_ok(title: str) -> bool:
-    """Tell "Section 13 - Delayed Baggage" from "Section 4 – Cancellation cover shall be"."""
-    if not title:
-        return True
-    if title.endswith((",", ";")) or title[0].islower():
-        return False
-    long_words = [w for w in title.split() if sum(c.isalpha() for c in w) >= 4]
-    capitalised = sum(w[0].isupper() or not w[0].isalpha() for w in long_words)
-    return len(long_words) <= 10 and capitalised >= 0.75 * len(long_words)
-
-
 def _classify(line: str, prev: str, prev_was_heading: bool) -> _Candidate | None:
     """What heading this line could open, before the open lists are consulted."""
     if m := _KEYWORD.match(line):
         title = m["title"].strip()
-        if _keyword_title_ok(title):
+        if keyword_title_ok(title):
             num = m["num"].strip("()")
             return _Candidate(
                 0,
@@ -204,7 +163,7 @@ def _classify(line: str, prev: str, prev_was_heading: bool) -> _Candidate | None
                 f"{m['kw'].title()} {num}",
                 title,
             )
-    if (m := _DECIMAL.match(line)) and not _CROSS_REFERENCE.match(m["title"]):
+    if (m := DECIMAL.match(line)) and not _CROSS_REFERENCE.match(m["title"]):
         return _Candidate(
             2,
             "decimal",
@@ -214,7 +173,8 @@ def _classify(line: str, prev: str, prev_was_heading: bool) -> _Candidate | None
             m["title"].strip(),
         )
     if m := _TOP_NUMBER.match(line):
-        return _Candidate(2, "decimal", (), m["num"], m["num"], m["title"].strip())
+        label = line[: m.start("title")].strip()  # "4" or "4." as printed
+        return _Candidate(2, "decimal", (), label, m["num"], m["title"].strip())
     if m := _ENUM.match(line):
         cand = _enum_candidate(m)
         if cand is not None and not _CROSS_REFERENCE.match(cand.title):
@@ -222,41 +182,20 @@ def _classify(line: str, prev: str, prev_was_heading: bool) -> _Candidate | None
         return None
     if m := _BULLET.match(line):
         return _Candidate(4, "bullet", (), line[0], "", m["title"].strip())
-    finished = prev == "" or prev_was_heading or bool(_SENTENCE_END.search(prev))
-    if _VOCAB_HEADING.match(line):
-        return _Candidate(1, "heading", (), "", _slug(line), line)
-    if finished and (_caps_heading(line) or _title_case_heading(line)):
-        return _Candidate(1, "heading", (), "", _slug(line), line)
+    if (m := BARE_ROMAN.match(line)) and (n := roman(m["num"].lower()) or 0) > 1:
+        # Never a first item, so it only continues a list that is open.
+        return _Candidate(3, "I.", (n,), m["num"], m["num"], m["title"].strip())
+    finished = prev == "" or prev_was_heading or bool(SENTENCE_END.search(prev))
+    if VOCAB_HEADING.match(line):
+        return _Candidate(1, "heading", (), "", slug(line), line)
+    if finished and caps_heading(line):
+        return _Candidate(1, "heading", (), "", slug(line), line)
+    if finished and QUESTION_HEADING.match(line):
+        return _Candidate(1, "question", (), "", slug(line), line)
+    if finished and title_case_heading(line):
+        # "term": under a definitions heading, a Title Case line is a defined term.
+        return _Candidate(1, "term", (), "", slug(line), line)
     return None
-
-
-def _slug(text: str) -> str:
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return "-".join(words[:6]) or "heading"
-
-
-# --- page furniture ------------------------------------------------------------------------
-
-
-def _furniture(pages: Sequence[Sequence[str]]) -> frozenset[str]:
-    """Lines repeated at the top or bottom of most pages: running headers, footers, watermarks.
-
-    They stay in the clause text (nothing is dropped) but never open a clause.
-    """
-    if len(pages) < 3:
-        return frozenset()
-    seen: Counter[str] = Counter()
-    for lines in pages:
-        edge = [ln for ln in lines if ln][:16] + [ln for ln in lines if ln][-5:]
-        # Numbered clauses at the top of short pages look alike once digits are folded; they
-        # are content, not furniture.
-        seen.update({_furniture_key(ln) for ln in edge if not _DECIMAL.match(ln)})
-    floor = max(3, len(pages) // 2)
-    return frozenset(key for key, n in seen.items() if n >= floor)
-
-
-def _furniture_key(line: str) -> str:
-    return re.sub(r"\d+", "#", line.lower())
 
 
 # --- building the tree ---------------------------------------------------------------------
@@ -274,9 +213,9 @@ class _Open:
     ordinal: int
     decimal: tuple[int, ...]
     parent: _Open | None
-    kind_hint: ClauseKind | None
     lines: list[str] = field(default_factory=list)
     pages: set[int] = field(default_factory=set)
+    last: str = ""  # its last line of content: running headers and footers left out
 
 
 def _decimal_parts(num: str) -> tuple[int, ...]:
@@ -314,12 +253,14 @@ class _Builder:
     def __init__(self) -> None:
         self.stack: list[_Open] = []
         self.done: list[_Open] = []
-        self.preamble = _Open("preamble", "", "Preamble", -1, "", 0, (), None, None)
+        self.preamble = _Open("preamble", "", "Preamble", -1, "", 0, (), None)
         self.done.append(self.preamble)
         # The text before the first heading is "preamble"; a heading titled Preamble is then
         # "preamble~2", so an id names one clause in every tree.
         self.ids: Counter[str] = Counter({self.preamble.id: 1})
         self.decimals: dict[tuple[int, ...], _Open] = {}
+        # The last item of each enumerator style, so a list a heading closed can resume.
+        self.last_items: dict[str, tuple[int, _Open]] = {}
 
     def _unique(self, clause_id: str) -> str:
         # Labels repeat (a table of contents, a second "SECTION I"): later ones get "~2", "~3".
@@ -346,7 +287,24 @@ class _Builder:
                 self._pop_to(keyword[-1] + 1 if keyword else 0)
         elif cand.rank == 1:
             keyword = [i for i, o in enumerate(self.stack) if o.rank == 0]
-            if _DOCUMENT_WIDE.match(cand.title):
+            glossary = [
+                i
+                for i, o in enumerate(self.stack)
+                if o.rank == 1 and o.style == "heading" and _GLOSSARY.match(o.title)
+            ]
+            if glossary and (cand.style == "term" or heading_kind(cand.title) is None):
+                # A glossary entry belongs to its glossary, and so does a heading that names
+                # no kind of section: a table's column head inside a definition.
+                self._pop_to(glossary[-1] + 1)
+            elif cand.style == "question" and (
+                asked := [
+                    i for i, o in enumerate(self.stack) if o.rank == 1 and o.style != "question"
+                ]
+            ):
+                # A question subdivides the section above it: "How To Make A Claim", then
+                # "When should I notify Chubb of my claim?".
+                self._pop_to(asked[-1] + 1)
+            elif _DOCUMENT_WIDE.match(cand.title):
                 self._pop_to(0)  # "General Exclusions" applies to every section, not the last
             else:
                 self._pop_to(keyword[-1] + 1 if keyword else 0)
@@ -387,10 +345,13 @@ class _Builder:
             ordinal=ordinal,
             decimal=_decimal_parts(cand.token) if cand.rank == 2 else (),
             parent=parent,
-            kind_hint=_kind_from_title(cand),
         )
         self.stack.append(node)
         self.done.append(node)
+        if cand.rank == 3:
+            self.last_items[style] = (len(self.done) - 1, node)
+        elif cand.rank in (0, 2):
+            self.last_items.clear()
         if cand.rank == 2:
             self.decimals[node.decimal] = node
         return True
@@ -407,117 +368,144 @@ class _Builder:
         for style, ordinal in readings:
             for i in range(len(self.stack) - 1, -1, -1):
                 node = self.stack[i]
-                if node.rank == 3 and node.style == style:
-                    if ordinal in (node.ordinal + 1, 1):
-                        self._pop_to(i)
-                        return style, ordinal
-                    break
+                if node.rank != 3 or node.style != style:
+                    continue
+                if ordinal == 1 and _introduces_list(self.stack[-1], node):
+                    return style, ordinal  # "c. Definitions:" then "a. ..." is a list inside c.
+                if ordinal in (node.ordinal + 1, 1):
+                    self._pop_to(i)
+                    return style, ordinal
+                # "d." after a list nested in "c." continues the outer list.
         for style, ordinal in readings:
             if ordinal == 1 and not any(o.rank == 3 and o.style == style for o in self.stack):
                 while self.stack and self.stack[-1].rank == 4:
                     self.stack.pop()
                 return style, ordinal
+        for style, ordinal in readings:
+            if self._resume(style, ordinal):
+                return style, ordinal
         return None
 
-    def add_line(self, line: str, page: int) -> None:
+    def _resume(self, style: str, ordinal: int) -> bool:
+        """Continue a list that a heading closed, if this item is its next one.
+
+        Two layouts close a list that goes on: a sub-heading inside an item ("a. Coverage",
+        "Table of Benefits", then "b. Special Exclusions"), where the list resumes at its own
+        level; and numbering that runs on across sub-sections ("I." holding 1-6, "II." holding
+        7-13), where the item joins the sub-section now open. Only one heading may stand
+        between the two items, and a numbered section or keyword heading ends every list.
+        """
+        if (entry := self.last_items.get(style)) is None:
+            return False
+        at, last = entry
+        if last.ordinal + 1 != ordinal or any(o is last for o in self.stack):
+            return False
+        between = self.done[at + 1 :]
+        if sum(o.rank <= 1 or o.parent is last.parent for o in between) > 1:
+            return False
+        sibling = next(
+            (
+                o
+                for o in self.stack
+                if last.parent is not None
+                and o.parent is last.parent.parent
+                and o.rank == 3
+                and o.style == last.parent.style
+            ),
+            None,
+        )
+        self.stack = (
+            _path(sibling) if sibling is not None else _path(last.parent) if last.parent else []
+        )
+        return True
+
+    def add_line(self, line: str, page: int, content: bool = False) -> None:
         self.top.lines.append(line)
         self.top.pages.add(page)
+        if content:
+            self.top.last = line.strip()
 
 
-_KIND_PATTERNS: tuple[tuple[ClauseKind, re.Pattern[str]], ...] = (
-    (
-        "exclusion",
-        re.compile(
-            r"exclu|not covered|we do not (?:cover|insure|pay)|we will not (?:cover|pay)"
-            r"|will not pay|does not apply|won[’']t (?:cover|pay)|not insured",
-            re.IGNORECASE,
-        ),
-    ),
-    ("definition", re.compile(r"\bdefinitions?\b|meaning of words|glossary", re.IGNORECASE)),
-    ("condition", re.compile(r"\bconditions?\b|your duties|duties after", re.IGNORECASE)),
-    ("limit", re.compile(r"\blimits?\b|deductible|\bexcess\b|sum insured", re.IGNORECASE)),
-    (
-        "grant",
-        re.compile(
-            r"\bcover(?:ed|age|ages|s)?\b|insuring agreement|perils insured|\bbenefits?\b"
-            r"|we (?:will )?(?:cover|insure|pay)\b|additional payments",
-            re.IGNORECASE,
-        ),
-    ),
-)
-# A clause's own opening words decide its kind only when they are this explicit.
-_STRONG_OPENING: tuple[tuple[ClauseKind, re.Pattern[str]], ...] = (
-    (
-        "exclusion",
-        re.compile(
-            r"^(?:we do not (?:cover|insure|pay)|we will not (?:cover|pay)|this insurance does not"
-            r" apply|what is not covered)",
-            re.IGNORECASE,
-        ),
-    ),
-    ("grant", re.compile(r"^(?:we (?:will )?(?:cover|insure)\b|what is covered)", re.IGNORECASE)),
-)
+def _introduces_list(top: _Open, same_style: _Open) -> bool:
+    """Whether a first item ("a.") opens a list inside the open item rather than restarting
+    the open list of its style.
 
-
-def _kind_from_title(cand: _Candidate) -> ClauseKind | None:
-    """The kind a heading's own words announce, or None to inherit the parent's."""
-    title = cand.title
-    for kind, pattern in _STRONG_OPENING:
-        if pattern.match(title):
-            return kind
-    heading_like = cand.rank <= 1 or (
-        len(title.split()) <= 6 and not title.endswith(".") and " means " not in title
-    )
-    if not heading_like:
-        return None
-    for kind, pattern in _KIND_PATTERNS:
-        if pattern.search(title):
-            return kind
-    return None
-
-
-def _resolve_kind(node: _Open) -> ClauseKind:
-    walk: _Open | None = node
-    while walk is not None:
-        if walk.kind_hint is not None:
-            return walk.kind_hint
-        walk = walk.parent
-    return "other"
+    It does when the open item is an item of that list ending with a colon ("c. Specific
+    Definitions:", "a. Coverage ... provided that:"), or an item of another list, just inside
+    the open one, whose words stop mid-sentence ("7. Payment ... of the Insured Person from;").
+    """
+    if not top.last or top.rank != 3:
+        return False
+    if top is same_style:
+        return top.last.endswith(":")
+    if top.parent is not same_style:
+        return False
+    ending = top.last.rstrip(" ;,–—-")
+    return bool(ending) and ending.split()[-1].lower() in FUNCTION_WORDS
 
 
 def segment(pages: Sequence[str]) -> list[Clause]:
     """Split page texts (page 1 first) into clauses in document order."""
     page_lines = [[ln.rstrip() for ln in text.splitlines()] for text in pages]
-    furniture = _furniture([[ln.strip() for ln in lines] for lines in page_lines])
+    stripped = [[ln.strip() for ln in lines] for lines in page_lines]
+    running = furniture(stripped)
+    contents = contents_lines(stripped)
     builder = _Builder()
     prev, prev_was_heading = "", False
     for page_no, lines in enumerate(page_lines, start=1):
-        for raw in lines:
+        for line_no, raw in enumerate(lines):
             line = raw.strip()
-            content = bool(line) and not (furniture and _furniture_key(line) in furniture)
+            if (page_no - 1, line_no) in contents:
+                # A contents line stays in the text of the clause that is open, and the line
+                # after the contents block starts afresh, as after a page break.
+                builder.add_line(raw, page_no)
+                prev, prev_was_heading = "", False
+                continue
+            content = bool(line) and not (running and furniture_key(line) in running)
             cand = _classify(line, prev, prev_was_heading) if content else None
-            opened = cand is not None and builder.try_open(cand)
-            builder.add_line(raw, page_no)
+            folded = False
+            if cand is not None and cand.rank == 1 and prev_was_heading:
+                # "Part 5" then "Uninsured Motorists Insurance": the heading's title is on the
+                # next line. A heading too long for its column wraps onto the next line.
+                top = builder.top
+                if top.rank == 0 and not top.title:
+                    top.title, folded = line, True
+                elif wraps_heading(prev, line):
+                    top.title, folded = f"{top.title} {line}", True
+            opened = not folded and cand is not None and builder.try_open(cand)
+            builder.add_line(raw, page_no, content)
             if content:
-                prev, prev_was_heading = line, opened and cand is not None and cand.rank <= 1
+                heading = opened and cand is not None and cand.rank <= 1
+                prev, prev_was_heading = line, heading or folded
     return list(_finish(builder.done))
 
 
 def _finish(nodes: Iterable[_Open]) -> Iterable[Clause]:
+    # Parents come before their children, so each node finds what its parent passes down.
+    carried: dict[int, Carried | None] = {}
     for node in nodes:
+        call, carried[id(node)] = settle(_words(node), carried.get(id(node.parent)))
         if node.rank == -1 and not "".join(node.lines).strip():
             continue
         yield Clause(
             id=node.id,
             label=node.label,
-            title=_short_title(node.title),
-            kind=_resolve_kind(node),
+            title=short_title(node.title),
+            kind=call.kind,
             pages=tuple(sorted(node.pages)),
             parent=node.parent.id if node.parent is not None else None,
             text="\n".join(node.lines).strip("\n"),
+            kind_reason=call.reason,
         )
 
 
-def _short_title(title: str) -> str:
-    title = " ".join(title.split())
-    return title if len(title) <= 100 else title[:99].rstrip() + "…"
+def _words(node: _Open) -> ClauseWords:
+    """What the kind rules read: the title, and the opening words after the label and title."""
+    lines = [ln.strip() for ln in node.lines if ln.strip()][:_OPENING_LINES]
+    if lines and node.rank >= 0:
+        first = lines[0].removeprefix(node.label).strip()
+        if node.title and heading_like(node.title, node.rank):
+            first = first.removeprefix(node.title.strip()).strip()
+        lines[0] = first
+    title = node.title if node.rank >= 0 else ""
+    return ClauseWords(node.id, title, node.rank, " ".join(lines), node.last)

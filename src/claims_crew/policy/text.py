@@ -1,30 +1,33 @@
 """Page-by-page text of a policy PDF, with pypdf, in a child process that a time limit can stop.
 
 pypdf runs in a separate process because a hostile or broken file can make it loop for minutes,
-and a Python thread cannot be interrupted; a process can. The forkserver start method keeps the
-child clean even when the caller runs threads (CrewAI does), and preloading pypdf in the server
-makes each child cheap to start.
+and a Python thread cannot be interrupted; a process can. The child is a fresh interpreter
+running pdf_reader.py as a script (reader_process.py starts it): unlike a multiprocessing child
+it never imports the caller's main module, so any caller can open a PDF, a script without an
+`if __name__ == "__main__":` guard included, and threads in the caller (CrewAI runs some) cannot
+leak into it. This module checks what goes in and turns what comes back into pages or a typed
+error.
 """
 
 from __future__ import annotations
 
-import logging
-import multiprocessing
+import json
 import os
-import warnings
-from multiprocessing.connection import Connection
+import subprocess
 from pathlib import Path
+from typing import Any
 
-from claims_crew.errors import PolicyError
+from claims_crew.errors import PolicyError, PolicyErrorCode
+from claims_crew.policy.reader_process import run_reader
 
 DEFAULT_TIMEOUT_S = 120.0
 # A page of a real policy has hundreds of letters; a scan has none or a stray stamp.
 MIN_LETTERS_PER_PAGE = 20
 
-_context = multiprocessing.get_context("forkserver")
-# "__main__" first, as CPython's default does: otherwise every child re-runs the caller's main
-# module (the CLI, say) before it can start extracting.
-_context.set_forkserver_preload(["__main__", "pypdf", "claims_crew.policy.text"])
+# The codes the reader may send; anything else from it is treated as a crash.
+_READER_CODES: dict[str, PolicyErrorCode] = {"encrypted": "encrypted", "malformed": "malformed"}
+# How much of the reader's stderr a crash message quotes.
+_STDERR_TAIL = 400
 
 
 def timeout_from_env() -> float:
@@ -49,33 +52,39 @@ def check_envelope(data: bytes, name: str) -> None:
         raise PolicyError("malformed", f"{name}: truncated PDF (no %%EOF marker at the end)")
 
 
-def _extract(path: str, conn: Connection) -> None:
-    """Child process: send back ("ok", pages) or ("error", code, message)."""
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-    from pypdf import PdfReader
-    from pypdf.errors import FileNotDecryptedError, PdfReadError
-
+def _read(path: Path, data: bytes, limit: float) -> dict[str, Any]:
+    """Run the reader on `data`; its decoded reply, or PolicyError for a timeout or a crash."""
     try:
-        reader = PdfReader(path)
-        if reader.is_encrypted:
-            # Many policies carry an owner password that only restricts printing; those open
-            # with an empty user password and are readable.
-            try:
-                if not reader.decrypt(""):
-                    raise FileNotDecryptedError("a password is required")
-            except (FileNotDecryptedError, NotImplementedError, PdfReadError) as exc:
-                conn.send(("error", "encrypted", f"encrypted PDF that needs a password ({exc})"))
-                return
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except FileNotDecryptedError as exc:
-        conn.send(("error", "encrypted", f"encrypted PDF that needs a password ({exc})"))
-    except Exception as exc:  # pypdf raises many types on broken files; all mean the same here
-        conn.send(("error", "malformed", f"pypdf could not read it: {type(exc).__name__}: {exc}"))
-    else:
-        conn.send(("ok", pages))
-    finally:
-        conn.close()
+        done = run_reader(data, limit)
+    except subprocess.TimeoutExpired as exc:
+        raise PolicyError(
+            "timeout", f"{path.name}: text extraction did not finish within {limit:g} s"
+        ) from exc
+    except OSError as exc:
+        raise PolicyError(
+            "malformed", f"{path.name}: the PDF reader could not start: {exc}"
+        ) from exc
+    try:
+        reply = json.loads(done.stdout)
+    except ValueError:
+        reply = None
+    if done.returncode != 0 or not isinstance(reply, dict):
+        stderr = done.stderr.decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
+        detail = f" (exit status {done.returncode}{': ' + stderr if stderr else ''})"
+        raise PolicyError("malformed", f"{path.name}: the PDF reader crashed{detail}")
+    return reply
+
+
+def _pages_of(path: Path, reply: dict[str, Any]) -> list[str]:
+    """The page texts in a reader's reply, or its error as a PolicyError."""
+    error = reply.get("error")
+    if isinstance(error, dict):
+        code = _READER_CODES.get(str(error.get("code")), "malformed")
+        raise PolicyError(code, f"{path.name}: {error.get('message')}")
+    pages = reply.get("pages")
+    if not isinstance(pages, list) or not all(isinstance(text, str) for text in pages):
+        raise PolicyError("malformed", f"{path.name}: the PDF reader sent no page texts")
+    return pages
 
 
 def extract_pages(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
@@ -85,27 +94,7 @@ def extract_pages(path: Path, data: bytes, timeout_s: float | None = None) -> li
     """
     check_envelope(data, path.name)
     limit = timeout_s if timeout_s is not None else timeout_from_env()
-    receiver, sender = _context.Pipe(duplex=False)
-    child = _context.Process(target=_extract, args=(str(path), sender), daemon=True)
-    child.start()
-    sender.close()
-    try:
-        if not receiver.poll(limit):
-            raise PolicyError(
-                "timeout", f"{path.name}: text extraction did not finish within {limit:g} s"
-            )
-        try:
-            result = receiver.recv()
-        except EOFError as exc:
-            raise PolicyError("malformed", f"{path.name}: the PDF reader crashed") from exc
-    finally:
-        receiver.close()
-        if child.is_alive():
-            child.kill()
-        child.join()
-    if result[0] == "error":
-        raise PolicyError(result[1], f"{path.name}: {result[2]}")
-    pages: list[str] = result[1]
+    pages = _pages_of(path, _read(path, data, limit))
     if not pages:
         raise PolicyError("malformed", f"{path.name}: the PDF has no pages")
     letters = sum(ch.isalpha() for text in pages for ch in text)

@@ -14,6 +14,7 @@ def clause_row(clause: Clause) -> dict[str, Any]:
         "label": clause.label,
         "title": clause.title,
         "kind": clause.kind,
+        "kind_reason": clause.kind_reason,
         "pages": list(clause.pages),
         "parent": clause.parent,
     }
@@ -24,7 +25,12 @@ def clause_detail(doc: PolicyDocument, clause: Clause) -> dict[str, Any]:
     return {**clause_row(clause), "text": doc.full_text(clause.id)}
 
 
-def clauses_listing(doc: PolicyDocument, policy_id: str | None) -> dict[str, Any]:
+def clauses_listing(
+    doc: PolicyDocument, policy_id: str | None, with_text: bool = False
+) -> dict[str, Any]:
+    """Every clause in document order; `with_text` adds each clause's own text (its own lines,
+    not its sub-clauses', which are rows of their own), so the listing reads as the whole
+    policy once."""
     return {
         "policy": {
             "id": policy_id,
@@ -33,7 +39,9 @@ def clauses_listing(doc: PolicyDocument, policy_id: str | None) -> dict[str, Any
             "pages": doc.page_count,
             "clauses": len(doc.clauses),
         },
-        "clauses": [clause_row(c) for c in doc.clauses],
+        "clauses": [
+            {**clause_row(c), "text": c.text} if with_text else clause_row(c) for c in doc.clauses
+        ],
     }
 
 

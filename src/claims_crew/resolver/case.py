@@ -45,6 +45,8 @@ class PolicyView:
     in_force_from: date | None = None
     in_force_to: date | None = None
     sha256: str | None = None
+    # Hash of the kind corrections from policies/index.yaml the clauses were read with.
+    corrections_sha256: str | None = None
     clauses: Mapping[str, ReadClause | None] = field(default_factory=dict)
 
     def in_force_on(self, day: date) -> bool:

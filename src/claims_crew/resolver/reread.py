@@ -22,7 +22,8 @@ def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
 
 
 def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str]) -> PolicyView:
-    """The policy by id (from index.yaml) or PDF path, with each citation looked up."""
+    """The policy by id (from index.yaml) or PDF path, with each citation looked up; by id,
+    the clauses carry the kinds as corrected in index.yaml (the library applies them)."""
     entry = library.entries.get(policy_ref)
     try:
         path = library.path_of(policy_ref)
@@ -39,5 +40,6 @@ def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str
         in_force_from=entry.in_force_from if entry else None,
         in_force_to=entry.in_force_to if entry else None,
         sha256=doc.sha256,
+        corrections_sha256=doc.corrections_sha256,
         clauses={c: read_clause(doc, c) for c in dict.fromkeys(citations)},
     )

@@ -1,0 +1,174 @@
+"""Benchmark: what opening a PDF in a reader child costs on top of pypdf in this process.
+
+For the sample policies in `policies/*.pdf` and one real policy from `../shared/policies/`
+(`--real NAME`, default the ISO homeowners form; skipped with a note when the folder is absent)
+it measures, interleaved per file and repeated so that a noisy shared machine hits all sides
+alike, the median of:
+
+- bare: `PdfReader` and `extract_text()` of every page in this process (no child, no limit);
+- first open: `extract_pages` as the first open of a fresh process (a one-off command such as
+  `claims-crew policy clauses FILE`), timed inside that process, its own start-up excluded;
+- next open: `extract_pages` in this process after other opens and a bare extraction's worth
+  of other work (a run, a test session, a benchmark);
+- back to back: `extract_pages` again straight after the previous open;
+- cold index: `open_pdf(path, fresh cache)`: extraction, segmentation and the SQLite index;
+
+and prints each minus bare (the cost of the child) and cold index / bare. It also times a bare
+child interpreter (`python -P -c pass`) and one that imports pypdf, the floor of a fresh child.
+Only an open that builds the index pays any of this: a warm open reads the cache. It uses only
+`extract_pages` and `open_pdf`, so it measures any version of the library the same way.
+
+Run it from the project root:
+
+    uv run python bench/pdf_reader.py
+    uv run python bench/pdf_reader.py --real glatfelter --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL_POLICIES = ROOT / "policies"
+SHARED_POLICIES = ROOT.parent / "shared" / "policies"
+DEFAULT_REAL = "iso_ho3"
+
+
+def timed(action: Callable[..., Any], *args: Any) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    action(*args)
+    return time.perf_counter() - start
+
+
+def bare_extract(path: Path) -> list[str]:
+    from pypdf import PdfReader
+
+    return [page.extract_text() or "" for page in PdfReader(path).pages]
+
+
+def child_floor(code: str, repeats: int) -> float:
+    """Median seconds for a fresh interpreter to run `code` and exit."""
+    command = [sys.executable, "-P", "-c", code]
+    return statistics.median(
+        timed(lambda: subprocess.run(command, check=True)) for _ in range(repeats)
+    )
+
+
+FIRST_OPEN = """
+import sys, time
+from pathlib import Path
+from claims_crew.policy.text import extract_pages
+path = Path(sys.argv[1])
+data = path.read_bytes()
+start = time.perf_counter()
+extract_pages(path, data)
+print(time.perf_counter() - start)
+"""
+
+
+def first_open(path: Path) -> float:
+    """Seconds `extract_pages` takes as the first open of a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_OPEN, str(path)], capture_output=True, text=True, check=True
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def measure(path: Path, workdir: Path, repeats: int) -> dict[str, float]:
+    from claims_crew.policy.library import open_pdf
+    from claims_crew.policy.text import extract_pages
+
+    data = path.read_bytes()
+    runs: dict[str, list[float]] = {
+        name: [] for name in ("bare", "first", "next", "back to back", "cold")
+    }
+    for repeat in range(repeats):
+        runs["first"].append(first_open(path))
+        runs["bare"].append(timed(bare_extract, path))
+        runs["next"].append(timed(extract_pages, path, data))
+        runs["back to back"].append(timed(extract_pages, path, data))
+        runs["cold"].append(timed(open_pdf, path, workdir / f"{path.stem}-{repeat}"))
+        bare_extract(path)  # other work before the next round's opens
+    return {name: statistics.median(values) for name, values in runs.items()}
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f}"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import logging
+    import warnings
+
+    from rich.console import Console
+    from rich.table import Table
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--real", default=DEFAULT_REAL, help="a shared policy whose name has it")
+    parser.add_argument("--repeats", type=int, default=5, help="runs per file (median kept)")
+    args = parser.parse_args(argv)
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    console = Console() if sys.stdout.isatty() else Console(width=140)
+
+    files = sorted(LOCAL_POLICIES.glob("*.pdf"))
+    real = sorted(p for p in SHARED_POLICIES.glob("*.pdf") if args.real.lower() in p.name.lower())
+    if real:
+        files.append(real[0])
+    else:
+        console.print(f"[yellow]note:[/] no PDF in {SHARED_POLICIES} matches {args.real!r}")
+
+    started = time.perf_counter()
+    # One untimed open first: pypdf's import here, and any one-off start-up of the reader.
+    from claims_crew.policy.text import extract_pages
+
+    smallest = min(files, key=lambda p: p.stat().st_size)
+    bare_extract(smallest)
+    extract_pages(smallest, smallest.read_bytes())
+    floor = child_floor("pass", args.repeats)
+    floor_pypdf = child_floor("import pypdf", args.repeats)
+    table = Table(title=f"Opening a PDF, ms (median of {args.repeats}, same run)")
+    table.add_column("file")
+    for column in ("pages", "bare", "first open", "next open", "back to back", "cold index"):
+        table.add_column(column, justify="right")
+    table.add_column("cold/bare", justify="right")
+    costs: dict[str, list[float]] = {"first": [], "next": [], "back to back": []}
+    with tempfile.TemporaryDirectory(prefix="bench-pdf-reader-") as tmp:
+        from pypdf import PdfReader
+
+        for path in files:
+            pages = len(PdfReader(path).pages)
+            got = measure(path, Path(tmp), args.repeats)
+            for name, values in costs.items():
+                values.append(got[name] - got["bare"])
+            table.add_row(
+                path.name,
+                str(pages),
+                ms(got["bare"]),
+                *(f"{ms(got[name])} (+{ms(got[name] - got['bare'])})" for name in costs),
+                ms(got["cold"]),
+                f"{got['cold'] / got['bare']:.2f}",
+            )
+    console.print(table)
+    console.print(
+        f"child interpreter alone: {ms(floor)} ms; importing pypdf in it: {ms(floor_pypdf)} ms"
+    )
+    console.print(
+        "cost of the child per open (median over files of open - bare): "
+        + "; ".join(f"{name} {ms(statistics.median(values))} ms" for name, values in costs.items())
+    )
+    console.print(f"[dim]Total wall time {time.perf_counter() - started:.1f} s.[/]")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""The PDF reader's child processes: a fresh interpreter per PDF, the next one started early.
+
+Every PDF is read by its own child running pdf_reader.py as a script (`python -P`), so the
+child never imports the caller's main module, a time limit can kill it, and nothing one file
+does to pypdf's state reaches the next. Starting a child costs an interpreter and pypdf's import
+(a few hundred ms), paid by every open that builds an index. A process that has opened two PDFs
+is likely to open more (a run over new wordings, a test session, a benchmark), so from the
+second open on, each open also starts a spare child: it imports pypdf while this PDF is read,
+segmented and indexed, then waits on stdin for the next PDF. A one-off command opens one PDF
+and starts no spare.
+
+The spare is used only for the same command line (the same interpreter, script and sys.path),
+is forgotten by a forked copy of the process, and is killed at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+READER_SCRIPT = Path(__file__).resolve().with_name("pdf_reader.py")
+# From this many opens on, a spare reader is kept ready.
+SPARE_AFTER_OPENS = 2
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What a reader child left: its exit status and everything it wrote."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def reader_command() -> list[str]:
+    """This interpreter running the reader script, with this process's sys.path as arguments.
+
+    -P keeps the script's own folder and the working directory off the child's sys.path, so no
+    file there can shadow a module the reader imports; the reader appends the folders given
+    here after its own, so it finds pypdf wherever this process would.
+    """
+    if not sys.executable:  # an embedding application may not know its interpreter
+        raise OSError("no Python interpreter to run the PDF reader with (sys.executable is empty)")
+    return [sys.executable, "-P", str(READER_SCRIPT), *(folder for folder in sys.path if folder)]
+
+
+def _start(command: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.communicate()  # reaps it and closes its pipes
+
+
+class _Spares:
+    """At most one idle reader child, and how many opens this process has made."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spare: tuple[list[str], subprocess.Popen[bytes]] | None = None
+        self._opens = 0
+
+    def take(self, command: list[str]) -> subprocess.Popen[bytes]:
+        """The spare if it fits `command` and is alive, else a child started now."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+            self._opens += 1
+        if spare is not None:
+            spare_command, process = spare
+            if spare_command == command and process.poll() is None:
+                return process
+            _stop(process)
+        return _start(command)
+
+    def refill(self, command: list[str]) -> None:
+        with self._lock:
+            if self._spare is None and self._opens >= SPARE_AFTER_OPENS:
+                self._spare = (command, _start(command))
+
+    def close(self) -> None:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            _stop(spare[1])
+
+    def forget(self) -> None:
+        """In a forked copy: the spare belongs to the parent, and the lock may be mid-use."""
+        self._lock = threading.Lock()
+        self._spare = None
+        self._opens = 0
+
+
+_SPARES = _Spares()
+atexit.register(_SPARES.close)
+if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no process is forked
+    os.register_at_fork(after_in_child=_SPARES.forget)
+
+
+def run_reader(data: bytes, limit_s: float) -> Finished:
+    """Give `data` to a reader child and collect what it writes.
+
+    Raises subprocess.TimeoutExpired after `limit_s` seconds and OSError when no child starts;
+    the child is dead in every case when this returns or raises.
+    """
+    command = reader_command()
+    process = _SPARES.take(command)
+    try:
+        # The next child starts now, so that it imports pypdf while this one reads.
+        _SPARES.refill(command)
+        stdout, stderr = process.communicate(data, timeout=limit_s)
+    except BaseException:  # a timeout, or the caller interrupted: the child must not outlive it
+        _stop(process)
+        raise
+    return Finished(process.returncode, stdout, stderr)

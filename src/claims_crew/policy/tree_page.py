@@ -1,0 +1,159 @@
+"""`policy tree --html`: one self-contained page to check a wording's clause tree by eye.
+
+On the left the tree (ids, kinds, pages), each entry a link; on the right every clause in
+document order under the page it starts on, with its own text, its kind and the reason for that
+kind. A reviewer reads down the right side against the printed policy and corrects what is wrong
+in policies/index.yaml.
+
+Nothing is fetched when the page opens (no CDN, no script, no web font) and a
+Content-Security-Policy says so to the browser. Clause text comes from a PDF nobody here wrote:
+every value is escaped, and control characters and the marks that reorder a line are shown as
+escapes, so what a reviewer sees is what the PDF says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from html import escape
+
+from claims_crew.policy.document import PolicyDocument
+from claims_crew.policy.segment import CLAUSE_KINDS
+from claims_crew.policy.tree import TreeNode, build_tree, corrected_count, kind_counts
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional marks: the same set
+# the terminal output shows as escapes.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+KIND_COLOURS = {
+    "grant": "#2f8a57",
+    "exclusion": "#b4463f",
+    "condition": "#b7791f",
+    "limit": "#7d5bbf",
+    "definition": "#3b6fd1",
+    "other": "#6b7280",
+}
+
+CSS = """
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;
+ color:#1d2433;background:#f6f7f9}
+header{padding:14px 20px;background:#fff;border-bottom:1px solid #dde1e7}
+h1{font-size:20px;margin:0 0 4px}.muted{color:#667}code{font-family:ui-monospace,monospace}
+.chips{display:flex;flex-wrap:wrap;gap:6px;margin-top:8px}
+.chip{border-radius:999px;padding:1px 10px;color:#fff;font-size:12px}
+.split{display:grid;grid-template-columns:minmax(280px,34%) 1fr;align-items:start}
+nav{position:sticky;top:0;max-height:100vh;overflow:auto;padding:10px 8px 40px 12px;
+ border-right:1px solid #dde1e7;background:#fff;font-size:13px}
+nav ul{list-style:none;margin:0;padding-left:14px}nav>ul{padding-left:0}
+nav li{margin:1px 0}nav a{color:#1d2433;text-decoration:none;display:block;
+ white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+nav a:hover{background:#eef1f5}
+.kind{display:inline-block;min-width:72px;text-align:center;border-radius:4px;color:#fff;
+ font-size:11px;padding:0 4px;margin-right:6px}
+.pp{color:#889;font-size:11px;margin-left:4px}
+main{padding:0 20px 60px}
+.page-break{position:sticky;top:0;background:#f6f7f9;padding:10px 0 4px;font-weight:600;
+ color:#445;border-bottom:1px solid #dde1e7;z-index:1}
+article{display:grid;grid-template-columns:64px 1fr;gap:10px;background:#fff;margin:8px 0;
+ border:1px solid #dde1e7;border-left:4px solid var(--k);border-radius:6px;padding:8px 10px}
+article:target{outline:2px solid #1f5fbf}
+article{scroll-margin-top:48px}
+.pages{color:#556;font-size:12px;font-variant-numeric:tabular-nums}
+article h3{font-size:14px;margin:0 0 2px}
+.why{font-size:12px;color:#445;margin:0 0 6px}
+.why.corrected{color:#8a3b00;font-weight:600}
+.clause-text{white-space:pre-wrap;font:12px/1.4 ui-monospace,monospace;margin:0;color:#222;
+ max-height:28em;overflow:auto}
+.ctl{background:#fde68a;color:#7c2d12}
+""" + "".join(f".k-{k}{{--k:{c}}}.bg-{k}{{background:{c}}}" for k, c in KIND_COLOURS.items())
+
+
+def _text(value: object) -> str:
+    """Outside text as HTML: escaped, each control character shown as a marked escape."""
+    out, last = [], 0
+    text = str(value).replace("\r\n", "\n")
+    for m in _UNSAFE.finditer(text):
+        code = ord(m[0])
+        shown = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        out += [escape(text[last : m.start()]), f'<span class="ctl">{shown}</span>']
+        last = m.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+def _pages(pages: Sequence[int]) -> str:
+    if not pages:
+        return "–"
+    first, last = pages[0], pages[-1]
+    return f"p. {first}" if first == last else f"pp. {first}–{last}"
+
+
+def _nav(nodes: Sequence[TreeNode], anchors: dict[str, str]) -> str:
+    out = ["<ul>"]
+    for node in nodes:
+        c = node.clause
+        out.append(
+            f'<li><a href="#{anchors[c.id]}" title="{_text(c.kind_reason or c.kind)}">'
+            f'<span class="kind bg-{c.kind}">{c.kind}</span><code>{_text(c.id)}</code> '
+            f'{_text(c.title)}<span class="pp">{_pages(c.pages)}</span></a>'
+        )
+        if node.children:
+            out.append(_nav(node.children, anchors))
+        out.append("</li>")
+    out.append("</ul>")
+    return "".join(out)
+
+
+def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
+    """The whole page as one string."""
+    clauses = doc.clauses
+    anchors = {c.id: f"c{i}" for i, c in enumerate(clauses, start=1)}
+    name = policy_id or doc.path.name
+    counts = kind_counts(clauses)
+    corrected = corrected_count(clauses)
+    corrections = (
+        f"{corrected} clause(s) corrected in index.yaml "
+        f"(corrections <code>{_text(doc.corrections_sha256[:12])}</code>)"
+        if doc.corrections_sha256
+        else "no corrections"
+    )
+    out = [
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_text(name)}: clause tree</title>",
+        f"<style>{CSS}</style></head><body>",
+        f'<header><h1 id="policy-name">{_text(name)}: clause tree</h1>',
+        f'<div class="muted">{_text(doc.path.name)} · {doc.page_count} pages · '
+        f"{len(clauses)} clauses · sha256 <code>{_text(doc.sha256[:12])}</code> · "
+        f"{corrections}</div>",
+        '<div class="chips" id="kind-counts">',
+        *(f'<span class="chip bg-{k}">{k} {counts[k]}</span>' for k in CLAUSE_KINDS if counts[k]),
+        "</div></header>",
+        '<div class="split"><nav id="tree" aria-label="Clause tree">',
+        _nav(build_tree(clauses), anchors),
+        '</nav><main id="clauses">',
+    ]
+    depth: dict[str, int] = {}
+    page = 0
+    for c in clauses:
+        depth[c.id] = depth.get(c.parent, -1) + 1 if c.parent is not None else 0
+        first = c.pages[0] if c.pages else page
+        if first != page:
+            page = first
+            out.append(f'<div class="page-break" id="page-{page}">Page {page}</div>')
+        corrected_class = " corrected" if c.kind_reason.startswith("correction:") else ""
+        indent = min(depth[c.id], 6) * 14
+        out.append(
+            f'<article class="clause k-{c.kind}" id="{anchors[c.id]}" '
+            f'style="margin-left:{indent}px" data-kind="{c.kind}">'
+            f'<div class="pages">{_pages(c.pages)}</div><div>'
+            f"<h3><code>{_text(c.id)}</code> {_text(c.title)}</h3>"
+            f'<p class="why{corrected_class}"><span class="kind bg-{c.kind}">{c.kind}</span>'
+            f"{_text(c.kind_reason or 'no reason recorded')}</p>"
+            f'<pre class="clause-text">{_text(c.text)}</pre></div></article>'
+        )
+    out.append("</main></div></body></html>\n")
+    return "".join(out)
