@@ -237,10 +237,14 @@ def copy_claims(count: int, inbox: Path) -> list[Path]:
 
 
 def runs_side_by_side(config_dir: Path) -> bool:
+    """Whether ClaimsCrew.review runs fraud_task beside policy_task (crew/waves.py): it does
+    unless fraud_task's context names policy_task, or it has none (then it gets every task
+    before it)."""
     import yaml
 
     tasks = yaml.safe_load((config_dir / "tasks.yaml").read_text(encoding="utf-8"))
-    return bool(tasks.get("policy_task", {}).get("async_execution"))
+    context = tasks.get("fraud_task", {}).get("context")
+    return isinstance(context, list) and "policy_task" not in context
 
 
 def async_config(target: Path) -> Path:

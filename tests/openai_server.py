@@ -18,13 +18,14 @@ What `respond` returns decides the answer (the fault modes among them):
 - `BadJSON()`: status 200 and a body that is not JSON.
 
 Streaming requests (`stream: true`) get the same answer as server-sent events. `latency_s`
-delays every answer, for benches. The server runs on daemon threads and stops by itself when
-its `with` block ends (the pytest fixture `openai_server` in conftest.py does that).
+delays every answer, for benches. `exchanges` is the server's own log: when each request
+arrived and when its answer had been sent, so a test can see which calls overlapped. The server
+runs on daemon threads and stops by itself when its `with` block ends (the pytest fixture
+`openai_server` in conftest.py does that).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
 import time
@@ -113,7 +114,31 @@ def _text(message: dict[str, Any]) -> str:
     return str(content or "")
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One request and when it ended: its answer sent, or None (held, dropped, or still open)."""
+
+    request: ChatRequest
+    finished: float | None  # time.monotonic(), like ChatRequest.at
+
+    @property
+    def arrived(self) -> float:
+        return self.request.at
+
+    def overlaps(self, other: Exchange) -> bool:
+        """Both were open at once: each arrived before the other had been answered."""
+        if self.finished is None or other.finished is None:
+            return False
+        return self.arrived < other.finished and other.arrived < self.finished
+
+
 Respond = Callable[[ChatRequest], Reply]
+
+
+class _Listener(ThreadingHTTPServer):
+    daemon_threads = True
+    # A batch opens many connections at once; the default backlog of 5 would refuse some.
+    request_queue_size = 256
 
 
 class OpenAIServer:
@@ -128,9 +153,8 @@ class OpenAIServer:
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._requests: list[ChatRequest] = []
-        self._ids = itertools.count(1)
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._http.daemon_threads = True
+        self._finished: dict[int, float] = {}
+        self._http = _Listener(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
 
     @property
@@ -142,6 +166,15 @@ class OpenAIServer:
     def requests(self) -> list[ChatRequest]:
         with self._lock:
             return list(self._requests)
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        """Every request in the order it arrived, with when its answer had been sent."""
+        with self._lock:
+            return [
+                Exchange(request, self._finished.get(number))
+                for number, request in enumerate(self._requests, start=1)
+            ]
 
     def start(self) -> OpenAIServer:
         self._thread.start()
@@ -163,7 +196,11 @@ class OpenAIServer:
     def _received(self, request: ChatRequest) -> int:
         with self._lock:
             self._requests.append(request)
-        return next(self._ids)
+            return len(self._requests)
+
+    def _answered(self, number: int) -> None:
+        with self._lock:
+            self._finished[number] = time.monotonic()
 
 
 def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
@@ -188,6 +225,8 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if server.latency_s:
                 server.stopping.wait(server.latency_s)
             self._answer(reply, body, number)
+            if not isinstance(reply, Hang):
+                server._answered(number)
 
         def _answer(self, reply: Reply, body: dict[str, Any], number: int) -> None:
             if isinstance(reply, Hang):

@@ -19,7 +19,13 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    QUESTION_TAIL,
+    start_date_answer,
+)
 from tests.openai_server import ChatRequest, OpenAIServer, Reply, Status, Text, ToolCall
 
 ROLES: dict[str, str] = {
@@ -89,9 +95,17 @@ def look_up_then(
     return reply
 
 
+def water_intake(request: ChatRequest) -> Reply:
+    """Intake on a copy of C-1042 however often it is asked: its facts, or, asked the targeted
+    question, null for the start date (the claim never says)."""
+    asked = QUESTION_TAIL in request.text
+    return answer(start_date_answer(None) if asked else INTAKE_WATER)
+
+
 def water_replies(script: CrewScript, claim_id: str) -> CrewScript:
-    """The design's water example for one claim: policy looks 4.2(b) up, fraud cites 7.1."""
-    script.set(claim_id, "intake", answer(INTAKE_WATER))
+    """The design's water example for one claim: policy looks 4.2(b) up, fraud cites 7.1; their
+    conflict over the open start date asks intake once more."""
+    script.set(claim_id, "intake", water_intake)
     script.set(claim_id, "policy", look_up_then("4.2(b)", POLICY_COVERED))
     script.set(claim_id, "fraud", answer(FRAUD_EXCLUDED))
     return script

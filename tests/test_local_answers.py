@@ -13,9 +13,16 @@ import yaml
 
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.llms.base import Request
-from claims_crew.llms.local import LocalLLM, answer_schema_for
+from claims_crew.llms.local import MAX_TOKENS, LocalLLM, answer_schema_for
 from claims_crew.llms.select import default_llm_factory
-from claims_crew.models import ClaimAnswer
+from claims_crew.models import (
+    AdjudicatorAnswer,
+    ClaimAnswer,
+    IntakeFacts,
+    parse_adjudication,
+    parse_claim,
+    parse_intake,
+)
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
 from tests.conftest import ROOT
@@ -95,3 +102,79 @@ def test_the_grammar_pairs_an_abstention_with_its_reason() -> None:
     definite = answer_schema_for(ClaimAnswer, list(DEFAULT_ANSWERS))
     assert "anyOf" not in definite
     assert definite["properties"]["abstain_reason"] == {"type": "null"}
+
+
+def longest(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+    """The longest value a schema lets the grammar write, as compact JSON would spell it: every
+    string, list and number at its bound, the longest of every choice."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    if "$ref" in schema:
+        return longest(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    options = schema.get("enum") or [longest(s, defs) for s in schema.get("anyOf", [])]
+    if options:
+        return max(options, key=lambda v: len(json.dumps(v)))
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: longest(v, defs) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [longest(schema["items"], defs)] * schema["maxItems"]
+    if kind == "string" and schema.get("format") == "date":
+        return "2025-11-03"
+    if kind == "string":
+        bound = re.fullmatch(r"\^\[.*\]\{\d+,(\d+)\}\$", schema["pattern"])
+        assert bound, schema["pattern"]
+        return "w" * int(bound[1])
+    if kind == "number":
+        return 1234567890123456.5  # the grammar's longest integral part, and a fraction
+    assert kind == "null", schema
+    return None
+
+
+def test_the_longest_answer_the_grammar_allows_is_valid_and_never_cut_off(
+    sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every step ends inside max_tokens even at one character a token, so no answer is cut off
+    mid-string, and the longest answer still parses as the task's output model."""
+    monkeypatch.delenv("MODEL", raising=False)
+    crew = ClaimsCrew("HM-HOME-001", default_llm_factory(), sample_library, ROOT / "config")
+    allowed = (*DEFAULT_ANSWERS, ABSTENTION)
+    parse = {
+        IntakeFacts: parse_intake,
+        ClaimAnswer: lambda raw: parse_claim(raw, allowed),
+        AdjudicatorAnswer: parse_adjudication,
+    }
+    for task in (crew.intake_task(), crew.policy_task(), crew.fraud_task(), crew.adjudicate_task()):
+        assert task.output_pydantic is not None
+        llm = task.agent.llm
+        assert isinstance(llm, LocalLLM)
+        request = Request([{"role": "user", "content": "Review."}], None, task, task.agent)
+        thought = re.search(r"^thought ::= \[.*\]\{1,(\d+)\}$", llm.grammar_for(request), re.M)
+        assert thought, task.name
+        schema = answer_schema_for(task.output_pydantic, allowed, task.expected_output)
+        answer = json.dumps(longest(schema), separators=(",", ":"))
+        step = f"Thought: {'w' * int(thought[1])}\nFinal Answer: {answer}"
+        assert len(step) <= MAX_TOKENS, (task.name, len(step))
+        parsed = parse[task.output_pydantic](answer)
+        assert isinstance(parsed, task.output_pydantic), (task.name, parsed)
+
+
+def test_the_grammar_asks_only_for_what_the_task_asks_and_the_code_does_not_compute(
+    sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Intake's unknowns are recomputed from its null facts, and red flags are the fraud task's
+    question, not the policy task's: the model writes neither."""
+    monkeypatch.delenv("MODEL", raising=False)
+    crew = ClaimsCrew("HM-HOME-001", default_llm_factory(), sample_library, ROOT / "config")
+    fields = {}
+    for task in (crew.intake_task(), crew.policy_task(), crew.fraud_task()):
+        assert task.output_pydantic is not None
+        schema = answer_schema_for(task.output_pydantic, DEFAULT_ANSWERS, task.expected_output)
+        fields[task.name] = set(schema["properties"])
+    assert "unknowns" not in fields["intake_task"]
+    assert {"loss_type", "cause", "date_of_loss", "amount_claimed"} <= fields["intake_task"]
+    assert "red_flags" not in fields["policy_task"]
+    assert fields["fraud_task"] == fields["policy_task"] | {"red_flags"}
+    # Without the intake's unknowns, the code still lists the facts left null.
+    facts = parse_intake(json.dumps({"loss_type": "theft", "cause": None, "date_of_loss": None}))
+    assert isinstance(facts, IntakeFacts)
+    assert facts.unknowns == ["cause", "date_of_loss", "damage_start_date", "amount_claimed"]

@@ -23,7 +23,14 @@ from claims_crew.cli import main
 from claims_crew.llms import select
 from claims_crew.llms.scripted import final, lookup
 from tests.conftest import ROOT
-from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM, Script
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    WATER_CLAIM,
+    Script,
+    start_date_answer,
+)
 
 CREWAI_VARS = (
     "CREWAI_DISABLE_TELEMETRY",
@@ -51,6 +58,9 @@ def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CLAIMS_CREW_HOME", ".claims-crew/tuned")
     monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
     return tmp_path
+
+
+INBOX = "project/claims/inbox/"
 
 
 def files_under(folder: Path) -> list[str]:
@@ -83,7 +93,8 @@ def test_a_run_keeps_crewais_files_at_home_and_its_telemetry_off(
         return final(INTAKE_WATER)
 
     script = Script(
-        intake=[intake],
+        # The facts, then null when the conflict asks when the damage started.
+        intake=[intake, final(start_date_answer(None))],
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[final(FRAUD_EXCLUDED)],
     )
@@ -91,7 +102,8 @@ def test_a_run_keeps_crewais_files_at_home_and_its_telemetry_off(
 
     ENTRIES[entry]()
 
-    crewai_home = user / "project" / ".claims-crew" / "tuned" / "crewai"
+    home = user / "project" / ".claims-crew" / "tuned"
+    crewai_home = home / "crewai"
     assert seen == {
         "CREWAI_DISABLE_TELEMETRY": "true",
         "OTEL_SDK_DISABLED": "true",
@@ -101,11 +113,18 @@ def test_a_run_keeps_crewais_files_at_home_and_its_telemetry_off(
         "tracing": False,
         "storage": str(crewai_home),
     }
-    # Every kickoff's task outputs, the claim's text among them, and CrewAI's user data.
-    assert "latest_kickoff_task_outputs.db" in files_under(crewai_home)
-    assert b"C-1042" in (crewai_home / "latest_kickoff_task_outputs.db").read_bytes()
-    assert files_under(user / "user-data") == []
-    assert files_under(user / "user-home") == []
+    assert crewai_home.is_dir()
+    # The run wrote only under the home (the decision store, CrewAI's folder): nothing in the
+    # user's home or data folder, nothing beside the inbox.
+    written = files_under(user)
+    assert [f for f in written if not f.startswith(("project/.claims-crew/tuned/", INBOX))] == []
+    # CrewAI's log of every kickoff's task outputs is not kept: the claim's text is in the
+    # inbox and the decision store, and in no file of CrewAI's.
+    assert [f for f in written if f.endswith("latest_kickoff_task_outputs.db")] == []
+    holding = [f for f in written if b"C-1042" in (user / f).read_bytes()]
+    store = "project/.claims-crew/tuned/claims.sqlite"
+    assert [f for f in holding if not f.startswith((store, INBOX))] == [], written
+    assert store in holding
 
 
 @pytest.mark.parametrize(

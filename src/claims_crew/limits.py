@@ -6,6 +6,17 @@ times, waiting longer each time (and as long as a 429's Retry-After asks). Whate
 provider does, a claim with no result CLAIMS_CREW_CLAIM_DEADLINE seconds after its review began
 is recorded as failed with code `timeout`; the batch goes on, and the next run retries it.
 
+CLAIMS_CREW_MAX_RPM caps the model calls of the whole run, all claims and agents together, at so
+many in any minute (llms/rate_limit.py); unset or 0, there is no cap. The retries of a call
+refused with 429 (the client's, within each of CrewAI's own three attempts) are that same call
+to the cap: they wait as the 429's Retry-After asks, and a claim whose call is still refused
+after them fails with code `rate_limited`, for the next run to retry.
+
+CLAIMS_CREW_WORKERS (or `claims-crew run --workers N`) reviews a run's claims in N processes
+instead of one (worker_pool.py): CrewAI's own Python work holds one interpreter lock per
+process, which caps how many claims one process keeps moving. The cap above is per process, so
+each worker gets an equal share of it (`rpm_share`).
+
 Read from the environment once per run; a value that is not a number stops the run before any
 model is called, naming the variable.
 """
@@ -26,15 +37,21 @@ DEFAULT_CLAIM_DEADLINE_S = 600.0
 # slow. An hour still ends a claim whose agent names a remote model of its own in agents.yaml.
 LOCAL_CLAIM_DEADLINE_S = 3600.0
 MAX_RETRIES = 10
+MAX_RPM = 1_000_000
+MAX_WORKERS = 64
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per model call, per claim. `claim_deadline_s` None means no deadline."""
+    """Per model call, per claim, per run. `claim_deadline_s` None means no deadline;
+    `max_rpm` None means no cap on the run's model calls."""
 
     call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
     claim_deadline_s: float | None = DEFAULT_CLAIM_DEADLINE_S
+    max_rpm: int | None = None
+    # The cap's window: a minute. Tests shrink it to check the cap without waiting minutes.
+    rate_window_s: float = 60.0
 
     @classmethod
     def from_environment(cls) -> Limits:
@@ -44,6 +61,7 @@ class Limits:
             call_timeout_s=_seconds("CLAIMS_CREW_MODEL_TIMEOUT", DEFAULT_CALL_TIMEOUT_S),
             retries=_count("CLAIMS_CREW_MODEL_RETRIES", DEFAULT_RETRIES),
             claim_deadline_s=_deadline("CLAIMS_CREW_CLAIM_DEADLINE", deadline),
+            max_rpm=_count("CLAIMS_CREW_MAX_RPM", 0, MAX_RPM) or None,
         )
 
 
@@ -70,10 +88,31 @@ def _deadline(name: str, default: float) -> float | None:
     return _seconds(name, default)
 
 
-def _count(name: str, default: int) -> int:
+def _count(name: str, default: int, most: int = MAX_RETRIES) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) > MAX_RETRIES:
-        raise ConfigError(f"{name}={raw!r}: expected a whole number from 0 to {MAX_RETRIES}")
+    if not raw.isdigit() or int(raw) > most:
+        raise ConfigError(f"{name}={raw!r}: expected a whole number from 0 to {most}")
     return int(raw)
+
+
+def workers_from_environment() -> int:
+    """CLAIMS_CREW_WORKERS: how many processes review a run's claims; unset, one (in-process)."""
+    raw = os.environ.get("CLAIMS_CREW_WORKERS", "").strip()
+    if not raw:
+        return 1
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_WORKERS:
+        raise ConfigError(
+            f"CLAIMS_CREW_WORKERS={raw!r}: expected a whole number from 1 to {MAX_WORKERS}"
+        )
+    return int(raw)
+
+
+def rpm_share(max_rpm: int | None, workers: int) -> int | None:
+    """Each worker's part of a run-wide cap: an equal share, rounded down, so that the workers
+    together stay under the cap; at least one call a window each, so a cap below the number of
+    workers lets through one call per worker (None: no cap)."""
+    if max_rpm is None:
+        return None
+    return max(1, max_rpm // max(1, workers))

@@ -7,6 +7,10 @@ Where nothing is redrawn (a pipe, a CI log, `crewai run` captured by a tool), ri
 only when it stops, so each finished claim gets a line instead, and while claims are under way a
 line names them every HEARTBEAT_S seconds.
 
+A run under a requests-per-minute cap (CLAIMS_CREW_MAX_RPM) may hold model calls back for most
+of a minute; the display then says so first ("waiting on rate limit (60/min): 3 calls held"), so
+a wait the run chose is not taken for a slow provider.
+
 File names come from the inbox: they are printed as plain text, never as markup, with any
 control characters shown as escapes (safe_text.py).
 """
@@ -35,6 +39,7 @@ from rich.text import Text
 from claims_crew.cli.safe_text import plain
 
 if TYPE_CHECKING:
+    from claims_crew.llms.rate_limit import RateLimit
     from claims_crew.pipeline import BatchItem
 
 HEARTBEAT_S = 30.0
@@ -73,24 +78,44 @@ class InFlight:
         return f"waiting on {named}{more}"
 
 
+def held_back(rate_limit: RateLimit | None) -> str:
+    """ "waiting on rate limit (60/min): 2 calls held"; "" when no call is held."""
+    if rate_limit is None or not (held := rate_limit.waiting):
+        return ""
+    return f"waiting on rate limit ({rate_limit.label}): {held} call{'s' if held > 1 else ''} held"
+
+
+def waiting(in_flight: InFlight, rate_limit: RateLimit | None = None) -> str:
+    """What the run waits for now: the rate limit first, then the claims under review."""
+    return "; ".join(part for part in (held_back(rate_limit), in_flight.describe()) if part)
+
+
 class WaitingColumn(ProgressColumn):
     """The bar's last column: the claims under review, redrawn with the bar."""
 
-    def __init__(self, in_flight: InFlight) -> None:
+    def __init__(self, in_flight: InFlight, rate_limit: RateLimit | None = None) -> None:
         super().__init__()
         self.in_flight = in_flight
+        self.rate_limit = rate_limit
 
     def render(self, task: Task) -> Text:
-        return plain(self.in_flight.describe(), style="dim")
+        return plain(waiting(self.in_flight, self.rate_limit), style="dim")
 
 
 class BatchProgress:
     """The bar (or the lines) for one batch: call `started` and `finished` from any thread."""
 
-    def __init__(self, console: Console, total: int, heartbeat_s: float | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        total: int,
+        heartbeat_s: float | None = None,
+        rate_limit: RateLimit | None = None,
+    ) -> None:
         self.console = console
         self.total = total
         self.in_flight = InFlight()
+        self.rate_limit = rate_limit
         self.heartbeat_s = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
         self._live = console.is_terminal and not console.is_dumb_terminal
         self._progress = Progress(
@@ -98,7 +123,7 @@ class BatchProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            WaitingColumn(self.in_flight),
+            WaitingColumn(self.in_flight, rate_limit),
             console=console,
             transient=False,
         )
@@ -139,8 +164,8 @@ class BatchProgress:
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):
-            if waiting := self.in_flight.describe():
-                self._line(waiting)
+            if now := waiting(self.in_flight, self.rate_limit):
+                self._line(now)
 
     def _line(self, text: str) -> None:
         self.console.print(plain(text), highlight=False)

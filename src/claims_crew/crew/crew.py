@@ -2,10 +2,15 @@
 
 A thin @CrewBase: each method is named after its YAML key and only wires in what YAML cannot
 carry (the model, the lookup tool restricted to the claim's policy, the output schema).
+`review` runs the review tasks in waves (crew/waves.py): intake, then policy and fraud side by
+side, because neither reads the other's answer.
 """
 
 from __future__ import annotations
 
+import contextvars
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +20,14 @@ from crewai.utilities.converter import Converter, ConverterError
 from pydantic import BaseModel, ValidationError
 
 from claims_crew import paths
+from claims_crew.crew.unlogged import UnloggedCrew
+from claims_crew.crew.waves import waves
 from claims_crew.errors import ConfigError
 from claims_crew.llms.select import LLMFactory
-from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts
+from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts, TargetedAnswer
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupTool
-from claims_crew.vocabulary import ADJUDICATE_TASK
+from claims_crew.vocabulary import ON_DEMAND_TASKS, REBUTTAL_TASK_OF, Side
 
 
 class StrictConverter(Converter):
@@ -133,18 +140,91 @@ class ClaimsCrew:
             "adjudicate_task", output_pydantic=AdjudicatorAnswer, converter_cls=StrictConverter
         )
 
+    @task
+    def targeted_question_task(self) -> Task:
+        return self._task(
+            "targeted_question_task",
+            output_pydantic=TargetedAnswer,
+            converter_cls=StrictConverter,
+        )
+
+    @task
+    def policy_rebuttal_task(self) -> Task:
+        return self._task(
+            "policy_rebuttal_task", output_pydantic=ClaimAnswer, converter_cls=StrictConverter
+        )
+
+    @task
+    def fraud_rebuttal_task(self) -> Task:
+        return self._task(
+            "fraud_rebuttal_task", output_pydantic=ClaimAnswer, converter_cls=StrictConverter
+        )
+
     @crew
     def crew(self) -> Crew:
-        """Intake, then policy and fraud; the adjudicator is asked separately, if needed."""
-        review = [t for t in self.tasks if t.name != ADJUDICATE_TASK]
-        reviewers = list({id(t.agent): t.agent for t in review if t.agent is not None}.values())
-        return Crew(
-            agents=reviewers,
-            tasks=review,
+        """The review tasks one after the other, in CrewAI's sequential process: what CrewAI's
+        own commands and the prompt preview run. A claims run calls `review` instead, which
+        runs the same tasks with the same inputs; the adjudicator is asked separately."""
+        return self._crew_of(self.review_tasks())
+
+    def all_tasks(self) -> list[Task]:
+        """Every task of tasks.yaml, in its order: the objects crew() and review() run (the
+        @task methods are memoised), so their ids are known before anything runs."""
+        return [getattr(self, name)() for name in self.tasks_config]
+
+    def review_tasks(self) -> list[Task]:
+        """intake_task, policy_task and fraud_task (every task the rules do not ask for), in
+        order."""
+        return [t for t in self.all_tasks() if t.name not in ON_DEMAND_TASKS]
+
+    def review(self, inputs: dict[str, Any]) -> None:
+        """Run the review tasks wave by wave, the tasks of a wave side by side, each in a crew
+        of its own; the outputs land on the tasks, where the caller reads them.
+
+        One CrewAI crew cannot do this: its sequential process waits for a pending async task
+        before it starts the next synchronous one, and it may not end on two async tasks. Crews
+        side by side in threads are what a batch already runs for claims side by side. Each
+        thread starts from a copy of the caller's context, so the claim's model-call cutoff
+        (llms/cutoff.py) holds in both. The first failure, in task order, is raised once every
+        task of its wave has ended: nothing of the claim's is still running when this returns.
+        """
+        for wave in waves(self.review_tasks()):
+            if len(wave) == 1:
+                self._crew_of(wave).kickoff(inputs=inputs)
+                continue
+            running = [self._start(self._crew_of([task]), inputs) for task in wave]
+            for future in running:
+                future.exception()  # wait for every task of the wave, failed or not
+            for future in running:
+                future.result()
+
+    @staticmethod
+    def _crew_of(tasks: list[Task]) -> Crew:
+        """These tasks and their agents, in CrewAI's sequential process (crew/unlogged.py)."""
+        agents = list({id(t.agent): t.agent for t in tasks if t.agent is not None}.values())
+        return UnloggedCrew(
+            agents=agents,
+            tasks=tasks,
             process=Process.sequential,
             memory=False,
             verbose=False,
         )
+
+    @staticmethod
+    def _start(one: Crew, inputs: dict[str, Any]) -> Future[Any]:
+        """Kick a crew off in a daemon thread, as CrewAI starts an async task: a thread blocked
+        on a silent provider must not keep the process alive (deadline.py)."""
+        future: Future[Any] = Future()
+        context = contextvars.copy_context()
+
+        def run() -> None:
+            try:
+                future.set_result(context.run(one.kickoff, inputs=inputs))
+            except BaseException as exc:  # handed to the waiting side, whatever it is
+                future.set_exception(exc)
+
+        threading.Thread(target=run, name=f"crew {one.tasks[0].name}", daemon=True).start()
+        return future
 
     def adjudication_crew(self) -> Crew:
         """The adjudicator alone, for one interpretation dispute; run only when the rules say so."""
@@ -153,10 +233,18 @@ class ClaimsCrew:
         adjudicate: Task = self.adjudicate_task()  # type: ignore[call-arg]
         if adjudicate.agent is None:
             adjudicate.agent = self.adjudicator()  # type: ignore[call-arg]
-        return Crew(
-            agents=[adjudicate.agent],
-            tasks=[adjudicate],
-            process=Process.sequential,
-            memory=False,
-            verbose=False,
-        )
+        return self._crew_of([adjudicate])
+
+    def rebuttal_crew(self, side: Side) -> Crew:
+        """One side's agent alone, shown the other side's claim once in a debate round."""
+        rebuttal: Task = getattr(self, REBUTTAL_TASK_OF[side])()
+        if rebuttal.agent is None:
+            rebuttal.agent = getattr(self, side)()
+        return self._crew_of([rebuttal])
+
+    def targeted_crew(self) -> Crew:
+        """The intake agent alone, on the one question the conflict rule's open facts raise."""
+        question: Task = self.targeted_question_task()  # type: ignore[call-arg]
+        if question.agent is None:
+            question.agent = self.intake()  # type: ignore[call-arg]
+        return self._crew_of([question])

@@ -2,12 +2,16 @@
 
 It is filled from CrewAI's ToolUsageFinishedEvent, not from anything an agent writes, so an agent
 that claims it checked a clause without calling the tool is caught.
+
+It also counts each task's model calls and tokens from LLMCallCompletedEvent. Every event names
+the task that made the call, so tasks running at the same time are each charged their own calls,
+whatever order the calls end in; the usage each provider reports (OpenAI's prompt_tokens,
+Anthropic's input_tokens, ...) is read through CrewAI's own UsageMetrics.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -15,9 +19,11 @@ from typing import Any
 from crewai.events import crewai_event_bus
 from crewai.events.types.llm_events import LLMCallCompletedEvent
 from crewai.events.types.tool_usage_events import ToolUsageFinishedEvent
+from crewai.types.usage_metrics import UsageMetrics
 
 from claims_crew.models import Claim, LedgerEntry
 from claims_crew.policy.ids import clause_key
+from claims_crew.records import TaskUsage
 from claims_crew.tools.policy_lookup import PolicyLookupTool, clause_ids_in
 
 LOOKUP_TOOL = PolicyLookupTool.model_fields["name"].default
@@ -29,8 +35,7 @@ class ToolLedger:
     def __init__(self, task_ids: set[str]) -> None:
         self._task_ids = frozenset(task_ids)
         self._entries: list[LedgerEntry] = []
-        self._calls: Counter[str] = Counter()
-        self._tokens: Counter[str] = Counter()
+        self._usage: dict[str, TaskUsage] = {}
         self._lock = threading.Lock()
 
     def record(self, _source: Any, event: ToolUsageFinishedEvent) -> None:
@@ -51,25 +56,29 @@ class ToolLedger:
     def count_call(self, _source: Any, event: LLMCallCompletedEvent) -> None:
         if event.task_id not in self._task_ids:
             return
-        usage = event.usage or {}
-        tokens = int(usage.get("prompt_tokens", 0) or 0) + int(
-            usage.get("completion_tokens", 0) or 0
-        )
+        metrics = UsageMetrics.from_provider_dict(event.usage)  # None: nothing reported
         with self._lock:
-            self._calls[event.task_name or ""] += 1
-            self._tokens[event.task_name or ""] += tokens
+            used = self._usage.setdefault(event.task_name or "", TaskUsage())
+            used.calls += 1
+            if metrics is not None:
+                used.prompt += metrics.prompt_tokens
+                used.completion += metrics.completion_tokens
+
+    @property
+    def usage(self) -> dict[str, TaskUsage]:
+        """Task name → its model calls and prompt and completion tokens (CrewAI's events)."""
+        with self._lock:
+            return {task: used.model_copy() for task, used in self._usage.items()}
 
     @property
     def model_calls(self) -> dict[str, int]:
         """Task name → model calls made in it (from CrewAI's events, not the model's say)."""
-        with self._lock:
-            return dict(self._calls)
+        return {task: used.calls for task, used in self.usage.items()}
 
     @property
     def tokens(self) -> dict[str, int]:
         """Task name → prompt plus completion tokens, as the model reported them."""
-        with self._lock:
-            return dict(self._tokens)
+        return {task: used.total for task, used in self.usage.items()}
 
     @property
     def entries(self) -> list[LedgerEntry]:

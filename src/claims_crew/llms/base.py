@@ -5,6 +5,10 @@ bus (started, then completed or failed), and the pipeline counts model calls and
 from those events, so our models must announce theirs the same way. CrewAI may also pass a bare
 prompt string where a model reads a list of messages. `InProcessLLM.call` does both, once; each
 model only says how it answers one request.
+
+CrewAI's providers also run the hooks before a call made outside an agent's loop (its converter
+asks a model directly); an agent's own calls have run them already. Ours do the same, so the
+claim's deadline and the run's rate limit (llms/cutoff.py) cover every call of every model.
 """
 
 from __future__ import annotations
@@ -68,6 +72,7 @@ class InProcessLLM(BaseLLM):
     ) -> str:
         request = Request(as_messages(messages), tools, from_task, from_agent, response_model)
         sent = cast("list[LLMMessage]", request.messages)  # CrewAI's name for these dicts
+        self._invoke_before_llm_call_hooks(sent, from_agent)  # a no-op within an agent's loop
         with llm_call_context():
             self._emit_call_started_event(messages=sent, from_task=from_task, from_agent=from_agent)
             try:

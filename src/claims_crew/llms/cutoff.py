@@ -6,6 +6,10 @@ go on when that call returns: more model calls, paid for, for a result nobody re
 asks the hooks of the current execution scope before every model call, whatever the model; a
 hook scoped to this claim's thread aborts the call once `stop` is set. CrewAI passes that
 abort through, never into its task retries, so the crew ends at its next model call.
+
+The same hook waits for the run's rate limit (rate_limit.py) before each call: every call of
+every claim, to whatever model, passes there. It waits on `stop`, so a claim given up at its
+deadline stops waiting and makes no call.
 """
 
 from __future__ import annotations
@@ -17,16 +21,23 @@ from typing import Any
 
 from crewai.hooks.dispatch import HookAborted, InterceptionPoint, register_scoped, scoped_hooks
 
+from claims_crew.llms.rate_limit import RateLimit
+
 
 @contextmanager
-def model_calls_until(stop: threading.Event) -> Iterator[None]:
+def model_calls_until(stop: threading.Event, rate_limit: RateLimit | None = None) -> Iterator[None]:
     """Within this block (this thread and what CrewAI starts from it), refuse every model call
-    once `stop` is set."""
+    once `stop` is set, and hold each one until `rate_limit` lets it through."""
 
-    def refuse_when_stopped(_context: Any) -> None:
+    def before_each_call(_context: Any) -> None:
         if stop.is_set():
             raise HookAborted("the claim's deadline has passed", source="claim deadline")
+        if rate_limit is not None and not rate_limit.acquire(stop):
+            raise HookAborted(
+                f"the claim's deadline passed while waiting on the rate limit ({rate_limit.label})",
+                source="claim deadline",
+            )
 
     with scoped_hooks():
-        register_scoped(InterceptionPoint.PRE_MODEL_CALL, refuse_when_stopped)
+        register_scoped(InterceptionPoint.PRE_MODEL_CALL, before_each_call)
         yield

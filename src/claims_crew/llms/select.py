@@ -40,17 +40,27 @@ def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = 
     """
     limits = limits or Limits.from_environment()
     local: list[BaseLLM] = []
+    remote: dict[tuple[str, str | None], BaseLLM] = {}
     building = threading.Lock()
 
     def llm_for(agent_name: str) -> BaseLLM:
         model = configured_model(agent_name)
         if model:
-            return LLM(
-                model=model,
-                base_url=os.environ.get("MODEL_BASE_URL") or None,
-                timeout=limits.call_timeout_s,
-                max_retries=limits.retries,  # the client's own, with backoff and Retry-After
-            )
+            base_url = os.environ.get("MODEL_BASE_URL") or None
+            with building:
+                # One per model for the whole run, shared by agents and claims: building a
+                # client loads the CA certificates twice (its sync and async HTTP clients),
+                # about 0.1 s of CPU under the GIL, which per agent per claim was half of a
+                # claim's own time. CrewAI keeps per-call state (stop words) out of the model
+                # object, so calls from claims side by side do not meet there.
+                if (model, base_url) not in remote:
+                    remote[(model, base_url)] = LLM(
+                        model=model,
+                        base_url=base_url,
+                        timeout=limits.call_timeout_s,
+                        max_retries=limits.retries,  # the client's own, backoff and Retry-After
+                    )
+                return remote[(model, base_url)]
         with building:  # one local model per factory: loading weights twice wastes memory
             if not local:
                 from claims_crew.llms.local import LocalLLM

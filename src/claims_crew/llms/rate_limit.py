@@ -1,0 +1,100 @@
+"""One requests-per-minute limit shared by every model call of a run.
+
+A provider's limit counts the requests of a key, whatever sent them: every claim, agent and
+thread of a run together. CrewAI's own `max_rpm` keeps a counter per agent (or per crew, and a
+crew is built per claim), so sixteen claims at once would each get the whole allowance. This
+limit is one object for the run, asked before each model call (llms/cutoff.py).
+
+It keeps the times of the calls let through in the last window, and lets one more through only
+while fewer than `per_window` are in it, so no window of `window_s` seconds ever holds more.
+A call that must wait waits on the claim's `stop`, so a claim given up at its deadline stops
+waiting at once. The clock and the wait are parameters, so tests need not sleep.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+Clock = Callable[[], float]
+# Waits up to the seconds given; True when `stop` was set meanwhile.
+Wait = Callable[[threading.Event, float], bool]
+
+
+def _wait(stop: threading.Event, seconds: float) -> bool:
+    return stop.wait(seconds)
+
+
+class RateLimit:
+    """At most `per_window` calls in any `window_s` seconds (a sliding window)."""
+
+    def __init__(
+        self,
+        per_window: int,
+        window_s: float = 60.0,
+        clock: Clock = time.monotonic,
+        wait: Wait = _wait,
+    ) -> None:
+        if per_window < 1 or not window_s > 0:
+            raise ValueError("a rate limit needs at least one call in a window of some seconds")
+        self.per_window = per_window
+        self.window_s = window_s
+        self._clock = clock
+        self._wait = wait
+        self._lock = threading.Lock()
+        self._let_through: deque[float] = deque()
+        self._waiting = 0
+
+    @property
+    def label(self) -> str:
+        """ "60/min", or "3 per 2 s" for a window other than a minute."""
+        if self.window_s == 60:
+            return f"{self.per_window}/min"
+        return f"{self.per_window} per {self.window_s:g} s"
+
+    @property
+    def waiting(self) -> int:
+        """Calls held back now."""
+        with self._lock:
+            return self._waiting
+
+    @property
+    def in_window(self) -> int:
+        """Calls let through in the last window."""
+        with self._lock:
+            now = self._clock()
+            return sum(1 for t in self._let_through if now - t < self.window_s)
+
+    def try_take(self) -> float:
+        """Let one call through now and return 0, or return the seconds until a place frees
+        (and let nothing through)."""
+        with self._lock:
+            now = self._clock()
+            while self._let_through and now - self._let_through[0] >= self.window_s:
+                self._let_through.popleft()
+            if len(self._let_through) < self.per_window:
+                self._let_through.append(now)
+                return 0.0
+            # Never 0, which would read as a call let through, even where rounding meets it.
+            return max(self._let_through[0] + self.window_s - now, 1e-6)
+
+    def acquire(self, stop: threading.Event) -> bool:
+        """Wait until a call may go; False, with nothing taken, once `stop` is set first."""
+        if stop.is_set():
+            return False
+        delay = self.try_take()
+        if not delay:
+            return True
+        with self._lock:
+            self._waiting += 1
+        try:
+            while delay:
+                if self._wait(stop, delay):
+                    return False
+                delay = self.try_take()
+            return True
+        finally:
+            with self._lock:
+                self._waiting -= 1

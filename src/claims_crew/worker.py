@@ -1,0 +1,99 @@
+"""One worker process of a run in several: `python -m claims_crew.worker STORE CONFIG CONCURRENCY`.
+
+worker_pool.py starts it with a fresh interpreter (never a fork of a process that holds threads
+and SQLite connections), writes the claim files it is to review to its stdin as a JSON list,
+and reads what it does from its stdout, one JSON object a line:
+
+    {"started": PATH}
+    {"finished": PATH, "claim_id": ID or null, "busy": bool, "error": TEXT or null,
+     "code": CODE or null}
+
+The records themselves are not sent: each is in the store once `finished` is written, and the
+parent reads it from there. Anything else the process prints (CrewAI's own output included)
+goes to stderr, so that stdout carries only these lines.
+
+It reviews its claims as a one-process run does (pipeline.run_batch: leases, deadlines, one
+transaction per claim), with the models named by the environment and the config folder. It
+exits 0 when the batch ran, whatever became of each claim; anything else means it died.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # CrewAI is imported only once the environment it reads is set (main)
+    from claims_crew.pipeline import BatchItem
+
+
+def started_event(path: Path) -> dict[str, Any]:
+    return {"started": str(path)}
+
+
+def finished_event(item: BatchItem) -> dict[str, Any]:
+    return {
+        "finished": str(item.path),
+        "claim_id": item.record.claim_id if item.record is not None else None,
+        "busy": item.busy,
+        "error": item.error,
+        "code": item.code,
+    }
+
+
+def _events_out() -> IO[str]:
+    """Stdout, kept for the events alone; the process's own stdout goes to stderr from now on."""
+    events = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", buffering=1)
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return events
+
+
+def main(argv: list[str] | None = None) -> None:
+    from claims_crew import paths
+
+    store_path, config_dir, concurrency = argv or sys.argv[1:]
+    events = _events_out()
+    paths.keep_crewai_at_home()
+    files = [Path(p) for p in json.load(sys.stdin)]
+
+    from claims_crew.deadline import abandoned_work
+    from claims_crew.llms.select import default_llm_factory
+    from claims_crew.pipeline import Settings, run_batch
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.store import Store
+
+    # As in a one-process run: CrewAI warns on every call to a model it has no tokenizer for.
+    logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
+    settings = Settings(
+        library=PolicyLibrary(),
+        llm_for=default_llm_factory(Path(config_dir)),
+        config_dir=Path(config_dir),
+        store=Store(Path(store_path)),
+    )
+
+    lock = threading.Lock()  # the batch's threads report at once; one line at a time
+
+    def send(event: dict[str, Any]) -> None:
+        with lock:
+            events.write(json.dumps(event) + "\n")  # line-buffered: the parent sees it now
+
+    run_batch(
+        files,
+        settings,
+        int(concurrency),
+        on_start=lambda path: send(started_event(path)),
+        on_done=lambda item: send(finished_event(item)),
+    )
+    events.close()
+    if abandoned_work():  # a call past its claim's deadline: nothing of it can be written now
+        sys.stderr.flush()
+        os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,373 @@
+"""Policy and fraud side by side, seen from the provider: CrewAI's own OpenAI client against the
+scripted server, whose own log says when each request arrived and when it was answered.
+
+The server holds the first call of each reviewer until the other reviewer's first call has
+arrived too (or a few seconds have passed): run one after the other, the two never meet there,
+so a review that does not overlap them fails these tests instead of passing slowly.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from crewai import Task
+
+from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.crew.waves import waves
+from claims_crew.errors import ConfigError
+from claims_crew.llms.select import default_llm_factory
+from claims_crew.models import Claim
+from claims_crew.pipeline import BatchItem, Settings, run_batch
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ClaimRecord
+from claims_crew.store import Store
+from tests.conftest import ROOT, StartServer
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_LEAK,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    Script,
+    config_with,
+    start_date_answer,
+    targeted_config,
+)
+from tests.openai_server import ChatRequest, Exchange, Hang, OpenAIServer, Reply, ToolCall
+from tests.provider_helpers import (
+    CrewScript,
+    Scripted,
+    agent_of,
+    answer,
+    claim_of,
+    look_up_then,
+    point_model_at,
+    water_claims,
+    water_intake,
+)
+
+INBOX = ROOT / "claims" / "inbox"
+MEET_S = 5.0  # how long a reviewer's first call waits for the other's
+
+# C-1043 with every fact stated and sourced: both reviewers hold and read 4.2(b) and 7.1
+# differently, so the rules find an interpretation dispute and ask the adjudicator.
+BURST = "At about 7am on 2 November 2025 the pipe under the bathroom basin burst without warning"
+INTAKE_BURST = {
+    "loss_type": "water_damage",
+    "cause": "the pipe under the bathroom basin burst",
+    "date_of_loss": "2025-11-02",
+    "damage_start_date": "2025-11-02",
+    "amount_claimed": 3850,
+    "unknowns": [],
+    "sources": {
+        "loss_type": {"where": "description", "quote": "water poured through the kitchen ceiling"},
+        "cause": {"where": "description", "quote": BURST},
+        "date_of_loss": {"where": "date_of_loss"},
+        "damage_start_date": {"where": "description", "quote": BURST},
+        "amount_claimed": {"where": "amount"},
+    },
+}
+RULING = {
+    "choice": "policy",
+    "reason": "A pipe that burst without warning is a sudden discharge; 7.1 is about seepage.",
+    "evidence": ["4.2(b)"],
+}
+LEAK_RULING = {
+    "choice": "fraud",
+    "reason": "Damage that grew over five weeks is repeated leakage: 7.1 excludes it.",
+    "evidence": ["7.1"],
+}
+NO_FACTS: dict[str, Any] = {
+    "loss_type": None,
+    "cause": None,
+    "date_of_loss": None,
+    "damage_start_date": None,
+    "amount_claimed": None,
+    "unknowns": ["loss_type", "cause"],
+    "sources": {},
+}
+# claim id → (answer both reviewers give, the clause both look up, its words); None: both
+# look a clause up and abstain.
+AGREED: dict[str, tuple[str, str, str] | None] = {
+    "C-1044": (
+        "covered",
+        "4.4(a)",
+        "theft or attempted theft involving forcible and violent entry",
+    ),
+    "C-1045": (
+        "not_covered",
+        "7.2",
+        "the rising or overflow of any lake, river, stream or the sea",
+    ),
+    "C-1046": ("covered", "4.3(a)", "heavy snowfall or hail"),
+    "C-1047": ("not_covered", "7.1(c)", "failure or lack of grout, sealant or caulking"),
+    "C-2001": None,
+    "C-3001": None,
+}
+POLICY_OF = {"C-2001": "MR-AUTO-001", "C-3001": "WF-TRAVEL-001"}
+
+
+class Meeting:
+    """Holds a reviewer's first request until the claim's other reviewer has sent its own."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._arrived: dict[tuple[str, str], threading.Event] = {}
+
+    def _event(self, claim_id: str, agent: str) -> threading.Event:
+        with self._lock:
+            return self._arrived.setdefault((claim_id, agent), threading.Event())
+
+    def __call__(self, then: Scripted) -> Scripted:
+        def reply(request: ChatRequest) -> Reply:
+            claim_id, agent = claim_of(request), agent_of(request)
+            if not request.tool_results:  # the reviewer's first call of the task
+                self._event(claim_id, agent).set()
+                other = "fraud" if agent == "policy" else "policy"
+                self._event(claim_id, other).wait(MEET_S)
+            return then(request) if callable(then) else then
+
+        return reply
+
+
+def claim_answer(verdict: str, clause_id: str, quote: str) -> dict[str, Any]:
+    return {
+        "answer": verdict,
+        "confidence": 0.9,
+        "evidence": [{"clause_id": clause_id, "quote": quote}],
+        "facts_relied_on": [],
+        "rationale": f"{clause_id} decides it.",
+    }
+
+
+ABSTAIN = {
+    "answer": "uncertain",
+    "confidence": 0.2,
+    "evidence": [],
+    "facts_relied_on": ["cause"],
+    "rationale": "The claim does not say enough.",
+    "abstain_reason": "needs_more_evidence",
+}
+
+
+def inbox_script(meet: Meeting) -> CrewScript:
+    """Every sample claim: each reviewer looks a clause up, then answers."""
+    script = CrewScript()
+    # C-1042 never says when the damage started: asked again, intake answers null.
+    script.set("C-1042", "intake", answer(INTAKE_WATER), answer(start_date_answer(None)))
+    script.set("C-1042", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
+    script.set("C-1042", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
+    script.set("C-1043", "intake", answer(INTAKE_BURST))
+    script.set("C-1043", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
+    script.set("C-1043", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
+    script.set("C-1043", "adjudicator", answer(RULING))
+    # C-1048 says it only in the plumber's report: asked again, intake quotes it from there.
+    script.set("C-1048", "intake", answer(INTAKE_LEAK), answer(start_date_answer("2025-10-06")))
+    script.set("C-1048", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
+    script.set("C-1048", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
+    script.set("C-1048", "adjudicator", answer(LEAK_RULING))
+    for claim_id, agreed in AGREED.items():
+        script.set(claim_id, "intake", answer(NO_FACTS))
+        policy_id = POLICY_OF.get(claim_id, "HM-HOME-001")
+        for agent in ("policy", "fraud"):
+            if agreed is None:
+                reviewer = look_up_then("1", ABSTAIN, policy_id)
+            else:
+                reviewer = look_up_then(agreed[1], claim_answer(*agreed), policy_id)
+            script.set(claim_id, agent, meet(reviewer))
+    return script
+
+
+def settings_for(library: PolicyLibrary, tmp_path: Path, config: Path | None = None) -> Settings:
+    folder = config or ROOT / "config"
+    return Settings(
+        library=library,
+        llm_for=default_llm_factory(folder),
+        config_dir=folder,
+        store=Store(tmp_path / "claims.sqlite"),
+    )
+
+
+def records(items: list[BatchItem]) -> dict[str, ClaimRecord]:
+    return {i.record.claim_id: i.record for i in items if i.record is not None}
+
+
+def of(server: OpenAIServer, claim_id: str, agent: str) -> list[Exchange]:
+    return [
+        e
+        for e in server.exchanges
+        if claim_of(e.request) == claim_id and agent_of(e.request) == agent
+    ]
+
+
+def overlapped(server: OpenAIServer, claim_id: str) -> bool:
+    policy, fraud = of(server, claim_id, "policy"), of(server, claim_id, "fraud")
+    return any(p.overlaps(f) for p in policy for f in fraud)
+
+
+def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    server = openai_server(inbox_script(Meeting()), latency_s=0.05)
+    point_model_at(server, monkeypatch)
+    paths = sorted(p for p in INBOX.iterdir() if p.suffix in {".json", ".yaml"})
+    # With the targeted question on, as C-1048 needs to show it.
+    run = settings_for(sample_library, tmp_path, targeted_config(tmp_path))
+    done = records(run_batch(paths, run, concurrency=2))
+
+    assert sorted(done) == sorted(p.stem for p in paths)
+    assert all(r.status == "reviewed" for r in done.values()), {
+        c: r.error for c, r in done.items() if r.error
+    }
+    # The server's own log: every claim's policy and fraud calls were open at the same time.
+    assert [c for c in sorted(done) if not overlapped(server, c)] == []
+    outcomes = {
+        c: (r.resolution.outcome, r.resolution.answer) for c, r in done.items() if r.resolution
+    }
+    assert outcomes == {
+        "C-1042": ("ESCALATED", None),
+        "C-1043": ("ADJUDICATED", "covered"),
+        "C-1044": ("ACCEPTED", "covered"),
+        "C-1045": ("ACCEPTED", "not_covered"),
+        "C-1046": ("ACCEPTED", "covered"),
+        "C-1047": ("ACCEPTED", "not_covered"),
+        "C-1048": ("ADJUDICATED", "not_covered"),
+        "C-2001": ("ESCALATED", None),
+        "C-3001": ("ESCALATED", None),
+    }
+    # The adjudicator was asked once per dispute, after both reviewers had answered; C-1048's
+    # became one once the targeted question found when its damage started.
+    asked = [e for e in server.exchanges if agent_of(e.request) == "adjudicator"]
+    assert sorted(claim_of(e.request) for e in asked) == ["C-1043", "C-1048"]
+    for ruling in asked:
+        claim_id = claim_of(ruling.request)
+        reviews = of(server, claim_id, "policy") + of(server, claim_id, "fraud")
+        assert all(e.finished is not None and e.finished <= ruling.arrived for e in reviews)
+    targeted = done["C-1048"].resolution and done["C-1048"].resolution.targeted
+    assert targeted and targeted.verified and targeted.settled
+    assert done["C-1043"].resolution is not None
+    assert done["C-1043"].resolution.rule == "adjudicator"
+    # Each task's calls and tokens, from CrewAI's events, as the server counted them.
+    for claim_id, record in done.items():
+        calls = {"intake_task": 1, "policy_task": 2, "fraud_task": 2}
+        if claim_id in ("C-1042", "C-1048"):
+            calls["targeted_question_task"] = 1
+        if claim_id in ("C-1043", "C-1048"):
+            calls["adjudicate_task"] = 1
+        assert record.model_calls == calls, claim_id
+        usage = record.tokens_by_task
+        assert {t: u.calls for t, u in usage.items()} == calls, claim_id
+        assert all(u.prompt > 0 and u.completion > 0 for u in usage.values()), claim_id
+    policy_sent = of(server, "C-1044", "policy")
+    # The server counts a prompt's words as its tokens.
+    assert done["C-1044"].tokens_by_task["policy_task"].prompt == sum(
+        len(e.request.text.split()) for e in policy_sent
+    )
+
+
+def test_lookups_made_at_the_same_time_are_credited_to_their_own_task(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    """Both reviewers ask for their lookup at the same moment; each task's ledger holds its own
+    clause only. Fraud looks up 7.1 and cites it; policy looks up 7.1's neighbour 4.2(b)."""
+    meet = Meeting()
+    script = CrewScript()
+    for claim_id in ("S-1", "S-2"):
+        script.set(claim_id, "intake", water_intake)
+        script.set(claim_id, "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
+        script.set(claim_id, "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
+    server = openai_server(script)
+    point_model_at(server, monkeypatch)
+    paths = water_claims(tmp_path / "inbox", "S-1", "S-2")
+    done = records(run_batch(paths, settings_for(sample_library, tmp_path), concurrency=2))
+
+    for claim_id, record in done.items():
+        assert record.status == "reviewed", record.error
+        assert overlapped(server, claim_id)
+        by_task = {e.task_name: e.returned_clause_ids for e in record.ledger}
+        assert by_task == {"policy_task": ["4.2(b)"], "fraud_task": ["7.1"]}
+        roles = {e.task_name: e.agent_role for e in record.ledger}
+        assert roles["policy_task"] != roles["fraud_task"]
+        assert isinstance(record.policy, Claim) and isinstance(record.fraud, Claim)
+        assert record.policy.source_checked and record.fraud.source_checked
+
+
+def test_a_hung_reviewer_stops_the_claim_at_its_deadline_and_no_call_follows(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    """Policy hangs while fraud goes on: the claim is failed at its deadline, the batch goes on,
+    and fraud's next call, due after the deadline, is refused before it is sent."""
+    release = threading.Event()
+
+    def fraud_late(request: ChatRequest) -> Reply:
+        if not request.tool_results:
+            release.wait(10)  # answered only after the claim's deadline
+            return ToolCall("policy_lookup", {"policy_id": "HM-HOME-001", "clause_id": "7.1"})
+        return answer(FRAUD_EXCLUDED)
+
+    script = CrewScript()
+    script.set("H-1", "intake", water_intake)
+    script.set("H-1", "policy", Hang())
+    script.set("H-1", "fraud", fraud_late)
+    script.set("H-2", "intake", water_intake)
+    script.set("H-2", "policy", look_up_then("4.2(b)", POLICY_COVERED))
+    script.set("H-2", "fraud", look_up_then("7.1", FRAUD_EXCLUDED))
+    server = openai_server(script, hang_limit_s=20)
+    point_model_at(server, monkeypatch)
+    monkeypatch.setenv("CLAIMS_CREW_MODEL_TIMEOUT", "30")
+    monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
+    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "4")
+    paths = water_claims(tmp_path / "inbox", "H-1", "H-2")
+    done = records(run_batch(paths, settings_for(sample_library, tmp_path), concurrency=1))
+
+    assert done["H-1"].status == "failed" and done["H-1"].error is not None
+    assert done["H-1"].error.code == "timeout"
+    assert done["H-2"].status == "reviewed"
+    release.set()  # fraud's first call is answered now, past H-1's deadline
+    sent_before = len(of(server, "H-1", "fraud"))
+    threading.Event().wait(2)  # time enough for a second fraud call, were one allowed
+    assert len(of(server, "H-1", "fraud")) == sent_before == 1
+
+
+def test_a_task_waits_only_for_the_tasks_in_its_context(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    crew = ClaimsCrew("HM-HOME-001", Script(), sample_library, ROOT / "config")
+    assert [[t.name for t in w] for w in waves(crew.review_tasks())] == [
+        ["intake_task"],
+        ["policy_task", "fraud_task"],
+    ]
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    config = config_with(tasks, "fraud", "goal", "Check claim {claim_id}.")
+    text = (config / "tasks.yaml").read_text(encoding="utf-8")
+    (config / "tasks.yaml").write_text(
+        text.replace("  agent: fraud\n  context: [intake_task]\n", "  agent: fraud\n"),
+        encoding="utf-8",
+    )
+    crew = ClaimsCrew("HM-HOME-001", Script(), sample_library, config)
+    # No context: like CrewAI's sequential process, it is given every task before it.
+    assert [[t.name for t in w] for w in waves(crew.review_tasks())] == [
+        ["intake_task"],
+        ["policy_task"],
+        ["fraud_task"],
+    ]
+    assert [t.name for t in crew.fraud_task().context] == ["intake_task", "policy_task"]
+
+
+def test_a_context_naming_a_later_task_is_a_config_error() -> None:
+    later = Task(description="second", expected_output="x", name="fraud_task")
+    first = Task(description="first", expected_output="x", name="policy_task", context=[later])
+    with pytest.raises(ConfigError, match="policy_task's context names fraud_task"):
+        waves([first, later])
