@@ -161,6 +161,18 @@ def _side(
     return out
 
 
+def _targeted(resolution: Resolution | None) -> dict[str, Any] | None:
+    """The one question intake was asked about the conflict's open facts, with each answer as
+    the code checked it and what the resolution was before it; None when none was asked."""
+    if resolution is None or resolution.targeted is None:
+        return None
+    asked = resolution.targeted
+    return {
+        **asked.model_dump(mode="json", exclude={"before"}),
+        "before": {"outcome": asked.before.outcome, "rule": asked.before.rule},
+    }
+
+
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
     escalation = store.escalation(ref)
@@ -203,9 +215,15 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "would_have_been": resolution.would_have_been if resolution else None,
         "would_have_won": resolution.would_have_won if resolution else None,
         "gates_tripped": list(resolution.gates_tripped) if resolution else [],
+        "targeted": _targeted(resolution),
         "sides": sides,
         "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],
         "models": record.models if record else {},
+        # Task → prompt and completion tokens and calls; stage → seconds it took.
+        "tokens_by_task": {t: u.model_dump() for t, u in record.tokens_by_task.items()}
+        if record
+        else {},
+        "stage_seconds": {s: t.seconds for s, t in record.stages.items()} if record else {},
         "audit": [
             e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
             for e in store.audit_entries(escalation.claim_id)

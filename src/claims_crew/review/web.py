@@ -27,6 +27,7 @@ from fastapi import FastAPI, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from claims_crew.revalidation.stale import Project, find_stale
 from claims_crew.review.views import age, escalation_detail, escalation_list
 from claims_crew.store import (
     AlreadyDecided,
@@ -69,9 +70,13 @@ def _templates() -> Jinja2Templates:
 
 
 def create_app(
-    store: Store, allowed_hosts: Iterable[str], sign_in_limits: SignInLimits | None = None
+    store: Store,
+    allowed_hosts: Iterable[str],
+    sign_in_limits: SignInLimits | None = None,
+    project: Callable[[], Project] | None = None,
 ) -> FastAPI:
-    """The review app over one store; only requests whose Host is in `allowed_hosts` pass."""
+    """The review app over one store; only requests whose Host is in `allowed_hosts` pass.
+    With `project` (the project as it is at each request), stale decisions are marked."""
     limits = sign_in_limits or SignInLimits()
     hosts = {h.lower() for h in allowed_hosts}
     templates = _templates()
@@ -174,13 +179,23 @@ def create_app(
             return to_login()
         listing = escalation_list(store, page)
         now = store.clock()
+        stale = stale_now()
+        by_claim = {s["claim_id"]: s for s in stale}
         for row in listing["escalations"]:
             row["age"] = age(row["opened_at"], now)
+            row["stale"] = by_claim.get(row["claim_id"])
         return render(
             request,
             "queue.html",
-            {"listing": listing, "reviewer": session[1], "csrf": session[2]},
+            {"listing": listing, "stale": stale, "reviewer": session[1], "csrf": session[2]},
         )
+
+    def stale_now(claim_id: str | None = None) -> list[dict[str, Any]]:
+        """The stale decisions (of one claim), each with a line per reason; none unmarked."""
+        if project is None:
+            return []
+        found = find_stale(store, project(), store.clock(), [claim_id] if claim_id else None)
+        return [s.as_json() for s in found]
 
     def detail_page(
         request: Request,
@@ -204,6 +219,7 @@ def create_app(
                 "csrf": session[2],
                 "decisions": HUMAN_DECISIONS,
                 "error": error,
+                "stale": next(iter(stale_now(detail["claim_id"])), None),
             },
             status_code=status_code,
         )

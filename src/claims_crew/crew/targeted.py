@@ -1,0 +1,44 @@
+"""The targeted question: intake asked once about the facts a conflict turns on.
+
+The rules name the facts (resolver/targeted.py); this runs the claim's targeted_question_task
+on them and hands the raw answer back to the resolver, which checks every quote in code. The
+call runs under the claim's tool ledger, so its model calls and tokens are counted under the
+task's own name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.errors import ClaimsCrewError
+from claims_crew.models import parse_targeted
+from claims_crew.resolver import Case, Resolution
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.targeted import apply_answer, question_for
+from claims_crew.vocabulary import FactName
+
+
+def ask_for_evidence(
+    claims_crew: ClaimsCrew,
+    inputs: dict[str, Any],
+    case: Case,
+    config: ResolutionConfig,
+    resolution: Resolution,
+    facts: Sequence[FactName],
+) -> tuple[str, Case, Resolution]:
+    """Ask once and apply the checked answer: (raw answer, case, resolution). A model that fails
+    to answer leaves the facts open: the claim is escalated as it was, the failure recorded."""
+    question = question_for(facts)
+    try:
+        output = claims_crew.targeted_crew().kickoff(inputs={**inputs, "question": question})
+        raw = str(getattr(output, "raw", "") or "")
+    except ClaimsCrewError:
+        raise
+    except Exception as exc:
+        raw = f"the intake agent failed: {type(exc).__name__}: {exc}"
+    case, decided = apply_answer(
+        case, config, resolution, facts, question, raw, parse_targeted(raw)
+    )
+    return raw, case, decided

@@ -1,0 +1,146 @@
+"""Running stale decisions again under the current state, through the normal pipeline.
+
+Each claim is reviewed as `run` would review it (pipeline.review_in_time, the same Settings),
+under its lease, from the claim file at the path it was decided from. The result is compared
+with the decision in force:
+
+- the same outcome and answer: a replay, recorded as a `revalidated` entry; nothing else moves;
+- anything else: a new decision under a changed state, naming what changed. On a claim a person
+  decided, the new outcome is not applied: the claim goes back to the review queue as an
+  escalation that says what the person decided and what the rules now say (`reopened`).
+
+A claim whose review fails keeps its decision; the failed attempt is recorded like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from claims_crew.claim_files import load_claim
+from claims_crew.errors import ClaimFileError, NotFound, StoreError
+from claims_crew.pipeline import Settings, review_in_time
+from claims_crew.resolver import Resolution
+from claims_crew.revalidation.stale import Project, stale_reasons
+from claims_crew.store import Standing, lease_holder
+from claims_crew.store.leases import LEASE_SECONDS
+from claims_crew.vocabulary import RevalidationVerdict, StaleReason
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What revalidating one claim did."""
+
+    claim_id: str
+    changed: list[StaleReason]
+    before: tuple[str, str | None]
+    after: tuple[str, str | None] | None = None
+    verdict: RevalidationVerdict | None = None
+    reopened: bool = False
+    audit_seq: int | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "claim_id": self.claim_id,
+            "verdict": self.verdict,
+            "changed": self.changed,
+            "before": {"outcome": self.before[0], "answer": self.before[1]},
+            "after": ({"outcome": self.after[0], "answer": self.after[1]} if self.after else None),
+            "back_to_queue": self.reopened,
+            "audit_seq": self.audit_seq,
+            "error": self.error,
+        }
+
+
+def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReason]) -> Resolution:
+    """A new outcome on a claim a person decided, as an escalation back to the queue: the rules'
+    outcome is kept as would_have_been, and the question says what the person decided."""
+    assert standing.human is not None
+    reviewer, decision, decided_at = standing.human
+    now = f"{resolution.outcome}" + (f" {resolution.answer}" if resolution.answer else "")
+    what = ", ".join(changed) or "nothing recorded"
+    return resolution.model_copy(
+        update={
+            "outcome": "ESCALATED",
+            "answer": None,
+            "winner": None,
+            "would_have_been": resolution.outcome,
+            "would_have_won": resolution.winner,
+            "reason": (
+                f"{reviewer} decided {decision} on {decided_at}; under a changed state "
+                f"({what}) the rules now say {now}. A person decides again."
+            ),
+            "question": (
+                f"{reviewer} decided {decision}; the rules now say {now} ({what} changed). "
+                "Does the decision stand?"
+            ),
+        }
+    )
+
+
+def revalidate(
+    settings: Settings, now: datetime, claim_ids: list[str] | None = None
+) -> list[Outcome]:
+    """Revalidate `claim_ids`, or every stale decision when none are given."""
+    project = Project(settings.library, settings.config_sha256)
+    standings = settings.store.standings(claim_ids or None)
+    if claim_ids:
+        missing = sorted(set(claim_ids) - {s.claim_id for s in standings})
+        if missing:
+            raise NotFound(f"no decision for {', '.join(missing)}")
+    results = []
+    for standing in standings:
+        why = stale_reasons(standing, project, now)
+        if claim_ids or why:
+            results.append(_one(settings, standing, list(why)))
+    return results
+
+
+def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> Outcome:
+    before = (standing.outcome, standing.answer)
+    result = Outcome(standing.claim_id, changed, before)
+    try:
+        loaded = load_claim(Path(standing.claim_path))
+    except ClaimFileError as exc:
+        return _failed(result, f"the claim file cannot be read: {exc}")
+    if loaded.claim.claim_id != standing.claim_id:
+        return _failed(result, f"{standing.claim_path} now holds claim {loaded.claim.claim_id}")
+    holder = lease_holder()
+    store = settings.store
+    deadline = settings.limits.claim_deadline_s
+    # Held past the claim's deadline, as `run` holds it, so no other process takes it meanwhile.
+    seconds = max(LEASE_SECONDS, deadline + 60) if deadline is not None else LEASE_SECONDS
+    if not store.lease(standing.claim_id, holder, seconds):
+        return _failed(result, "being reviewed by another process")
+    try:
+        record = review_in_time(loaded, settings)
+        resolution = record.resolution
+        if record.status != "reviewed" or resolution is None:
+            store.record(record, None, loaded)  # kept as an attempt; the decision stands
+            message = record.error.message if record.error else "no resolution"
+            return _failed(result, f"the review failed: {message}")
+        if record.models and standing.models and record.models != standing.models:
+            changed = [*changed, "models"]
+        result = Outcome(standing.claim_id, changed, before)
+        after = (resolution.outcome, resolution.answer)
+        verdict: RevalidationVerdict = "replay" if after == before else "new"
+        back = verdict == "new" and standing.human is not None
+        if back:
+            record = record.model_copy(
+                update={"resolution": reopened(resolution, standing, changed)}
+            )
+        done = store.record_revalidation(
+            record, loaded, settings.basis(record, loaded), verdict, changed, standing.entry_seq
+        )
+    except StoreError as exc:
+        return _failed(result, str(exc))
+    finally:
+        store.release(standing.claim_id, holder)
+    return Outcome(standing.claim_id, changed, before, after, verdict, back, done.audit_seq)
+
+
+def _failed(result: Outcome, error: str) -> Outcome:
+    return Outcome(result.claim_id, result.changed, result.before, error=error)

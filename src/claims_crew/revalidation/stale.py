@@ -1,0 +1,133 @@
+"""Which decisions are stale: expired, or standing on a policy, corrections, config or claim
+file that has changed since.
+
+Each decided claim's recorded versions (store: validations) are compared with the project as it
+is now: the policy PDF re-hashed through the library, the policy's kind corrections in
+policies/index.yaml, the config files (config_hash.py) and the claim file at the path it was
+read from. A version that was not recorded (decisions made before config hashes were kept)
+cannot be compared and is not counted as a change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from claims_crew.errors import PolicyError
+from claims_crew.policy.corrections import corrections_sha256
+from claims_crew.policy.library import PolicyLibrary, sha256_of
+from claims_crew.store import Standing, Store
+from claims_crew.vocabulary import StaleReason, parse_stamp
+
+
+@dataclass(frozen=True)
+class StaleDecision:
+    """A decision that no longer stands as it was made, and why (one line per reason)."""
+
+    claim_id: str
+    outcome: str
+    answer: str | None
+    decided_by: str
+    human_decision: str | None
+    validated_at: str
+    expires_at: str | None
+    reasons: list[StaleReason]
+    why: dict[StaleReason, str]
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Project:
+    """The project as it is now; each policy is re-hashed once per listing."""
+
+    def __init__(self, library: PolicyLibrary, config_sha256: str) -> None:
+        self.library = library
+        self.config_sha256 = config_sha256
+        self._policies: dict[str, str | None] = {}
+
+    def policy_sha256(self, policy_id: str) -> str | None:
+        """The SHA-256 of the policy's PDF now; None if the library has no such readable file."""
+        if policy_id not in self._policies:
+            try:
+                digest: str | None = sha256_of(self.library.path_of(policy_id).read_bytes())
+            except (PolicyError, OSError):
+                digest = None
+            self._policies[policy_id] = digest
+        return self._policies[policy_id]
+
+    def corrections_sha256(self, policy_id: str) -> str | None:
+        """The hash of the policy's kind corrections now, as the library applies them."""
+        entry = self.library.entries.get(policy_id)
+        return corrections_sha256(entry.corrections) if entry is not None else None
+
+
+def _file_sha256(path: str) -> str | None:
+    try:
+        return sha256_of(Path(path).read_bytes())
+    except OSError:
+        return None
+
+
+def stale_reasons(standing: Standing, project: Project, now: datetime) -> dict[StaleReason, str]:
+    """Why the decision no longer stands as made, reason → what changed; empty if it does."""
+    why: dict[StaleReason, str] = {}
+    if standing.expires_at is not None and parse_stamp(standing.expires_at) <= now:
+        why["expired"] = f"expired at {standing.expires_at}"
+    policy = project.policy_sha256(standing.policy_id)
+    if policy != standing.policy_sha256:
+        why["policy"] = (
+            f"policy {standing.policy_id}: the PDF is {_short(policy)}, "
+            f"was {_short(standing.policy_sha256)}"
+        )
+    corrections = project.corrections_sha256(standing.policy_id)
+    if corrections != standing.policy_corrections_sha256:
+        why["corrections"] = (
+            f"policy {standing.policy_id}: kind corrections are {_short(corrections)}, "
+            f"were {_short(standing.policy_corrections_sha256)}"
+        )
+    if standing.config_sha256 is not None and project.config_sha256 != standing.config_sha256:
+        why["config"] = (
+            f"config files are {_short(project.config_sha256)}, "
+            f"were {_short(standing.config_sha256)}"
+        )
+    claim_file = _file_sha256(standing.claim_path)
+    if claim_file != standing.claim_sha256:
+        why["claim_file"] = (
+            f"{standing.claim_path} is gone"
+            if claim_file is None
+            else f"{standing.claim_path} is {_short(claim_file)}, "
+            f"was {_short(standing.claim_sha256)}"
+        )
+    return why
+
+
+def _short(digest: str | None) -> str:
+    return digest[:12] if digest else "none"
+
+
+def stale_decision(standing: Standing, why: dict[StaleReason, str]) -> StaleDecision:
+    return StaleDecision(
+        claim_id=standing.claim_id,
+        outcome=standing.outcome,
+        answer=standing.answer,
+        decided_by=f"human:{standing.human[0]}" if standing.human else standing.decided_by,
+        human_decision=standing.human[1] if standing.human else None,
+        validated_at=standing.validated_at,
+        expires_at=standing.expires_at,
+        reasons=list(why),
+        why=why,
+    )
+
+
+def find_stale(
+    store: Store, project: Project, now: datetime, claim_ids: list[str] | None = None
+) -> list[StaleDecision]:
+    """The stale decisions in claim-id order (of `claim_ids` only, if given)."""
+    found = []
+    for standing in store.standings(claim_ids):
+        if why := stale_reasons(standing, project, now):
+            found.append(stale_decision(standing, why))
+    return found

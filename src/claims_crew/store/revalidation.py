@@ -1,0 +1,229 @@
+"""Decisions as they stand, and recording a revalidation of one as a linked audit entry.
+
+A claim's standing is its decision in force (with any person's review of it) and what that
+decision last stood on (the `validations` row: policy PDF, kind corrections, config files,
+models, claim file, and when it expires). `review stale` compares it with the project now.
+
+A revalidation is a new attempt at the claim, and an audit entry that names the claim's entry in
+force by number and hash (`revalidates`) and says what had changed:
+
+- a replay (the same outcome and answer): a `revalidated` entry; the decision and any person's
+  review stand, and the validations row moves to the new versions;
+- a new decision: the decision, escalation and review rows in force are kept whole in
+  `superseded` beside the entry that replaced them, and the new decision is recorded as any
+  decision is, its entry carrying the link. A person's decision is never overwritten: the caller
+  turns a new outcome on a claim a person decided into an escalation, so it goes back to the
+  queue while the person's entry stays in the chain and their review in `superseded`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.errors import StoreError
+from claims_crew.records import ClaimRecord
+from claims_crew.resolver import Resolution
+from claims_crew.store import audit
+from claims_crew.store.recording import Basis, Recording, decision_fields
+from claims_crew.vocabulary import RevalidationVerdict, StaleReason
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A decided claim as it stands now."""
+
+    claim_id: str
+    claim_path: str
+    policy_id: str
+    outcome: str
+    answer: str | None
+    decided_by: str
+    decided_at: str
+    # What the decision last stood on (validations).
+    claim_sha256: str
+    validated_at: str
+    expires_at: str | None
+    policy_sha256: str | None
+    policy_corrections_sha256: str | None
+    config_sha256: str | None
+    models: dict[str, str]
+    # The claim's latest audit entry: the one a revalidation links to.
+    entry_seq: int
+    # A person's decision in force, if any: (reviewer, decision, decided at).
+    human: tuple[str, str, str] | None = None
+    escalation_open: bool = False
+
+
+_STANDING = """
+SELECT d.claim_id, t.claim_path, t.policy_id, d.outcome, d.answer, d.decided_by, d.decided_at,
+       v.claim_sha256, v.validated_at, v.expires_at, v.policy_sha256,
+       v.policy_corrections_sha256, v.config_sha256, v.models,
+       (SELECT max(seq) FROM audit_log a WHERE a.claim_id = d.claim_id),
+       r.reviewer, r.decision, r.decided_at, e.state
+FROM decisions d
+JOIN validations v ON v.claim_id = d.claim_id
+JOIN attempts t ON t.id = v.attempt_id
+LEFT JOIN escalations e ON e.claim_id = d.claim_id
+LEFT JOIN reviews r ON r.escalation_id = e.id
+"""
+
+
+def _standing(row: tuple[Any, ...]) -> Standing:
+    (claim_id, path, policy_id, outcome, answer, decided_by, decided_at, claim_sha, validated_at,
+     expires_at, policy, corrections, config, models, seq, reviewer, decision, reviewed_at,
+     state) = row  # fmt: skip
+    return Standing(
+        claim_id=claim_id,
+        claim_path=path,
+        policy_id=policy_id,
+        outcome=outcome,
+        answer=answer,
+        decided_by=decided_by,
+        decided_at=decided_at,
+        claim_sha256=claim_sha,
+        validated_at=validated_at,
+        expires_at=expires_at,
+        policy_sha256=policy,
+        policy_corrections_sha256=corrections,
+        config_sha256=config,
+        models=json.loads(models),
+        entry_seq=int(seq),
+        human=(reviewer, decision, reviewed_at) if reviewer is not None else None,
+        escalation_open=state == "open",
+    )
+
+
+@dataclass(frozen=True)
+class Revalidated:
+    """What recording a revalidation wrote."""
+
+    attempt_id: int
+    audit_seq: int
+    verdict: RevalidationVerdict
+    escalation_id: int | None = None
+
+
+class Revalidations(Recording):
+    """Standings of decided claims, and revalidations recorded against them."""
+
+    def standings(self, claim_ids: list[str] | None = None) -> list[Standing]:
+        """Every decided claim's standing in claim-id order, or those of `claim_ids`."""
+        with self.read() as conn:
+            return self._standings(conn, claim_ids)
+
+    @staticmethod
+    def _standings(conn: sqlite3.Connection, claim_ids: list[str] | None) -> list[Standing]:
+        if claim_ids is None:
+            rows = conn.execute(_STANDING + " ORDER BY d.claim_id").fetchall()
+        else:
+            marks = ", ".join("?" * len(claim_ids))
+            rows = conn.execute(
+                _STANDING + f" WHERE d.claim_id IN ({marks}) ORDER BY d.claim_id", claim_ids
+            ).fetchall()
+        return [_standing(row) for row in rows]
+
+    def record_revalidation(
+        self,
+        record: ClaimRecord,
+        loaded: LoadedClaim,
+        basis: Basis,
+        verdict: RevalidationVerdict,
+        changed: list[StaleReason],
+        expected_seq: int,
+    ) -> Revalidated:
+        """Record a reviewed revalidation of a decided claim, linked to its entry in force,
+        which must still be `expected_seq` (else someone acted on the claim meanwhile)."""
+        resolution = record.resolution
+        if record.status != "reviewed" or resolution is None:
+            raise StoreError(f"claim {record.claim_id}: a failed review revalidates nothing")
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT seq, hash FROM audit_log WHERE claim_id = ? ORDER BY seq DESC LIMIT 1",
+                (record.claim_id,),
+            ).fetchone()
+            if row is None or int(row[0]) != expected_seq:
+                raise StoreError(
+                    f"claim {record.claim_id} changed while it was revalidated; run it again"
+                )
+            links: dict[str, Any] = {
+                "revalidates": int(row[0]),
+                "revalidates_hash": str(row[1]),
+                "revalidation": verdict,
+                "changed": list(changed),
+            }
+            attempt_id, resolution_id = self._insert_result(conn, record, None, loaded)
+            assert resolution_id is not None
+            # The claim file decided again, if it had changed: no longer waiting for a person.
+            conn.execute(
+                "DELETE FROM changed_files WHERE claim_id = ? AND sha256 = ?",
+                (record.claim_id, record.claim_sha256),
+            )
+            if verdict == "replay":
+                seq = self._replayed(conn, record, resolution, attempt_id, basis, links)
+                return Revalidated(attempt_id, seq, verdict)
+            # The entry about to be appended, under this transaction's lock.
+            self._supersede(conn, record.claim_id, audit.head(conn)[0] + 1)
+            done = self._decide(
+                conn, record, resolution, attempt_id, resolution_id, loaded, basis, links
+            )
+            assert done.audit_seq is not None
+            return Revalidated(attempt_id, done.audit_seq, verdict, done.escalation_id)
+
+    def _replayed(
+        self,
+        conn: sqlite3.Connection,
+        record: ClaimRecord,
+        resolution: Resolution,
+        attempt_id: int,
+        basis: Basis,
+        links: dict[str, Any],
+    ) -> int:
+        """The same decision again: a `revalidated` entry, and the versions it now stands on."""
+        now = self.now()
+        expires_at = self._expires_at(now, basis)
+        changed = ", ".join(links["changed"]) or "nothing"
+        entry, _ = audit.append(
+            conn,
+            kind="revalidated",
+            **decision_fields(record, resolution),
+            evidence=list(
+                dict.fromkeys(
+                    c.clause_id or c.cited for s in resolution.sides.values() for c in s.clauses
+                )
+            ),
+            actor="auto",
+            reason=f"replays the decision in force under the current state (changed: {changed})",
+            overrides=None,
+            overrides_hash=None,
+            at=now,
+            config_files_sha256=basis.config_sha256,
+            expires_at=expires_at,
+            **links,
+        )
+        self._validated(conn, record, attempt_id, entry.seq, now, expires_at, basis)
+        return entry.seq
+
+    def _supersede(self, conn: sqlite3.Connection, claim_id: str, by_seq: int) -> None:
+        """Move the claim's review, escalation, validation and decision rows out of force,
+        each kept whole (as JSON) in `superseded` with the entry it recorded."""
+        now = self.now()
+        for what, table, key in (
+            ("review", "reviews", "claim_id"),
+            ("escalation", "escalations", "claim_id"),
+            ("decision", "decisions", "claim_id"),
+        ):
+            cur = conn.cursor()
+            cur.row_factory = sqlite3.Row
+            for found in cur.execute(f"SELECT * FROM {table} WHERE {key} = ?", (claim_id,)):
+                conn.execute(
+                    "INSERT INTO superseded (claim_id, what, audit_seq, row, superseded_at, "
+                    "superseded_by) VALUES (?, ?, ?, ?, ?, ?)",
+                    (claim_id, what, found["audit_seq"], json.dumps(dict(found)), now, by_seq),
+                )
+            if table == "decisions":
+                conn.execute("DELETE FROM validations WHERE claim_id = ?", (claim_id,))
+            conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (claim_id,))
