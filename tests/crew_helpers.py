@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import yaml
 
+from claims_crew.llms.base import Messages
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import Settings
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.resolver.targeted import question_for
 from claims_crew.store import Store
 from tests.conftest import ROOT
 
@@ -43,6 +46,52 @@ KNOWN_START = {
     "unknowns": [],
     "sources": {**WATER_SOURCES, "damage_start_date": {"where": "description", "quote": STARTED}},
 }
+# C-1048: the plumber's report attached to it is the only place that says when the damage
+# started; intake's first answer misses it, and the targeted question finds it there.
+LEAK_CLAIM = ROOT / "claims" / "inbox" / "C-1048.json"
+LEAK_REPORT = "C-1048-plumber.txt"
+LEAK_STARTED = "the damage started on 6 October 2025"
+INTAKE_LEAK = {
+    "loss_type": "water_damage",
+    "cause": "leaking joint under the shower tray",
+    "date_of_loss": "2025-11-12",
+    "damage_start_date": None,
+    "amount_claimed": 5600,
+    "unknowns": ["damage_start_date"],
+    "sources": {
+        "loss_type": {
+            "where": "description",
+            "quote": "water came through from the shower room above",
+        },
+        "cause": {
+            "where": "description",
+            "quote": "A plumber found and repaired a leaking joint under the shower tray",
+        },
+        "date_of_loss": {"where": "date_of_loss"},
+        "amount_claimed": {"where": "amount"},
+    },
+}
+
+
+def start_date_answer(
+    value: str | None, quote: str = LEAK_STARTED, where: str = LEAK_REPORT
+) -> dict[str, object]:
+    """Intake's answer to the targeted question about damage_start_date."""
+    source = None if value is None else {"where": where, "quote": quote}
+    return {"answers": [{"fact": "damage_start_date", "value": value, "source": source}]}
+
+
+# The words every targeted question ends with, whichever facts it names.
+QUESTION_TAIL = question_for(["damage_start_date"]).partition("damage_start_date:")[2]
+
+
+def water_intake(messages: Messages) -> str:
+    """Intake on C-1042 however often it is asked: its facts, or, asked the targeted question,
+    null for the start date."""
+    asked = "\n".join(str(m.get("content", "")) for m in messages)
+    return final(start_date_answer(None) if QUESTION_TAIL in asked else INTAKE_WATER)
+
+
 POLICY_COVERED = {
     "answer": "covered",
     "confidence": 0.82,
@@ -72,9 +121,10 @@ class Script:
 
 
 def water_script() -> Script:
-    """The design's example: policy looks 4.2(b) up; fraud cites 7.1 from memory."""
+    """The design's example: policy looks 4.2(b) up; fraud cites 7.1 from memory. Their answers
+    conflict over the open start date, so intake is asked when the damage started: null."""
     return Script(
-        intake=[final(INTAKE_WATER)],
+        intake=[final(INTAKE_WATER), final(start_date_answer(None))],
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[final(FRAUD_EXCLUDED)],
     )
@@ -97,6 +147,18 @@ def config_with(tmp_path: Path, agent: str, key: str, value: str) -> Path:
     agents = yaml.safe_load((config / "agents.yaml").read_text(encoding="utf-8"))
     agents[agent][key] = value
     (config / "agents.yaml").write_text(yaml.safe_dump(agents), encoding="utf-8")
+    return config
+
+
+def targeted_config(tmp_path: Path, enabled: bool = True) -> Path:
+    """A copy of config/ with resolution.yaml's targeted_evidence switched on (or off)."""
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    rules = (config / "resolution.yaml").read_text(encoding="utf-8")
+    switch = re.compile(r"^targeted_evidence:\n  enabled: (true|false)\n", re.MULTILINE)
+    assert len(switch.findall(rules)) == 1, "resolution.yaml has one targeted_evidence switch"
+    on = f"targeted_evidence:\n  enabled: {'true' if enabled else 'false'}\n"
+    (config / "resolution.yaml").write_text(switch.sub(on, rules), encoding="utf-8")
     return config
 
 

@@ -22,7 +22,13 @@ from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit
 from tests.conftest import ROOT
-from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    QUESTION_TAIL,
+    start_date_answer,
+)
 
 CLAIM_ID = re.compile(r"claim (K-\d+)")
 
@@ -50,8 +56,9 @@ class Responders:
     def answer(self, agent: str) -> Callable[[list[dict[str, Any]]], str]:
         def respond(messages: list[dict[str, Any]]) -> str:
             self._log(agent, messages)
-            if agent == "intake":
-                return final(INTAKE_WATER)
+            if agent == "intake":  # its facts; asked when the damage started, null
+                asked = QUESTION_TAIL in _text(messages)
+                return final(start_date_answer(None) if asked else INTAKE_WATER)
             if agent == "fraud":
                 return final(FRAUD_EXCLUDED)
             # The policy agent looks 4.2(b) up, then answers once the tool has replied.

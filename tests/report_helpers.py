@@ -23,7 +23,7 @@ from claims_crew.models import (
     ParseFailure,
 )
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.records import ClaimRecord
+from claims_crew.records import ClaimRecord, StageTime, TaskUsage
 from claims_crew.resolver import AdjudicationCheck, Case, apply_adjudication, policy_checks, resolve
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view
@@ -193,10 +193,26 @@ def make_record(
     check: AdjudicationCheck | None = None
     calls = {"intake_task": 1, "policy_task": 2, "fraud_task": 1}
     tokens = {"intake_task": 100, "policy_task": 200, "fraud_task": 150}
+    models = {"intake": "scripted", "policy": "scripted", "fraud": "scripted"}
+    # Four fifths of each task's tokens are prompt: 360 prompt and 90 completion a claim.
+    stages = {
+        "crew": StageTime(started_at=START, finished_at=START + timedelta(seconds=1.5)),
+        "resolver": StageTime(
+            started_at=START + timedelta(seconds=1.5), finished_at=START + timedelta(seconds=1.75)
+        ),
+    }
     if adjudicator is not None:
         resolution, check = apply_adjudication(case, config, resolution, adjudicator)
         calls["adjudicate_task"] = 1
         tokens["adjudicate_task"] = 50
+        models["adjudicator"] = "scripted-judge"
+        stages["adjudicator"] = StageTime(
+            started_at=START + timedelta(seconds=1.75), finished_at=START + timedelta(seconds=2)
+        )
+    by_task = {
+        task: TaskUsage(prompt=n * 4 // 5, completion=n // 5, calls=calls[task])
+        for task, n in tokens.items()
+    }
     return ClaimRecord(
         **base,
         intake=facts,
@@ -204,11 +220,13 @@ def make_record(
         fraud=sides["fraud"],
         raw={"intake_task": "{}", "policy_task": "{}", "fraud_task": "{}"},
         ledger=ledger,
-        models={"intake": "scripted", "policy": "scripted", "fraud": "scripted"},
+        models=models,
         resolution=resolution,
         adjudication=check,
         model_calls=calls,
         tokens=tokens,
+        tokens_by_task=by_task,
+        stages=stages,
         policy_sha256=view.sha256,
     )
 

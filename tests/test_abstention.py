@@ -30,6 +30,7 @@ from tests.crew_helpers import (
     POLICY_COVERED,
     WATER_CLAIM,
     Script,
+    start_date_answer,
 )
 
 KNOWN_START = {**INTAKE_WATER, "damage_start_date": "2025-11-02", "unknowns": []}
@@ -65,7 +66,8 @@ def review(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
     script = Script(
-        intake=[final(intake)],
+        # Asked the targeted question (a conflict over the open start date), null.
+        intake=[final(intake), final(start_date_answer(None))],
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(policy)],
         fraud=[lookup("HM-HOME-001", "7.1"), final(fraud)],
     )
@@ -128,6 +130,8 @@ def test_the_review_and_the_report_show_abstentions(
     assert overall["abstention_reasons"]["policy"]["needs_more_evidence"] == m(2, 2)
     assert overall["abstention_reasons"]["fraud"]["interpretation_unresolved"] == m(1, 2)
     assert overall["escalation_reasons"]["abstained"] == m(3, 4)
+    # An abstention is no conflict: only C-3's agents conflict, and only its intake was asked.
+    assert overall["evidence_requests"] == m(1, 4)
     table = CliRunner().invoke(main, ["report"], env={"COLUMNS": "200"})
     assert "Abstentions" in table.output
     # An abstention claims nothing a reviewer can agree with: it is not in the calibration.

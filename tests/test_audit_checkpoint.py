@@ -113,6 +113,7 @@ def cut_tail(store: Store, keep: int) -> None:
             "WHERE id NOT IN (SELECT escalation_id FROM reviews)"
         )
         conn.execute("DELETE FROM escalations WHERE audit_seq > ?", (keep,))
+        conn.execute("DELETE FROM validations WHERE audit_seq > ?", (keep,))
         conn.execute("DELETE FROM decisions WHERE audit_seq > ?", (keep,))
         conn.execute("DELETE FROM audit_log WHERE seq > ?", (keep,))
         conn.execute("UPDATE audit_head SET seq = ?, hash = ?", (kept[0], kept[2]))

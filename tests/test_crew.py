@@ -23,6 +23,7 @@ from tests.crew_helpers import (
     Script,
     config_with,
     settings,
+    start_date_answer,
     water_script,
 )
 
@@ -49,7 +50,7 @@ def test_agent_that_claims_source_checked_without_the_tool_is_caught(
 ) -> None:
     liar = {**FRAUD_EXCLUDED, "source_checked": True}
     script = Script(
-        intake=[final(INTAKE_WATER)],
+        intake=[final(INTAKE_WATER), final(start_date_answer(None))],  # the start: not stated
         policy=[lookup("HM-HOME-001", "7.1"), final(POLICY_COVERED)],  # looked up 7.1, cites 4.2(b)
         fraud=[final(liar)],
     )

@@ -27,6 +27,7 @@ from tests.crew_helpers import (
     WATER_CLAIM,
     Script,
     settings,
+    start_date_answer,
 )
 
 BURST_CLAIM = ROOT / "claims" / "inbox" / "C-1043.json"
@@ -106,7 +107,8 @@ def test_start_date_source_through_the_crew(
 ) -> None:
     claim, intake, outcome, status, problem = ROWS[row]
     script = Script(
-        intake=[final(intake)],
+        # Its first answer is under test: asked the targeted question, it answers null.
+        intake=[final(intake), final(start_date_answer(None))],
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
         adjudicator=[final(RULING)],
@@ -133,9 +135,12 @@ def test_start_date_source_through_the_crew(
             f"damage_start_date: {QUESTION} (intake read {intake['damage_start_date']}"
         )
         assert script("adjudicator").calls == []
+        assert resolution.targeted is not None and not resolution.targeted.verified
     else:
         assert [c.status for c in resolution.facts] == ["verified"] * 5
         assert len(script("adjudicator").calls) == 1
+        assert resolution.targeted is None  # nothing open: intake was asked once
+        assert len(script("intake").calls) == 1
 
 
 def test_a_fact_without_a_source_is_not_trusted_whatever_it_says(
@@ -144,7 +149,7 @@ def test_a_fact_without_a_source_is_not_trusted_whatever_it_says(
     """C-1043's start date is right, but intake did not say where the claim states it."""
     intake = _start(INTAKE_BURST, "2025-11-02", None)
     script = Script(
-        intake=[final(intake)],
+        intake=[final(intake), final(start_date_answer(None))],  # asked again: null
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
     )

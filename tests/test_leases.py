@@ -13,7 +13,14 @@ from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import process_file
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, lease_holder
-from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script, settings
+from tests.crew_helpers import (
+    FRAUD_EXCLUDED,
+    INTAKE_WATER,
+    POLICY_COVERED,
+    Script,
+    settings,
+    start_date_answer,
+)
 from tests.store_helpers import water_loaded
 
 
@@ -58,8 +65,10 @@ def test_two_runs_on_one_claim_call_the_models_once(
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[final(FRAUD_EXCLUDED)],
     )
-    # Intake answers slowly, so the second run arrives while the first holds the claim.
-    slow_intake = ScriptedLLM([final(INTAKE_WATER)], model="slow-intake", latency_s=1.0)
+    # Intake answers slowly, so the second run arrives while the first holds the claim; asked
+    # when the damage started, it answers null.
+    answers = [final(INTAKE_WATER), final(start_date_answer(None))]
+    slow_intake = ScriptedLLM(answers, model="slow-intake", latency_s=1.0)
     script.llms["intake"] = slow_intake
     shared = settings(sample_library, script, tmp_path)
     results = []
@@ -74,9 +83,9 @@ def test_two_runs_on_one_claim_call_the_models_once(
         t.join()
     assert sorted(item.busy for item in results) == [False, True]
     assert all(item.ok for item in results)
-    assert len(slow_intake.calls) == 1
+    assert len(slow_intake.calls) == 2  # one run's facts and targeted question
     assert shared.store.decision_count() == 1
     # Released after the claim was recorded: a later run finds it decided, not busy.
     later = process_file(loaded.path, shared)
     assert not later.busy and later.record is not None
-    assert len(slow_intake.calls) == 1
+    assert len(slow_intake.calls) == 2

@@ -18,6 +18,8 @@ from tests.crew_helpers import (
     POLICY_COVERED,
     WATER_CLAIM,
     Script,
+    start_date_answer,
+    water_intake,
 )
 
 
@@ -31,7 +33,8 @@ def _inbox(tmp_path: Path, *names: str) -> Path:
 
 
 def _water_answers(script: Script) -> None:
-    script("intake").enqueue(final(INTAKE_WATER))
+    # The facts, then null when the conflict asks when the damage started.
+    script("intake").enqueue(final(INTAKE_WATER), final(start_date_answer(None)))
     script("policy").enqueue(lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED))
     script("fraud").enqueue(final(FRAUD_EXCLUDED))
 
@@ -54,7 +57,7 @@ def test_review_records_each_claim_and_a_rerun_skips_reviewed_ones(tmp_path: Pat
     again = Console(record=True, width=200)
     assert review_inbox(inbox, 1, again, llm_for=script) == 1
     assert "1 to review" in again.export_text()  # only the broken file is left
-    assert len(script("intake").calls) == 1
+    assert len(script("intake").calls) == 2  # the first run's facts and targeted question
 
 
 def test_a_crash_mid_batch_keeps_finished_claims_and_retries_the_rest(tmp_path: Path) -> None:
@@ -80,7 +83,7 @@ def test_concurrent_claims_keep_their_own_ledgers(tmp_path: Path, concurrency: i
     # conversation, not on a queue the claims would pop in whatever order they run.
     script = Script()
     script.llms = {
-        "intake": ScriptedLLM(responder=lambda _m: final(INTAKE_WATER)),
+        "intake": ScriptedLLM(responder=water_intake),
         "policy": ScriptedLLM(
             responder=lambda m: (
                 final(POLICY_COVERED)
@@ -95,3 +98,6 @@ def test_concurrent_claims_keep_their_own_ledgers(tmp_path: Path, concurrency: i
         record = Store().claim_record(claim_id)
         assert record is not None
         assert [e.returned_clause_ids for e in record.ledger] == [["4.2(b)"]]
+        # Each claim's own intake answered its targeted question: null, as the claim says.
+        targeted = record.resolution and record.resolution.targeted
+        assert targeted and targeted.parse_error is None and not targeted.verified

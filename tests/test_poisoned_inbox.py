@@ -19,7 +19,7 @@ from tests.conftest import ROOT
 from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
 
 SAMPLES = ROOT / "claims" / "inbox"
-GOOD = ["C-1043", "C-1044", "C-1045", "C-1046", "C-1047", "C-2001", "C-3001"]
+GOOD = ["C-1043", "C-1044", "C-1045", "C-1046", "C-1047", "C-1048", "C-2001", "C-3001"]
 
 
 def _any_claim() -> Script:

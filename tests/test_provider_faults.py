@@ -23,7 +23,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import INTAKE_WATER, POLICY_COVERED
+from tests.crew_helpers import INTAKE_WATER, POLICY_COVERED, QUESTION_TAIL
 from tests.openai_server import BadJSON, ChatRequest, Hang, Reply, Status, Text, ToolCall
 from tests.provider_helpers import (
     CrewScript,
@@ -32,6 +32,7 @@ from tests.provider_helpers import (
     claim_of,
     point_model_at,
     water_claims,
+    water_intake,
     water_replies,
 )
 
@@ -94,7 +95,7 @@ def test_a_hanging_claim_times_out_and_the_batch_goes_on(
     script.set("C-1", "intake", Hang())  # first in line, at concurrency 1
     server = openai_server(script)
     point_model_at(server, monkeypatch)
-    # Long enough for a good claim's three scripted calls on a busy machine.
+    # Long enough for a good claim's five scripted calls on a busy machine.
     limits(timeout=30, retries=0, deadline=8)
     paths = water_claims(tmp_path / "inbox", "C-1", "C-2", "C-3")
     store = Store(tmp_path / "claims.sqlite")
@@ -108,7 +109,7 @@ def test_a_hanging_claim_times_out_and_the_batch_goes_on(
     assert sorted(d.claim_id for d in store.decisions()) == ["C-2", "C-3"]
 
     # The next run retries the claim that timed out, and only that one.
-    script.set("C-1", "intake", answer(INTAKE_WATER))
+    script.set("C-1", "intake", water_intake)
     before = len(server.requests)
     again = records(run(paths, sample_library, store))
     assert again["C-1"].status == "reviewed"
@@ -228,7 +229,7 @@ def test_a_429_is_retried_after_its_retry_after(
     tmp_path: Path,
 ) -> None:
     script = water_replies(CrewScript(), "C-1")
-    script.set("C-1", "intake", Status(429, "slow down", retry_after=1.5), answer(INTAKE_WATER))
+    script.set("C-1", "intake", Status(429, "slow down", retry_after=1.5), water_intake)
     server = openai_server(script)
     point_model_at(server, monkeypatch)
     limits(timeout=10, retries=1, deadline=30)
@@ -238,9 +239,10 @@ def test_a_429_is_retried_after_its_retry_after(
     )
 
     assert done["C-1"].status == "reviewed"
-    first, second = sent(server.requests, "C-1", "intake")
+    first, second, asked = sent(server.requests, "C-1", "intake")
     # The client waited as long as the server asked, not its own first backoff (under a second).
     assert second.at - first.at >= 1.5
+    assert QUESTION_TAIL in asked.text  # then the conflict's targeted question, answered once
 
 
 def test_prose_is_a_parse_error_and_an_unknown_tool_does_not_crash(
@@ -299,7 +301,7 @@ def test_claims_crew_run_ends_at_the_deadline_when_the_provider_never_answers(
     assert "C-1.json: failed (timeout)" in done.stdout
     assert "C-2.json: reviewed in" in done.stdout
     assert "1 claim(s) failed" in done.stderr
-    script.set("C-1", "intake", answer(INTAKE_WATER))
+    script.set("C-1", "intake", water_intake)
     again = subprocess.run(command, capture_output=True, text=True, timeout=GUARD_S)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "[1/1] C-1.json: reviewed in" in again.stdout  # only C-1 was left to review

@@ -40,8 +40,10 @@ from tests.crew_helpers import (
     INTAKE_WATER,
     KNOWN_START,
     POLICY_COVERED,
+    STARTED,
     WATER_CLAIM,
     Script,
+    start_date_answer,
     water_claim_saying_when,
     water_script,
 )
@@ -337,7 +339,10 @@ def test_water_example_without_the_start_date(
     assert overall["escalation_reasons"] == {"needs_more_evidence": m(1, 1)}
     assert overall["conflict"] == m(1, 1)
     assert overall["material_conflict"] == m(1, 1)
-    assert overall["model_calls"] == a(4, 1)
+    # Intake's facts, then its targeted question (answered null), policy twice, fraud once.
+    assert overall["model_calls"] == a(5, 1)
+    assert overall["evidence_requests"] == m(1, 1)
+    assert overall["evidence_resolution"] == m(0, 1)
     start = data["by_field"][0]
     assert start["field"] == "damage_start_date"
     assert start["null_in_conflicts"] == m(1, 1)
@@ -353,8 +358,10 @@ def test_a_guessed_start_date_counts_as_unverified_not_null(
 ) -> None:
     """C-1042 never says when the damage began; intake says 2025-11-03 all the same."""
     guessed = {**KNOWN_START, "sources": INTAKE_WATER["sources"]}
+    # Asked when the damage started, it keeps its guess and makes up the sentence: refused.
+    again = start_date_answer("2025-11-03", STARTED, "description")
     script = Script(
-        intake=[final(guessed)],
+        intake=[final(guessed), final(again)],
         policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
         fraud=[final(FRAUD_EXCLUDED)],
     )
@@ -372,6 +379,7 @@ def test_a_guessed_start_date_counts_as_unverified_not_null(
     assert start["open_in_conflicts"] == m(1, 1)
     assert start["asked"] == m(1, 1)
     assert all(f["unverified_in_conflicts"] == m(0, 1) for f in data["by_field"][1:])
+    assert data["overall"]["evidence_resolution"] == m(0, 1)
     table = CliRunner().invoke(main, ["report"], env={"COLUMNS": "200"}).output
     assert "unverified" in table and "null, unverified or disputed" in table
 

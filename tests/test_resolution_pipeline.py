@@ -53,7 +53,15 @@ def test_seed_water_claim_is_escalated_with_the_question(
     assert (resolution.outcome, resolution.rule) == ("ESCALATED", "conflict")
     assert resolution.missing_facts == ["damage_start_date"]
     assert script("adjudicator").calls == []  # a fact question never goes to the model
-    assert record.model_calls == {"intake_task": 1, "policy_task": 2, "fraud_task": 1}
+    # It goes to intake, once: the claim does not say, so the claim is escalated with it.
+    assert resolution.targeted is not None and not resolution.targeted.verified
+    assert resolution.question and "damage_start_date" in resolution.question
+    assert record.model_calls == {
+        "intake_task": 1,
+        "targeted_question_task": 1,
+        "policy_task": 2,
+        "fraud_task": 1,
+    }
     assert record.tokens["policy_task"] > 0
     assert record.policy_sha256 and len(record.policy_sha256) == 64
 

@@ -317,7 +317,8 @@ def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
         [(finished,)] = conn.execute("SELECT finished_at FROM runs").fetchall()
     assert finished is None  # the run never finished
     first = _calls(first_log)
-    assert first["K-001"] == first["K-002"] == 4  # intake, policy twice, fraud
+    # Intake twice (its facts, then the conflict's targeted question), policy twice, fraud.
+    assert first["K-001"] == first["K-002"] == 5
     assert "K-004" not in first
 
     second_log = tmp_path / "second.log"

@@ -90,6 +90,10 @@ class CaseError(ClaimsCrewError):
     """A case file that cannot be read; the message names the file and the key."""
 
 
+class ShadowError(ClaimsCrewError):
+    """A shadow name that is not a safe file name, or a shadow no run has made."""
+
+
 def validation_problems(exc: ValidationError, whole: str) -> list[str]:
     """Each pydantic error as "key.path: message"; `whole` names an error about the whole."""
     return [

@@ -25,6 +25,7 @@ from claims_crew.vocabulary import (
     AbstainReason,
     AdjudicatorChoice,
     FactName,
+    RiskClass,
 )
 
 
@@ -44,7 +45,7 @@ class ClaimFile(BaseModel):
     attachments: list[str] = Field(
         default_factory=list, description="Text files next to the claim file, by name."
     )
-    risk_class: Literal["low", "medium", "high"] | None = Field(
+    risk_class: RiskClass | None = Field(
         None, description="Underwriting risk class, if the claims system assigns one."
     )
 
@@ -161,6 +162,42 @@ class AdjudicatorAnswer(BaseModel):
     evidence: list[str] = Field(
         default_factory=list, description="Ids of the cited clauses the choice rests on."
     )
+
+
+class FactAnswer(BaseModel):
+    """Intake's answer about one fact it was asked for again: the value and where it is stated.
+
+    The source is checked exactly as intake's first answer is (resolver/fact_sources.py); only a
+    value the claim bears out replaces the open fact.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    fact: FactName = Field(description="The fact asked about.")
+    value: str | float | None = Field(
+        description="The fact's value (a date as YYYY-MM-DD); null if the claim does not say."
+    )
+    source: FactSource | None = Field(
+        None, description="Where the claim states it, with its exact words; null with a null value."
+    )
+
+
+class TargetedAnswer(BaseModel):
+    """What the intake agent returns to a targeted question: one answer per fact asked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answers: list[FactAnswer] = Field(default_factory=list)
+
+
+def parse_targeted(raw: str) -> TargetedAnswer | ParseFailure:
+    data = _json_object(raw)
+    if isinstance(data, str):
+        return ParseFailure(reason=data, raw=raw)
+    try:
+        return TargetedAnswer.model_validate(data)
+    except ValidationError as exc:
+        return ParseFailure(reason=_first_error(exc), raw=raw)
 
 
 def parse_adjudication(raw: str) -> AdjudicatorAnswer | ParseFailure:

@@ -20,25 +20,36 @@ from pathlib import Path
 from typing import Any
 
 from claims_crew.claim_files import LoadedClaim, claim_ids, load_claim
+from claims_crew.config_hash import config_sha256
 from claims_crew.crew.adjudicator import adjudicate
 from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.crew.debate import hold_round
 from claims_crew.crew.ledger import ToolLedger, source_checked
+from claims_crew.crew.targeted import ask_for_evidence
 from claims_crew.deadline import run_within
 from claims_crew.errors import ClaimFileError, ClaimsCrewError, ModelError
 from claims_crew.limits import Limits
 from claims_crew.llms.cutoff import model_calls_until
+from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
 from claims_crew.resolver.config import ResolutionConfig, load_config
+from claims_crew.resolver.debate import wants_debate
 from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver.targeted import facts_to_ask
+from claims_crew.stages import StageClock
 from claims_crew.store import Store, Triage, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
+from claims_crew.store.recording import Basis
 from claims_crew.vocabulary import (
     ADJUDICATE_TASK,
     KICKOFF_INPUTS,
+    ON_DEMAND_TASKS,
+    REBUTTAL_TASK_OF,
+    TARGETED_TASK,
     TASK_OF,
     ClaimFileProblem,
     utc_now,
@@ -55,21 +66,37 @@ class Settings:
     rules: ResolutionConfig | None = None
     store: Store = field(default_factory=Store)  # $CLAIMS_CREW_HOME/claims.sqlite
     limits: Limits = field(default_factory=Limits.from_environment)
+    # One for the run, shared by every claim's model calls; built from `limits` when not given.
+    rate_limit: RateLimit | None = None
+    # The hash of the config files as the run loaded them, recorded with every decision.
+    config_sha256: str = ""
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
             object.__setattr__(self, "rules", load_config(self.config_dir))
+        if not self.config_sha256:
+            object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
+        if self.rate_limit is None and self.limits.max_rpm is not None:
+            limit = RateLimit(self.limits.max_rpm, self.limits.rate_window_s)
+            object.__setattr__(self, "rate_limit", limit)
 
     @property
     def resolution(self) -> ResolutionConfig:
         assert self.rules is not None
         return self.rules
 
+    def basis(self, record: ClaimRecord, loaded: LoadedClaim) -> Basis:
+        """What a decision from `record` stands on: this run's config, and its expiry rule."""
+        outcome = record.resolution.outcome if record.resolution is not None else ""
+        valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
+        return Basis(self.config_sha256, valid_for)
+
 
 def kickoff_inputs(
-    loaded: LoadedClaim, allowed_answers: tuple[str, ...], dispute: str
+    loaded: LoadedClaim, allowed_answers: tuple[str, ...], dispute: str, question: str = ""
 ) -> dict[str, str]:
-    """The inputs a run gives crew.kickoff for this claim (the adjudicator adds its dispute)."""
+    """The inputs a run gives crew.kickoff for this claim (the adjudicator adds its dispute,
+    the targeted question its question)."""
     claim = loaded.claim
     inputs = {
         "claim_id": claim.claim_id,
@@ -77,6 +104,8 @@ def kickoff_inputs(
         "claim_text": loaded.as_text(),
         "allowed_answers": ", ".join(allowed_answers),
         "dispute": dispute,
+        "question": question,
+        "other_claim": "",
     }
     assert inputs.keys() == KICKOFF_INPUTS.keys(), "kickoff inputs and KICKOFF_INPUTS differ"
     return inputs
@@ -97,7 +126,9 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     """Run the crew on one claim, resolve it, and return its record (saved by the caller).
 
     A policy that is unknown, unreadable or not in force on the loss date is escalated before
-    any model is called; the adjudicator is asked only when the rules find a dispute.
+    any model is called. Intake is asked once more only when the agents' answers conflict over
+    open facts (resolution.yaml: targeted_evidence), and the adjudicator only when the rules
+    find a dispute.
     """
     claim = loaded.claim
     rules = settings.resolution
@@ -110,23 +141,26 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             status="reviewed",
             resolution=early,
             policy_sha256=view.sha256,
+            policy_corrections_sha256=view.corrections_sha256,
             finished_at=utc_now(),
         )
     inputs = kickoff_inputs(loaded, rules.allowed_answers, dispute="")
+    stages = StageClock()
     try:
+        stages.start("crew")
         claims_crew = ClaimsCrew(
             claim.policy_id, settings.llm_for, settings.library, settings.config_dir
         )
-        crew = claims_crew.crew()
-        tasks = {t.name or "": t for t in claims_crew.tasks}
+        tasks = {t.name or "": t for t in claims_crew.all_tasks()}
         ledger = ToolLedger({str(t.id) for t in tasks.values()})
         with ledger.listening():
-            crew.kickoff(inputs=inputs)
+            claims_crew.review(inputs)  # intake, then policy and fraud side by side
             raw = {
                 name: (t.output.raw if t.output else "")
                 for name, t in tasks.items()
-                if name != ADJUDICATE_TASK
+                if name not in ON_DEMAND_TASKS
             }
+            stages.start("resolver")
 
             def reviewer(name: str) -> Claim | ParseFailure:
                 parsed = parse_claim(raw[name], rules.allowed_answers)
@@ -143,11 +177,27 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             view = policy_view(settings.library, claim.policy_id, cited_clauses(policy, fraud))
             case = Case(claim, intake, policy, fraud, ledger.entries, view, loaded.attachments)
             resolution = resolve(case, rules)
+            stages.stop()
+            if asked := facts_to_ask(resolution, rules):  # level 1: one question to intake
+                stages.start("targeted_evidence")
+                raw[TARGETED_TASK], case, resolution = ask_for_evidence(
+                    claims_crew, inputs, case, rules, resolution, asked
+                )
+                stages.stop()
+            if wants_debate(resolution, rules):  # one round: each side sees the other's claim
+                stages.start("debate")
+                said, case, resolution = hold_round(
+                    claims_crew, inputs, case, rules, resolution, settings.library, ledger
+                )
+                raw.update({REBUTTAL_TASK_OF[side]: text for side, text in said.items()})
+                stages.stop()
             adjudication = None
             if resolution.outcome == "ADJUDICATION_REQUIRED" and rules.adjudication.enabled:
+                stages.start("adjudicator")
                 raw[ADJUDICATE_TASK], resolution, adjudication = adjudicate(
                     claims_crew, inputs, case, rules, resolution
                 )
+                stages.stop()
     except ClaimsCrewError as exc:
         return ClaimRecord(
             **base,
@@ -163,7 +213,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             status="failed",
             finished_at=utc_now(),
             error=RunError(
-                code="timeout" if _timed_out(exc) else "crew_failed",
+                code=_failure_code(exc),
                 message=f"{type(exc).__name__}: {exc}",
             ),
         )
@@ -180,7 +230,10 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         adjudication=adjudication,
         model_calls=ledger.model_calls,
         tokens=ledger.tokens,
+        tokens_by_task=ledger.usage,
+        stages=stages.times,
         policy_sha256=case.view.sha256,
+        policy_corrections_sha256=case.view.corrections_sha256,
         finished_at=utc_now(),
     )
 
@@ -194,9 +247,17 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
-def _timed_out(exc: BaseException) -> bool:
-    """A model call gave up waiting: the clients' timeout errors all stem from a socket's."""
-    return any(isinstance(cause, TimeoutError) for cause in _causes(exc))
+def _failure_code(exc: BaseException) -> str:
+    """`timeout` when a model call gave up waiting (the clients' timeout errors all stem from a
+    socket's); `rate_limited` when the provider still answered 429 after the client's retries
+    (every provider's SDK puts the HTTP status on its error); else `crew_failed`. All three
+    leave the claim for the next run."""
+    causes = list(_causes(exc))
+    if any(isinstance(cause, TimeoutError) for cause in causes):
+        return "timeout"
+    if any(getattr(cause, "status_code", None) == 429 for cause in causes):
+        return "rate_limited"
+    return "crew_failed"
 
 
 def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
@@ -206,7 +267,7 @@ def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     seconds = settings.limits.claim_deadline_s
 
     def review(stop: threading.Event) -> ClaimRecord:
-        with model_calls_until(stop):
+        with model_calls_until(stop, settings.rate_limit):
             return review_claim(loaded, settings)
 
     record = run_within(seconds, review, name=f"review {loaded.claim.claim_id}")
@@ -260,7 +321,7 @@ def process_file(path: Path, settings: Settings, run_id: int | None = None) -> B
             # Decided since the batch was planned (another process): never ask a model twice.
             return BatchItem(path, settings.store.claim_record(claim_id))
         record = review_in_time(loaded, settings)
-        settings.store.record(record, run_id, loaded)
+        settings.store.record(record, run_id, loaded, settings.basis(record, loaded))
     finally:
         settings.store.release(claim_id, holder)
     return BatchItem(path, record)

@@ -14,11 +14,35 @@ from pydantic import BaseModel, Field
 
 from claims_crew.models import Claim, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.resolver import AdjudicationCheck, Resolution
+from claims_crew.vocabulary import Stage
 
 
 class RunError(BaseModel):
     code: str
     message: str
+
+
+class TaskUsage(BaseModel):
+    """One task's model calls in one claim and the tokens the model reported for them."""
+
+    prompt: int = Field(0, description="Prompt (input) tokens, as the provider counted them.")
+    completion: int = Field(0, description="Completion (output) tokens.")
+    calls: int = Field(0, description="Model calls the task made.")
+
+    @property
+    def total(self) -> int:
+        return self.prompt + self.completion
+
+
+class StageTime(BaseModel):
+    """When one stage of a claim's review started and ended."""
+
+    started_at: datetime
+    finished_at: datetime
+
+    @property
+    def seconds(self) -> float:
+        return (self.finished_at - self.started_at).total_seconds()
 
 
 class ClaimRecord(BaseModel):
@@ -48,7 +72,17 @@ class ClaimRecord(BaseModel):
     tokens: dict[str, int] = Field(
         default_factory=dict, description="Task name → prompt plus completion tokens."
     )
+    tokens_by_task: dict[str, TaskUsage] = Field(
+        default_factory=dict,
+        description="Task name → prompt and completion tokens and calls, from CrewAI's events.",
+    )
+    stages: dict[Stage, StageTime] = Field(
+        default_factory=dict, description="The stages this review went through, stamped."
+    )
     policy_sha256: str | None = None
+    policy_corrections_sha256: str | None = Field(
+        None, description="Hash of the kind corrections in policies/index.yaml the policy had."
+    )
     started_at: datetime
     finished_at: datetime
 

@@ -113,7 +113,15 @@ AGENTS: tuple[AgentName, ...] = get_args(AgentName)
 # The agents whose answers a claim's record keeps parsed, in the order they run.
 ANSWERING_AGENTS: tuple[AgentName, ...] = ("intake", "policy", "fraud")
 
-TaskName = Literal["intake_task", "policy_task", "fraud_task", "adjudicate_task"]
+TaskName = Literal[
+    "intake_task",
+    "policy_task",
+    "fraud_task",
+    "adjudicate_task",
+    "targeted_question_task",
+    "policy_rebuttal_task",
+    "fraud_rebuttal_task",
+]
 TASKS: tuple[TaskName, ...] = get_args(TaskName)
 TASK_OF: dict[AgentName, TaskName] = {
     "intake": "intake_task",
@@ -122,6 +130,36 @@ TASK_OF: dict[AgentName, TaskName] = {
     "adjudicator": "adjudicate_task",
 }
 ADJUDICATE_TASK: TaskName = TASK_OF["adjudicator"]
+# The intake agent's second task: one question about the facts a conflict turns on, asked only
+# when the rules find such a conflict (resolution.yaml: targeted_evidence).
+TARGETED_TASK: TaskName = "targeted_question_task"
+# Each reviewer's second task in a debate round (resolution.yaml: debate): shown the other side's
+# claim once, it may revise its answer and evidence.
+REBUTTAL_TASK_OF: dict[Side, TaskName] = {
+    "policy": "policy_rebuttal_task",
+    "fraud": "fraud_rebuttal_task",
+}
+AGENT_OF_TASK: dict[TaskName, AgentName] = {
+    **{task: agent for agent, task in TASK_OF.items()},
+    TARGETED_TASK: "intake",
+    **{task: side for side, task in REBUTTAL_TASK_OF.items()},
+}
+# The tasks run only when the rules ask, each in a crew of its own, after the review.
+ON_DEMAND_TASKS: tuple[TaskName, ...] = (
+    ADJUDICATE_TASK,
+    TARGETED_TASK,
+    *REBUTTAL_TASK_OF.values(),
+)
+
+# The stages of one claim's review, each stamped when it starts and ends (ClaimRecord.stages):
+# the crew's model calls, the rules, and the targeted question, the debate round and the
+# adjudicator when the rules ask for them.
+Stage = Literal["crew", "resolver", "targeted_evidence", "debate", "adjudicator"]
+STAGES: tuple[Stage, ...] = get_args(Stage)
+# The levels a claim's decision may pass through, the stages and then a person, whose time is
+# from the escalation to the review (report: time to decision per level).
+DecisionLevel = Literal["crew", "resolver", "targeted_evidence", "debate", "adjudicator", "person"]
+DECISION_LEVELS: tuple[DecisionLevel, ...] = get_args(DecisionLevel)
 
 # What a run gives crew.kickoff(inputs=...): the only names a {placeholder} in agents.yaml or
 # tasks.yaml may use. The pipeline builds its inputs from exactly these keys.
@@ -131,7 +169,25 @@ KICKOFF_INPUTS: dict[str, str] = {
     "claim_text": "the claim file and its attachments, as text",
     "allowed_answers": "the answers resolution.yaml allows, comma-separated",
     "dispute": "the two reviewers' claims, for the adjudicator (empty otherwise)",
+    "question": "the facts a conflict turns on, asked of intake once (empty otherwise)",
+    "other_claim": "the other reviewer's claim, in a debate round (empty otherwise)",
 }
+
+# ---- expiry and revalidation ---------------------------------------------------------------
+
+# A claim file's underwriting risk class (ClaimFile.risk_class; expiry.by_risk_class).
+RiskClass = Literal["low", "medium", "high"]
+RISK_CLASSES: tuple[RiskClass, ...] = get_args(RiskClass)
+
+# Why a decision no longer stands as it was made (`review stale`, the review page): it has
+# expired, or what it stood on has changed since: the policy PDF, the policy's kind corrections,
+# the config files, the claim file; or the models, which only running it again can tell
+# (`revalidate` names them).
+StaleReason = Literal["expired", "policy", "corrections", "config", "claim_file", "models"]
+STALE_REASONS: tuple[StaleReason, ...] = get_args(StaleReason)
+
+# What a revalidation found: the same outcome and answer again (a replay), or a new decision.
+RevalidationVerdict = Literal["replay", "new"]
 
 # ---- claim files ---------------------------------------------------------------------------
 

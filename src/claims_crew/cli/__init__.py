@@ -46,8 +46,10 @@ LAZY_COMMANDS = {
     "audit": "claims_crew.cli.review:audit_group",
     "reviewer": "claims_crew.cli.review:reviewer",
     "serve": "claims_crew.cli.review:serve",
+    "revalidate": "claims_crew.cli.revalidate:revalidate_command",
     "report": "claims_crew.cli.report:report_command",
     "evaluate": "claims_crew.cli.report:evaluate_command",
+    "compare": "claims_crew.cli.compare:compare_command",
 }
 
 

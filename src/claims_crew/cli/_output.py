@@ -25,6 +25,7 @@ from claims_crew.errors import (
     LabelError,
     NotFound,
     PolicyError,
+    ShadowError,
     StoreError,
 )
 
@@ -32,8 +33,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # The work ran and part of it failed: a claim in `run`, the chain in `audit verify`.
 EXIT_FAILED = 1
-# Refused: a bad config, policy, case or labels file, or a store refusal (click's usage errors
-# exit 2 as well).
+# Refused: a bad config, policy, case or labels file, a bad or missing shadow, or a store
+# refusal (click's usage errors exit 2 as well).
 EXIT_BAD_INPUT = 2
 # No such clause, claim, escalation or reviewer.
 EXIT_NOT_FOUND = 3
@@ -90,6 +91,8 @@ def fail_with(
         code, default_exit = "refused", EXIT_BAD_INPUT
     elif isinstance(exc, PolicyError):
         code, default_exit = exc.code, EXIT_BAD_INPUT
+    elif isinstance(exc, ShadowError):
+        code, default_exit = "shadow", EXIT_BAD_INPUT
     else:
         # A labels, config, case, claim or checkpoint file, a model that cannot be built, or
         # no audit key: the message names the file or the setting.

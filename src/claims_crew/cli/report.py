@@ -21,6 +21,7 @@ from claims_crew.cli.safe_text import markup, plain
 if TYPE_CHECKING:
     from claims_crew.report import Amount, Figures, Metric, Report
     from claims_crew.report.evaluate import Evaluation
+    from claims_crew.report.usage import Cost, CostFigures, LevelTime
 
 
 def _pct(m: Metric) -> str:
@@ -61,6 +62,72 @@ def _slice_table(title: str, keys: list[str], rows: list[tuple[list[str], Figure
     return table
 
 
+def _money(value: float | None, currency: str | None) -> str:
+    return "–" if value is None else f"{value:,.4f} {currency or ''}".rstrip()
+
+
+def _cost_row(table: Table, label: str, c: Cost | None, currency: str | None) -> None:
+    if c is None:
+        table.add_row(label, "–", "–", "–", "–")
+        return
+    table.add_row(
+        label, _money(c.figure, currency), _money(c.total, currency), str(c.claims), str(c.unpriced)
+    )
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:,.2f}"
+
+
+def show_usage(console: Console, cost: CostFigures, levels: list[LevelTime]) -> None:
+    """Tokens and cost by task, cost per decision, and the time at each level."""
+    currency = cost.currency
+    tasks = Table(title="Tokens and cost by task", title_justify="left")
+    for column in ("task", "claims", "calls", "prompt tokens", "completion tokens", "cost"):
+        tasks.add_column(column, justify="left" if column == "task" else "right")
+    for t in cost.by_task:
+        tasks.add_row(
+            plain(t.task or "(no task)"),
+            str(t.claims),
+            str(t.calls),
+            f"{t.prompt_tokens:,}",
+            f"{t.completion_tokens:,}",
+            _money(t.cost.total, currency) if t.cost is not None else "–",
+        )
+    console.print(tasks)
+    if currency is None:
+        console.print("No cost shown: no price table (config/prices.yaml).", style="dim")
+    else:
+        per = Table(title=f"Cost ({currency}, at config/prices.yaml)", title_justify="left")
+        for column in ("cost", "mean", "total", "priced claims", "unpriced"):
+            per.add_column(column, justify="left" if column == "cost" else "right")
+        _cost_row(per, "per claim", cost.per_claim, currency)
+        _cost_row(per, "per automatic decision", cost.per_automatic_decision, currency)
+        _cost_row(
+            per,
+            "per resolved conflict (" + " or ".join(cost.resolved_conflict_outcomes) + ")",
+            cost.per_resolved_conflict,
+            currency,
+        )
+        console.print(per)
+        if cost.unpriced_models:
+            console.print(
+                plain("Models with no price: " + ", ".join(cost.unpriced_models), style="yellow")
+            )
+    times = Table(title="Time to decision per level (seconds)", title_justify="left")
+    for column in ("level", "claims", "mean", "median", "longest"):
+        times.add_column(column, justify="left" if column == "level" else "right")
+    for level in levels:
+        times.add_row(
+            level.level,
+            str(level.claims),
+            _seconds(level.mean),
+            _seconds(level.median),
+            _seconds(level.longest),
+        )
+    console.print(times)
+
+
 def show_report(console: Console, report: Report) -> None:
     f = report.overall
     window = f"since {report.since.isoformat()}" if report.since else "all decisions"
@@ -80,6 +147,22 @@ def show_report(console: Console, report: Report) -> None:
     console.print(
         _metric_table("Adjudicator outcomes", list(f.adjudicator_outcomes.items()), "outcome")
     )
+    console.print(
+        _metric_table(
+            "Targeted evidence (one question to intake before escalating), debate rounds",
+            [
+                ("evidence requests", f.evidence_requests),
+                ("evidence resolution rate", f.evidence_resolution),
+                ("debate rounds", f.debate_rounds),
+                ("debate changed an answer", f.debate_changed),
+            ],
+        )
+    )
+    debate_cost = _metric_table("Debate rounds: cost per round", [], "rebuttal tasks")
+    _amount_row(debate_cost, "model calls", f.debate_calls)
+    _amount_row(debate_cost, "tokens", f.debate_tokens)
+    console.print(debate_cost)
+    show_usage(console, report.cost, report.time_per_level)
     console.print(_metric_table("Parse errors", list(f.parse_errors.items()), "agent"))
     console.print(
         _metric_table(
@@ -235,10 +318,11 @@ def report_command(
     since: datetime | None, as_json: bool, html_file: Path | None, review_url: str
 ) -> None:
     """Disagreement, coverage, escalations and calibration over the decisions in the store."""
+    from claims_crew.prices import load_prices
     from claims_crew.report import report
     from claims_crew.store import Store
 
-    result = report(Store(), _day(since))
+    result = report(Store(), _day(since), load_prices())
     if html_file is not None:
         from claims_crew.report.html import render
 

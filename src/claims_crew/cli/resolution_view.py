@@ -37,6 +37,7 @@ def show_resolution(
     console.print(markup(resolution.reason), highlight=False)
     if resolution.question:
         console.print(f"[bold]Question:[/bold] {markup(resolution.question)}", highlight=False)
+    show_targeted(console, resolution)
     sides = Table(title="Evidence, re-read from the policy")
     for column in ("side", "answer", "cited", "clause", "kind", "re-read", "tool"):
         sides.add_column(column, overflow="fold")
@@ -85,3 +86,23 @@ def show_resolution(
     if check is not None:
         verdict = "accepted" if check.valid else "refused: " + "; ".join(check.problems)
         console.print(f"adjudicator: {markup(check.choice or '-')} — {markup(verdict)}")
+
+
+def show_targeted(console: Console, resolution: Resolution) -> None:
+    """The one question intake was asked about the conflict's open facts, and each answer as
+    the code checked it; nothing when none was asked."""
+    asked = resolution.targeted
+    if asked is None:
+        return
+    settled = "settled the conflict" if asked.settled else "did not settle it"
+    console.print(
+        f"[bold]Asked intake:[/bold] {markup(asked.question)} ({settled}; before: "
+        f"{asked.before.outcome} by {asked.before.rule})",
+        highlight=False,
+    )
+    if asked.parse_error:
+        console.print(f"  answer unreadable: {markup(asked.parse_error)}", highlight=False)
+    for check in asked.answers:
+        said = f"{markup(check.value)} from {markup(check.where or '-')}" if check.value else "null"
+        verdict = check.status + (f" ({markup(check.problem)})" if check.problem else "")
+        console.print(f"  {check.name}: {said}: {verdict}", highlight=False)

@@ -142,6 +142,22 @@ def _fact_lines(checks: list[dict[str, Any]]) -> Text:
     return lines
 
 
+def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) -> Table:
+    """Each task's calls and tokens, and how long each stage of the review took."""
+    times = ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in stages.items())
+    table = Table(title="Model calls and tokens" + (f" ({times})" if times else ""))
+    for column in ("task", "calls", "prompt tokens", "completion tokens"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for task, used in tokens.items():
+        table.add_row(
+            plain(task or "(no task)"),
+            str(used["calls"]),
+            f"{used['prompt']:,}",
+            f"{used['completion']:,}",
+        )
+    return table
+
+
 @review.command("show")
 @click.argument("ref", metavar="ID")
 @json_option
@@ -167,6 +183,14 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
     if detail["fact_checks"]:
         console.print(_fact_lines(detail["fact_checks"]))
+    if asked := detail.get("targeted"):
+        # The one question intake was asked before escalating, and what the code found of it.
+        found = "; ".join(
+            f"{a['name']} {a['status']}" + (f" ({a['problem']})" if a["problem"] else "")
+            for a in asked["answers"]
+        )
+        console.print(plain(f"Asked intake: {asked['question']}"))
+        console.print(plain(f"Answer: {found or asked['parse_error'] or 'nothing usable'}"))
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1)
     grid.add_column(ratio=1)
@@ -183,6 +207,8 @@ def review_show(ref: str, as_json: bool) -> None:
             plain(step["detail"]),
         )
     console.print(trail)
+    if detail["tokens_by_task"]:
+        console.print(_usage_table(detail["tokens_by_task"], detail["stage_seconds"]))
     if detail["state"] == "decided":
         console.print(
             plain(
@@ -197,6 +223,16 @@ def review_show(ref: str, as_json: bool) -> None:
             style="dim",
             markup=False,
         )
+
+
+@review.command("stale")
+@json_option
+@reports_errors
+def review_stale(as_json: bool) -> None:
+    """Decisions that expired, or whose policy, corrections, config or claim file changed."""
+    from claims_crew.cli.revalidate import show_stale
+
+    show_stale(as_json)
 
 
 @review.command("decide")
@@ -365,8 +401,9 @@ def serve(host: str, port: int, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the review queue as a web page (sign in with a reviewer token)."""
     import uvicorn
 
+    from claims_crew.cli.revalidate import current_project
     from claims_crew.review.web import create_app, default_hosts
 
-    app = create_app(Store(), [*default_hosts(host, port), *allowed_hosts])
+    app = create_app(Store(), [*default_hosts(host, port), *allowed_hosts], project=current_project)
     click.echo(f"Review page on http://{host}:{port}/  (Ctrl-C to stop)")
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -26,15 +26,17 @@ from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
+from claims_crew.cli.shadow import fresh_option, shadow_option
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
     from claims_crew.llms.select import LLMFactory
-    from claims_crew.pipeline import BatchItem
+    from claims_crew.pipeline import BatchItem, Settings
     from claims_crew.resolver import Resolution
     from claims_crew.store import Store
+    from claims_crew.worker_pool import DeadWorker
 
 
 @click.command("run")
@@ -50,18 +52,71 @@ if TYPE_CHECKING:
     default=None,
     help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).",
 )
-def run_command(inbox: Path | None, concurrency: int | None) -> None:
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes sharing the store, each reviewing its share of the claims at --concurrency "
+    "(default: CLAIMS_CREW_WORKERS, else 1: this process).",
+)
+@shadow_option
+@fresh_option
+def run_command(
+    inbox: Path | None,
+    concurrency: int | None,
+    workers: int | None,
+    shadow: str | None,
+    fresh: bool,
+) -> None:
     """Review every claim in the inbox that has not been reviewed yet."""
-    run_inbox(inbox, concurrency)
+    from claims_crew.shadows import shadow_from_environment
+
+    if fresh and not (shadow or shadow_from_environment()):
+        raise click.UsageError("--fresh starts a shadow over: it goes with --shadow NAME")
+    run_inbox(inbox, concurrency, shadow, fresh, workers=workers)
 
 
-def run_inbox(inbox: Path | None = None, concurrency: int | None = None) -> None:
+def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Settings:
+    """What every claim of a run shares: the config (checked first, so a broken one is refused
+    before any model call is spent on it), the library, the models and the store."""
+    from claims_crew.config_check import check_or_raise
+    from claims_crew.llms.select import default_llm_factory
+    from claims_crew.pipeline import Settings
+    from claims_crew.policy.library import PolicyLibrary
+
+    config_dir = paths.config_dir()
+    check_or_raise(config_dir)
+    return Settings(
+        library=PolicyLibrary(),
+        llm_for=llm_for or default_llm_factory(config_dir),
+        config_dir=config_dir,
+        store=store,
+    )
+
+
+def run_inbox(
+    inbox: Path | None = None,
+    concurrency: int | None = None,
+    shadow: str | None = None,
+    fresh: bool = False,
+    workers: int | None = None,
+) -> None:
     """Review the inbox (default: claims/inbox); exit 1 when a claim failed or the run could not
-    start, so that CI and `crewai run` users see it."""
+    start, so that CI and `crewai run` users see it. With `shadow` (else CLAIMS_CREW_SHADOW),
+    into that shadow instead of production (claims_crew.shadows). With `workers` (else
+    CLAIMS_CREW_WORKERS) above 1, in that many processes (claims_crew.worker_pool)."""
+    from claims_crew.limits import workers_from_environment
+    from claims_crew.shadows import shadow_from_environment
+
     paths.keep_crewai_at_home()
     try:
         failed = review_inbox(
-            inbox or paths.inbox_dir(), concurrency or default_concurrency(), Console()
+            inbox or paths.inbox_dir(),
+            concurrency or default_concurrency(),
+            Console(),
+            shadow=shadow or shadow_from_environment(),
+            fresh=fresh,
+            workers=workers or workers_from_environment(),
         )
     except ClaimsCrewError as exc:
         fail_with(exc, exit_code=EXIT_FAILED)
@@ -117,39 +172,66 @@ def _outcome(resolution: Resolution | None) -> str:
 
 
 def review_inbox(
-    inbox: Path, concurrency: int, console: Console, llm_for: LLMFactory | None = None
+    inbox: Path,
+    concurrency: int,
+    console: Console,
+    llm_for: LLMFactory | None = None,
+    shadow: str | None = None,
+    fresh: bool = False,
+    workers: int = 1,
 ) -> int:
-    """Review the claims in `inbox` that have no decision yet; return how many failed."""
+    """Review the claims in `inbox` that have no decision yet; return how many failed.
+
+    With `shadow`, the claims with no decision in that shadow, into it: production is never
+    opened (`fresh`: the shadow starts over). With `workers` above 1, in that many processes,
+    which build their models from the environment and the config (not from `llm_for`); a claim
+    a worker that died had not finished counts as failed, and each dead worker is named."""
     from claims_crew.claim_files import inbox_files
-    from claims_crew.config_check import check_or_raise
-    from claims_crew.llms.select import default_llm_factory
-    from claims_crew.pipeline import Settings, run_batch, triage
-    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.cli import shadow as shadow_output
+    from claims_crew.pipeline import run_batch, triage
+    from claims_crew.shadows import open_shadow
     from claims_crew.store import Store
+    from claims_crew.worker_pool import run_in_workers
 
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
-    # A broken config is refused before any model call is spent on it.
-    config_dir = paths.config_dir()
-    check_or_raise(config_dir)
-    settings = Settings(
-        library=PolicyLibrary(),
-        llm_for=llm_for or default_llm_factory(config_dir),
-        config_dir=config_dir,
-        store=Store(),
-    )
+    settings = checked_settings(open_shadow(shadow, fresh) if shadow else Store(), llm_for)
+    if shadow:
+        shadow_output.announce(console, shadow, settings.store)
     files = inbox_files(inbox)
     states = triage(files, settings)
     todo = [p for p in files if states.get(p, "todo") == "todo"]
     changed = [p.name for p in files if states.get(p) == "changed_after_decision"]
     console.print(f"{len(files)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
-    with BatchProgress(console, len(todo)) as progress:
-        items = run_batch(
-            todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
-        )
+    if workers > 1 and llm_for is not None:
+        raise ValueError("worker processes build their own models: llm_for cannot reach them")
+    dead: list[DeadWorker] = []
+    with BatchProgress(console, len(todo), rate_limit=settings.rate_limit) as progress:
+        if workers > 1:
+            pooled = run_in_workers(
+                todo,
+                settings.store,
+                settings.config_dir or paths.config_dir(),
+                concurrency,
+                workers,
+                on_done=progress.finished,
+                on_start=progress.started,
+            )
+            items, dead = pooled.items, pooled.dead
+        else:
+            items = run_batch(
+                todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
+            )
     console.print(_table(items))
-    _escalations(console, items, changed, settings.store)
-    return sum(not item.ok for item in items)
+    for worker in dead:
+        console.print(plain(worker.describe()), style="red", soft_wrap=True)
+    if shadow:
+        shadow_output.summary(console, shadow, items, changed)
+    else:
+        _escalations(console, items, changed, settings.store)
+    # A worker that died after its claims were done still fails the run.
+    lost = sum(max(1, len(worker.unfinished)) for worker in dead)
+    return sum(not item.ok for item in items) + lost
 
 
 def _escalations(

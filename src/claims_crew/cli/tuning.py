@@ -60,7 +60,8 @@ def config() -> None:
 @json_option
 @reports_errors
 def config_check(config_dir: Path | None, as_json: bool) -> None:
-    """Validate config/*.yaml: every problem with its file, key, line and a hint.
+    """Validate config/*.yaml, and the kind corrections in policies/index.yaml against each
+    policy's clauses: every problem with its file, key, line and a hint.
 
     Exits 2 on any error; warnings alone exit 0.
     """
@@ -84,6 +85,9 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
             console.print(
                 f"[green]ok[/green] {markup(folder)}: agents.yaml, tasks.yaml, resolution.yaml"
             )
+            index = paths.policies_dir() / "index.yaml"
+            if index.exists():  # its kind corrections were checked against each policy's tree
+                console.print(f"[green]ok[/green] {markup(index)}")
     if bad:
         sys.exit(EXIT_BAD_INPUT)
 

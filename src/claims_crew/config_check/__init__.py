@@ -2,8 +2,10 @@
 
 checks.py        the checks of agents.yaml and tasks.yaml, the folder as a whole; check_or_raise
 resolution.py    the checks of resolution.yaml: the resolver's own validation, placed, and warnings
+prices.py        the checks of prices.yaml (optional): the price table's validation, placed
 crewai_facts.py  what the check knows of CrewAI: its YAML keys, providers and model names
 source.py        the files read as PyYAML nodes, for lines and duplicate keys
+policies.py      the checks of policies/index.yaml: entries, and kind corrections against the tree
 problems.py      Problem, the one type every check reports through
 """
 

@@ -29,6 +29,8 @@ from claims_crew.config_check.crewai_facts import (
     TASK_REQUIRED,
     llm_problem,
 )
+from claims_crew.config_check.policies import check_policy_index
+from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
 from claims_crew.config_check.resolution import check_resolution
 from claims_crew.config_check.source import (
@@ -271,11 +273,12 @@ def _entries_of(
 
 # --- the whole folder ---------------------------------------------------------------------
 
-FILES: tuple[str, ...] = ("agents.yaml", "tasks.yaml", "resolution.yaml")
+FILES: tuple[str, ...] = ("agents.yaml", "tasks.yaml", "resolution.yaml", "prices.yaml")
 
 
-def check_config(config_dir: Path | None = None) -> list[Problem]:
-    """Every problem in config/agents.yaml, tasks.yaml and resolution.yaml, file by file."""
+def check_config(config_dir: Path | None = None, policies_dir: Path | None = None) -> list[Problem]:
+    """Every problem in config/agents.yaml, tasks.yaml, resolution.yaml and, when there,
+    prices.yaml, file by file."""
     folder = config_dir if config_dir is not None else paths.config_dir()
     problems: list[Problem] = []
     agents = load_file(folder, "agents.yaml", problems)
@@ -289,7 +292,13 @@ def check_config(config_dir: Path | None = None) -> list[Problem]:
     resolution = load_file(folder, "resolution.yaml", problems)
     if resolution is not None:
         problems.extend(check_resolution(resolution))
-    return sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
+    if (folder / "prices.yaml").exists():  # optional: without it no cost is shown
+        prices = load_file(folder, "prices.yaml", problems)
+        if prices is not None:
+            problems.extend(check_prices(prices))
+    ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
+    # policies/index.yaml last: its kind corrections decide claims as much as the config does.
+    return ordered + check_policy_index(policies_dir or paths.policies_dir())
 
 
 def errors(problems: Sequence[Problem]) -> list[Problem]:

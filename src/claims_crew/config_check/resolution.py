@@ -65,8 +65,13 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
         code, hint = "invalid_value", ""
         if not loc and (m := re.match(r"(\w+): ", message)):
             loc = [m.group(1)]  # a whole-file rule names the key it is about first
+        # A dict key's own error ends in "[key]": the key is where it is written.
+        loc = [part for part in loc if part != "[key]"]
         path, line = locate(loaded.root, loc)
         kind = err["type"]
+        if loc[:1] == ["expiry"] and kind in ("value_error", "literal_error", "string_type"):
+            problems.append(_expiry_problem(loaded, loc, path, line, err, message))
+            continue
         if kind == "extra_forbidden":
             code = "unknown_key"
             message = f"unknown key {str(loc[-1])!r}"
@@ -95,6 +100,33 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
             hint = (did_you_mean(bad.group(1), gate_fields()) if bad else "") or GATE_HINT
         problems.append(Problem(loaded.name, path, line, code, message, hint))
     return problems
+
+
+def _expiry_problem(
+    loaded: Loaded, loc: list[int | str], path: str, line: int | None, err: Any, message: str
+) -> Problem:
+    """A duration that is not one, or a rule for an outcome or risk class that does not exist."""
+    if err["type"] == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+        what, whats = (
+            ("outcome", "outcomes") if loc[1:2] == ["by_outcome"] else ("risk class", "classes")
+        )
+        return Problem(
+            loaded.name,
+            path,
+            line,
+            "unknown_outcome" if what == "outcome" else "unknown_risk_class",
+            f"expiry: unknown {what} {err['input']!r}; the {whats} are {', '.join(choices)}",
+            did_you_mean(str(err["input"]), choices),
+        )
+    return Problem(
+        loaded.name,
+        path,
+        line,
+        "bad_duration",
+        f"expiry: {message}",
+        "a duration is a whole number and h, d or w: 12h, 30d, 2w; null never expires",
+    )
 
 
 def _resolution_warnings(loaded: Loaded, config: ResolutionConfig) -> list[Problem]:

@@ -28,6 +28,7 @@ from claims_crew.models import IntakeFacts
 from claims_crew.pipeline import kickoff_inputs
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import load_config
+from claims_crew.vocabulary import REBUTTAL_TASK_OF, TARGETED_TASK
 
 PLACEHOLDER_INTAKE = (
     "<<placeholder: claim {claim_id} has no stored intake result yet; in a run, the intake "
@@ -36,6 +37,13 @@ PLACEHOLDER_INTAKE = (
 PLACEHOLDER_DISPUTE = (
     "<<placeholder: the policy and fraud reviewers' claims are inserted here when the "
     "adjudicator is asked>>"
+)
+PLACEHOLDER_QUESTION = (
+    "<<placeholder: the question naming the facts a conflict turns on is inserted here when "
+    "intake is asked about them>>"
+)
+PLACEHOLDER_OTHER_CLAIM = (
+    "<<placeholder: the other reviewer's claim is inserted here in a debate round>>"
 )
 # What every agent other than TASK's answers; it ends each task so the crew moves on.
 STAND_IN_ANSWER = "<<not run: prompt preview>>"
@@ -111,7 +119,10 @@ def render_prompt(
     if intake is None:
         intake = PLACEHOLDER_INTAKE.format(claim_id=claim.claim_id)
     dispute = PLACEHOLDER_DISPUTE if task_name == "adjudicate_task" else ""
-    inputs = kickoff_inputs(loaded, load_config(folder).allowed_answers, dispute)
+    question = PLACEHOLDER_QUESTION if task_name == TARGETED_TASK else ""
+    inputs = kickoff_inputs(loaded, load_config(folder).allowed_answers, dispute, question)
+    if task_name in REBUTTAL_TASK_OF.values():
+        inputs["other_claim"] = PLACEHOLDER_OTHER_CLAIM
 
     # The models a run would use are built (no call is made building one), to learn what CrewAI
     # will ask of each; then every agent talks to a probe instead.
@@ -128,7 +139,8 @@ def render_prompt(
         agent.llm = probes[name]
     target: Task = getattr(cc, task_name)()
     if target not in crew.tasks:
-        # The adjudicator is asked on its own, after the review: a crew of just its task.
+        # The adjudicator and the targeted question are asked on their own, after the review:
+        # a crew of just the task.
         crew = Crew(
             agents=[target.agent],
             tasks=[target],

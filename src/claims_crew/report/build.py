@@ -19,6 +19,9 @@ decision equals the agent's answer (needs_more_evidence, unparsed answers and ab
 claim nothing to be right about, are left out), and the calibration table splits it by the
 agent's stated confidence in buckets. Reviews only exist for escalations, so this measures the
 agents on the hard cases, not on all claims.
+
+Tokens, cost and time per level (usage.py) come with the figures: cost only when a price table
+(config/prices.yaml) is given, and the report says which outcomes count as a resolved conflict.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from claims_crew.report.metrics import Figures, Metric, count_where, figures, metric
 from claims_crew.report.rows import ClaimRow, load_rows
+from claims_crew.report.usage import CostFigures, LevelTime, cost_figures, time_per_level
 from claims_crew.vocabulary import (
     ABSTENTION,
     DEFINITE_DECISIONS,
@@ -44,6 +48,7 @@ from claims_crew.vocabulary import (
 )
 
 if TYPE_CHECKING:
+    from claims_crew.prices import PriceTable
     from claims_crew.store import Store
 
 # Stated-confidence buckets for the calibration table: [low, high), the last one closed.
@@ -138,6 +143,8 @@ class Report(BaseModel):
     by_clause: list[ClauseRow]
     reviews: ReviewFigures
     escalations: list[EscalationLink]
+    cost: CostFigures = Field(description="Tokens and cost by task, per decision (usage.py).")
+    time_per_level: list[LevelTime] = Field(description="Seconds at each level (usage.py).")
 
 
 def _field_row(
@@ -278,9 +285,13 @@ def review_figures(rows: Sequence[ClaimRow]) -> ReviewFigures:
 
 
 def build_report(
-    rows: Sequence[ClaimRow], since: date | None = None, now: datetime | None = None
+    rows: Sequence[ClaimRow],
+    since: date | None = None,
+    now: datetime | None = None,
+    prices: PriceTable | None = None,
 ) -> Report:
-    """The report over the rows decided on or after `since` (UTC); pure but for `now`."""
+    """The report over the rows decided on or after `since` (UTC); pure but for `now`.
+    Costs are at `prices`; without a table, none are shown."""
     cutoff = day_stamp(since)
     rows = [r for r in rows if r.decided_at >= cutoff]
     escalations = [
@@ -307,8 +318,10 @@ def build_report(
         by_clause=clause_rows(rows),
         reviews=review_figures(rows),
         escalations=escalations,
+        cost=cost_figures(rows, prices),
+        time_per_level=time_per_level(rows),
     )
 
 
-def report(store: Store, since: date | None = None) -> Report:
-    return build_report(load_rows(store, since), since)
+def report(store: Store, since: date | None = None, prices: PriceTable | None = None) -> Report:
+    return build_report(load_rows(store, since), since, prices=prices)

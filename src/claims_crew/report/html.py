@@ -225,6 +225,9 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
     )
     out.append("</div>")
 
+    from claims_crew.report.html_usage import usage_section  # it reads this module's tables
+
+    out.append(usage_section(report))
     out.append("<h2>Which fields drive disagreement</h2>")
     out.append(
         "<p>For each intake fact: how often it was null, unverified (stated, but not borne out "
@@ -275,13 +278,39 @@ def render(report: Report, review_url: str = "http://127.0.0.1:8000") -> str:
     )
     out.append("</div>")
 
-    out.append("<h2>Escalations by reason, adjudicator, parse errors</h2><div class=row>")
+    out.append(
+        "<h2>Escalations by reason, adjudicator, targeted evidence, parse errors</h2>"
+        "<div class=row>"
+    )
     out.append(hbar_chart("Escalated, by reason code", list(f.escalation_reasons.items())))
     out.append("<div>")
     out.append(
         _table(
             ["adjudicator", "figure", "count", "denominator"],
             [[k, *_metric_cells(m)] for k, m in f.adjudicator_outcomes.items()],
+        )
+    )
+    out.append(
+        _table(
+            ["targeted evidence and debate", "figure", "count", "denominator"],
+            [
+                ["evidence requests", *_metric_cells(f.evidence_requests)],
+                ["evidence resolution rate", *_metric_cells(f.evidence_resolution)],
+                ["debate rounds", *_metric_cells(f.debate_rounds)],
+                ["debate changed an answer", *_metric_cells(f.debate_changed)],
+                [
+                    "debate calls per round",
+                    mean(f.debate_calls),
+                    f"{f.debate_calls.count:g}",
+                    f.debate_calls.denominator,
+                ],
+                [
+                    "debate tokens per round",
+                    mean(f.debate_tokens),
+                    f"{f.debate_tokens.count:g}",
+                    f.debate_tokens.denominator,
+                ],
+            ],
         )
     )
     out.append(

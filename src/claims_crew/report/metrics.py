@@ -30,6 +30,16 @@ those decided on or after `--since`):
 - **abstentions**, per reviewing agent (policy, fraud): answers `uncertain` (the agent said it
   cannot tell), over the claims where that agent's answer parsed; `abstention_reasons` splits
   each agent's abstentions by the reason it gave.
+- **evidence requests**: claims whose conflict over open facts asked intake one targeted
+  question (resolution.yaml `targeted_evidence`), over all claims. **evidence resolution**: of
+  those, the claims the answer settled (a quoted fact checked out and the conflict rule no longer
+  fired: the claim agreed, went to the adjudicator, or was gated), over the claims where a
+  question was asked.
+- **debate rounds**: claims whose dispute got a debate round before the adjudicator
+  (resolution.yaml `debate.rounds: 1`), over all claims. **debate changed**: of those, the
+  claims where a side revised its answer, over the claims with a round. **debate calls** and
+  **debate tokens**: the rebuttal tasks' model calls and tokens, totalled over the claims with a
+  round; the figure is the mean per round.
 - **model calls, tokens, seconds**: per claim, from the decided attempt; tokens are prompt plus
   completion as the provider reported them; seconds run from the claim's start to its record.
 """
@@ -50,8 +60,11 @@ from claims_crew.vocabulary import (
     AUTOMATIC_OUTCOMES,
     DECIDED_OUTCOMES,
     OUTCOMES,
+    REBUTTAL_TASK_OF,
     SIDES,
 )
+
+REBUTTAL_TASKS = frozenset(REBUTTAL_TASK_OF.values())
 
 
 class Metric(BaseModel):
@@ -100,6 +113,12 @@ class Figures(BaseModel):
     escalated: Metric
     escalation_reasons: dict[str, Metric]
     parse_errors: dict[str, Metric]
+    evidence_requests: Metric
+    evidence_resolution: Metric
+    debate_rounds: Metric
+    debate_changed: Metric
+    debate_calls: Amount
+    debate_tokens: Amount
     abstentions: dict[str, Metric]
     abstention_reasons: dict[str, dict[str, Metric]]
     model_calls: Amount
@@ -127,6 +146,9 @@ def figures(rows: Sequence[ClaimRow]) -> Figures:
     outcome_counts = Counter(r.outcome for r in rows)
     compared = count_where(rows, lambda r: r.compared)
     asked = [r for r in rows if r.adjudicator is not None]
+    questioned = [r for r in rows if r.targeted is not None]
+    debated = [r for r in rows if r.debate is not None]
+    rebuttals = [u for r in debated for t, u in r.tokens_by_task.items() if t in REBUTTAL_TASKS]
     adjudicated = Counter(r.adjudicator for r in asked)
     escalated = [r for r in rows if r.outcome == "ESCALATED"]
     reasons = Counter(code for r in escalated for code in dict.fromkeys(r.reason_codes))
@@ -153,6 +175,14 @@ def figures(rows: Sequence[ClaimRow]) -> Figures:
         escalated=metric(len(escalated), n),
         escalation_reasons={code: metric(c, n) for code, c in sorted(reasons.items())},
         parse_errors=parse_errors,
+        evidence_requests=metric(len(questioned), n),
+        evidence_resolution=metric(
+            count_where(questioned, lambda r: r.targeted == "settled"), len(questioned)
+        ),
+        debate_rounds=metric(len(debated), n),
+        debate_changed=metric(count_where(debated, lambda r: r.debate == "changed"), len(debated)),
+        debate_calls=amount(sum(u.calls for u in rebuttals), len(debated)),
+        debate_tokens=amount(sum(u.prompt + u.completion for u in rebuttals), len(debated)),
         abstentions=abstentions,
         abstention_reasons=abstention_reasons,
         model_calls=amount(sum(r.model_calls for r in rows), n),

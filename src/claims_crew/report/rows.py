@@ -9,23 +9,50 @@ contradicts the claim file (date_of_loss, amount_claimed, as the resolver compar
 resolver named it in `missing_facts`; it is unverified when intake stated it but the resolver
 found its source does not bear it out (Resolution.facts). Claims whose intake did not parse have
 none of these: they are parse errors.
+
+A row also keeps what the decided attempt cost and took: each task's tokens and calls, the model
+of each agent (for the price table), each stage's seconds (crew, resolver, adjudicator), and a
+person's wait, from the escalation's opening to the review that decided it.
+
+And what became of the one targeted question intake may have been asked about a conflict's open
+facts (Resolution.targeted): `settled` when a fact it quoted checked out and the conflict rule
+no longer fired, `verified` when one checked out but facts stayed open, `unverified` when none
+did (a null, a quote not in the claim, an unreadable answer). And whether a debate round was
+held before the adjudicator (Resolution.debate): `changed` when a side revised its answer,
+`unchanged` when neither did; its calls and tokens are those of the two rebuttal tasks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
-from claims_crew.vocabulary import DECIDED_OUTCOMES, FACT_FIELDS, OPEN_OUTCOMES, SIDES, parse_stamp
+from claims_crew.vocabulary import (
+    DECIDED_OUTCOMES,
+    FACT_FIELDS,
+    OPEN_OUTCOMES,
+    SIDES,
+    parse_stamp,
+    stamp,
+)
 
 if TYPE_CHECKING:
     from claims_crew.models import ClaimFile
     from claims_crew.records import ClaimRecord
     from claims_crew.store import Decision, Escalation, Store
+
+
+class TaskTokens(NamedTuple):
+    """One task's tokens and model calls in one claim."""
+
+    prompt: int = 0
+    completion: int = 0
+    calls: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +96,12 @@ class ClaimRow:
     tokens: int = 0
     seconds: float = 0.0
     unverified_fields: tuple[str, ...] = ()  # stated by intake, not borne out by the claim
+    tokens_by_task: dict[str, TaskTokens] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)  # agent → model
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # stage → seconds
+    person_seconds: float | None = None  # escalation opened → a person decided it
+    targeted: str | None = None  # settled, verified or unverified; None when none was asked
+    debate: str | None = None  # changed or unchanged; None when no round was held
 
     def side(self, name: str) -> SideRow:
         return self.policy if name == "policy" else self.fraud
@@ -166,6 +199,11 @@ def build_row(
     model_calls: int,
     tokens: int,
     seconds: float,
+    tokens_by_task: Mapping[str, Mapping[str, int]] | None = None,
+    models: Mapping[str, str] | None = None,
+    stages: Mapping[str, tuple[str, str]] | None = None,
+    opened_at: str | None = None,
+    reviewed_at: str | None = None,
 ) -> ClaimRow:
     """A row from JSON-shaped parts, the way both loaders see a claim."""
     sides = resolution.get("sides") or {}
@@ -218,7 +256,33 @@ def build_row(
         model_calls=model_calls,
         tokens=tokens,
         seconds=seconds,
+        tokens_by_task={
+            task: TaskTokens(u.get("prompt", 0), u.get("completion", 0), u.get("calls", 0))
+            for task, u in (tokens_by_task or {}).items()
+        },
+        models=dict(models or {}),
+        stage_seconds={
+            stage: _seconds(started, finished)
+            for stage, (started, finished) in (stages or {}).items()
+        },
+        person_seconds=_seconds(opened_at, reviewed_at) if opened_at and reviewed_at else None,
+        targeted=_targeted(resolution.get("targeted")),
+        debate=_debate(resolution.get("debate")),
     )
+
+
+def _debate(held: dict[str, Any] | None) -> str | None:
+    if not held:
+        return None
+    return "changed" if held.get("changed") else "unchanged"
+
+
+def _targeted(asked: dict[str, Any] | None) -> str | None:
+    if not asked:
+        return None
+    if asked.get("settled"):
+        return "settled"
+    return "verified" if asked.get("verified") else "unverified"
 
 
 def row_from(
@@ -251,6 +315,15 @@ def row_from(
         model_calls=sum(record.model_calls.values()) if record else 0,
         tokens=sum(record.tokens.values()) if record else 0,
         seconds=record.seconds if record else 0.0,
+        tokens_by_task={t: u.model_dump() for t, u in record.tokens_by_task.items()}
+        if record
+        else None,
+        models=record.models if record else None,
+        stages={s: (stamp(t.started_at), stamp(t.finished_at)) for s, t in record.stages.items()}
+        if record
+        else None,
+        opened_at=escalation.opened_at if escalation else None,
+        reviewed_at=decision.review.decided_at if decision.review else None,
     )
 
 
@@ -277,6 +350,11 @@ def load_rows(store: Store, since: date | None = None) -> list[ClaimRow]:
             model_calls=c.model_calls,
             tokens=c.tokens,
             seconds=_seconds(c.started_at, c.finished_at),
+            tokens_by_task=c.tokens_by_task,
+            models=c.models,
+            stages={stage: (started, finished) for stage, (started, finished) in c.stages.items()},
+            opened_at=c.opened_at,
+            reviewed_at=c.reviewed_at,
         )
         for c in store.decided_claims(since)
     ]

@@ -7,8 +7,11 @@ The rules, in order (README, "The resolver"):
   agree    same answer, both sides' evidence holds, confident enough  → ACCEPTED
   prefer   only one side's evidence holds, and it reaches the floor  → PREFERRED
   conflict both hold, answers differ, a fact is unknown, unverified
-           (fact_unverified: its source is not in the claim) or disputed   → ESCALATED
-  dispute  both hold, answers differ, every fact known                → ADJUDICATION_REQUIRED
+           (fact_unverified: its source is not in the claim) or disputed   → ESCALATED; with
+           targeted_evidence on, intake is first asked once about those facts (targeted.py)
+           and the rules run again on any fact whose quote checks out
+  dispute  both hold, answers differ, every fact known                → ADJUDICATION_REQUIRED;
+           with debate.rounds 1, each side first sees the other's claim once (debate.py)
   neither  no side's evidence holds                                    → ESCALATED
   gates    no supporting clause from policy_lookup on the winning side; amount, red flags,
            risk class, non-automatic outcome                           → ESCALATED
@@ -32,6 +35,8 @@ resolves the same way and a table of cases can test every rule.
   rules.py         the rules, in the order above (resolve, policy_checks)
   gates.py         provenance and resolution.yaml's gates on outcomes that would stand alone
   adjudication.py  the adjudicator's answer to a dispute, checked (apply_adjudication)
+  targeted.py      level 1: the conflict's open facts asked of intake once, the answer checked
+  debate.py        one debate round before the adjudicator, and the rules run again
   config.py        config/resolution.yaml, validated
   reread.py        the only I/O: the cited clauses looked up in the policy PDF
   case_files.py    CASE.json files, for `claims-crew resolve` and the tests' table

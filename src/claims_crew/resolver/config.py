@@ -19,6 +19,7 @@ from claims_crew import paths
 from claims_crew.errors import ConfigError, validation_problems
 from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
+from claims_crew.resolver.expiry import Expiry
 from claims_crew.vocabulary import ABSTENTION, DECIDED_OUTCOMES, DEFAULT_ANSWERS, Outcome
 
 # What a gate's `field` may start with, and the model whose fields may follow.
@@ -88,6 +89,22 @@ class Adjudication(BaseModel):
     enabled: bool = True
 
 
+class TargetedEvidenceSettings(BaseModel):
+    """Level 1: before a conflict over open facts goes to a person, ask intake once about them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+
+
+class Debate(BaseModel):
+    """One bounded debate round before the adjudicator: each side shown the other's claim once."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rounds: int = Field(0, ge=0, le=1, strict=True)
+
+
 class Gate(BaseModel):
     """Escalate an automatic outcome when a field is above a number or one of some values."""
 
@@ -121,9 +138,15 @@ class ResolutionConfig(BaseModel):
     tool_sourced: ToolSourced = ToolSourced()
     abstention: Abstention = Abstention()
     adjudication: Adjudication = Adjudication()
+    # On unless the file turns it off: one question to intake is cheaper than a person.
+    targeted_evidence: TargetedEvidenceSettings = TargetedEvidenceSettings()
+    # 0: a dispute goes straight to the adjudicator; 1: each side may revise once first.
+    debate: Debate = Debate()
     # By default every decided outcome stands; listing fewer sends the rest to a person.
     automatic_outcomes: tuple[Outcome, ...] = DECIDED_OUTCOMES
     gates: tuple[Gate, ...] = ()
+    # How long a decision stands before `review stale` lists it; by default, for ever.
+    expiry: Expiry = Expiry()
 
     @model_validator(mode="after")
     def _answers_have_kinds(self) -> ResolutionConfig:

@@ -20,16 +20,17 @@ from claims_crew.resolver.case import PolicyView
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.quotes import quote_in
 from claims_crew.resolver.resolution import ClauseCheck, SideReview
-from claims_crew.vocabulary import ABSTENTION, TASK_OF, ReasonCode, Side
+from claims_crew.vocabulary import ABSTENTION, REBUTTAL_TASK_OF, TASK_OF, ReasonCode, Side
 
 
 def tool_sourced(ledger: Sequence[LedgerEntry], side: Side) -> frozenset[str]:
-    """Clause keys policy_lookup returned within the side's own task."""
-    task = TASK_OF[side]
+    """Clause keys policy_lookup returned within the side's own tasks (its review, and its
+    rebuttal in a debate round)."""
+    tasks = {TASK_OF[side], REBUTTAL_TASK_OF[side]}
     return frozenset(
         clause_key(cid)
         for e in ledger
-        if e.task_name == task or (e.task_name is None and e.agent_role == side)
+        if e.task_name in tasks or (e.task_name is None and e.agent_role == side)
         for cid in e.returned_clause_ids
     )
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
     AbstainReason,
@@ -113,10 +114,36 @@ class Resolution(BaseModel):
         "answer could not be read or no model was asked.",
     )
     config_sha256: str = ""
+    targeted: TargetedEvidence | None = Field(
+        None,
+        description="The one question put to intake about the facts a conflict turned on, its "
+        "answer as checked, and the resolution before it; null when none was asked.",
+    )
+    debate: DebateRound | None = Field(
+        None,
+        description="The one debate round before the adjudicator: each side's revised answer "
+        "and the resolution before it; null when none was held.",
+    )
 
     @property
     def decided(self) -> bool:
         return self.outcome in DECIDED_OUTCOMES
+
+
+class TargetedEvidence(BaseModel):
+    """Level 1: the conflict's open facts asked of intake once, and what came of it."""
+
+    question: str = Field(description="The question as intake was asked it.")
+    facts: list[FactName] = Field(description="The facts it asked about.")
+    raw: str = Field(description="Intake's answer exactly as the model gave it.")
+    parse_error: str | None = Field(None, description="Why the answer could not be read.")
+    answers: list[FactCheck] = Field(
+        default_factory=list,
+        description="Each fact intake answered, its source checked against the claim.",
+    )
+    verified: bool = Field(description="At least one asked fact's source checks out.")
+    settled: bool = Field(description="With the verified facts, the conflict rule no longer fires.")
+    before: Resolution = Field(description="The resolution that asked, before the answer.")
 
 
 class Trail:
@@ -127,3 +154,22 @@ class Trail:
 
     def add(self, rule: RuleName, fired: bool, detail: str, code: ReasonCode | None = None) -> None:
         self.steps.append(TrailStep(rule=rule, fired=fired, reason_code=code, detail=detail))
+
+
+class DebateRound(BaseModel):
+    """One bounded debate round: each side shown the other's claim once, and what it answered.
+
+    The round's answers are kept here; the record's policy and fraud fields keep the first
+    round's. A side whose second answer could not be read stands on its first.
+    """
+
+    shown: dict[Side, str] = Field(description="What each side was shown of the other's claim.")
+    raw: dict[Side, str] = Field(description="Each side's second answer as the model gave it.")
+    revised: dict[Side, Claim | ParseFailure] = Field(
+        description="Each side's second answer, parsed, source_checked computed from the ledger."
+    )
+    changed: list[Side] = Field(description="The sides whose answer differs from their first.")
+    before: Resolution = Field(description="The resolution that called the round.")
+
+
+Resolution.model_rebuild()

@@ -4,8 +4,9 @@ from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreE
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.queue import Decision, Escalation, Review
-from claims_crew.store.recording import Recorded, Triage
+from claims_crew.store.recording import Basis, Recorded, Triage
 from claims_crew.store.report_query import DecidedClaim
+from claims_crew.store.revalidation import Revalidated, Standing
 from claims_crew.store.schema import MIGRATIONS, migrate
 from claims_crew.store.sign_ins import SignInLimits
 from claims_crew.store.store import Store
@@ -16,15 +17,18 @@ __all__ = [
     "MIGRATIONS",
     "OPEN_OUTCOMES",
     "AlreadyDecided",
+    "Basis",
     "ChangedFile",
     "DecidedClaim",
     "Decision",
     "Escalation",
     "NotFound",
     "Recorded",
+    "Revalidated",
     "Review",
     "SignInLimits",
     "SignInThrottled",
+    "Standing",
     "Store",
     "StoreError",
     "Triage",

@@ -30,10 +30,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from claims_crew.vocabulary import RevalidationVerdict, StaleReason
+
 GENESIS = "0" * 64
 EXPORT_VERSION = 1
 
-EntryKind = Literal["auto", "adjudicated", "escalated", "human"]
+# `revalidated`: a decision checked again under the current state that came out the same (a
+# replay); it records the versions it now stands on and changes no decision.
+EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated"]
 
 
 class AuditEntry(BaseModel):
@@ -47,6 +51,11 @@ class AuditEntry(BaseModel):
     claim_id: str
     claim_sha256: str = Field(description="SHA-256 of the claim file that was decided.")
     policy_sha256: str | None = Field(description="SHA-256 of the policy PDF that was re-read.")
+    # Entries written before kind corrections existed have no such key; they read as None and
+    # their hashes, taken over the stored text, still verify.
+    policy_corrections_sha256: str | None = Field(
+        None, description="Hash of the kind corrections the policy's clauses were read with."
+    )
     config_sha256: str | None = Field(description="Hash of resolution.yaml as loaded.")
     models: dict[str, str] = Field(description="Agent → model name.")
     outcome: str | None = Field(description="The resolver's outcome, e.g. ESCALATED.")
@@ -59,6 +68,22 @@ class AuditEntry(BaseModel):
     overrides: int | None = Field(description="Seq of the entry this one overrides.")
     overrides_hash: str | None = Field(description="Hash of the entry this one overrides.")
     at: str = Field(description="UTC time, ISO 8601 with Z.")
+    # Entries written before expiry and revalidation have none of the keys below; they read as
+    # None and still verify, as above.
+    config_files_sha256: str | None = Field(
+        None, description="Hash of agents.yaml, tasks.yaml, resolution.yaml and prices.yaml."
+    )
+    expires_at: str | None = Field(None, description="When the decision expires; null: never.")
+    revalidates: int | None = Field(
+        None, description="Seq of the claim's entry in force that this revalidation checked."
+    )
+    revalidates_hash: str | None = Field(None, description="Hash of that entry.")
+    revalidation: RevalidationVerdict | None = Field(
+        None, description="replay: the same outcome and answer; new: a new decision."
+    )
+    changed: list[StaleReason] | None = Field(
+        None, description="What had changed since the entry revalidated, or expired."
+    )
 
 
 def canonical(value: Any) -> str:

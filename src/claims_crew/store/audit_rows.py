@@ -12,7 +12,8 @@ ACCEPTED counts as automatic in the report. So every such row names the entry th
   saying what the review says;
 - a review with its human entry, which must override the escalation's entry by number and hash;
 - and every entry with the rows it recorded: a decision for each automatic, adjudicated or
-  escalated entry, an escalation for each escalated one, a review for each human one.
+  escalated entry, an escalation for each escalated one, a review for each human one (rows a
+  revalidation replaced count, kept in `superseded`; validity_rows.py checks those).
 
 The first problem, in entry order, is named.
 """
@@ -24,7 +25,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from claims_crew.store import audit
+from claims_crew.store import audit, validity_rows
 
 DECIDING_KINDS = ("auto", "adjudicated", "escalated")
 
@@ -72,9 +73,15 @@ ORDER BY v.audit_seq
 _ENTRIES_WITHOUT_ROWS = """
 SELECT seq, kind, claim_id, has_decision, has_escalation FROM (
   SELECT a.seq, json_extract(a.body, '$.kind') AS kind, a.claim_id,
-         EXISTS (SELECT 1 FROM decisions d WHERE d.audit_seq = a.seq) AS has_decision,
-         EXISTS (SELECT 1 FROM escalations e WHERE e.audit_seq = a.seq) AS has_escalation,
-         EXISTS (SELECT 1 FROM reviews v WHERE v.audit_seq = a.seq) AS has_review
+         EXISTS (SELECT 1 FROM decisions d WHERE d.audit_seq = a.seq)
+           OR EXISTS (SELECT 1 FROM superseded s
+                      WHERE s.audit_seq = a.seq AND s.what = 'decision') AS has_decision,
+         EXISTS (SELECT 1 FROM escalations e WHERE e.audit_seq = a.seq)
+           OR EXISTS (SELECT 1 FROM superseded s
+                      WHERE s.audit_seq = a.seq AND s.what = 'escalation') AS has_escalation,
+         EXISTS (SELECT 1 FROM reviews v WHERE v.audit_seq = a.seq)
+           OR EXISTS (SELECT 1 FROM superseded s
+                      WHERE s.audit_seq = a.seq AND s.what = 'review') AS has_review
   FROM audit_log a)
 WHERE (kind IN ('auto', 'adjudicated', 'escalated') AND NOT has_decision)
    OR (kind = 'escalated' AND NOT has_escalation)
@@ -295,6 +302,8 @@ def check(conn: sqlite3.Connection, entries: int) -> audit.Verdict:
                 break  # rows come in entry order, and none is charged to an earlier entry
             if charged := judge(row):
                 found(*charged)
+    for charged in validity_rows.problems(conn):
+        found(*charged)
     missing = conn.execute(_ENTRIES_WITHOUT_ROWS).fetchone()
     if missing is not None:
         seq, kind, claim_id, has_decision, _ = missing

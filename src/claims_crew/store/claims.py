@@ -87,12 +87,15 @@ def _load_attempt(conn: sqlite3.Connection, attempt_id: int) -> ClaimRecord:
         models,
         model_calls,
         tokens,
+        tokens_by_task,
+        stages,
         policy_sha,
         started,
         finished,
     ) = conn.execute(
         "SELECT claim_id, claim_sha256, claim_path, policy_id, status, error_code, "
-        "error_message, models, model_calls, tokens, policy_sha256, started_at, finished_at "
+        "error_message, models, model_calls, tokens, tokens_by_task, stages, policy_sha256, "
+        "started_at, finished_at "
         "FROM attempts WHERE id = ?",
         (attempt_id,),
     ).fetchone()
@@ -106,6 +109,11 @@ def _load_attempt(conn: sqlite3.Connection, attempt_id: int) -> ClaimRecord:
         "models": json.loads(models),
         "model_calls": json.loads(model_calls),
         "tokens": json.loads(tokens),
+        "tokens_by_task": json.loads(tokens_by_task),
+        "stages": {
+            stage: {"started_at": started_at, "finished_at": finished_at}
+            for stage, (started_at, finished_at) in json.loads(stages).items()
+        },
         "policy_sha256": policy_sha,
         "started_at": started,
         "finished_at": finished,

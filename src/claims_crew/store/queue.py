@@ -162,6 +162,7 @@ class Queue(StoreBase):
                 claim_id=escalation.claim_id,
                 claim_sha256=base["claim_sha256"],
                 policy_sha256=base["policy_sha256"],
+                policy_corrections_sha256=base.get("policy_corrections_sha256"),
                 config_sha256=base["config_sha256"],
                 models=base["models"],
                 outcome=base["outcome"],

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Literal
+from datetime import timedelta
+from typing import Any, Literal
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import ClaimFile
@@ -28,6 +29,7 @@ from claims_crew.vocabulary import (
     TASK_OF,
     AgentName,
     TaskName,
+    parse_stamp,
     stamp,
 )
 
@@ -46,6 +48,32 @@ class Recorded:
     outcome: str | None = None
     escalation_id: int | None = None
     audit_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class Basis:
+    """What a decision stands on beyond its record: the config files' hash (config_hash.py), and
+    how long it stands (resolution.yaml `expiry`; None: for ever)."""
+
+    config_sha256: str | None = None
+    valid_for: timedelta | None = None
+
+
+def decision_fields(record: ClaimRecord, resolution: Resolution) -> dict[str, Any]:
+    """What every decision's audit entry says of the claim, the versions it stood on and the
+    outcome: the same for a first decision and for one revalidated."""
+    return {
+        "claim_id": record.claim_id,
+        "claim_sha256": record.claim_sha256,
+        "policy_sha256": record.policy_sha256,
+        "policy_corrections_sha256": record.policy_corrections_sha256,
+        "config_sha256": resolution.config_sha256 or None,
+        "models": record.models,
+        "outcome": resolution.outcome,
+        "answer": resolution.answer,
+        "rule": resolution.rule,
+        "reason_codes": list(resolution.reason_codes),
+    }
 
 
 class Recording(StoreBase):
@@ -69,12 +97,15 @@ class Recording(StoreBase):
         sha = loaded.sha256
         with self.write() as conn:
             self._keep_file(conn, loaded, sha)
+            # A revalidation may have checked the decision again on a newer file.
             row = conn.execute(
-                "SELECT claim_sha256 FROM decisions WHERE claim_id = ?", (claim_id,)
+                "SELECT d.claim_sha256, v.claim_sha256 FROM decisions d "
+                "LEFT JOIN validations v ON v.claim_id = d.claim_id WHERE d.claim_id = ?",
+                (claim_id,),
             ).fetchone()
             if row is None:
                 return "todo"
-            if row[0] == sha:
+            if sha in (row[0], row[1]):
                 return "decided"
             conn.execute(
                 "INSERT OR IGNORE INTO changed_files "
@@ -100,45 +131,21 @@ class Recording(StoreBase):
         )
 
     def record(
-        self, record: ClaimRecord, run_id: int | None = None, loaded: LoadedClaim | None = None
+        self,
+        record: ClaimRecord,
+        run_id: int | None = None,
+        loaded: LoadedClaim | None = None,
+        basis: Basis | None = None,
     ) -> Recorded:
         """Write one claim's result whole, in one transaction: the attempt, agent outputs,
         ledger, resolution and adjudication; and, for a resolved claim not yet decided, its
-        decision, its escalation if a person must decide, and its audit entry."""
+        decision, its escalation if a person must decide, its audit entry, and what it stood
+        on (`basis`, with the record's versions)."""
         with self.write() as conn:
-            if loaded is not None:
-                self._keep_file(conn, loaded, record.claim_sha256)
-            attempt_id = self._insert_attempt(conn, record, run_id)
+            attempt_id, resolution_id = self._insert_result(conn, record, run_id, loaded)
             resolution = record.resolution
-            if resolution is None:
+            if resolution is None or resolution_id is None:
                 return Recorded(attempt_id, decided=False)
-            cur = conn.execute(
-                "INSERT INTO resolutions "
-                "(attempt_id, claim_id, outcome, rule, answer, reason_codes, question, body) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    attempt_id,
-                    record.claim_id,
-                    resolution.outcome,
-                    resolution.rule,
-                    resolution.answer,
-                    json.dumps(resolution.reason_codes),
-                    resolution.question,
-                    resolution.model_dump_json(),
-                ),
-            )
-            resolution_id = int(cur.lastrowid or 0)
-            if record.adjudication is not None:
-                conn.execute(
-                    "INSERT INTO adjudications (attempt_id, valid, choice, body) "
-                    "VALUES (?, ?, ?, ?)",
-                    (
-                        attempt_id,
-                        record.adjudication.valid,
-                        record.adjudication.choice,
-                        record.adjudication.model_dump_json(),
-                    ),
-                )
             if (
                 record.status != "reviewed"
                 or conn.execute(
@@ -147,15 +154,60 @@ class Recording(StoreBase):
             ):
                 # Another process decided this claim meanwhile: its decision stands.
                 return Recorded(attempt_id, decided=False, outcome=resolution.outcome)
-            return self._decide(conn, record, resolution, attempt_id, resolution_id, loaded)
+            return self._decide(
+                conn, record, resolution, attempt_id, resolution_id, loaded, basis or Basis()
+            )
+
+    def _insert_result(
+        self,
+        conn: sqlite3.Connection,
+        record: ClaimRecord,
+        run_id: int | None,
+        loaded: LoadedClaim | None,
+    ) -> tuple[int, int | None]:
+        """The attempt with its outputs, resolution and adjudication; (attempt, resolution)."""
+        if loaded is not None:
+            self._keep_file(conn, loaded, record.claim_sha256)
+        attempt_id = self._insert_attempt(conn, record, run_id)
+        resolution = record.resolution
+        if resolution is None:
+            return attempt_id, None
+        cur = conn.execute(
+            "INSERT INTO resolutions "
+            "(attempt_id, claim_id, outcome, rule, answer, reason_codes, question, body) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                attempt_id,
+                record.claim_id,
+                resolution.outcome,
+                resolution.rule,
+                resolution.answer,
+                json.dumps(resolution.reason_codes),
+                resolution.question,
+                resolution.model_dump_json(),
+            ),
+        )
+        resolution_id = int(cur.lastrowid or 0)
+        if record.adjudication is not None:
+            conn.execute(
+                "INSERT INTO adjudications (attempt_id, valid, choice, body) VALUES (?, ?, ?, ?)",
+                (
+                    attempt_id,
+                    record.adjudication.valid,
+                    record.adjudication.choice,
+                    record.adjudication.model_dump_json(),
+                ),
+            )
+        return attempt_id, resolution_id
 
     def _insert_attempt(
         self, conn: sqlite3.Connection, record: ClaimRecord, run_id: int | None
     ) -> int:
         cur = conn.execute(
             "INSERT INTO attempts (run_id, claim_id, claim_sha256, claim_path, policy_id, "
-            "status, error_code, error_message, models, model_calls, tokens, policy_sha256, "
-            "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "status, error_code, error_message, models, model_calls, tokens, tokens_by_task, "
+            "stages, policy_sha256, started_at, finished_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 record.claim_id,
@@ -168,6 +220,13 @@ class Recording(StoreBase):
                 json.dumps(record.models),
                 json.dumps(record.model_calls),
                 json.dumps(record.tokens),
+                json.dumps({t: u.model_dump() for t, u in record.tokens_by_task.items()}),
+                json.dumps(
+                    {
+                        s: [stamp(t.started_at), stamp(t.finished_at)]
+                        for s, t in record.stages.items()
+                    }
+                ),
                 record.policy_sha256,
                 stamp(record.started_at),
                 stamp(record.finished_at),
@@ -207,8 +266,13 @@ class Recording(StoreBase):
         attempt_id: int,
         resolution_id: int,
         loaded: LoadedClaim | None,
+        basis: Basis,
+        links: dict[str, Any] | None = None,
     ) -> Recorded:
+        """The decision, its escalation if a person must decide, its audit entry (with any
+        revalidation `links`), and what it stands on (validations)."""
         now = self.now()
+        expires_at = self._expires_at(now, basis)
         waits = resolution.outcome in OPEN_OUTCOMES
         by_adjudicator = resolution.rule == "adjudicator"
         kind: audit.EntryKind = (
@@ -224,21 +288,16 @@ class Recording(StoreBase):
         entry, _ = audit.append(
             conn,
             kind=kind,
-            claim_id=record.claim_id,
-            claim_sha256=record.claim_sha256,
-            policy_sha256=record.policy_sha256,
-            config_sha256=resolution.config_sha256 or None,
-            models=record.models,
-            outcome=resolution.outcome,
-            answer=resolution.answer,
-            rule=resolution.rule,
-            reason_codes=list(resolution.reason_codes),
+            **decision_fields(record, resolution),
             evidence=list(dict.fromkeys(evidence)),
             actor=actor,
             reason=resolution.reason,
             overrides=None,
             overrides_hash=None,
             at=now,
+            config_files_sha256=basis.config_sha256,
+            expires_at=expires_at,
+            **(links or {}),
         )
         conn.execute(
             "INSERT INTO decisions (claim_id, claim_sha256, attempt_id, resolution_id, outcome, "
@@ -273,7 +332,49 @@ class Recording(StoreBase):
                 ),
             )
             escalation_id = int(cur.lastrowid or 0)
+        self._validated(conn, record, attempt_id, entry.seq, now, expires_at, basis)
         return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
+
+    @staticmethod
+    def _expires_at(now: str, basis: Basis) -> str | None:
+        if basis.valid_for is None:
+            return None
+        return stamp(parse_stamp(now) + basis.valid_for)
+
+    def _validated(
+        self,
+        conn: sqlite3.Connection,
+        record: ClaimRecord,
+        attempt_id: int,
+        seq: int,
+        now: str,
+        expires_at: str | None,
+        basis: Basis,
+    ) -> None:
+        """What the claim's decision now stands on, and until when (one row per claim)."""
+        conn.execute(
+            "INSERT INTO validations (claim_id, audit_seq, attempt_id, claim_sha256, "
+            "validated_at, expires_at, policy_sha256, policy_corrections_sha256, config_sha256, "
+            "models) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (claim_id) DO UPDATE SET "
+            "audit_seq = excluded.audit_seq, attempt_id = excluded.attempt_id, "
+            "claim_sha256 = excluded.claim_sha256, "
+            "validated_at = excluded.validated_at, expires_at = excluded.expires_at, "
+            "policy_sha256 = excluded.policy_sha256, "
+            "policy_corrections_sha256 = excluded.policy_corrections_sha256, "
+            "config_sha256 = excluded.config_sha256, models = excluded.models",
+            (
+                record.claim_id,
+                seq,
+                attempt_id,
+                record.claim_sha256,
+                now,
+                expires_at,
+                record.policy_sha256,
+                record.policy_corrections_sha256,
+                basis.config_sha256,
+                json.dumps(record.models),
+            ),
+        )
 
     def _claim_file(self, conn: sqlite3.Connection, record: ClaimRecord) -> ClaimFile | None:
         row = conn.execute(

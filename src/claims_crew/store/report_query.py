@@ -2,7 +2,8 @@
 
 The report needs, per decided claim, the decision, the resolution, the three parsed answers of
 the decided attempt, the adjudicator's verdict, any human review, the escalation's state, two
-fields of the claim file and the attempt's cost. Reading those claim by claim through the other
+fields of the claim file and the attempt's cost and stage times, and when the escalation opened
+and was reviewed. Reading those claim by claim through the other
 Store calls costs several queries each; this is one query over the whole store, and it hands
 the parts over as JSON-shaped values, so the report never touches SQL.
 """
@@ -23,7 +24,8 @@ SELECT d.claim_id, d.decided_at, d.outcome, d.answer, r.body,
        (SELECT total(value) FROM json_each(a.model_calls)),
        (SELECT total(value) FROM json_each(a.tokens)), a.started_at, a.finished_at,
        oi.parsed, op.parsed, of.parsed, j.valid, j.choice, v.decision, e.id, e.state,
-       json_extract(f.fields, '$.date_of_loss'), json_extract(f.fields, '$.amount')
+       json_extract(f.fields, '$.date_of_loss'), json_extract(f.fields, '$.amount'),
+       a.models, a.tokens_by_task, a.stages, e.opened_at, v.decided_at
 FROM decisions d
 JOIN resolutions r ON r.id = d.resolution_id
 JOIN attempts a ON a.id = d.attempt_id
@@ -59,6 +61,11 @@ class DecidedClaim:
     tokens: int
     started_at: str
     finished_at: str
+    models: dict[str, str]  # agent → model
+    tokens_by_task: dict[str, dict[str, int]]  # task → prompt, completion, calls
+    stages: dict[str, list[str]]  # stage → [started_at, finished_at]
+    opened_at: str | None  # when the escalation opened
+    reviewed_at: str | None  # when a person decided it
 
 
 class ReportQuery(StoreBase):
@@ -96,6 +103,11 @@ class ReportQuery(StoreBase):
                 escalation_state,
                 file_loss_date,
                 file_amount,
+                models,
+                tokens_by_task,
+                stages,
+                opened_at,
+                reviewed_at,
             ) in conn.execute(_DECIDED_SQL, params):
                 yield DecidedClaim(
                     claim_id=claim_id,
@@ -116,4 +128,9 @@ class ReportQuery(StoreBase):
                     tokens=int(tokens),
                     started_at=started,
                     finished_at=finished,
+                    models=loads(models),
+                    tokens_by_task=loads(tokens_by_task),
+                    stages=loads(stages),
+                    opened_at=opened_at,
+                    reviewed_at=reviewed_at,
                 )

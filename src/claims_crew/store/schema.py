@@ -120,6 +120,49 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "CREATE INDEX sign_in_attempts_at ON sign_in_attempts (at)",
         ),
     ),
+    (
+        # Each task's prompt and completion tokens and calls, and when each stage of the review
+        # (crew, resolver, adjudicator) started and ended: the report's cost and time per level.
+        # Attempts recorded before have neither; they read back as empty.
+        "0007_attempt_usage_and_stages",
+        (
+            "ALTER TABLE attempts ADD COLUMN tokens_by_task TEXT NOT NULL DEFAULT '{}'",
+            "ALTER TABLE attempts ADD COLUMN stages TEXT NOT NULL DEFAULT '{}'",
+        ),
+    ),
+    (
+        # What each claim's decision in force last stood on (policy PDF, kind corrections,
+        # config files, models) and when it expires; and the rows a revalidation replaced,
+        # kept whole beside the entry that replaced them. Decisions made before get their
+        # versions from their audit entries, which kept no config files' hash and no expiry.
+        "0008_validations_and_superseded_rows",
+        (
+            """CREATE TABLE validations (
+                claim_id TEXT PRIMARY KEY REFERENCES decisions (claim_id),
+                audit_seq INTEGER NOT NULL, attempt_id INTEGER NOT NULL REFERENCES attempts (id),
+                claim_sha256 TEXT NOT NULL, validated_at TEXT NOT NULL, expires_at TEXT,
+                policy_sha256 TEXT,
+                policy_corrections_sha256 TEXT, config_sha256 TEXT, models TEXT NOT NULL)""",
+            "CREATE INDEX validations_expires_at ON validations (expires_at)",
+            """INSERT INTO validations (claim_id, audit_seq, attempt_id, claim_sha256,
+                validated_at, expires_at, policy_sha256, policy_corrections_sha256,
+                config_sha256, models)
+               SELECT d.claim_id, d.audit_seq, d.attempt_id, d.claim_sha256, d.decided_at,
+                      json_extract(a.body, '$.expires_at'),
+                      json_extract(a.body, '$.policy_sha256'),
+                      json_extract(a.body, '$.policy_corrections_sha256'),
+                      json_extract(a.body, '$.config_files_sha256'),
+                      coalesce(json_extract(a.body, '$.models'), '{}')
+               FROM decisions d JOIN audit_log a ON a.seq = d.audit_seq""",
+            """CREATE TABLE superseded (
+                id INTEGER PRIMARY KEY, claim_id TEXT NOT NULL,
+                what TEXT NOT NULL CHECK (what IN ('decision', 'escalation', 'review')),
+                audit_seq INTEGER NOT NULL, row TEXT NOT NULL, superseded_at TEXT NOT NULL,
+                superseded_by INTEGER NOT NULL)""",
+            "CREATE INDEX superseded_audit_seq ON superseded (audit_seq)",
+            "CREATE INDEX superseded_claim ON superseded (claim_id, id)",
+        ),
+    ),
 )
 
 

@@ -9,6 +9,7 @@ connections and transactions of base.py:
 
 - schema.py: the numbered migrations;
 - recording.py: runs, triage, and one claim's result, decision and audit entry written whole;
+- revalidation.py: what each decision stands on, and revalidations as linked entries;
 - claims.py: a claim's file and records read back;
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
@@ -26,9 +27,12 @@ from claims_crew.store.leases import Leases
 from claims_crew.store.queue import Queue
 from claims_crew.store.recording import Recording
 from claims_crew.store.report_query import ReportQuery
+from claims_crew.store.revalidation import Revalidations
 from claims_crew.store.reviewers import Reviewers
 from claims_crew.store.sign_ins import SignIns
 
 
-class Store(Recording, Claims, Leases, Queue, Reviewers, SignIns, AuditReads, ReportQuery):
+class Store(
+    Revalidations, Recording, Claims, Leases, Queue, Reviewers, SignIns, AuditReads, ReportQuery
+):
     """The decision store in one SQLite file; safe to share between threads and processes."""
