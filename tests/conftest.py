@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -16,6 +20,21 @@ from claims_crew.policy.text import extract_pages
 from tests.openai_server import OpenAIServer, Respond
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@functools.cache
+def load_script(path: Path) -> ModuleType:
+    """A script of the project (bench/, scripts/) as a module, loaded once. It is registered in
+    sys.modules under its file name first: dataclasses look their module up while a class is
+    built."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 SAMPLE_POLICIES = ROOT / "policies"
 SHARED_POLICIES = ROOT.parent / "shared" / "policies"
 

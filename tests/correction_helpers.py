@@ -7,16 +7,14 @@ Its section 2 lists what is not covered without saying so: no "exclusion" in the
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.conftest import ROOT, SAMPLE_POLICIES
+from tests.conftest import ROOT, SAMPLE_POLICIES, load_script
 
 POLICY_ID = "TM-MOTOR-001"
 PDF_NAME = "tideway_motor.pdf"
@@ -39,14 +37,7 @@ TRACK_DAY_QUOTE = "driven on a racing circuit or at a track day"
 
 
 def _build_pdf(source: str) -> bytes:
-    spec = importlib.util.spec_from_file_location(
-        "build_policies", ROOT / "scripts" / "build_policies.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_policies", module)  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    data: bytes = module.build_pdf(source)
+    data: bytes = load_script(ROOT / "scripts" / "build_policies.py").build_pdf(source)
     return data
 
 

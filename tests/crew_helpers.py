@@ -38,6 +38,22 @@ INTAKE_WATER = {
     "unknowns": ["damage_start_date"],
     "sources": WATER_SOURCES,
 }
+# C-1043 with every fact stated and sourced: the pipe burst on the day of loss.
+BURST_QUOTE = "At about 7am on 2 November 2025 the pipe … burst"
+INTAKE_BURST = {
+    "loss_type": "water_damage",
+    "cause": "the pipe under the bathroom basin burst",
+    "date_of_loss": "2025-11-02",
+    "damage_start_date": "2025-11-02",
+    "amount_claimed": 3850,
+    "sources": {
+        "loss_type": {"where": "description", "quote": "water poured through the kitchen ceiling"},
+        "cause": {"where": "description", "quote": "the pipe under the bathroom basin burst"},
+        "date_of_loss": {"where": "date_of_loss"},
+        "damage_start_date": {"where": "description", "quote": BURST_QUOTE},
+        "amount_claimed": {"where": "amount"},
+    },
+}
 # C-1042 as it would read had the claimant said when the leak began, and intake's facts then.
 STARTED = "The leak began on the morning of 3 November 2025."
 KNOWN_START = {

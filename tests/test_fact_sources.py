@@ -21,7 +21,9 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.fact_sources import states_amount, states_date
 from tests.conftest import ROOT
 from tests.crew_helpers import (
+    BURST_QUOTE,
     FRAUD_EXCLUDED,
+    INTAKE_BURST,
     INTAKE_WATER,
     POLICY_COVERED,
     WATER_CLAIM,
@@ -31,21 +33,6 @@ from tests.crew_helpers import (
 )
 
 BURST_CLAIM = ROOT / "claims" / "inbox" / "C-1043.json"
-BURST_QUOTE = "At about 7am on 2 November 2025 the pipe … burst"
-INTAKE_BURST = {
-    "loss_type": "water_damage",
-    "cause": "the pipe under the bathroom basin burst",
-    "date_of_loss": "2025-11-02",
-    "damage_start_date": "2025-11-02",
-    "amount_claimed": 3850,
-    "sources": {
-        "loss_type": {"where": "description", "quote": "water poured through the kitchen ceiling"},
-        "cause": {"where": "description", "quote": "the pipe under the bathroom basin burst"},
-        "date_of_loss": {"where": "date_of_loss"},
-        "damage_start_date": {"where": "description", "quote": BURST_QUOTE},
-        "amount_claimed": {"where": "amount"},
-    },
-}
 RULING = {
     "choice": "policy",
     "reason": "A pipe that burst without warning is a sudden discharge under 4.2(b).",

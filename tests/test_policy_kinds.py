@@ -6,10 +6,7 @@ bench/policy_kinds.py measures against the labels in bench/policy_gold/, so it c
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -19,7 +16,7 @@ from claims_crew.cli import main
 from claims_crew.policy.kinds import ClauseWords, heading_kind, settle, words_kind
 from claims_crew.policy.query import search_terms
 from claims_crew.policy.segment import segment
-from tests.conftest import ROOT, SHARED_POLICIES, OpenReal
+from tests.conftest import ROOT, SHARED_POLICIES, OpenReal, load_script
 
 
 @pytest.mark.parametrize(
@@ -186,24 +183,13 @@ OVERALL_KIND_ACCURACY_FLOOR = 0.96
 SEARCH_HIT_AT_3_FLOOR = 0.92
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "policy_kinds", ROOT / "bench" / "policy_kinds.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def scores(real_doc: OpenReal) -> dict[str, Any]:
     if not SHARED_POLICIES.exists():
         pytest.skip(
             f"{SHARED_POLICIES} is absent: the real policy PDFs live in ../shared/policies/"
         )
-    bench = _bench()
+    bench = load_script(ROOT / "bench" / "policy_kinds.py")
     golds = [g for g in bench.load_gold() if g.name in KIND_ACCURACY_FLOOR]
     if not golds:
         pytest.skip("no gold labels in bench/policy_gold/")

@@ -27,6 +27,7 @@ from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,
+    INTAKE_BURST,
     INTAKE_LEAK,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -51,24 +52,8 @@ from tests.provider_helpers import (
 INBOX = ROOT / "claims" / "inbox"
 MEET_S = 5.0  # how long a reviewer's first call waits for the other's
 
-# C-1043 with every fact stated and sourced: both reviewers hold and read 4.2(b) and 7.1
-# differently, so the rules find an interpretation dispute and ask the adjudicator.
-BURST = "At about 7am on 2 November 2025 the pipe under the bathroom basin burst without warning"
-INTAKE_BURST = {
-    "loss_type": "water_damage",
-    "cause": "the pipe under the bathroom basin burst",
-    "date_of_loss": "2025-11-02",
-    "damage_start_date": "2025-11-02",
-    "amount_claimed": 3850,
-    "unknowns": [],
-    "sources": {
-        "loss_type": {"where": "description", "quote": "water poured through the kitchen ceiling"},
-        "cause": {"where": "description", "quote": BURST},
-        "date_of_loss": {"where": "date_of_loss"},
-        "damage_start_date": {"where": "description", "quote": BURST},
-        "amount_claimed": {"where": "amount"},
-    },
-}
+# C-1043 with every fact stated and sourced (INTAKE_BURST): both reviewers hold and read 4.2(b)
+# and 7.1 differently, so the rules find an interpretation dispute and ask the adjudicator.
 RULING = {
     "choice": "policy",
     "reason": "A pipe that burst without warning is a sudden discharge; 7.1 is about seepage.",

@@ -10,36 +10,23 @@ only the safety half is held (the bench prints the shortfall).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 from claims_crew.policy.library import PolicyLibrary
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_script
 
 # Agents that look up at least this share of the clauses they cite are held to the whole
 # dominance; below it the tool-sourced requirement costs coverage by design.
 LOOKS_CLAUSES_UP = 0.9
 
 
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "rules_safety", ROOT / "bench" / "rules_safety.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    return load_bench()
+    return load_script(ROOT / "bench" / "rules_safety.py")
 
 
 @pytest.fixture(scope="module")

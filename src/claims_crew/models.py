@@ -13,7 +13,7 @@ import math
 import re
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -190,24 +190,27 @@ class TargetedAnswer(BaseModel):
     answers: list[FactAnswer] = Field(default_factory=list)
 
 
-def parse_targeted(raw: str) -> TargetedAnswer | ParseFailure:
+_Answer = TypeVar("_Answer", bound=BaseModel)
+
+
+def parse_as(model: type[_Answer], raw: str) -> _Answer | ParseFailure:
+    """A model's raw answer as `model`, strictly: one JSON object (a code fence around it is
+    fine) that validates, else a ParseFailure saying why, with the raw text kept."""
     data = _json_object(raw)
     if isinstance(data, str):
         return ParseFailure(reason=data, raw=raw)
     try:
-        return TargetedAnswer.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         return ParseFailure(reason=_first_error(exc), raw=raw)
+
+
+def parse_targeted(raw: str) -> TargetedAnswer | ParseFailure:
+    return parse_as(TargetedAnswer, raw)
 
 
 def parse_adjudication(raw: str) -> AdjudicatorAnswer | ParseFailure:
-    data = _json_object(raw)
-    if isinstance(data, str):
-        return ParseFailure(reason=data, raw=raw)
-    try:
-        return AdjudicatorAnswer.model_validate(data)
-    except ValidationError as exc:
-        return ParseFailure(reason=_first_error(exc), raw=raw)
+    return parse_as(AdjudicatorAnswer, raw)
 
 
 class LedgerEntry(BaseModel):
@@ -281,13 +284,9 @@ def parse_claim(raw: str, allowed: tuple[str, ...]) -> Claim | ParseFailure:
 
 def parse_intake(raw: str) -> IntakeFacts | ParseFailure:
     """Intake's raw answer as IntakeFacts; `unknowns` is recomputed from the null facts."""
-    data = _json_object(raw)
-    if isinstance(data, str):
-        return ParseFailure(reason=data, raw=raw)
-    try:
-        facts = IntakeFacts.model_validate(data)
-    except ValidationError as exc:
-        return ParseFailure(reason=_first_error(exc), raw=raw)
+    facts = parse_as(IntakeFacts, raw)
+    if isinstance(facts, ParseFailure):
+        return facts
     amount = facts.amount_claimed
     if amount is not None and not math.isfinite(amount):
         return ParseFailure(reason="amount_claimed is not a finite number", raw=raw)
