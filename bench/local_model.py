@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-TASKS = ("intake_task", "policy_task", "fraud_task", "adjudicate_task")
 
 
 # --- one claim, in a child process ----------------------------------------------------------
@@ -172,11 +171,14 @@ def print_summary(label: str, results: list[dict[str, Any]]) -> tuple[float, flo
     seconds = statistics.mean(r["seconds"] for r in results)
     cpu = statistics.mean(r["cpu_seconds"] for r in results)
     generated = statistics.mean(total(r, "generated") for r in results)
+    # The tasks as the measured tree named them, in the order they first ran: a tree given with
+    # --compare may have other tasks than this one.
+    tasks_run = dict.fromkeys(c["task"] for r in results for c in r["calls"])
     by_task = {
         task: statistics.mean(
             sum(int(c["generated"]) for c in r["calls"] if c["task"] == task) for r in results
         )
-        for task in TASKS
+        for task in tasks_run
     }
     calls = statistics.mean(len(r["calls"]) for r in results)
     tasks = ", ".join(f"{t.removesuffix('_task')} {n:.0f}" for t, n in by_task.items() if n)

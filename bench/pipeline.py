@@ -56,9 +56,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# The policy library extracts PDFs in a forkserver child that re-imports this file as
-# __mp_main__, so the top level imports the standard library only; claims_crew, crewai and rich
-# are imported inside the functions, after the environment is set.
+# The top level imports the standard library only: claims_crew, crewai and rich are imported
+# inside the functions, after the environment CrewAI reads at import is set.
 if TYPE_CHECKING:
     from rich.console import Console
 

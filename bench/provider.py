@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# The policy library may extract PDFs in a child process that re-imports this file, so the top
-# level imports the standard library only; the rest is imported after the environment is set.
+# The top level imports the standard library only; the rest is imported after the environment
+# CrewAI reads at import is set.
 if TYPE_CHECKING:
     from rich.console import Console
 

@@ -31,9 +31,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-# The policy library extracts PDFs in a forkserver child that re-imports this file, so the top
-# level imports the standard library only.
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -59,9 +59,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# The policy library extracts PDFs in a forkserver child that re-imports this file, so the top
-# level imports the standard library only.
-
 ROOT = Path(__file__).resolve().parent.parent
 DATE_OF_LOSS = "2025-11-03"
 ABSTENTION = "uncertain"
