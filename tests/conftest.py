@@ -19,6 +19,9 @@ from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
 from tests.openai_server import OpenAIServer, Respond
 
+# postgres_server and postgres_url: a throwaway PostgreSQL cluster (tests/postgres.py).
+pytest_plugins = ["tests.postgres"]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -48,7 +51,19 @@ def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
     monkeypatch.setenv("CREWAI_TRACING_ENABLED", "false")
     monkeypatch.setenv("CREWAI_STORAGE_DIR", str(tmp_path / "crewai"))
+    monkeypatch.delenv("CLAIMS_CREW_DATABASE_URL", raising=False)  # the SQLite file unless asked
     yield
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once on each store engine. `Store()` is then the SQLite file in the test's
+    CLAIMS_CREW_HOME, or a fresh PostgreSQL database named by CLAIMS_CREW_DATABASE_URL (as a
+    user would set it); subprocesses the test starts inherit the same. Use it with
+    `pytestmark = pytest.mark.usefixtures("engine")` or as an argument."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("CLAIMS_CREW_DATABASE_URL", request.getfixturevalue("postgres_url"))
+    return str(request.param)
 
 
 StartServer = Callable[..., OpenAIServer]

@@ -11,6 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+from alembic import command
+from sqlalchemy import Connection, MetaData, create_engine, inspect, text
+
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry
 from claims_crew.policy.library import PolicyLibrary
@@ -18,10 +22,16 @@ from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Case, resolve
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view
+from claims_crew.store import Store
+from claims_crew.store.schema import alembic_config
 from tests.conftest import ROOT
 from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
 
 START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
+
+# For a test in a module that runs on both engines (the `engine` fixture) that is about the
+# SQLite file itself: it runs once, on SQLite.
+sqlite_only = pytest.mark.parametrize("engine", ["sqlite"], indirect=True)
 POLICY_AGREES = {**FRAUD_EXCLUDED, "answer": "covered", "confidence": 0.9, "evidence": []}
 
 
@@ -95,3 +105,49 @@ def accepted_answers() -> dict[str, dict[str, Any]]:
     """Both sides answer covered from a verified 4.2(b): the resolver accepts."""
     policy = {**POLICY_COVERED, "confidence": 0.9}
     return {"policy": policy, "fraud": {**policy, "rationale": "No sign of fraud."}}
+
+
+def schema_at(revision: str) -> dict[str, tuple[set[str], set[str]]]:
+    """Each table a database migrated as far as `revision` has, with its columns and indexes
+    (built in a scratch SQLite)."""
+    scratch = create_engine("sqlite://")
+    try:
+        with scratch.begin() as conn:
+            conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(64) PRIMARY KEY)"))
+            command.upgrade(alembic_config(conn), revision)
+            return _schema(conn)
+    finally:
+        scratch.dispose()
+
+
+def _schema(conn: Connection) -> dict[str, tuple[set[str], set[str]]]:
+    found = inspect(conn)
+    return {
+        table: (
+            {c["name"] for c in found.get_columns(table)},
+            {str(i["name"]) for i in found.get_indexes(table)},
+        )
+        for table in found.get_table_names()
+    }
+
+
+def back_to(store: Store, revision: str) -> None:
+    """Make the store's database look last migrated at `revision`, as an older store is: its
+    revision set back, and what the later revisions made dropped (their tables with their rows,
+    the columns and the indexes they added). The next store opened on it migrates it again."""
+    then, now = schema_at(revision), schema_at("head")
+    with store.write() as conn:
+        for table, (columns, indexes) in now.items():
+            if table not in then:
+                continue
+            # Named by the migrations, so the same on both engines.
+            for index in sorted(indexes - then[table][1]):
+                conn.execute(text(f'DROP INDEX "{index}"'))
+            for column in sorted(columns - then[table][0]):
+                conn.execute(text(f'ALTER TABLE "{table}" DROP COLUMN "{column}"'))
+        found = MetaData()
+        found.reflect(conn)
+        for dropped in reversed(found.sorted_tables):  # those that refer to others first
+            if dropped.name not in then:
+                dropped.drop(conn)
+        conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": revision})

@@ -9,19 +9,22 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from sqlalchemy import Connection, select, text
 
 from claims_crew.cli import main
 from claims_crew.errors import CheckpointError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key, checkpoint
+from claims_crew.store.tables import metadata
 from tests.store_helpers import accepted_answers, record_for, water_loaded
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 KEY = "k" * 40
 
@@ -54,9 +57,9 @@ def signed_checkpoint(store: Store, tmp_path: Path) -> tuple[checkpoint.Checkpoi
     return checkpoint.read(path), path
 
 
-def _rows(conn: sqlite3.Connection) -> list[tuple[int, str, str]]:
-    rows = conn.execute("SELECT seq, body, hash FROM audit_log ORDER BY seq")
-    return [(int(s), b, h) for s, b, h in rows]
+def _rows(conn: Connection) -> list[tuple[int, str, str]]:
+    rows = conn.execute(text("SELECT seq, body, hash FROM audit_log ORDER BY seq"))
+    return [(int(r.seq), r.body, r.hash) for r in rows]
 
 
 def rewrite_as_accepted(store: Store, claim_id: str) -> None:
@@ -70,8 +73,7 @@ def rewrite_as_accepted(store: Store, claim_id: str) -> None:
         "reason_codes": [],
         "reason": "Both agree.",
     }
-    with sqlite3.connect(store.path, isolation_level=None) as conn:
-        conn.execute("BEGIN")
+    with store.write() as conn:
         prev, hashes = audit.GENESIS, {}
         for seq, body, _ in _rows(conn):
             data: dict[str, Any] = json.loads(body)
@@ -82,42 +84,53 @@ def rewrite_as_accepted(store: Store, claim_id: str) -> None:
             data["prev"] = prev
             prev = hashes[seq] = audit.entry_hash(data)
             conn.execute(
-                "UPDATE audit_log SET body = ?, hash = ? WHERE seq = ?",
-                (audit.canonical(data), prev, seq),
+                text("UPDATE audit_log SET body = :body, hash = :hash WHERE seq = :seq"),
+                {"body": audit.canonical(data), "hash": prev, "seq": seq},
             )
-        conn.execute("UPDATE audit_head SET hash = ?", (prev,))
+        conn.execute(text("UPDATE audit_head SET hash = :hash"), {"hash": prev})
+        claim = {"claim_id": claim_id}
         conn.execute(
-            "UPDATE decisions SET outcome = 'ACCEPTED', answer = 'covered' WHERE claim_id = ?",
-            (claim_id,),
+            text(
+                "UPDATE decisions SET outcome = 'ACCEPTED', answer = 'covered' "
+                "WHERE claim_id = :claim_id"
+            ),
+            claim,
         )
+        resolution = conn.execute(
+            text("SELECT id, body FROM resolutions WHERE claim_id = :claim_id"), claim
+        ).one()
+        # The resolution's body says what the entry says, but for the entry's kind.
+        body = {**json.loads(resolution.body), **{k: v for k, v in new.items() if k != "kind"}}
         conn.execute(
-            "UPDATE resolutions SET outcome = 'ACCEPTED', answer = 'covered', rule = 'agree', "
-            "reason_codes = '[]', body = json_set(body, '$.outcome', 'ACCEPTED', '$.answer', "
-            "'covered', '$.rule', 'agree', '$.reason_codes', json('[]'), '$.reason', "
-            "'Both agree.') WHERE claim_id = ?",
-            (claim_id,),
+            text(
+                "UPDATE resolutions SET outcome = 'ACCEPTED', answer = 'covered', rule = 'agree', "
+                "reason_codes = '[]', body = :body WHERE id = :id"
+            ),
+            {"body": json.dumps(body), "id": resolution.id},
         )
-        conn.execute("DELETE FROM escalations WHERE claim_id = ?", (claim_id,))
-        conn.execute("COMMIT")
+        conn.execute(text("DELETE FROM escalations WHERE claim_id = :claim_id"), claim)
 
 
 def cut_tail(store: Store, keep: int) -> None:
     """Delete the entries after `keep` and the rows they recorded, and move the head back."""
-    with sqlite3.connect(store.path, isolation_level=None) as conn:
-        conn.execute("BEGIN")
+    with store.write() as conn:
         kept = _rows(conn)[keep - 1]
-        conn.execute("DELETE FROM reviews WHERE audit_seq > ?", (keep,))
+        after = {"keep": keep}
+        conn.execute(text("DELETE FROM reviews WHERE audit_seq > :keep"), after)
         conn.execute(
-            "UPDATE escalations SET state = 'open', version = 1, decided_by = NULL, "
-            "decided_at = NULL, decision = NULL "
-            "WHERE id NOT IN (SELECT escalation_id FROM reviews)"
+            text(
+                "UPDATE escalations SET state = 'open', version = 1, decided_by = NULL, "
+                "decided_at = NULL, decision = NULL "
+                "WHERE id NOT IN (SELECT escalation_id FROM reviews)"
+            )
         )
-        conn.execute("DELETE FROM escalations WHERE audit_seq > ?", (keep,))
-        conn.execute("DELETE FROM validations WHERE audit_seq > ?", (keep,))
-        conn.execute("DELETE FROM decisions WHERE audit_seq > ?", (keep,))
-        conn.execute("DELETE FROM audit_log WHERE seq > ?", (keep,))
-        conn.execute("UPDATE audit_head SET seq = ?, hash = ?", (kept[0], kept[2]))
-        conn.execute("COMMIT")
+        for table in ("escalations", "validations", "decisions"):
+            conn.execute(text(f"DELETE FROM {table} WHERE audit_seq > :keep"), after)
+        conn.execute(text("DELETE FROM audit_log WHERE seq > :keep"), after)
+        conn.execute(
+            text("UPDATE audit_head SET seq = :seq, hash = :hash"),
+            {"seq": kept[0], "hash": kept[2]},
+        )
 
 
 def test_a_checkpoint_is_signed_json_and_verifies(store: Store, tmp_path: Path) -> None:
@@ -250,9 +263,13 @@ def test_the_key_file_is_made_private_on_first_use_and_never_by_verify(
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     assert len(bytes.fromhex(key_file.read_text(encoding="ascii"))) == 32
     secret = key_file.read_bytes()
-    with sqlite3.connect(store.path) as conn:  # the key is nowhere in the database
-        dump = "\n".join(conn.iterdump())
-    assert secret.strip().decode() not in dump
+    with store.read() as conn:  # the key is nowhere in the database
+        dump = "\n".join(
+            repr(tuple(row))
+            for table in metadata.sorted_tables
+            for row in conn.execute(select(table))
+        )
+    assert "C-1042" in dump and secret.strip().decode() not in dump
     again = cli("audit", "checkpoint")
     assert again.exit_code == 0 and "Created" not in again.stderr
     assert key_file.read_bytes() == secret  # the same key, not a new one
@@ -283,8 +300,8 @@ def test_the_key_may_come_from_the_environment(
 
 
 def test_no_checkpoint_is_signed_over_a_broken_trail(store: Store) -> None:
-    with sqlite3.connect(store.path) as conn:
-        conn.execute("UPDATE escalations SET state = 'decided' WHERE claim_id = 'C-1042'")
+    with store.write() as conn:
+        conn.execute(text("UPDATE escalations SET state = 'decided' WHERE claim_id = 'C-1042'"))
     result = cli("audit", "checkpoint")
     assert result.exit_code == 1 and result.stdout == ""
     assert "BROKEN at entry 1" in result.stderr and "no checkpoint signed" in result.stderr

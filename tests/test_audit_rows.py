@@ -6,16 +6,22 @@ leaves the hash chain alone, so the chain still verifies; the rows no longer agr
 
 from __future__ import annotations
 
-import sqlite3
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import DataError
 
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit
 from tests.store_helpers import accepted_answers, record_for, water_loaded
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
@@ -34,10 +40,32 @@ def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     return store
 
 
-def _tamper(store: Store, *statements: str) -> None:
-    with sqlite3.connect(store.path) as conn:
+# A tampering is an SQL statement, or for what SQL would spell per engine (JSON), a function.
+Tampering = str | Callable[[Connection], None]
+
+
+def _tamper(store: Store, *statements: Tampering) -> None:
+    """Change the rows behind the store's back, in one transaction on its database."""
+    with store.write() as conn:
         for statement in statements:
-            conn.execute(statement)
+            if isinstance(statement, str):
+                conn.execute(text(statement))
+            else:
+                statement(conn)
+
+
+def _set_resolution_body(claim_id: str, **fields: Any) -> Callable[[Connection], None]:
+    """Set fields of the JSON body of a claim's resolution, the rest of it as it was."""
+
+    def tamper(conn: Connection) -> None:
+        select_body = text("SELECT id, body FROM resolutions WHERE claim_id = :c")
+        for row in conn.execute(select_body, {"c": claim_id}).all():
+            body = json.dumps({**json.loads(row.body), **fields})
+            conn.execute(
+                text("UPDATE resolutions SET body = :b WHERE id = :i"), {"b": body, "i": row.id}
+            )
+
+    return tamper
 
 
 def test_an_escalation_quietly_turned_into_an_automatic_decision_is_caught(store: Store) -> None:
@@ -103,7 +131,11 @@ TAMPERINGS = [
         id="decision-points-elsewhere",
     ),
     pytest.param(
-        ["DELETE FROM decisions WHERE claim_id = 'C-2000'"],
+        # The validation goes first: its foreign key would keep the decision otherwise.
+        [
+            "DELETE FROM validations WHERE claim_id = 'C-2000'",
+            "DELETE FROM decisions WHERE claim_id = 'C-2000'",
+        ],
         2,
         "audit entry 2 (auto, claim C-2000) has no decision row",
         id="decision-deleted",
@@ -115,10 +147,7 @@ TAMPERINGS = [
         id="decision-points-at-a-human-entry",
     ),
     pytest.param(
-        [
-            "UPDATE resolutions SET body = json_set(body, '$.answer', 'not_covered') "
-            "WHERE claim_id = 'C-2000'"
-        ],
+        [_set_resolution_body("C-2000", answer="not_covered")],
         2,
         "the resolution behind the decision of claim C-2000 says answer 'not_covered'",
         id="resolution-body",
@@ -165,12 +194,6 @@ TAMPERINGS = [
         id="resolution-body-not-json",
     ),
     pytest.param(
-        ["UPDATE decisions SET audit_seq = 'x' WHERE claim_id = 'C-2000'"],
-        None,
-        "the decision of claim C-2000 names audit entry 'x', not an entry number",
-        id="decision-entry-not-a-number",
-    ),
-    pytest.param(
         ["UPDATE audit_log SET claim_id = 'C-9999' WHERE seq = 2"],
         2,
         "entry 2: its row's claim id or time differs from the entry",
@@ -181,7 +204,7 @@ TAMPERINGS = [
 
 @pytest.mark.parametrize(("statements", "first_bad", "problem"), TAMPERINGS)
 def test_a_row_that_disagrees_with_its_entry_is_named(
-    store: Store, statements: list[str], first_bad: int | None, problem: str
+    store: Store, statements: list[Tampering], first_bad: int | None, problem: str
 ) -> None:
     _tamper(store, *statements)
     verdict = store.verify_audit()
@@ -198,3 +221,20 @@ def test_the_first_problem_in_entry_order_is_named(store: Store) -> None:
         "UPDATE decisions SET answer = 'not_covered' WHERE claim_id = 'C-2000'",
     )
     assert store.verify_audit().first_bad == 2
+
+
+def test_a_row_naming_no_entry_number_is_named_or_refused(store: Store, engine: str) -> None:
+    """SQLite keeps text in an INTEGER column, so verify must catch it; PostgreSQL refuses it."""
+    tampering = "UPDATE decisions SET audit_seq = 'x' WHERE claim_id = 'C-2000'"
+    if engine == "postgresql":
+        with pytest.raises(DataError, match="invalid input syntax for type integer"):
+            _tamper(store, tampering)
+        assert store.verify_audit() == audit.Verdict(True, 4)  # nothing was written
+        return
+    _tamper(store, tampering)
+    assert store.verify_audit() == audit.Verdict(
+        False,
+        4,
+        None,
+        "the decision of claim C-2000 names audit entry 'x', not an entry number",
+    )

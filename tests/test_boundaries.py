@@ -1,7 +1,8 @@
 """The package boundaries, kept by reading every module's imports (AST only: nothing is imported).
 
 CrewAI lives in crew/, llms/ and tools/ (and main.py, the `crewai run` entry); SQL in store/ and
-policy/; click and rich in cli/; FastAPI in review/. vocabulary.py depends on nothing of ours.
+policy/, and the database libraries (SQLAlchemy, Alembic, psycopg) in store/ alone; click and rich
+in cli/; FastAPI in review/. vocabulary.py depends on nothing of ours.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ PACKAGE = ROOT / "src" / "claims_crew"
 ALLOWED: dict[str, tuple[str, ...]] = {
     "crewai": ("crew/", "llms/", "tools/", "main.py"),
     "sqlite3": ("store/", "policy/"),
+    "sqlalchemy": ("store/",),
+    "alembic": ("store/",),
+    "psycopg": ("store/",),
     "click": ("cli/",),
     "rich": ("cli/",),
     "fastapi": ("review/",),
@@ -70,6 +74,11 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("resolver/rules.py", "import crewai\n"),
         ("resolver/rules.py", "def f():\n    from crewai.tools import BaseTool\n"),
         ("report/build.py", "import sqlite3\n"),
+        ("cli/store.py", "from sqlalchemy import select\n"),
+        ("review/web.py", "def f():\n    import sqlalchemy.exc\n"),
+        ("ingest.py", "from alembic import command\n"),
+        ("work.py", "import psycopg\n"),
+        ("policy/cache.py", "from sqlalchemy import create_engine\n"),
         ("pipeline.py", "from rich.console import Console\n"),
         ("store/attempts.py", "import click\n"),
         ("cli/review.py", "from fastapi import FastAPI\n"),
@@ -83,5 +92,8 @@ def test_an_import_across_a_boundary_is_caught(relative: str, source: str) -> No
 def test_imports_inside_the_bounds_pass() -> None:
     assert violations("crew/crew.py", "from crewai import Agent\n") == []
     assert violations("store/audit.py", "import sqlite3\n") == []
+    assert violations("store/copy.py", "from sqlalchemy import insert\n") == []
+    assert violations("store/schema.py", "from alembic import command\n") == []
+    assert violations("store/engine.py", "import psycopg\n") == []
     assert violations("main.py", "import crewai\n") == []
     assert violations("resolver/rules.py", "from claims_crew.vocabulary import SIDES\n") == []

@@ -24,11 +24,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="needs Debian's chromium and chromium-driver "
-    "(apt-get install chromium chromium-driver; .ci/run installs them)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver "
+        "(apt-get install chromium chromium-driver; .ci/run installs them)",
+    ),
+    # The page a team shares: on the SQLite file and on PostgreSQL.
+    pytest.mark.usefixtures("engine"),
+]
 
 
 def _free_port() -> int:

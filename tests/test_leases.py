@@ -3,11 +3,14 @@ does not block the next one."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import pytest
 
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import process_file
@@ -23,9 +26,11 @@ from tests.crew_helpers import (
 )
 from tests.store_helpers import water_loaded
 
+pytestmark = pytest.mark.usefixtures("engine")
 
-def test_one_holder_at_a_time(tmp_path: Path) -> None:
-    first, second = Store(tmp_path / "s.sqlite"), Store(tmp_path / "s.sqlite")
+
+def test_one_holder_at_a_time() -> None:
+    first, second = Store(), Store()  # two processes' stores on one database
     a, b = lease_holder(), lease_holder()
     assert first.lease("C-1", a)
     assert not second.lease("C-1", b)  # same live process, another attempt: refused
@@ -35,23 +40,23 @@ def test_one_holder_at_a_time(tmp_path: Path) -> None:
     assert second.lease("C-1", b)
 
 
-def test_an_expired_lease_is_taken_over(tmp_path: Path) -> None:
+def test_an_expired_lease_is_taken_over() -> None:
     now = [datetime(2026, 1, 1, tzinfo=UTC)]
-    store = Store(tmp_path / "s.sqlite", clock=lambda: now[0])
+    store = Store(clock=lambda: now[0])
     assert store.lease("C-1", lease_holder(), seconds=60)
     assert not store.lease("C-1", lease_holder())
     now[0] += timedelta(seconds=61)
     assert store.lease("C-1", lease_holder())
 
 
-def test_a_dead_process_lease_is_taken_over_at_once(tmp_path: Path) -> None:
+def test_a_dead_process_lease_is_taken_over_at_once() -> None:
     dead = subprocess.run(
         [sys.executable, "-c", "from claims_crew.store import lease_holder; print(lease_holder())"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    store = Store(tmp_path / "s.sqlite")
+    store = Store()
     assert store.lease("C-1", dead)  # as a killed run would have left it
     assert store.lease("C-1", lease_holder())
 
@@ -70,7 +75,7 @@ def test_two_runs_on_one_claim_call_the_models_once(
     answers = [final(INTAKE_WATER), final(start_date_answer(None))]
     slow_intake = ScriptedLLM(answers, model="slow-intake", latency_s=1.0)
     script.llms["intake"] = slow_intake
-    shared = settings(sample_library, script, tmp_path)
+    shared = dataclasses.replace(settings(sample_library, script, tmp_path), store=Store())
     results = []
 
     def run() -> None:

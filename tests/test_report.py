@@ -49,6 +49,9 @@ from tests.crew_helpers import (
 )
 from tests.report_helpers import known_store
 
+# The report's one read (store/report_query.py) on each engine, figure for figure.
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 def m(count: int, denominator: int) -> dict[str, Any]:
     figure = round(count / denominator, 6) if denominator else None

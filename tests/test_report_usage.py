@@ -30,6 +30,9 @@ from claims_crew.report.html import render
 from claims_crew.store import Store
 from tests.report_helpers import KNOWN, START, known_store, loaded_claim, make_record
 
+# The report's one read (store/report_query.py) on each engine, figure for figure.
+pytestmark = pytest.mark.usefixtures("engine")
+
 PRICES: dict[str, Any] = {
     "currency": "EUR",
     "models": {
@@ -150,7 +153,7 @@ def test_a_persons_wait_runs_from_the_escalation_to_the_review(
     def clock() -> datetime:
         return now[0]
 
-    store = Store(tmp_path / "claims.sqlite", clock=clock)
+    store = Store(clock=clock)
     store.add_reviewer("ana")
     for claim_id in ("R04", "R05", "R01"):
         intake, policy, fraud, *_ = KNOWN[claim_id]

@@ -1,4 +1,4 @@
-"""Expiry and revalidation, through the scripted crew and a real SQLite store.
+"""Expiry and revalidation, through the scripted crew and a real store (SQLite and PostgreSQL).
 
 Every decision records when it expires (resolution.yaml `expiry`) and the versions it stood on;
 `review stale` lists those that expired or whose policy PDF, corrections, config or claim file
@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from sqlalchemy import Table, inspect, select, update
 
 from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
@@ -25,6 +26,7 @@ from claims_crew.resolver.expiry import Expiry
 from claims_crew.revalidation.revalidate import revalidate
 from claims_crew.revalidation.stale import Project, find_stale
 from claims_crew.store import Store
+from claims_crew.store.tables import audit_log, superseded, validations
 from claims_crew.vocabulary import parse_stamp, utc_now
 from tests.conftest import ROOT, SAMPLE_POLICIES
 from tests.crew_helpers import (
@@ -34,7 +36,9 @@ from tests.crew_helpers import (
     Script,
     water_script,
 )
-from tests.store_helpers import water_loaded
+from tests.store_helpers import back_to, water_loaded
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 SURE = {**POLICY_COVERED, "confidence": 0.9}
 FRAUD_AGREES = {**SURE, "rationale": "A leak found the day after it began is sudden: 4.2(b)."}
@@ -191,9 +195,9 @@ def test_a_replaced_policy_pdf_is_stale_and_revalidate_links_a_replay(
     assert entry["kind"] == "revalidated" and entry["revalidation"] == "replay"
     assert entry["revalidates"] == before[-1]["seq"] == head.seq
     with Store().read() as conn:
-        (prev_hash,) = conn.execute(
-            "SELECT hash FROM audit_log WHERE seq = ?", (entry["revalidates"],)
-        ).fetchone()
+        prev_hash = conn.execute(
+            select(audit_log.c.hash).where(audit_log.c.seq == entry["revalidates"])
+        ).scalar_one()
     assert entry["revalidates_hash"] == prev_hash
     assert entry["changed"] == ["policy"] and "replays" in entry["reason"]
     assert entry["policy_sha256"] != before[-1]["policy_sha256"]
@@ -225,7 +229,7 @@ def test_a_config_change_is_stale_and_revalidation_makes_a_new_decision(
     assert entry["revalidates"] == entries("C-1042")[0]["seq"]
     assert entry["kind"] in ("escalated", "auto") and entry["outcome"] == done.after[0]
     with Store().read() as conn:
-        kept = conn.execute("SELECT what, audit_seq FROM superseded").fetchall()
+        kept = conn.execute(select(superseded.c.what, superseded.c.audit_seq)).all()
     assert kept == [("decision", entries("C-1042")[0]["seq"])]
     audit_ok()
     assert stale_json()["stale"] == []
@@ -267,7 +271,11 @@ def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
     assert human in chain and chain[-1]["revalidates"] == human["seq"]
     assert chain[-1]["revalidation"] == "new" and chain[-1]["changed"] == ["claim_file"]
     with store.read() as conn:
-        kept = dict(conn.execute("SELECT what, row FROM superseded WHERE what = 'review'"))
+        kept = dict(
+            conn.execute(
+                select(superseded.c.what, superseded.c.row).where(superseded.c.what == "review")
+            ).all()
+        )
     assert json.loads(kept["review"])["decision"] == "not_covered"
     audit_ok()
     # A person decides again, on the new escalation; the chain still verifies.
@@ -283,13 +291,11 @@ def test_the_migration_takes_earlier_versions_from_the_entries(
     """Decisions made before 0008 get their validations from the entries that recorded them."""
     path = water_loaded(project / "inbox", "C-1042").path
     decide(project, path, water_script(), session_cache)
-    db = Store().path
-    with Store().write() as conn:
-        conn.execute("DELETE FROM validations")
-        conn.execute("DROP TABLE superseded")
-        conn.execute("DROP TABLE validations")
-        conn.execute("DELETE FROM schema_migrations WHERE name LIKE '0008%'")
-    (standing,) = Store(db).standings()
+    store = Store()
+    back_to(store, "0007_attempt_usage_and_stages")
+    with store.read() as conn:
+        assert not inspect(conn).has_table("validations")
+    (standing,) = Store().standings()
     first = entries("C-1042")[0]
     assert standing.policy_sha256 == first["policy_sha256"]
     assert standing.expires_at is None
@@ -330,8 +336,62 @@ def test_an_expiry_moved_under_the_chain_fails_audit_verify(
     decide(project, path, water_script(), session_cache)
     audit_ok()
     with Store().write() as conn:
-        conn.execute("UPDATE validations SET expires_at = '2999-01-01T00:00:00.000000Z'")
+        conn.execute(update(validations).values(expires_at="2999-01-01T00:00:00.000000Z"))
     result = CliRunner().invoke(main, ["audit", "verify", "--json"])
     assert result.exit_code == 1, result.output
     problem = json.loads(result.output)["problem"]
     assert "validation of claim C-1042 says expires at '2999-01-01" in problem
+
+
+def verify_problem() -> str:
+    result = CliRunner().invoke(main, ["audit", "verify", "--json"])
+    assert result.exit_code == 1, result.output
+    problem: str = json.loads(result.output)["problem"]
+    return problem
+
+
+def test_rows_moved_out_of_force_or_edited_under_the_chain_fail_audit_verify(
+    project: Path, session_cache: Path
+) -> None:
+    """A superseded row must match the entry it recorded and have been replaced by a new
+    decision of its claim; a validations row must say what its entry says, even where it is no
+    longer JSON."""
+    path = water_loaded(project / "inbox", "C-1042", description=f"Water. {STARTED}").path
+    decide(project, path, agreeing_script(), session_cache)
+    set_rules(project, "accept", min_confidence=0.95)
+    (done,) = revalidate(settings(project, agreeing_script(), session_cache), utc_now())
+    assert done.verdict == "new"
+    audit_ok()
+    first, new = (e["seq"] for e in entries("C-1042"))
+    store = Store()
+    with store.read() as conn:
+        kept = conn.execute(select(superseded)).mappings().one()
+        models = conn.execute(select(validations.c.models)).scalar_one()
+    assert (kept["what"], kept["audit_seq"], kept["superseded_by"]) == ("decision", first, new)
+
+    def tampered(table: Table, values: dict[str, Any]) -> str:
+        with store.write() as conn:
+            conn.execute(update(table).values(**values))
+        problem = verify_problem()
+        with store.write() as conn:  # put back
+            conn.execute(
+                update(table).values(**({"models": models} if table is validations else dict(kept)))
+            )
+        audit_ok()
+        return problem
+
+    moved = tampered(superseded, {"superseded_by": first})
+    assert moved == (
+        f"the superseded decision of claim C-1042 was replaced by entry {first}, "
+        "which is no new decision of it"
+    )
+    for row in ("not json", json.dumps({"audit_seq": new})):
+        edited = tampered(superseded, {"row": row})
+        assert (
+            edited
+            == f"the superseded decision of claim C-1042 does not match its audit entry {first}"
+        )
+    broken = tampered(validations, {"models": "not json"})
+    assert broken.startswith(
+        f"the validation of claim C-1042 says models 'not json', its audit entry {new} says {{"
+    )

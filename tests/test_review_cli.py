@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
+from sqlalchemy import text
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
@@ -17,6 +17,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.crew_helpers import INTAKE_WATER, WATER_SOURCES, water_script
 from tests.store_helpers import accepted_answers, record_for, water_loaded
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
@@ -211,10 +213,12 @@ def test_audit_verify_and_a_tampered_database(store: Store) -> None:
         "first_bad": None,
         "problem": None,
     }
-    with sqlite3.connect(store.path) as conn:
-        conn.execute(
-            "UPDATE audit_log SET body = replace(body, 'covered', 'COVERED') WHERE seq = 2"
+    with store.write() as conn:  # behind the store's back: its own calls never edit an entry
+        edited = conn.execute(
+            text("UPDATE audit_log SET body = replace(body, 'covered', 'COVERED') WHERE seq = :s"),
+            {"s": 2},
         )
+        assert edited.rowcount == 1
     broken = cli("audit", "verify", "--json")
     assert broken.exit_code == 1
     assert as_json(broken)["first_bad"] == 2 and not as_json(broken)["ok"]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from tests.crew_helpers import (
     Script,
     water_claim_saying_when,
 )
+from tests.store_rows import Rows, table_rows
 
 SURE = {**POLICY_COVERED, "confidence": 0.9}
 UNSURE = {**POLICY_COVERED, "confidence": 0.82}
@@ -106,39 +106,22 @@ def _tuned_config(folder: Path) -> Path:
     return config
 
 
-def snapshot(database: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table of a SQLite file, in a fixed order."""
-    conn = sqlite3.connect(database)
-    try:
-        tables = [
-            name
-            for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-            )
-        ]
-        return {
-            table: sorted(conn.execute(f'SELECT * FROM "{table}"').fetchall(), key=repr)
-            for table in tables
-        }
-    finally:
-        conn.close()
+def snapshot(database: Path) -> Rows:
+    """Every row of every table of the store in an SQLite file, in a fixed order."""
+    return table_rows(database)
 
 
 def audit_head(database: Path) -> tuple[int, str]:
-    conn = sqlite3.connect(database)
-    try:
-        row = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
-        return int(row[0]), str(row[1])
-    finally:
-        conn.close()
+    [head] = table_rows(database)["audit_head"]
+    return int(head["seq"]), str(head["hash"])
 
 
 @dataclass(frozen=True)
 class Tuning:
     home: Path
     production: Path  # the production store's file
-    before: dict[str, list[tuple[Any, ...]]]  # its rows before the shadow run
-    after: dict[str, list[tuple[Any, ...]]]  # and after it
+    before: Rows  # its rows before the shadow run
+    after: Rows  # and after it
     head_before: tuple[int, str]
     head_after: tuple[int, str]
     shadow_out: str  # what the shadow run printed

@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -37,9 +36,12 @@ def clock() -> Clock:
     return Clock()
 
 
+pytestmark = pytest.mark.usefixtures("engine")
+
+
 @pytest.fixture
-def store(tmp_path: Path, clock: Clock) -> Store:
-    return Store(tmp_path / "claims.sqlite", clock=clock)
+def store(clock: Clock) -> Store:
+    return Store(clock=clock)
 
 
 def browser(
@@ -118,13 +120,11 @@ def test_a_right_token_is_not_counted_and_old_failures_are_forgotten(
     assert sign_in(c, "guess-again").status_code == 401
 
 
-def test_workers_racing_let_no_more_guesses_through(
-    tmp_path: Path, clock: Clock, store: Store
-) -> None:
-    """Four workers, each with its own Store on the same file, take 40 guesses from one
+def test_workers_racing_let_no_more_guesses_through(clock: Clock, store: Store) -> None:
+    """Four workers, each with its own Store on the same database, take 40 guesses from one
     client at once: exactly the five free ones are checked, the rest wait."""
     store.add_reviewer("ana")
-    workers = [Store(store.path, clock=clock) for _ in range(4)]
+    workers = [Store(url=store.url, clock=clock) for _ in range(4)]
     codes: Counter[int] = Counter()
     lock = threading.Lock()
     start = threading.Barrier(8)

@@ -18,6 +18,8 @@ from claims_crew.store import Store
 from tests.store_helpers import record_for, water_loaded
 from tests.test_browser import CHROMEDRIVER, CHROMIUM, _free_port
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 @pytest.fixture
 def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:

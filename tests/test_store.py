@@ -1,10 +1,13 @@
-"""The decision store: migrations, whole-or-nothing writes, one decision per claim, reviews."""
+"""The decision store: migrations, whole-or-nothing writes, one decision per claim, reviews.
+
+Every test runs on SQLite and on PostgreSQL (the `engine` fixture), but those about the SQLite
+file itself.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -12,21 +15,26 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, select, table
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import RunError
 from claims_crew.store import (
-    MIGRATIONS,
+    HEAD,
     AlreadyDecided,
     NotFound,
     Store,
     StoreError,
     audit,
-    migrate,
+    upgrade,
 )
+from claims_crew.store.schema import revisions
+from claims_crew.store.tables import agent_outputs, audit_log, metadata, runs
 from tests import killed_run
 from tests.conftest import ROOT
-from tests.store_helpers import accepted_answers, record_for, water_loaded
+from tests.store_helpers import accepted_answers, record_for, sqlite_only, water_loaded
+
+pytestmark = pytest.mark.usefixtures("engine")
 
 CLAIM_TABLES = (
     "attempts",
@@ -39,25 +47,26 @@ CLAIM_TABLES = (
 )
 
 
-def _count(store: Store, table: str) -> int:
+def _count(store: Store, name: str) -> int:
     with store.read() as conn:
-        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        return int(conn.execute(select(func.count()).select_from(table(name))).scalar_one())
 
 
-def test_migrations_are_recorded_and_applied_once(tmp_path: Path) -> None:
+@sqlite_only  # the SQLite file's own settings (WAL, synchronous, busy timeout)
+def test_migrations_are_applied_once_and_the_file_is_set_up(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite")
     with store.read() as conn:
-        names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations")]
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
-    assert names == [name for name, _ in MIGRATIONS]
-    with sqlite3.connect(store.path, isolation_level=None) as conn:
-        assert migrate(conn) == []
-    Store(store.path)  # opening again changes nothing
-    assert _count(store, "schema_migrations") == len(MIGRATIONS)
+        assert conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar() == HEAD
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() > 0
+    assert revisions()[-1] == HEAD  # HEAD names the newest migration script
+    assert upgrade(store.engine) == []  # opening again changes nothing
+    Store(store.path)
+    assert _count(store, "alembic_version") == 1
 
 
+@sqlite_only  # where the SQLite file goes when no database is named
 def test_default_location_is_in_claims_crew_home(tmp_path: Path) -> None:
     assert Store().path == tmp_path / "home" / "claims.sqlite"
 
@@ -76,7 +85,7 @@ def test_a_record_reads_back_as_written(tmp_path: Path, sample_library: PolicyLi
     assert escalation.question == "damage_start_date: When did the damage start?"
     assert store.escalation(str(escalation.id)) == escalation
     with store.read() as conn:
-        tasks = dict(conn.execute("SELECT task, field FROM agent_outputs").fetchall())
+        tasks = dict(conn.execute(select(agent_outputs.c.task, agent_outputs.c.field)).all())
     assert tasks == {"intake_task": "intake", "policy_task": "policy", "fraud_task": "fraud"}
 
 
@@ -113,6 +122,37 @@ def test_a_claim_gets_one_decision_however_often_it_is_recorded(
     assert _count(store, "attempts") == 2
     assert _count(store, "decisions") == _count(store, "audit_log") == 1
     assert _count(store, "escalations") == 1
+
+
+def test_writers_racing_on_one_claim_leave_one_decision(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    """Each writer looks for a decision under the store's write lock: one decides, the others
+    keep their attempt and fail nothing (no duplicate key, no second audit entry)."""
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    record = record_for(loaded, sample_library)
+    start = threading.Barrier(6)
+    done: list[bool] = []
+    failed: list[BaseException] = []
+
+    def write() -> None:
+        start.wait()
+        try:
+            done.append(store.record(record, None, loaded).decided)
+        except Exception as exc:
+            failed.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failed == [] and sorted(done) == [False] * 5 + [True]
+    assert _count(store, "attempts") == 6
+    assert _count(store, "decisions") == _count(store, "audit_log") == 1
+    assert _count(store, "escalations") == _count(store, "validations") == 1
+    assert store.verify_audit() == audit.Verdict(True, 1)
 
 
 def test_a_failed_claim_stays_to_do(tmp_path: Path, sample_library: PolicyLibrary) -> None:
@@ -171,7 +211,7 @@ def test_a_human_decision_is_a_new_entry_linked_to_the_escalation(
     assert human.kind == "human" and human.actor == "human:ana" and human.answer == "covered"
     assert human.overrides == escalated.seq == 1 and review.audit_seq == human.seq == 2
     with store.read() as conn:
-        first_hash = conn.execute("SELECT hash FROM audit_log WHERE seq = 1").fetchone()[0]
+        first_hash = conn.execute(select(audit_log.c.hash).where(audit_log.c.seq == 1)).scalar()
     assert human.overrides_hash == first_hash
     assert escalated.kind == "escalated" and escalated.answer is None  # nothing was edited
     assert store.open_count() == 0
@@ -275,8 +315,13 @@ def test_reviewer_tokens_are_kept_only_as_hashes(tmp_path: Path) -> None:
         store.add_reviewer("ana")
     with pytest.raises(StoreError):
         store.add_reviewer("human:ana")
-    for path in store.path.parent.glob("claims.sqlite*"):
-        assert token.encode() not in path.read_bytes()
+    with store.read() as conn:
+        for stored in metadata.sorted_tables:
+            for row in conn.execute(select(stored)):
+                assert token not in repr(tuple(row)), stored.name
+    if store.path is not None:  # nor anywhere in the file, its journal or its WAL
+        for path in store.path.parent.glob("claims.sqlite*"):
+            assert token.encode() not in path.read_bytes()
     session = store.open_session("ana")
     found = store.session(session)
     assert found is not None and found.reviewer == "ana" and len(found.csrf) > 20
@@ -314,7 +359,7 @@ def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
     assert store.attempts("K-003") == []  # killed mid-claim: nothing of it was kept
     assert store.verify_audit().ok
     with store.read() as conn:
-        [(finished,)] = conn.execute("SELECT finished_at FROM runs").fetchall()
+        [(finished,)] = conn.execute(select(runs.c.finished_at)).all()
     assert finished is None  # the run never finished
     first = _calls(first_log)
     # Intake twice (its facts, then the conflict's targeted question), policy twice, fraud.
@@ -331,7 +376,9 @@ def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
     assert all(d.outcome == "ESCALATED" for d in decisions)
     with store.read() as conn:
         per_claim = dict(
-            conn.execute("SELECT claim_id, count(*) FROM audit_log GROUP BY claim_id").fetchall()
+            conn.execute(
+                select(audit_log.c.claim_id, func.count()).group_by(audit_log.c.claim_id)
+            ).all()
         )
     assert per_claim == dict.fromkeys(claims, 1)
     assert store.verify_audit() == audit.Verdict(True, 4)

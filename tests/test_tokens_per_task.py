@@ -1,5 +1,7 @@
 """Tokens per task and the stages of a review: counted from CrewAI's events, stored, shown.
 
+The tests that store what was counted run on SQLite and on PostgreSQL (the `engine` fixture).
+
 Each task's prompt and completion tokens come from the LLMCallCompletedEvent that names it, for
 our in-process models and for CrewAI's own OpenAI client (against tests/openai_server.py, which
 reports usage as the words it received and sent). Tasks that run at once are each charged their
@@ -9,7 +11,6 @@ own calls, whatever order the calls end in.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import inspect
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
@@ -41,6 +43,7 @@ from tests.crew_helpers import (
 from tests.openai_server import ChatRequest, Reply
 from tests.provider_helpers import CrewScript, agent_of, answer, point_model_at, water_claims
 from tests.report_helpers import known_store
+from tests.store_helpers import back_to
 
 RULING = {
     "choice": "policy",
@@ -106,6 +109,7 @@ def dispute_script() -> tuple[Script, dict[str, list[str]]]:
     return Script(**{agent: list(a) for agent, a in answers.items()}), answers
 
 
+@pytest.mark.usefixtures("engine")
 def test_a_review_records_each_tasks_tokens_and_its_stages(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
@@ -143,12 +147,14 @@ def test_a_review_records_each_tasks_tokens_and_its_stages(
     moments.append(record.finished_at)
     assert moments == sorted(moments)
 
-    run.store.record(record, None, loaded)
-    back = run.store.claim_record(record.claim_id)
+    store = Store()
+    store.record(record, None, loaded)
+    back = store.claim_record(record.claim_id)
     assert back is not None
     assert back.tokens_by_task == record.tokens_by_task and back.stages == record.stages
 
 
+@pytest.mark.usefixtures("engine")
 def test_review_show_lists_tokens_per_task(sample_library: PolicyLibrary, tmp_path: Path) -> None:
     known_store(sample_library, tmp_path / "claims")
     detail = json.loads(CliRunner().invoke(main, ["review", "show", "R04", "--json"]).output)
@@ -161,16 +167,16 @@ def test_review_show_lists_tokens_per_task(sample_library: PolicyLibrary, tmp_pa
     assert [c.strip() for c in line.split("│")][1:5] == ["policy_task", "2", "160", "40"]
 
 
+@pytest.mark.usefixtures("engine")
 def test_an_old_store_upgrades_in_place_and_its_audit_still_verifies(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
     store = known_store(sample_library, tmp_path / "claims")
     # The store as it was before tokens per task and stages were kept.
-    with sqlite3.connect(store.path) as conn:
-        conn.execute("ALTER TABLE attempts DROP COLUMN tokens_by_task")
-        conn.execute("ALTER TABLE attempts DROP COLUMN stages")
-        conn.execute("DELETE FROM schema_migrations WHERE name = '0007_attempt_usage_and_stages'")
-    upgraded = Store(store.path)
+    back_to(store, "0006_sign_in_attempts")
+    with store.read() as conn:
+        assert "stages" not in {c["name"] for c in inspect(conn).get_columns("attempts")}
+    upgraded = Store()
     record = upgraded.claim_record("R01")
     assert record is not None and record.tokens_by_task == {} and record.stages == {}
     assert record.tokens["policy_task"] == 200  # the per-claim totals it had are kept
@@ -182,6 +188,7 @@ def test_an_old_store_upgrades_in_place_and_its_audit_still_verifies(
     assert [t["claims"] for t in report["time_per_level"]][:3] == [0, 0, 0]
 
 
+@pytest.mark.usefixtures("engine")
 def test_the_provider_reports_tokens_per_task(
     openai_server: StartServer,
     monkeypatch: pytest.MonkeyPatch,
@@ -217,7 +224,7 @@ def test_the_provider_reports_tokens_per_task(
         library=sample_library,
         llm_for=default_llm_factory(ROOT / "config"),
         config_dir=ROOT / "config",
-        store=Store(tmp_path / "s.sqlite"),
+        store=Store(),
     )
     (item,) = run_batch(water_claims(tmp_path / "inbox", "C-7"), run)
     record = item.record

@@ -15,6 +15,8 @@ from tests.store_helpers import record_for, water_loaded
 
 SCRIPT = "<script>alert('pwned')</script>"
 
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 @pytest.fixture
 def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:

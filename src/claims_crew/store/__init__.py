@@ -7,14 +7,14 @@ from claims_crew.store.queue import Decision, Escalation, Review
 from claims_crew.store.recording import Basis, Recorded, Triage
 from claims_crew.store.report_query import DecidedClaim
 from claims_crew.store.revalidation import Revalidated, Standing
-from claims_crew.store.schema import MIGRATIONS, migrate
+from claims_crew.store.schema import HEAD, upgrade
 from claims_crew.store.sign_ins import SignInLimits
 from claims_crew.store.store import Store
 from claims_crew.vocabulary import HUMAN_DECISIONS, OPEN_OUTCOMES, stamp
 
 __all__ = [
+    "HEAD",
     "HUMAN_DECISIONS",
-    "MIGRATIONS",
     "OPEN_OUTCOMES",
     "AlreadyDecided",
     "Basis",
@@ -33,6 +33,6 @@ __all__ = [
     "StoreError",
     "Triage",
     "lease_holder",
-    "migrate",
     "stamp",
+    "upgrade",
 ]

@@ -11,9 +11,20 @@ with one another. A checkpoint of the head signed with a key kept outside the da
 (checkpoint.py) pins the chain up to that entry. The rows the entries recorded (decisions,
 escalations, reviews) are checked against them by audit_rows.py.
 
-Entries are only ever appended, inside the caller's `BEGIN IMMEDIATE` transaction: the database
-lock orders appends from any number of threads or processes. A human decision is a new entry
-that names the entry it overrides; nothing is edited.
+Entries are only ever appended, inside the caller's write transaction (base.py), on SQLite or
+PostgreSQL alike. That transaction holds the store's write lock (SQLite's file lock, or the
+advisory lock every PostgreSQL writer takes), which orders appends from any number of threads,
+processes or machines. `append` also reads the head row `FOR UPDATE` (nothing on SQLite, where
+the file lock already covers it), so on PostgreSQL even a transaction holding row locks only
+waits for the append before it and then reads the head that append left: the chain never
+forks, and seq numbers never repeat or skip. Before the first entry there is no head row to
+lock; the first append inserts it (`ON CONFLICT DO NOTHING`), and a second writer's insert
+waits on that row until the first commits. A human decision is a new entry that names the
+entry it overrides; nothing is edited.
+
+The hashes are taken over JSON text that this module writes and reads (a TEXT column on both
+engines, never a JSON type the database could reformat), so an entry hashes the same on SQLite,
+on PostgreSQL and in a copy from one to the other.
 
 An export is JSONL: a header line with the entry count and the last hash, then one entry per
 line exactly as it was hashed, plus its hash. It can be verified on its own.
@@ -23,14 +34,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import Connection, insert, select
 
+from claims_crew.store.sql import insert_new, upsert
+from claims_crew.store.tables import audit_head, audit_log
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
+
+HEAD_ID = 1  # the one row of audit_head: there is one chain
 
 GENESIS = "0" * 64
 EXPORT_VERSION = 1
@@ -95,28 +110,42 @@ def entry_hash(body: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
 
 
-def head(conn: sqlite3.Connection) -> tuple[int, str]:
-    row = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+_HEAD = select(audit_head.c.seq, audit_head.c.hash).where(audit_head.c.id == HEAD_ID)
+
+
+def head(conn: Connection) -> tuple[int, str]:
+    """The last entry's number and hash; (0, GENESIS) for an empty chain."""
+    row = conn.execute(_HEAD).first()
     return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
 
 
-def append(conn: sqlite3.Connection, **fields: Any) -> tuple[AuditEntry, str]:
+def _locked_head(conn: Connection) -> tuple[int, str]:
+    """The head, its row locked until the caller's transaction ends (see the docstring)."""
+    locked = _HEAD.with_for_update()
+    row = conn.execute(locked).first()
+    if row is None:
+        # An empty chain: make the row to lock. A writer that got here first holds it, and
+        # this insert waits for that writer's commit, then finds the row and does nothing.
+        insert_new(conn, audit_head, {"id": HEAD_ID, "seq": 0, "hash": GENESIS}, ["id"])
+        row = conn.execute(locked).first()
+    assert row is not None  # inserted or found just above, in this transaction
+    return int(row[0]), str(row[1])
+
+
+def append(conn: Connection, **fields: Any) -> tuple[AuditEntry, str]:
     """Add an entry after the chain head; the caller holds a write transaction."""
-    if not conn.in_transaction:
-        raise RuntimeError("audit.append needs the caller's BEGIN IMMEDIATE transaction")
-    seq, prev = head(conn)
+    if not conn.in_transaction():
+        raise RuntimeError("audit.append needs the caller's write transaction")
+    seq, prev = _locked_head(conn)
     entry = AuditEntry(seq=seq + 1, prev=prev, **fields)
     body = entry.model_dump(mode="json")
     digest = entry_hash(body)
     conn.execute(
-        "INSERT INTO audit_log (seq, claim_id, at, body, hash) VALUES (?, ?, ?, ?, ?)",
-        (entry.seq, entry.claim_id, entry.at, canonical(body), digest),
+        insert(audit_log).values(
+            seq=entry.seq, claim_id=entry.claim_id, at=entry.at, body=canonical(body), hash=digest
+        )
     )
-    conn.execute(
-        "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) "
-        "ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
-        (entry.seq, digest),
-    )
+    upsert(conn, audit_head, {"id": HEAD_ID, "seq": entry.seq, "hash": digest}, ["id"])
     return entry, digest
 
 
@@ -203,27 +232,36 @@ class _Walk:
         return Verdict(True, self.count)
 
 
-def verify(conn: sqlite3.Connection) -> Verdict:
+def verify(conn: Connection) -> Verdict:
     """Walk the stored chain from the first entry to the head. (The rows the entries recorded
     are compared with them by audit_rows.py.)"""
     walk = _Walk()
-    rows = conn.execute("SELECT seq, body, hash, claim_id, at FROM audit_log ORDER BY seq")
-    for seq, body, digest, claim_id, at in rows:
-        walk.step(body, digest, int(seq), (claim_id, at))
+    rows = conn.execute(
+        select(
+            audit_log.c.seq,
+            audit_log.c.body,
+            audit_log.c.hash,
+            audit_log.c.claim_id,
+            audit_log.c.at,
+        ).order_by(audit_log.c.seq)
+    )
+    for row in rows:
+        walk.step(row.body, row.hash, int(row.seq), (row.claim_id, row.at))
         if walk.bad is not None:
             return walk.bad
     last_seq, last_hash = head(conn)
     return walk.end(last_seq, last_hash, "chain head")
 
 
-def export_lines(conn: sqlite3.Connection, since: str | None, exported_at: str) -> Iterator[str]:
+def export_lines(conn: Connection, since: str | None, exported_at: str) -> Iterator[str]:
     """JSONL: a header, then every entry at or after `since` (UTC ISO text), with its hash.
 
     Reads one snapshot, so the header counts exactly the entries that follow it.
     """
-    where, args = ("WHERE at >= ?", (since,)) if since else ("", ())
-    rows = conn.execute(f"SELECT seq, body, hash FROM audit_log {where} ORDER BY seq", args)
-    entries = [(int(seq), body, digest) for seq, body, digest in rows]
+    query = select(audit_log.c.seq, audit_log.c.body, audit_log.c.hash).order_by(audit_log.c.seq)
+    if since:
+        query = query.where(audit_log.c.at >= since)  # fixed-width ISO text orders as time
+    entries = [(int(row.seq), str(row.body), str(row.hash)) for row in conn.execute(query)]
     header = {
         "audit_export": {
             "version": EXPORT_VERSION,

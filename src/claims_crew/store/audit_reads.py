@@ -9,16 +9,19 @@ snapshot; the first problem found is the one named.
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Iterable
 from datetime import datetime
+
+from sqlalchemy import Connection, select
 
 from claims_crew.store import audit, audit_rows, checkpoint
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
+from claims_crew.store.tables import audit_log
 from claims_crew.vocabulary import stamp
 
 
-def _chain_and_rows(conn: sqlite3.Connection) -> audit.Verdict:
+def _chain_and_rows(conn: Connection) -> audit.Verdict:
     verdict = audit.verify(conn)
     return audit_rows.check(conn, verdict.entries) if verdict.ok else verdict
 
@@ -54,7 +57,9 @@ class AuditReads(StoreBase):
 
     def audit_entries(self, claim_id: str) -> list[audit.AuditEntry]:
         with self.read() as conn:
-            rows = conn.execute(
-                "SELECT body FROM audit_log WHERE claim_id = ? ORDER BY seq", (claim_id,)
-            ).fetchall()
-        return [audit.AuditEntry.model_validate_json(body) for (body,) in rows]
+            bodies: Iterable[str] = conn.execute(
+                select(audit_log.c.body)
+                .where(audit_log.c.claim_id == claim_id)
+                .order_by(audit_log.c.seq)
+            ).scalars()
+            return [audit.AuditEntry.model_validate_json(body) for body in bodies]

@@ -16,87 +16,141 @@ ACCEPTED counts as automatic in the report. So every such row names the entry th
   revalidation replaced count, kept in `superseded`; validity_rows.py checks those).
 
 The first problem, in entry order, is named.
+
+The queries read plain columns only; what a JSON body holds (an entry's kind, a resolution's
+fields) is read here in Python, as the bodies are JSON text our code wrote, so the checks and
+their sentences are the same on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from sqlalchemy import Connection, Select, Table, select
+
 from claims_crew.store import audit, validity_rows
+from claims_crew.store.tables import audit_log, decisions, escalations, resolutions, reviews
+from claims_crew.store.tables import superseded as superseded_rows
 
 DECIDING_KINDS = ("auto", "adjudicated", "escalated")
 
-_DECISIONS = """
-SELECT d.audit_seq AS seq, a.body AS entry, d.claim_id, d.claim_sha256, d.outcome, d.answer,
-       d.decided_by, d.decided_at, d.attempt_id, r.id AS resolution_id,
-       r.attempt_id AS r_attempt_id, r.claim_id AS r_claim_id, r.outcome AS r_outcome,
-       r.rule AS r_rule, r.answer AS r_answer, r.reason_codes AS r_reason_codes,
-       iif(json_valid(r.body), json_extract(r.body, '$.outcome'), NULL) AS rb_outcome,
-       iif(json_valid(r.body), json_extract(r.body, '$.rule'), NULL) AS rb_rule,
-       iif(json_valid(r.body), json_extract(r.body, '$.answer'), NULL) AS rb_answer,
-       iif(json_valid(r.body), json_extract(r.body, '$.reason_codes'), NULL) AS rb_reason_codes,
-       iif(json_valid(r.body), json_extract(r.body, '$.reason'), NULL) AS rb_reason
-FROM decisions d
-LEFT JOIN audit_log a ON a.seq = d.audit_seq
-LEFT JOIN resolutions r ON r.id = d.resolution_id
-ORDER BY d.audit_seq
-"""
+Row = Mapping[Any, Any]
 
-_ESCALATIONS = """
-SELECT e.audit_seq AS seq, a.body AS entry, e.claim_id, e.reason_codes, e.question, e.opened_at,
-       e.resolution_id, e.state, e.decided_by, e.decided_at, e.decision,
-       d.audit_seq AS d_seq, d.resolution_id AS d_resolution_id, r.question AS r_question,
-       v.id AS review_id, v.reviewer AS v_reviewer, v.decision AS v_decision,
-       v.decided_at AS v_decided_at, v.audit_seq AS v_seq
-FROM escalations e
-LEFT JOIN audit_log a ON a.seq = e.audit_seq
-LEFT JOIN decisions d ON d.claim_id = e.claim_id
-LEFT JOIN resolutions r ON r.id = e.resolution_id
-LEFT JOIN reviews v ON v.escalation_id = e.id
-ORDER BY e.audit_seq
-"""
+_d, _a, _r = decisions.alias("d"), audit_log.alias("a"), resolutions.alias("r")
+_DECISIONS = (
+    select(
+        _d.c.audit_seq.label("seq"),
+        _a.c.body.label("entry"),
+        _d.c.claim_id,
+        _d.c.claim_sha256,
+        _d.c.outcome,
+        _d.c.answer,
+        _d.c.decided_by,
+        _d.c.decided_at,
+        _d.c.attempt_id,
+        _r.c.id.label("resolution_id"),
+        _r.c.attempt_id.label("r_attempt_id"),
+        _r.c.claim_id.label("r_claim_id"),
+        _r.c.outcome.label("r_outcome"),
+        _r.c.rule.label("r_rule"),
+        _r.c.answer.label("r_answer"),
+        _r.c.reason_codes.label("r_reason_codes"),
+        _r.c.body.label("r_body"),
+    )
+    .select_from(
+        _d.outerjoin(_a, _a.c.seq == _d.c.audit_seq).outerjoin(_r, _r.c.id == _d.c.resolution_id)
+    )
+    .order_by(_d.c.audit_seq, _d.c.claim_id)
+)
 
-_REVIEWS = """
-SELECT v.audit_seq AS seq, a.body AS entry, v.claim_id, v.reviewer, v.decision, v.reason,
-       v.decided_at, e.id AS escalation_id, e.claim_id AS e_claim_id, e.audit_seq AS e_seq,
-       o.hash AS e_hash
-FROM reviews v
-LEFT JOIN audit_log a ON a.seq = v.audit_seq
-LEFT JOIN escalations e ON e.id = v.escalation_id
-LEFT JOIN audit_log o ON o.seq = e.audit_seq
-ORDER BY v.audit_seq
-"""
+_e, _v = escalations.alias("e"), reviews.alias("v")
+_ESCALATIONS = (
+    select(
+        _e.c.audit_seq.label("seq"),
+        _a.c.body.label("entry"),
+        _e.c.claim_id,
+        _e.c.reason_codes,
+        _e.c.question,
+        _e.c.opened_at,
+        _e.c.resolution_id,
+        _e.c.state,
+        _e.c.decided_by,
+        _e.c.decided_at,
+        _e.c.decision,
+        _d.c.audit_seq.label("d_seq"),
+        _d.c.resolution_id.label("d_resolution_id"),
+        _r.c.question.label("r_question"),
+        _v.c.id.label("review_id"),
+        _v.c.reviewer.label("v_reviewer"),
+        _v.c.decision.label("v_decision"),
+        _v.c.decided_at.label("v_decided_at"),
+        _v.c.audit_seq.label("v_seq"),
+    )
+    .select_from(
+        _e.outerjoin(_a, _a.c.seq == _e.c.audit_seq)
+        .outerjoin(_d, _d.c.claim_id == _e.c.claim_id)
+        .outerjoin(_r, _r.c.id == _e.c.resolution_id)
+        .outerjoin(_v, _v.c.escalation_id == _e.c.id)
+    )
+    .order_by(_e.c.audit_seq, _e.c.id)
+)
 
-_ENTRIES_WITHOUT_ROWS = """
-SELECT seq, kind, claim_id, has_decision, has_escalation FROM (
-  SELECT a.seq, json_extract(a.body, '$.kind') AS kind, a.claim_id,
-         EXISTS (SELECT 1 FROM decisions d WHERE d.audit_seq = a.seq)
-           OR EXISTS (SELECT 1 FROM superseded s
-                      WHERE s.audit_seq = a.seq AND s.what = 'decision') AS has_decision,
-         EXISTS (SELECT 1 FROM escalations e WHERE e.audit_seq = a.seq)
-           OR EXISTS (SELECT 1 FROM superseded s
-                      WHERE s.audit_seq = a.seq AND s.what = 'escalation') AS has_escalation,
-         EXISTS (SELECT 1 FROM reviews v WHERE v.audit_seq = a.seq)
-           OR EXISTS (SELECT 1 FROM superseded s
-                      WHERE s.audit_seq = a.seq AND s.what = 'review') AS has_review
-  FROM audit_log a)
-WHERE (kind IN ('auto', 'adjudicated', 'escalated') AND NOT has_decision)
-   OR (kind = 'escalated' AND NOT has_escalation)
-   OR (kind = 'human' AND NOT has_review)
-ORDER BY seq LIMIT 1
-"""
+_o = audit_log.alias("o")  # the escalation's entry, which a review overrides
+_REVIEWS = (
+    select(
+        _v.c.audit_seq.label("seq"),
+        _a.c.body.label("entry"),
+        _v.c.claim_id,
+        _v.c.reviewer,
+        _v.c.decision,
+        _v.c.reason,
+        _v.c.decided_at,
+        _e.c.id.label("escalation_id"),
+        _e.c.claim_id.label("e_claim_id"),
+        _e.c.audit_seq.label("e_seq"),
+        _o.c.hash.label("e_hash"),
+    )
+    .select_from(
+        _v.outerjoin(_a, _a.c.seq == _v.c.audit_seq)
+        .outerjoin(_e, _e.c.id == _v.c.escalation_id)
+        .outerjoin(_o, _o.c.seq == _e.c.audit_seq)
+    )
+    .order_by(_v.c.audit_seq, _v.c.id)
+)
 
-_NOT_ENTRY_NUMBERS = """
-SELECT 'decision', claim_id, audit_seq FROM decisions WHERE typeof(audit_seq) != 'integer'
-UNION ALL
-SELECT 'escalation', claim_id, audit_seq FROM escalations WHERE typeof(audit_seq) != 'integer'
-UNION ALL
-SELECT 'review', claim_id, audit_seq FROM reviews WHERE typeof(audit_seq) != 'integer'
-LIMIT 1
-"""
+# The rows that name an entry, in the order the first odd one is reported.
+_NAMING: tuple[tuple[str, Table, Any], ...] = (
+    ("decision", decisions, decisions.c.claim_id),
+    ("escalation", escalations, escalations.c.id),
+    ("review", reviews, reviews.c.id),
+)
+
+
+_RESOLUTION_BODY_FIELDS = ("outcome", "rule", "answer", "reason_codes", "reason")
+
+
+def _json_field(text: str | None, key: str) -> Any:
+    """One top-level field of a JSON object held as text: None when the text is no JSON
+    object or lacks the key; a list or object comes back as its compact JSON text, which
+    `_list` reads as it reads the JSON list columns."""
+    try:
+        value = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    found = value.get(key)
+    if isinstance(found, (list, dict)):
+        return json.dumps(found, separators=(",", ":"), ensure_ascii=False)
+    return found
+
+
+def _with_body_fields(row: Row) -> Row:
+    """A decision row with the fields of its resolution's body beside its columns."""
+    body = row["r_body"]
+    return {**row, **{f"rb_{key}": _json_field(body, key) for key in _RESOLUTION_BODY_FIELDS}}
 
 
 def _list(text: str | None) -> Any:
@@ -107,10 +161,8 @@ def _list(text: str | None) -> Any:
         return text
 
 
-def _rows(conn: sqlite3.Connection, sql: str) -> Iterator[sqlite3.Row]:
-    cur = conn.cursor()
-    cur.row_factory = sqlite3.Row
-    yield from cur.execute(sql)
+def _rows(conn: Connection, query: Select[Any]) -> Iterator[Row]:
+    yield from conn.execute(query).mappings()
 
 
 def _differences(
@@ -126,7 +178,7 @@ def _differences(
     return None
 
 
-def _entry(what: str, row: sqlite3.Row, kinds: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+def _entry(what: str, row: Row, kinds: tuple[str, ...]) -> tuple[dict[str, Any], str]:
     """The entry a row names, or why it cannot be its entry."""
     if row["entry"] is None:
         return {}, f"{what} names audit entry {row['seq']}, which does not exist"
@@ -143,11 +195,11 @@ def _at(seq: int, problem: str | None) -> Problem | None:
     return (seq, problem) if problem else None
 
 
-def _decision_problem(row: sqlite3.Row) -> Problem | None:
-    return _at(row["seq"], _decision_text(row))
+def _decision_problem(row: Row) -> Problem | None:
+    return _at(row["seq"], _decision_text(_with_body_fields(row)))
 
 
-def _decision_text(row: sqlite3.Row) -> str | None:
+def _decision_text(row: Row) -> str | None:
     what = f"the decision of claim {row['claim_id']}"
     entry, problem = _entry(what, row, DECIDING_KINDS)
     if problem:
@@ -186,7 +238,7 @@ def _decision_text(row: sqlite3.Row) -> str | None:
     )
 
 
-def _escalation_problem(row: sqlite3.Row) -> Problem | None:
+def _escalation_problem(row: Row) -> Problem | None:
     """An escalation against its escalated entry; its state against the review that closed it,
     charged to the review's (human) entry, which recorded that decision."""
     what = f"the escalation of claim {row['claim_id']}"
@@ -247,11 +299,11 @@ def _escalation_problem(row: sqlite3.Row) -> Problem | None:
     )
 
 
-def _review_problem(row: sqlite3.Row) -> Problem | None:
+def _review_problem(row: Row) -> Problem | None:
     return _at(row["seq"], _review_text(row))
 
 
-def _review_text(row: sqlite3.Row) -> str | None:
+def _review_text(row: Row) -> str | None:
     what = f"the review of claim {row['claim_id']}"
     entry, problem = _entry(what, row, ("human",))
     if problem:
@@ -274,15 +326,50 @@ def _review_text(row: sqlite3.Row) -> str | None:
     )
 
 
-def check(conn: sqlite3.Connection, entries: int) -> audit.Verdict:
+def _not_an_entry_number(conn: Connection) -> str | None:
+    """A row whose entry number is no integer. The schema says INTEGER, but SQLite keeps
+    whatever is written (PostgreSQL refuses it): such a row names no entry."""
+    for what, table, order in _NAMING:
+        for row in conn.execute(select(table.c.claim_id, table.c.audit_seq).order_by(order)):
+            if type(row.audit_seq) is not int:
+                return (
+                    f"the {what} of claim {row.claim_id} names audit entry {row.audit_seq!r}, "
+                    "not an entry number"
+                )
+    return None
+
+
+def _entry_without_rows(conn: Connection) -> Problem | None:
+    """The first entry that lacks a row it recorded: a decision for each deciding entry, an
+    escalation for each escalated one, a review for each human one (or the row a revalidation
+    replaced, kept in `superseded`)."""
+    recorded: dict[str, set[int]] = {
+        what: set(conn.execute(select(table.c.audit_seq)).scalars()) for what, table, _ in _NAMING
+    }
+    superseded = select(superseded_rows.c.what, superseded_rows.c.audit_seq)
+    for row in conn.execute(superseded):
+        recorded.setdefault(row.what, set()).add(row.audit_seq)
+    entries = conn.execute(
+        select(audit_log.c.seq, audit_log.c.claim_id, audit_log.c.body).order_by(audit_log.c.seq)
+    )
+    for row in entries:
+        seq, kind = row.seq, _json_field(row.body, "kind")
+        has_decision = seq in recorded["decision"]
+        if (
+            (kind in DECIDING_KINDS and not has_decision)
+            or (kind == "escalated" and seq not in recorded["escalation"])
+            or (kind == "human" and seq not in recorded["review"])
+        ):
+            lacks = "review" if kind == "human" else "escalation" if has_decision else "decision"
+            return seq, f"audit entry {seq} ({kind}, claim {row.claim_id}) has no {lacks} row"
+    return None
+
+
+def check(conn: Connection, entries: int) -> audit.Verdict:
     """Compare every decision, escalation and review row with its audit entry, and every entry
     with its rows; run it on a chain that has verified (`entries` long)."""
-    # The schema says INTEGER, but SQLite keeps whatever is written: such a row names no entry.
-    odd = conn.execute(_NOT_ENTRY_NUMBERS).fetchone()
-    if odd is not None:
-        what, claim_id, seq = odd
-        text = f"the {what} of claim {claim_id} names audit entry {seq!r}, not an entry number"
-        return audit.Verdict(False, entries, None, text)
+    if odd := _not_an_entry_number(conn):
+        return audit.Verdict(False, entries, None, odd)
     first: Problem | None = None
 
     def found(seq: int, problem: str) -> None:
@@ -292,23 +379,20 @@ def check(conn: sqlite3.Connection, entries: int) -> audit.Verdict:
 
     # Reviews before escalations: where a review and its escalation disagree at the same
     # human entry, the review is compared with the entry first, and is blamed if it differs.
-    for sql, judge in (
+    for query, judge in (
         (_DECISIONS, _decision_problem),
         (_REVIEWS, _review_problem),
         (_ESCALATIONS, _escalation_problem),
     ):
-        for row in _rows(conn, sql):
+        for row in _rows(conn, query):
             if first is not None and row["seq"] >= first[0]:
                 break  # rows come in entry order, and none is charged to an earlier entry
             if charged := judge(row):
                 found(*charged)
     for charged in validity_rows.problems(conn):
         found(*charged)
-    missing = conn.execute(_ENTRIES_WITHOUT_ROWS).fetchone()
-    if missing is not None:
-        seq, kind, claim_id, has_decision, _ = missing
-        lacks = "review" if kind == "human" else "escalation" if has_decision else "decision"
-        found(int(seq), f"audit entry {seq} ({kind}, claim {claim_id}) has no {lacks} row")
+    if missing := _entry_without_rows(conn):
+        found(*missing)
     if first is None:
         return audit.Verdict(True, entries)
     return audit.Verdict(False, entries, first[0], first[1])

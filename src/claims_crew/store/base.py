@@ -1,9 +1,16 @@
-"""What every part of the store shares: the file, its connections, its transactions, its clock.
+"""What every part of the store shares: its database, connections, transactions and clock.
 
-Every call opens its own connection (WAL, synchronous=FULL, busy_timeout), so a Store can be
-shared by the threads of a batch and by other processes using the same file. A write takes the
-database lock first (`BEGIN IMMEDIATE`), so everything one call writes lands whole or not at all;
-a read sees one consistent snapshot.
+The database is one SQLite file (the default) or PostgreSQL (CLAIMS_CREW_DATABASE_URL); see
+engine.py. Either way:
+
+- a write (`write()`) is one transaction that holds the store's write lock from its first
+  statement: SQLite's file lock (`BEGIN IMMEDIATE`), or on PostgreSQL a transaction-scoped
+  advisory lock that every writer takes. So everything one call writes lands whole or not at
+  all, a read-check-write inside it never races another process, and the audit chain's appends
+  (audit.py) come one after another, on both engines;
+- a read (`read()`) is one consistent snapshot (REPEATABLE READ on PostgreSQL);
+- the work queue's take (queue_work.py) is the one write that does not wait for the lock: on
+  PostgreSQL it picks rows with FOR UPDATE SKIP LOCKED, so workers never queue behind each other.
 
 The topic classes (attempts, leases, the review queue, reviewers, the audit reads, the report
 query) each inherit `StoreBase`, and `Store` composes them.
@@ -11,17 +18,29 @@ query) each inherit `StoreBase`, and `Store` composes them.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
+from sqlalchemy import Connection, text
+from sqlalchemy.engine import URL, make_url
+
 from claims_crew import paths
-from claims_crew.store.schema import migrate
+from claims_crew.store.engine import (
+    BEGIN_MODE,
+    configured_url,
+    describe,
+    is_postgres,
+    open_engine,
+    sqlite_url,
+)
+from claims_crew.store.schema import upgrade
 from claims_crew.vocabulary import stamp, utc_now
 
-BUSY_TIMEOUT_MS = 30_000
+# The advisory lock every PostgreSQL writer takes (any fixed 64-bit number; this one spells
+# "claims").
+WRITE_LOCK = 0x636C61696D73
 
 
 def default_path() -> Path:
@@ -29,48 +48,67 @@ def default_path() -> Path:
 
 
 class StoreBase:
-    """One SQLite file, migrated on open; hands out connections and transactions."""
+    """One database, brought up to the current schema on open; hands out transactions.
 
-    def __init__(self, path: Path | None = None, clock: Callable[[], datetime] = utc_now) -> None:
-        self.path = path or default_path()
+    `url` names the database; else `path` is an SQLite file; else CLAIMS_CREW_DATABASE_URL;
+    else the SQLite file in CLAIMS_CREW_HOME.
+    """
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        url: URL | str | None = None,
+    ) -> None:
+        if url is None and path is None:
+            url = configured_url()
+        if url is None:
+            path = path or default_path()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            url = sqlite_url(path)
+        self.url = make_url(url)
+        self.postgres = is_postgres(self.url)
+        # The SQLite file, if the store is one (shadows, copies and workers name it).
+        self.path: Path | None = None if self.postgres else Path(self.url.database or "")
         self.clock = clock
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as conn:
-            conn.execute("PRAGMA journal_mode=WAL")  # persistent: set once per file
-            migrate(conn)
+        self.engine = open_engine(self.url)
+        upgrade(self.engine)
+
+    @property
+    def where(self) -> str:
+        """The store as shown to people: the SQLite file, or the URL without its password."""
+        return str(self.path) if self.path is not None else describe(self.url)
 
     @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        try:
-            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            yield conn
-        finally:
-            conn.close()
+    def write(self, *, exclusive: bool = True) -> Iterator[Connection]:
+        """A write transaction holding the store's write lock from its start (see above).
 
-    @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction that takes the database lock first (BEGIN IMMEDIATE)."""
-        with self._connect() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+        `exclusive=False` (PostgreSQL only) skips the lock, for a write that locks its own
+        rows instead; on SQLite every write takes the file's lock whatever is asked.
+        """
+        with self.engine.connect() as conn:
+            if not self.postgres:
+                conn.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
+            with conn.begin():
+                if self.postgres and exclusive:
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK})
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[Connection]:
         """A read transaction: one consistent snapshot for every query inside it."""
-        with self._connect() as conn:
-            conn.execute("BEGIN")
+        with self.engine.connect() as conn:
+            if self.postgres:
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            transaction = conn.begin()
             try:
                 yield conn
             finally:
-                conn.execute("ROLLBACK")
+                transaction.rollback()
+
+    def close(self) -> None:
+        """Close the pooled connections (a store is also closed when it is collected)."""
+        self.engine.dispose()
 
     def now(self) -> str:
         return stamp(self.clock())

@@ -14,16 +14,17 @@ the next checkpoint.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import Connection, select
 
 from claims_crew.errors import CheckpointError, validation_problems
 from claims_crew.store import audit
 from claims_crew.store.audit_key import ALGORITHM, AuditKey
+from claims_crew.store.tables import audit_log
 
 
 class Checkpoint(BaseModel):
@@ -98,15 +99,17 @@ def _extends(
 
 
 def check_chain(
-    conn: sqlite3.Connection, checkpoint: Checkpoint, key: AuditKey, verdict: audit.Verdict
+    conn: Connection, checkpoint: Checkpoint, key: AuditKey, verdict: audit.Verdict
 ) -> audit.Verdict:
     """After the stored chain verified (`verdict`): is the checkpoint ours, and does the chain
     still hold its entry with its hash?"""
     if problem := signature_problem(checkpoint, key):
         return audit.Verdict(False, verdict.entries, None, problem)
     last_seq, _ = audit.head(conn)
-    row = conn.execute("SELECT hash FROM audit_log WHERE seq = ?", (checkpoint.seq,)).fetchone()
-    return _extends(checkpoint, verdict.entries, row[0] if row else None, last_seq, "chain")
+    found = conn.execute(
+        select(audit_log.c.hash).where(audit_log.c.seq == checkpoint.seq)
+    ).scalar_one_or_none()
+    return _extends(checkpoint, verdict.entries, found, last_seq, "chain")
 
 
 def verify_export(

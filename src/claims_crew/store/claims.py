@@ -7,13 +7,24 @@ adjudications); `_load_attempt` puts it back together into the ClaimRecord the p
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy import Connection, select
 
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.store.base import StoreBase
+from claims_crew.store.tables import (
+    adjudications,
+    agent_outputs,
+    attempts,
+    changed_files,
+    claim_files,
+    decisions,
+    resolutions,
+    tool_calls,
+)
 
 
 @dataclass(frozen=True)
@@ -32,112 +43,105 @@ class Claims(StoreBase):
         """The claim file's fields: the version decided, else the latest one seen."""
         with self.read() as conn:
             if sha256 is None:
-                row = conn.execute(
-                    "SELECT claim_sha256 FROM decisions WHERE claim_id = ?", (claim_id,)
-                ).fetchone()
-                sha256 = row[0] if row else None
-            query = "SELECT fields FROM claim_files WHERE claim_id = ?"
-            args: tuple[str, ...] = (claim_id,)
+                sha256 = conn.execute(
+                    select(decisions.c.claim_sha256).where(decisions.c.claim_id == claim_id)
+                ).scalar()
+            query = select(claim_files.c.fields).where(claim_files.c.claim_id == claim_id)
             if sha256 is not None:
-                query += " AND sha256 = ?"
-                args = (claim_id, sha256)
-            row = conn.execute(query + " ORDER BY seen_at DESC LIMIT 1", args).fetchone()
-        return ClaimFile.model_validate_json(row[0]) if row and row[0] else None
+                query = query.where(claim_files.c.sha256 == sha256)
+            fields = conn.execute(
+                query.order_by(claim_files.c.seen_at.desc(), claim_files.c.sha256).limit(1)
+            ).scalar()
+        return ClaimFile.model_validate_json(fields) if fields else None
 
     def claim_record(self, claim_id: str) -> ClaimRecord | None:
         """The claim's record as the pipeline made it: the decided attempt, else the latest."""
         with self.read() as conn:
-            row = (
-                conn.execute(
-                    "SELECT attempt_id FROM decisions WHERE claim_id = ?", (claim_id,)
-                ).fetchone()
-                or conn.execute(
-                    "SELECT id FROM attempts WHERE claim_id = ? ORDER BY id DESC LIMIT 1",
-                    (claim_id,),
-                ).fetchone()
-            )
-            return None if row is None else _load_attempt(conn, int(row[0]))
+            attempt_id = conn.execute(
+                select(decisions.c.attempt_id).where(decisions.c.claim_id == claim_id)
+            ).scalar()
+            if attempt_id is None:
+                attempt_id = conn.execute(
+                    select(attempts.c.id)
+                    .where(attempts.c.claim_id == claim_id)
+                    .order_by(attempts.c.id.desc())
+                    .limit(1)
+                ).scalar()
+            return None if attempt_id is None else _load_attempt(conn, int(attempt_id))
 
     def attempts(self, claim_id: str) -> list[ClaimRecord]:
         """Every attempt at a claim, oldest first (failed ones included)."""
         with self.read() as conn:
-            ids = conn.execute(
-                "SELECT id FROM attempts WHERE claim_id = ? ORDER BY id", (claim_id,)
-            ).fetchall()
-            return [_load_attempt(conn, int(i)) for (i,) in ids]
+            ids: list[int] = list(
+                conn.execute(
+                    select(attempts.c.id)
+                    .where(attempts.c.claim_id == claim_id)
+                    .order_by(attempts.c.id)
+                ).scalars()
+            )
+            return [_load_attempt(conn, int(i)) for i in ids]
 
     def changed_after_decision(self) -> list[ChangedFile]:
+        c = changed_files.c
         with self.read() as conn:
             rows = conn.execute(
-                "SELECT claim_id, decided_sha256, sha256, path, seen_at FROM changed_files "
-                "ORDER BY seen_at, claim_id"
-            ).fetchall()
-        return [ChangedFile(*row) for row in rows]
+                select(changed_files).order_by(c.seen_at, c.claim_id, c.sha256)
+            ).mappings()
+            return [
+                ChangedFile(
+                    claim_id=row["claim_id"],
+                    decided_sha256=row["decided_sha256"],
+                    sha256=row["sha256"],
+                    path=row["path"],
+                    seen_at=row["seen_at"],
+                )
+                for row in rows
+            ]
 
 
-def _load_attempt(conn: sqlite3.Connection, attempt_id: int) -> ClaimRecord:
-    (
-        claim_id,
-        sha,
-        path,
-        policy_id,
-        status,
-        error_code,
-        error_message,
-        models,
-        model_calls,
-        tokens,
-        tokens_by_task,
-        stages,
-        policy_sha,
-        started,
-        finished,
-    ) = conn.execute(
-        "SELECT claim_id, claim_sha256, claim_path, policy_id, status, error_code, "
-        "error_message, models, model_calls, tokens, tokens_by_task, stages, policy_sha256, "
-        "started_at, finished_at "
-        "FROM attempts WHERE id = ?",
-        (attempt_id,),
-    ).fetchone()
+def _load_attempt(conn: Connection, attempt_id: int) -> ClaimRecord:
+    a = conn.execute(select(attempts).where(attempts.c.id == attempt_id)).mappings().one()
     data: dict[str, Any] = {
-        "claim_id": claim_id,
-        "claim_file": path,
-        "claim_sha256": sha,
-        "policy_id": policy_id,
-        "status": status,
-        "error": {"code": error_code, "message": error_message} if error_code else None,
-        "models": json.loads(models),
-        "model_calls": json.loads(model_calls),
-        "tokens": json.loads(tokens),
-        "tokens_by_task": json.loads(tokens_by_task),
+        "claim_id": a["claim_id"],
+        "claim_file": a["claim_path"],
+        "claim_sha256": a["claim_sha256"],
+        "policy_id": a["policy_id"],
+        "status": a["status"],
+        "error": (
+            {"code": a["error_code"], "message": a["error_message"]} if a["error_code"] else None
+        ),
+        "models": json.loads(a["models"]),
+        "model_calls": json.loads(a["model_calls"]),
+        "tokens": json.loads(a["tokens"]),
+        "tokens_by_task": json.loads(a["tokens_by_task"]),
         "stages": {
             stage: {"started_at": started_at, "finished_at": finished_at}
-            for stage, (started_at, finished_at) in json.loads(stages).items()
+            for stage, (started_at, finished_at) in json.loads(a["stages"]).items()
         },
-        "policy_sha256": policy_sha,
-        "started_at": started,
-        "finished_at": finished,
+        "policy_sha256": a["policy_sha256"],
+        "started_at": a["started_at"],
+        "finished_at": a["finished_at"],
         "raw": {},
         "ledger": [
-            json.loads(body)
-            for (body,) in conn.execute(
-                "SELECT body FROM tool_calls WHERE attempt_id = ? ORDER BY seq", (attempt_id,)
-            )
+            json.loads(row["body"])
+            for row in conn.execute(
+                select(tool_calls.c.body)
+                .where(tool_calls.c.attempt_id == attempt_id)
+                .order_by(tool_calls.c.seq)
+            ).mappings()
         ],
     }
-    for task, field, raw, parsed in conn.execute(
-        "SELECT task, field, raw, parsed FROM agent_outputs WHERE attempt_id = ?", (attempt_id,)
-    ):
-        if raw is not None:
-            data["raw"][task] = raw
-        if field is not None and parsed is not None:
-            data[field] = json.loads(parsed)
-    row = conn.execute(
-        "SELECT body FROM resolutions WHERE attempt_id = ?", (attempt_id,)
-    ).fetchone()
-    data["resolution"] = json.loads(row[0]) if row else None
-    row = conn.execute(
-        "SELECT body FROM adjudications WHERE attempt_id = ?", (attempt_id,)
-    ).fetchone()
-    data["adjudication"] = json.loads(row[0]) if row else None
+    outputs = conn.execute(
+        select(agent_outputs)
+        .where(agent_outputs.c.attempt_id == attempt_id)
+        .order_by(agent_outputs.c.task)
+    ).mappings()
+    for output in outputs:
+        if output["raw"] is not None:
+            data["raw"][output["task"]] = output["raw"]
+        if output["field"] is not None and output["parsed"] is not None:
+            data[output["field"]] = json.loads(output["parsed"])
+    for name, table in (("resolution", resolutions), ("adjudication", adjudications)):
+        body = conn.execute(select(table.c.body).where(table.c.attempt_id == attempt_id)).scalar()
+        data[name] = json.loads(body) if body is not None else None
     return ClaimRecord.model_validate(data)

@@ -11,7 +11,11 @@ import secrets
 import socket
 from datetime import timedelta
 
+from sqlalchemy import delete, select
+
+from claims_crew.store import sql
 from claims_crew.store.base import StoreBase
+from claims_crew.store.tables import leases
 from claims_crew.vocabulary import stamp
 
 LEASE_SECONDS = 30 * 60  # longer than any one claim's model calls; a dead holder is seen sooner
@@ -43,23 +47,33 @@ class Leases(StoreBase):
     def lease(self, claim_id: str, holder: str, seconds: float = LEASE_SECONDS) -> bool:
         """Take a claim for review, unless another live holder has it; True when taken.
 
-        Taken in a write transaction, so of two processes asking at once exactly one gets it.
+        Read and taken in one write transaction, which holds the store's write lock (on SQLite
+        and on PostgreSQL alike), so of two processes asking at once exactly one gets it.
         A lease runs out after `seconds`, or at once when its holder's process on this host has
         died, so a killed run never blocks the next one.
         """
         with self.write() as conn:
             row = conn.execute(
-                "SELECT holder, expires_at FROM leases WHERE claim_id = ?", (claim_id,)
-            ).fetchone()
-            held_by_another = row is not None and row[0] != holder
-            if held_by_another and row[1] > self.now() and not _holder_gone(row[0]):
-                return False
-            conn.execute(
-                "INSERT OR REPLACE INTO leases (claim_id, holder, expires_at) VALUES (?, ?, ?)",
-                (claim_id, holder, stamp(self.clock() + timedelta(seconds=seconds))),
+                select(leases.c.holder, leases.c.expires_at).where(leases.c.claim_id == claim_id)
+            ).first()
+            if (
+                row is not None
+                and row.holder != holder
+                and row.expires_at > self.now()
+                and not _holder_gone(row.holder)
+            ):
+                return False  # another live holder's, not yet run out
+            expires_at = stamp(self.clock() + timedelta(seconds=seconds))
+            sql.upsert(
+                conn,
+                leases,
+                {"claim_id": claim_id, "holder": holder, "expires_at": expires_at},
+                ["claim_id"],
             )
             return True
 
     def release(self, claim_id: str, holder: str) -> None:
         with self.write() as conn:
-            conn.execute("DELETE FROM leases WHERE claim_id = ? AND holder = ?", (claim_id, holder))
+            conn.execute(
+                delete(leases).where(leases.c.claim_id == claim_id, leases.c.holder == holder)
+            )

@@ -8,13 +8,24 @@ adds a review row, and appends a human audit entry that names the entry it overr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
+
+from sqlalchemy import func, insert, select, update
 
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
+from claims_crew.store.tables import (
+    audit_log,
+    decisions,
+    escalations,
+    resolutions,
+    reviewers,
+    reviews,
+)
 from claims_crew.vocabulary import HUMAN_DECISIONS
 
 
@@ -66,13 +77,36 @@ class Decision:
         return self.review.decision if self.review else self.answer
 
 
-_ESCALATION_COLUMNS = (
-    "id, claim_id, amount, currency, reason_codes, question, opened_at, state, version, "
-    "decided_by, decided_at, decision, audit_seq"
+# Escalation's fields, in its order.
+_ESCALATION = select(
+    escalations.c.id,
+    escalations.c.claim_id,
+    escalations.c.amount,
+    escalations.c.currency,
+    escalations.c.reason_codes,
+    escalations.c.question,
+    escalations.c.opened_at,
+    escalations.c.state,
+    escalations.c.version,
+    escalations.c.decided_by,
+    escalations.c.decided_at,
+    escalations.c.decision,
+    escalations.c.audit_seq,
+)
+# Review's fields, in its order.
+_REVIEW_COLUMNS = (
+    reviews.c.id,
+    reviews.c.escalation_id,
+    reviews.c.claim_id,
+    reviews.c.reviewer,
+    reviews.c.decision,
+    reviews.c.reason,
+    reviews.c.decided_at,
+    reviews.c.audit_seq,
 )
 
 
-def _escalation(row: tuple[Any, ...]) -> Escalation:
+def _escalation(row: Sequence[Any]) -> Escalation:
     values = list(row)
     values[4] = json.loads(values[4])
     return Escalation(*values)
@@ -85,28 +119,26 @@ class Queue(StoreBase):
         """Open escalations, oldest first."""
         with self.read() as conn:
             rows = conn.execute(
-                f"SELECT {_ESCALATION_COLUMNS} FROM escalations WHERE state = 'open' "
-                "ORDER BY opened_at, id LIMIT ? OFFSET ?",
-                (limit, offset),
-            ).fetchall()
+                _ESCALATION.where(escalations.c.state == "open")
+                .order_by(escalations.c.opened_at, escalations.c.id)
+                .limit(limit)
+                .offset(offset)
+            ).all()
         return [_escalation(row) for row in rows]
 
     def open_count(self) -> int:
         with self.read() as conn:
-            return int(
-                conn.execute("SELECT count(*) FROM escalations WHERE state = 'open'").fetchone()[0]
-            )
+            count = conn.execute(
+                select(func.count()).select_from(escalations).where(escalations.c.state == "open")
+            ).scalar_one()
+        return int(count)
 
     def escalation(self, ref: str) -> Escalation:
         """An escalation by claim id, or by its own number."""
         with self.read() as conn:
-            row = conn.execute(
-                f"SELECT {_ESCALATION_COLUMNS} FROM escalations WHERE claim_id = ?", (ref,)
-            ).fetchone()
+            row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
             if row is None and ref.isdigit():
-                row = conn.execute(
-                    f"SELECT {_ESCALATION_COLUMNS} FROM escalations WHERE id = ?", (int(ref),)
-                ).fetchone()
+                row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
         if row is None:
             raise NotFound(f"no escalation for {ref!r}")
         return _escalation(row)
@@ -129,33 +161,49 @@ class Queue(StoreBase):
         escalation = self.escalation(ref)
         version = escalation.version if expected_version is None else expected_version
         with self.write() as conn:
-            if not conn.execute("SELECT 1 FROM reviewers WHERE name = ?", (reviewer,)).fetchone():
+            known = conn.execute(
+                select(reviewers.c.name).where(reviewers.c.name == reviewer)
+            ).first()
+            if known is None:
                 raise NotFound(
                     f"no reviewer named {reviewer!r}; add one with: claims-crew reviewer add NAME"
                 )
             now = self.now()
             updated = conn.execute(
-                "UPDATE escalations SET state = 'decided', version = version + 1, "
-                "decided_by = ?, decided_at = ?, decision = ? "
-                "WHERE id = ? AND version = ? AND state = 'open'",
-                (reviewer, now, decision, escalation.id, version),
+                update(escalations)
+                .where(
+                    escalations.c.id == escalation.id,
+                    escalations.c.version == version,
+                    escalations.c.state == "open",
+                )
+                .values(
+                    state="decided",
+                    version=escalations.c.version + 1,
+                    decided_by=reviewer,
+                    decided_at=now,
+                    decision=decision,
+                )
             ).rowcount
             if updated != 1:
-                by, at, what, state = conn.execute(
-                    "SELECT decided_by, decided_at, decision, state FROM escalations WHERE id = ?",
-                    (escalation.id,),
-                ).fetchone()
-                if state == "open":  # the version moved without a decision: cannot happen today
+                now_is = conn.execute(
+                    select(
+                        escalations.c.decided_by,
+                        escalations.c.decided_at,
+                        escalations.c.decision,
+                        escalations.c.state,
+                    ).where(escalations.c.id == escalation.id)
+                ).one()
+                if now_is.state == "open":  # the version moved without a decision: cannot happen
                     raise StoreError(f"escalation {escalation.id} changed; reload and retry")
-                raise AlreadyDecided(escalation.claim_id, by, at, what)
-            overridden_hash = conn.execute(
-                "SELECT hash FROM audit_log WHERE seq = ?", (escalation.audit_seq,)
-            ).fetchone()[0]
-            base = json.loads(
-                conn.execute(
-                    "SELECT body FROM audit_log WHERE seq = ?", (escalation.audit_seq,)
-                ).fetchone()[0]
-            )
+                raise AlreadyDecided(
+                    escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision
+                )
+            overridden = conn.execute(
+                select(audit_log.c.hash, audit_log.c.body).where(
+                    audit_log.c.seq == escalation.audit_seq
+                )
+            ).one()
+            base = json.loads(overridden.body)
             entry, _ = audit.append(
                 conn,
                 kind="human",
@@ -173,49 +221,52 @@ class Queue(StoreBase):
                 actor=f"human:{reviewer}",
                 reason=reason.strip(),
                 overrides=escalation.audit_seq,
-                overrides_hash=overridden_hash,
+                overrides_hash=overridden.hash,
                 at=now,
             )
-            row = (
-                escalation.id,
-                escalation.claim_id,
-                reviewer,
-                decision,
-                reason.strip(),
-                now,
-                entry.seq,
+            review = Review(
+                id=0,  # the row's own, once inserted
+                escalation_id=escalation.id,
+                claim_id=escalation.claim_id,
+                reviewer=reviewer,
+                decision=decision,
+                reason=reason.strip(),
+                decided_at=now,
+                audit_seq=entry.seq,
             )
-            cur = conn.execute(
-                "INSERT INTO reviews (escalation_id, claim_id, reviewer, decision, reason, "
-                "decided_at, audit_seq) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            return Review(int(cur.lastrowid or 0), *row)
+            values = asdict(review)
+            del values["id"]
+            review_id: int = conn.execute(
+                insert(reviews).values(**values).returning(reviews.c.id)
+            ).scalar_one()
+            return replace(review, id=int(review_id))
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
-        query = (
-            "SELECT id, escalation_id, claim_id, reviewer, decision, reason, decided_at, "
-            "audit_seq FROM reviews"
-        )
+        query = select(*_REVIEW_COLUMNS).order_by(reviews.c.id)
+        if claim_id is not None:
+            query = query.where(reviews.c.claim_id == claim_id)
         with self.read() as conn:
-            if claim_id is None:
-                rows = conn.execute(query + " ORDER BY id").fetchall()
-            else:
-                rows = conn.execute(
-                    query + " WHERE claim_id = ? ORDER BY id", (claim_id,)
-                ).fetchall()
+            rows: Sequence[tuple[Any, ...]] = conn.execute(query).all()
         return [Review(*row) for row in rows]
 
     def decisions(self) -> list[Decision]:
         """Every decided claim in claim-id order, with its resolution and any human review."""
         with self.read() as conn:
             rows = conn.execute(
-                "SELECT d.claim_id, d.claim_sha256, d.outcome, d.answer, d.decided_by, "
-                "d.decided_at, r.body, v.id, v.escalation_id, v.claim_id, v.reviewer, "
-                "v.decision, v.reason, v.decided_at, v.audit_seq "
-                "FROM decisions d JOIN resolutions r ON r.id = d.resolution_id "
-                "LEFT JOIN reviews v ON v.claim_id = d.claim_id ORDER BY d.claim_id"
-            ).fetchall()
+                select(
+                    decisions.c.claim_id,
+                    decisions.c.claim_sha256,
+                    decisions.c.outcome,
+                    decisions.c.answer,
+                    decisions.c.decided_by,
+                    decisions.c.decided_at,
+                    resolutions.c.body,
+                    *_REVIEW_COLUMNS,
+                )
+                .join(resolutions, resolutions.c.id == decisions.c.resolution_id)
+                .outerjoin(reviews, reviews.c.claim_id == decisions.c.claim_id)
+                .order_by(decisions.c.claim_id, reviews.c.id)
+            ).all()
         return [
             Decision(
                 claim_id=row[0],
@@ -232,4 +283,5 @@ class Queue(StoreBase):
 
     def decision_count(self) -> int:
         with self.read() as conn:
-            return int(conn.execute("SELECT count(*) FROM decisions").fetchone()[0])
+            count = conn.execute(select(func.count()).select_from(decisions)).scalar_one()
+        return int(count)

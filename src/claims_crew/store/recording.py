@@ -1,10 +1,11 @@
 """Recording attempts: runs, triage, and one claim's whole result written in one transaction.
 
 How a batch stays safe to kill and re-run:
-- a claim's whole result, its decision and its audit entry are written in one `BEGIN IMMEDIATE`
-  transaction, so a killed run leaves either all of it or none;
-- a claim with a decision is never offered to a model again (`triage`), and the decisions table
-  allows one row per claim, so two processes racing on a claim still leave one decision;
+- a claim's whole result, its decision and its audit entry are written in one write transaction
+  (base.py), so a killed run leaves either all of it or none;
+- a claim with a decision is never offered to a model again (`triage`), and `record` looks for
+  a decision again under the store's write lock before it writes one (the decisions table allows
+  one row per claim besides), so two processes racing on a claim still leave one decision;
 - a claim file whose bytes changed after it was decided is flagged `changed_after_decision`
   and left alone: deciding it again is a person's call.
 """
@@ -12,10 +13,11 @@ How a batch stays safe to kill and re-run:
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
+
+from sqlalchemy import Connection, insert, select, update
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import ClaimFile
@@ -23,6 +25,20 @@ from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
+from claims_crew.store.sql import insert_new, upsert
+from claims_crew.store.tables import (
+    adjudications,
+    agent_outputs,
+    attempts,
+    changed_files,
+    claim_files,
+    decisions,
+    escalations,
+    resolutions,
+    runs,
+    tool_calls,
+    validations,
+)
 from claims_crew.vocabulary import (
     ANSWERING_AGENTS,
     OPEN_OUTCOMES,
@@ -81,14 +97,15 @@ class Recording(StoreBase):
 
     def start_run(self, note: str = "") -> int:
         with self.write() as conn:
-            cur = conn.execute(
-                "INSERT INTO runs (started_at, note) VALUES (?, ?)", (self.now(), note)
+            return int(
+                conn.execute(
+                    insert(runs).values(started_at=self.now(), note=note).returning(runs.c.id)
+                ).scalar_one()
             )
-            return int(cur.lastrowid or 0)
 
     def finish_run(self, run_id: int) -> None:
         with self.write() as conn:
-            conn.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (self.now(), run_id))
+            conn.execute(update(runs).where(runs.c.id == run_id).values(finished_at=self.now()))
 
     def triage(self, loaded: LoadedClaim) -> Triage:
         """Whether a claim file still needs the models; a file changed after its decision is
@@ -99,35 +116,44 @@ class Recording(StoreBase):
             self._keep_file(conn, loaded, sha)
             # A revalidation may have checked the decision again on a newer file.
             row = conn.execute(
-                "SELECT d.claim_sha256, v.claim_sha256 FROM decisions d "
-                "LEFT JOIN validations v ON v.claim_id = d.claim_id WHERE d.claim_id = ?",
-                (claim_id,),
-            ).fetchone()
+                select(decisions.c.claim_sha256, validations.c.claim_sha256)
+                .select_from(
+                    decisions.outerjoin(validations, validations.c.claim_id == decisions.c.claim_id)
+                )
+                .where(decisions.c.claim_id == claim_id)
+            ).first()
             if row is None:
                 return "todo"
             if sha in (row[0], row[1]):
                 return "decided"
-            conn.execute(
-                "INSERT OR IGNORE INTO changed_files "
-                "(claim_id, decided_sha256, sha256, path, seen_at) VALUES (?, ?, ?, ?, ?)",
-                (claim_id, row[0], sha, str(loaded.path), self.now()),
+            insert_new(
+                conn,
+                changed_files,
+                {
+                    "claim_id": claim_id,
+                    "decided_sha256": row[0],
+                    "sha256": sha,
+                    "path": str(loaded.path),
+                    "seen_at": self.now(),
+                },
+                ("claim_id", "sha256"),
             )
             return "changed_after_decision"
 
-    def _keep_file(self, conn: sqlite3.Connection, loaded: LoadedClaim, sha: str) -> None:
-        conn.execute(
-            "INSERT OR IGNORE INTO claim_files "
-            "(claim_id, sha256, path, policy_id, fields, content, seen_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                loaded.claim.claim_id,
-                sha,
-                str(loaded.path),
-                loaded.claim.policy_id,
-                loaded.claim.model_dump_json(),
-                loaded.raw,
-                self.now(),
-            ),
+    def _keep_file(self, conn: Connection, loaded: LoadedClaim, sha: str) -> None:
+        insert_new(
+            conn,
+            claim_files,
+            {
+                "claim_id": loaded.claim.claim_id,
+                "sha256": sha,
+                "path": str(loaded.path),
+                "policy_id": loaded.claim.policy_id,
+                "fields": loaded.claim.model_dump_json(),
+                "content": loaded.raw,
+                "seen_at": self.now(),
+            },
+            ("claim_id", "sha256"),
         )
 
     def record(
@@ -146,12 +172,11 @@ class Recording(StoreBase):
             resolution = record.resolution
             if resolution is None or resolution_id is None:
                 return Recorded(attempt_id, decided=False)
-            if (
-                record.status != "reviewed"
-                or conn.execute(
-                    "SELECT 1 FROM decisions WHERE claim_id = ?", (record.claim_id,)
-                ).fetchone()
-            ):
+            # Looked for under the write lock, so no other writer can decide it in between.
+            decided = conn.execute(
+                select(decisions.c.claim_id).where(decisions.c.claim_id == record.claim_id)
+            ).first()
+            if record.status != "reviewed" or decided is not None:
                 # Another process decided this claim meanwhile: its decision stands.
                 return Recorded(attempt_id, decided=False, outcome=resolution.outcome)
             return self._decide(
@@ -160,7 +185,7 @@ class Recording(StoreBase):
 
     def _insert_result(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         record: ClaimRecord,
         run_id: int | None,
         loaded: LoadedClaim | None,
@@ -172,95 +197,97 @@ class Recording(StoreBase):
         resolution = record.resolution
         if resolution is None:
             return attempt_id, None
-        cur = conn.execute(
-            "INSERT INTO resolutions "
-            "(attempt_id, claim_id, outcome, rule, answer, reason_codes, question, body) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                attempt_id,
-                record.claim_id,
-                resolution.outcome,
-                resolution.rule,
-                resolution.answer,
-                json.dumps(resolution.reason_codes),
-                resolution.question,
-                resolution.model_dump_json(),
-            ),
-        )
-        resolution_id = int(cur.lastrowid or 0)
+        resolution_id: int = conn.execute(
+            insert(resolutions)
+            .values(
+                attempt_id=attempt_id,
+                claim_id=record.claim_id,
+                outcome=resolution.outcome,
+                rule=resolution.rule,
+                answer=resolution.answer,
+                reason_codes=json.dumps(resolution.reason_codes),
+                question=resolution.question,
+                body=resolution.model_dump_json(),
+            )
+            .returning(resolutions.c.id)
+        ).scalar_one()
         if record.adjudication is not None:
             conn.execute(
-                "INSERT INTO adjudications (attempt_id, valid, choice, body) VALUES (?, ?, ?, ?)",
-                (
-                    attempt_id,
-                    record.adjudication.valid,
-                    record.adjudication.choice,
-                    record.adjudication.model_dump_json(),
-                ),
+                insert(adjudications).values(
+                    attempt_id=attempt_id,
+                    valid=int(record.adjudication.valid),  # 0 or 1: an INTEGER column
+                    choice=record.adjudication.choice,
+                    body=record.adjudication.model_dump_json(),
+                )
             )
-        return attempt_id, resolution_id
+        return attempt_id, int(resolution_id)
 
-    def _insert_attempt(
-        self, conn: sqlite3.Connection, record: ClaimRecord, run_id: int | None
-    ) -> int:
-        cur = conn.execute(
-            "INSERT INTO attempts (run_id, claim_id, claim_sha256, claim_path, policy_id, "
-            "status, error_code, error_message, models, model_calls, tokens, tokens_by_task, "
-            "stages, policy_sha256, started_at, finished_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                run_id,
-                record.claim_id,
-                record.claim_sha256,
-                record.claim_file,
-                record.policy_id,
-                record.status,
-                record.error.code if record.error else None,
-                record.error.message if record.error else None,
-                json.dumps(record.models),
-                json.dumps(record.model_calls),
-                json.dumps(record.tokens),
-                json.dumps({t: u.model_dump() for t, u in record.tokens_by_task.items()}),
-                json.dumps(
-                    {
-                        s: [stamp(t.started_at), stamp(t.finished_at)]
-                        for s, t in record.stages.items()
-                    }
-                ),
-                record.policy_sha256,
-                stamp(record.started_at),
-                stamp(record.finished_at),
-            ),
+    def _insert_attempt(self, conn: Connection, record: ClaimRecord, run_id: int | None) -> int:
+        attempt_id = int(
+            conn.execute(
+                insert(attempts)
+                .values(
+                    run_id=run_id,
+                    claim_id=record.claim_id,
+                    claim_sha256=record.claim_sha256,
+                    claim_path=record.claim_file,
+                    policy_id=record.policy_id,
+                    status=record.status,
+                    error_code=record.error.code if record.error else None,
+                    error_message=record.error.message if record.error else None,
+                    models=json.dumps(record.models),
+                    model_calls=json.dumps(record.model_calls),
+                    tokens=json.dumps(record.tokens),
+                    tokens_by_task=json.dumps(
+                        {t: u.model_dump() for t, u in record.tokens_by_task.items()}
+                    ),
+                    stages=json.dumps(
+                        {
+                            s: [stamp(t.started_at), stamp(t.finished_at)]
+                            for s, t in record.stages.items()
+                        }
+                    ),
+                    policy_sha256=record.policy_sha256,
+                    started_at=stamp(record.started_at),
+                    finished_at=stamp(record.finished_at),
+                )
+                .returning(attempts.c.id)
+            ).scalar_one()
         )
-        attempt_id = int(cur.lastrowid or 0)
         # Every task with raw text, and every parsed answer even where its raw text is absent.
         tasks = dict.fromkeys(
             [*record.raw, *(t for f, t in PARSED_TASKS.items() if getattr(record, f) is not None)]
         )
         fields: dict[str, str] = {task: field for field, task in PARSED_TASKS.items()}
+        outputs = []
         for task in tasks:
             field = fields.get(task)
             parsed = getattr(record, field) if field is not None else None
-            conn.execute(
-                "INSERT INTO agent_outputs (attempt_id, task, field, raw, parsed) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (
-                    attempt_id,
-                    task,
-                    field,
-                    record.raw.get(task),
-                    parsed.model_dump_json() if parsed is not None else None,
-                ),
+            outputs.append(
+                {
+                    "attempt_id": attempt_id,
+                    "task": task,
+                    "field": field,
+                    "raw": record.raw.get(task),
+                    "parsed": parsed.model_dump_json() if parsed is not None else None,
+                }
             )
-        conn.executemany(
-            "INSERT INTO tool_calls (attempt_id, seq, body) VALUES (?, ?, ?)",
-            [(attempt_id, i, e.model_dump_json()) for i, e in enumerate(record.ledger)],
-        )
+        # Run only with rows: given an empty list, SQLAlchemy runs an insert once, with no values.
+        if outputs:
+            conn.execute(insert(agent_outputs), outputs)
+        if record.ledger:
+            conn.execute(
+                insert(tool_calls),
+                [
+                    {"attempt_id": attempt_id, "seq": i, "body": e.model_dump_json()}
+                    for i, e in enumerate(record.ledger)
+                ],
+            )
         return attempt_id
 
     def _decide(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         record: ClaimRecord,
         resolution: Resolution,
         attempt_id: int,
@@ -300,38 +327,37 @@ class Recording(StoreBase):
             **(links or {}),
         )
         conn.execute(
-            "INSERT INTO decisions (claim_id, claim_sha256, attempt_id, resolution_id, outcome, "
-            "answer, decided_by, decided_at, audit_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                record.claim_id,
-                record.claim_sha256,
-                attempt_id,
-                resolution_id,
-                resolution.outcome,
-                resolution.answer,
-                actor,
-                now,
-                entry.seq,
-            ),
+            insert(decisions).values(
+                claim_id=record.claim_id,
+                claim_sha256=record.claim_sha256,
+                attempt_id=attempt_id,
+                resolution_id=resolution_id,
+                outcome=resolution.outcome,
+                answer=resolution.answer,
+                decided_by=actor,
+                decided_at=now,
+                audit_seq=entry.seq,
+            )
         )
         escalation_id = None
         if waits:
             claim = loaded.claim if loaded is not None else self._claim_file(conn, record)
-            cur = conn.execute(
-                "INSERT INTO escalations (claim_id, resolution_id, amount, currency, "
-                "reason_codes, question, opened_at, audit_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.claim_id,
-                    resolution_id,
-                    str(claim.amount) if claim else None,
-                    claim.currency if claim else None,
-                    json.dumps(resolution.reason_codes),
-                    resolution.question,
-                    now,
-                    entry.seq,
-                ),
+            escalation_id = int(
+                conn.execute(
+                    insert(escalations)
+                    .values(
+                        claim_id=record.claim_id,
+                        resolution_id=resolution_id,
+                        amount=str(claim.amount) if claim else None,
+                        currency=claim.currency if claim else None,
+                        reason_codes=json.dumps(resolution.reason_codes),
+                        question=resolution.question,
+                        opened_at=now,
+                        audit_seq=entry.seq,
+                    )
+                    .returning(escalations.c.id)
+                ).scalar_one()
             )
-            escalation_id = int(cur.lastrowid or 0)
         self._validated(conn, record, attempt_id, entry.seq, now, expires_at, basis)
         return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
 
@@ -343,7 +369,7 @@ class Recording(StoreBase):
 
     def _validated(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         record: ClaimRecord,
         attempt_id: int,
         seq: int,
@@ -352,33 +378,29 @@ class Recording(StoreBase):
         basis: Basis,
     ) -> None:
         """What the claim's decision now stands on, and until when (one row per claim)."""
-        conn.execute(
-            "INSERT INTO validations (claim_id, audit_seq, attempt_id, claim_sha256, "
-            "validated_at, expires_at, policy_sha256, policy_corrections_sha256, config_sha256, "
-            "models) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (claim_id) DO UPDATE SET "
-            "audit_seq = excluded.audit_seq, attempt_id = excluded.attempt_id, "
-            "claim_sha256 = excluded.claim_sha256, "
-            "validated_at = excluded.validated_at, expires_at = excluded.expires_at, "
-            "policy_sha256 = excluded.policy_sha256, "
-            "policy_corrections_sha256 = excluded.policy_corrections_sha256, "
-            "config_sha256 = excluded.config_sha256, models = excluded.models",
-            (
-                record.claim_id,
-                seq,
-                attempt_id,
-                record.claim_sha256,
-                now,
-                expires_at,
-                record.policy_sha256,
-                record.policy_corrections_sha256,
-                basis.config_sha256,
-                json.dumps(record.models),
-            ),
+        upsert(
+            conn,
+            validations,
+            {
+                "claim_id": record.claim_id,
+                "audit_seq": seq,
+                "attempt_id": attempt_id,
+                "claim_sha256": record.claim_sha256,
+                "validated_at": now,
+                "expires_at": expires_at,
+                "policy_sha256": record.policy_sha256,
+                "policy_corrections_sha256": record.policy_corrections_sha256,
+                "config_sha256": basis.config_sha256,
+                "models": json.dumps(record.models),
+            },
+            ("claim_id",),
         )
 
-    def _claim_file(self, conn: sqlite3.Connection, record: ClaimRecord) -> ClaimFile | None:
-        row = conn.execute(
-            "SELECT fields FROM claim_files WHERE claim_id = ? AND sha256 = ?",
-            (record.claim_id, record.claim_sha256),
-        ).fetchone()
-        return ClaimFile.model_validate_json(row[0]) if row and row[0] else None
+    def _claim_file(self, conn: Connection, record: ClaimRecord) -> ClaimFile | None:
+        fields = conn.execute(
+            select(claim_files.c.fields).where(
+                claim_files.c.claim_id == record.claim_id,
+                claim_files.c.sha256 == record.claim_sha256,
+            )
+        ).scalar()
+        return ClaimFile.model_validate_json(fields) if fields else None

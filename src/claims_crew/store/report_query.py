@@ -11,34 +11,99 @@ the parts over as JSON-shaped values, so the report never touches SQL.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from sqlalchemy import Select, select
+
 from claims_crew.store.base import StoreBase
+from claims_crew.store.tables import (
+    adjudications,
+    agent_outputs,
+    attempts,
+    claim_files,
+    decisions,
+    escalations,
+    resolutions,
+    reviews,
+)
 from claims_crew.vocabulary import TASK_OF, day_stamp
 
-_DECIDED_SQL = """
-SELECT d.claim_id, d.decided_at, d.outcome, d.answer, r.body,
-       (SELECT total(value) FROM json_each(a.model_calls)),
-       (SELECT total(value) FROM json_each(a.tokens)), a.started_at, a.finished_at,
-       oi.parsed, op.parsed, of.parsed, j.valid, j.choice, v.decision, e.id, e.state,
-       json_extract(f.fields, '$.date_of_loss'), json_extract(f.fields, '$.amount'),
-       a.models, a.tokens_by_task, a.stages, e.opened_at, v.decided_at
-FROM decisions d
-JOIN resolutions r ON r.id = d.resolution_id
-JOIN attempts a ON a.id = d.attempt_id
-LEFT JOIN agent_outputs oi ON oi.attempt_id = d.attempt_id AND oi.task = :intake
-LEFT JOIN agent_outputs op ON op.attempt_id = d.attempt_id AND op.task = :policy
-LEFT JOIN agent_outputs of ON of.attempt_id = d.attempt_id AND of.task = :fraud
-LEFT JOIN adjudications j ON j.attempt_id = d.attempt_id
-LEFT JOIN reviews v ON v.claim_id = d.claim_id
-LEFT JOIN escalations e ON e.claim_id = d.claim_id
-LEFT JOIN claim_files f ON f.claim_id = d.claim_id AND f.sha256 = d.claim_sha256
-WHERE d.decided_at >= :since
-ORDER BY d.claim_id
-"""
+
+def _decided_query(since: str) -> Select[*tuple[Any, ...]]:
+    """The decided claims decided on or after `since`, each joined to everything the report
+    reads of it, in claim-id order. JSON columns come back as their text: the sums and fields
+    the report wants from them are taken in Python, the same on every engine."""
+    intake = agent_outputs.alias("intake")
+    policy = agent_outputs.alias("policy")
+    fraud = agent_outputs.alias("fraud")
+    d = decisions.c
+    return (
+        select(
+            d.claim_id,
+            d.decided_at,
+            d.outcome,
+            d.answer,
+            resolutions.c.body,
+            attempts.c.model_calls,
+            attempts.c.tokens,
+            attempts.c.started_at,
+            attempts.c.finished_at,
+            intake.c.parsed,
+            policy.c.parsed,
+            fraud.c.parsed,
+            adjudications.c.valid,
+            adjudications.c.choice,
+            reviews.c.decision,
+            escalations.c.id,
+            escalations.c.state,
+            claim_files.c.fields,
+            attempts.c.models,
+            attempts.c.tokens_by_task,
+            attempts.c.stages,
+            escalations.c.opened_at,
+            reviews.c.decided_at,
+        )
+        .select_from(decisions)
+        .join(resolutions, resolutions.c.id == d.resolution_id)
+        .join(attempts, attempts.c.id == d.attempt_id)
+        .outerjoin(
+            intake,
+            (intake.c.attempt_id == d.attempt_id) & (intake.c.task == TASK_OF["intake"]),
+        )
+        .outerjoin(
+            policy,
+            (policy.c.attempt_id == d.attempt_id) & (policy.c.task == TASK_OF["policy"]),
+        )
+        .outerjoin(fraud, (fraud.c.attempt_id == d.attempt_id) & (fraud.c.task == TASK_OF["fraud"]))
+        .outerjoin(adjudications, adjudications.c.attempt_id == d.attempt_id)
+        .outerjoin(reviews, reviews.c.claim_id == d.claim_id)
+        .outerjoin(escalations, escalations.c.claim_id == d.claim_id)
+        .outerjoin(
+            claim_files,
+            (claim_files.c.claim_id == d.claim_id) & (claim_files.c.sha256 == d.claim_sha256),
+        )
+        .where(d.decided_at >= since)
+        .order_by(d.claim_id, reviews.c.id)
+    )
+
+
+def _total(counts: str) -> int:
+    """The sum of a JSON object's values: a task → count map such as `model_calls`."""
+    return int(sum(json.loads(counts).values()))
+
+
+def _claim_file(fields: str | None) -> dict[str, Any] | None:
+    """The two fields of the decided claim file the report compares with intake's answers;
+    None without the file, or without its date of loss."""
+    if fields is None:
+        return None
+    data = json.loads(fields)
+    if data.get("date_of_loss") is None:
+        return None
+    return {"date_of_loss": data["date_of_loss"], "amount": data.get("amount")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +141,8 @@ class ReportQuery(StoreBase):
 
         The read stays open until the iteration ends; read it through."""
         loads = json.loads
-        params = {
-            "intake": TASK_OF["intake"],
-            "policy": TASK_OF["policy"],
-            "fraud": TASK_OF["fraud"],
-            "since": day_stamp(since),
-        }
         with self.read() as conn:
+            rows: Iterable[tuple[Any, ...]] = conn.execute(_decided_query(day_stamp(since)))
             for (
                 claim_id,
                 decided_at,
@@ -101,14 +161,13 @@ class ReportQuery(StoreBase):
                 review,
                 escalation_id,
                 escalation_state,
-                file_loss_date,
-                file_amount,
+                fields,
                 models,
                 tokens_by_task,
                 stages,
                 opened_at,
                 reviewed_at,
-            ) in conn.execute(_DECIDED_SQL, params):
+            ) in rows:
                 yield DecidedClaim(
                     claim_id=claim_id,
                     decided_at=decided_at,
@@ -121,11 +180,9 @@ class ReportQuery(StoreBase):
                     adjudication=None if valid is None else (bool(valid), choice),
                     review=review,
                     escalation=None if escalation_id is None else (escalation_id, escalation_state),
-                    claim_file=None
-                    if file_loss_date is None
-                    else {"date_of_loss": file_loss_date, "amount": file_amount},
-                    model_calls=int(model_calls),
-                    tokens=int(tokens),
+                    claim_file=_claim_file(fields),
+                    model_calls=_total(model_calls),
+                    tokens=_total(tokens),
                     started_at=started,
                     finished_at=finished,
                     models=loads(models),

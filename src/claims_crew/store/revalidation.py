@@ -19,9 +19,11 @@ force by number and hash (`revalidates`) and says what had changed:
 from __future__ import annotations
 
 import json
-import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy import Connection, delete, func, insert, select
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.errors import StoreError
@@ -29,6 +31,16 @@ from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.recording import Basis, Recording, decision_fields
+from claims_crew.store.tables import (
+    attempts,
+    audit_log,
+    changed_files,
+    decisions,
+    escalations,
+    reviews,
+    superseded,
+    validations,
+)
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 
 
@@ -58,21 +70,29 @@ class Standing:
     escalation_open: bool = False
 
 
-_STANDING = """
-SELECT d.claim_id, t.claim_path, t.policy_id, d.outcome, d.answer, d.decided_by, d.decided_at,
-       v.claim_sha256, v.validated_at, v.expires_at, v.policy_sha256,
-       v.policy_corrections_sha256, v.config_sha256, v.models,
-       (SELECT max(seq) FROM audit_log a WHERE a.claim_id = d.claim_id),
-       r.reviewer, r.decision, r.decided_at, e.state
-FROM decisions d
-JOIN validations v ON v.claim_id = d.claim_id
-JOIN attempts t ON t.id = v.attempt_id
-LEFT JOIN escalations e ON e.claim_id = d.claim_id
-LEFT JOIN reviews r ON r.escalation_id = e.id
-"""
+# Each decided claim with what it stands on, its latest entry and any person's review of it.
+_LATEST_ENTRY = (
+    select(func.max(audit_log.c.seq))
+    .where(audit_log.c.claim_id == decisions.c.claim_id)
+    .scalar_subquery()
+)
+_STANDING = select(
+    decisions.c.claim_id, attempts.c.claim_path, attempts.c.policy_id, decisions.c.outcome,
+    decisions.c.answer, decisions.c.decided_by, decisions.c.decided_at,
+    validations.c.claim_sha256, validations.c.validated_at, validations.c.expires_at,
+    validations.c.policy_sha256, validations.c.policy_corrections_sha256,
+    validations.c.config_sha256, validations.c.models,
+    _LATEST_ENTRY,
+    reviews.c.reviewer, reviews.c.decision, reviews.c.decided_at, escalations.c.state,
+).select_from(
+    decisions.join(validations, validations.c.claim_id == decisions.c.claim_id)
+    .join(attempts, attempts.c.id == validations.c.attempt_id)
+    .outerjoin(escalations, escalations.c.claim_id == decisions.c.claim_id)
+    .outerjoin(reviews, reviews.c.escalation_id == escalations.c.id)
+)  # fmt: skip
 
 
-def _standing(row: tuple[Any, ...]) -> Standing:
+def _standing(row: Sequence[Any]) -> Standing:
     (claim_id, path, policy_id, outcome, answer, decided_by, decided_at, claim_sha, validated_at,
      expires_at, policy, corrections, config, models, seq, reviewer, decision, reviewed_at,
      state) = row  # fmt: skip
@@ -116,15 +136,11 @@ class Revalidations(Recording):
             return self._standings(conn, claim_ids)
 
     @staticmethod
-    def _standings(conn: sqlite3.Connection, claim_ids: list[str] | None) -> list[Standing]:
-        if claim_ids is None:
-            rows = conn.execute(_STANDING + " ORDER BY d.claim_id").fetchall()
-        else:
-            marks = ", ".join("?" * len(claim_ids))
-            rows = conn.execute(
-                _STANDING + f" WHERE d.claim_id IN ({marks}) ORDER BY d.claim_id", claim_ids
-            ).fetchall()
-        return [_standing(row) for row in rows]
+    def _standings(conn: Connection, claim_ids: list[str] | None) -> list[Standing]:
+        query = _STANDING.order_by(decisions.c.claim_id)
+        if claim_ids is not None:
+            query = query.where(decisions.c.claim_id.in_(claim_ids))
+        return [_standing(tuple(row)) for row in conn.execute(query)]
 
     def record_revalidation(
         self,
@@ -142,9 +158,11 @@ class Revalidations(Recording):
             raise StoreError(f"claim {record.claim_id}: a failed review revalidates nothing")
         with self.write() as conn:
             row = conn.execute(
-                "SELECT seq, hash FROM audit_log WHERE claim_id = ? ORDER BY seq DESC LIMIT 1",
-                (record.claim_id,),
-            ).fetchone()
+                select(audit_log.c.seq, audit_log.c.hash)
+                .where(audit_log.c.claim_id == record.claim_id)
+                .order_by(audit_log.c.seq.desc())
+                .limit(1)
+            ).first()
             if row is None or int(row[0]) != expected_seq:
                 raise StoreError(
                     f"claim {record.claim_id} changed while it was revalidated; run it again"
@@ -159,8 +177,10 @@ class Revalidations(Recording):
             assert resolution_id is not None
             # The claim file decided again, if it had changed: no longer waiting for a person.
             conn.execute(
-                "DELETE FROM changed_files WHERE claim_id = ? AND sha256 = ?",
-                (record.claim_id, record.claim_sha256),
+                delete(changed_files).where(
+                    changed_files.c.claim_id == record.claim_id,
+                    changed_files.c.sha256 == record.claim_sha256,
+                )
             )
             if verdict == "replay":
                 seq = self._replayed(conn, record, resolution, attempt_id, basis, links)
@@ -175,7 +195,7 @@ class Revalidations(Recording):
 
     def _replayed(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         record: ClaimRecord,
         resolution: Resolution,
         attempt_id: int,
@@ -207,23 +227,29 @@ class Revalidations(Recording):
         self._validated(conn, record, attempt_id, entry.seq, now, expires_at, basis)
         return entry.seq
 
-    def _supersede(self, conn: sqlite3.Connection, claim_id: str, by_seq: int) -> None:
+    def _supersede(self, conn: Connection, claim_id: str, by_seq: int) -> None:
         """Move the claim's review, escalation, validation and decision rows out of force,
         each kept whole (as JSON) in `superseded` with the entry it recorded."""
         now = self.now()
-        for what, table, key in (
-            ("review", "reviews", "claim_id"),
-            ("escalation", "escalations", "claim_id"),
-            ("decision", "decisions", "claim_id"),
+        for what, table in (
+            ("review", reviews),
+            ("escalation", escalations),
+            ("decision", decisions),
         ):
-            cur = conn.cursor()
-            cur.row_factory = sqlite3.Row
-            for found in cur.execute(f"SELECT * FROM {table} WHERE {key} = ?", (claim_id,)):
+            found_rows = conn.execute(
+                select(table).where(table.c.claim_id == claim_id).order_by(*table.primary_key)
+            ).mappings()
+            for found in found_rows.all():
                 conn.execute(
-                    "INSERT INTO superseded (claim_id, what, audit_seq, row, superseded_at, "
-                    "superseded_by) VALUES (?, ?, ?, ?, ?, ?)",
-                    (claim_id, what, found["audit_seq"], json.dumps(dict(found)), now, by_seq),
+                    insert(superseded).values(
+                        claim_id=claim_id,
+                        what=what,
+                        audit_seq=found["audit_seq"],
+                        row=json.dumps(dict(found)),
+                        superseded_at=now,
+                        superseded_by=by_seq,
+                    )
                 )
-            if table == "decisions":
-                conn.execute("DELETE FROM validations WHERE claim_id = ?", (claim_id,))
-            conn.execute(f"DELETE FROM {table} WHERE {key} = ?", (claim_id,))
+            if table is decisions:
+                conn.execute(delete(validations).where(validations.c.claim_id == claim_id))
+            conn.execute(delete(table).where(table.c.claim_id == claim_id))

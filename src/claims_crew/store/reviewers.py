@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy.exc import IntegrityError
+
 from claims_crew.errors import StoreError
 from claims_crew.store.base import StoreBase
+from claims_crew.store.tables import reviewers, sessions
 from claims_crew.vocabulary import stamp
 
 SESSION_SECONDS = 8 * 3600
@@ -23,12 +26,12 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def token_owner(conn: sqlite3.Connection, token: str) -> str | None:
+def token_owner(conn: Connection, token: str) -> str | None:
     """The reviewer whose sign-in token this is, if any."""
-    row = conn.execute(
-        "SELECT name FROM reviewers WHERE token_sha256 = ?", (_sha256(token),)
-    ).fetchone()
-    return str(row[0]) if row else None
+    name = conn.execute(
+        select(reviewers.c.name).where(reviewers.c.token_sha256 == _sha256(token))
+    ).scalar()
+    return None if name is None else str(name)
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,15 @@ class Reviewers(StoreBase):
         if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t:"):
             raise StoreError("a reviewer name is 1-64 characters, with no tabs, newlines or ':'")
         token = secrets.token_urlsafe(32)
-        with self.write() as conn:
-            try:
+        try:
+            with self.write() as conn:
                 conn.execute(
-                    "INSERT INTO reviewers (name, token_sha256, created_at) VALUES (?, ?, ?)",
-                    (name, _sha256(token), self.now()),
+                    insert(reviewers).values(
+                        name=name, token_sha256=_sha256(token), created_at=self.now()
+                    )
                 )
-            except sqlite3.IntegrityError as exc:
-                raise StoreError(f"a reviewer named {name!r} already exists") from exc
+        except IntegrityError as exc:
+            raise StoreError(f"a reviewer named {name!r} already exists") from exc
         return token
 
     def reviewer_for_token(self, token: str) -> str | None:
@@ -65,21 +69,27 @@ class Reviewers(StoreBase):
         session_id = secrets.token_urlsafe(32)
         expires = stamp(datetime.fromtimestamp(self.clock().timestamp() + SESSION_SECONDS, UTC))
         with self.write() as conn:
-            conn.execute("DELETE FROM sessions WHERE expires_at < ?", (self.now(),))
+            conn.execute(delete(sessions).where(sessions.c.expires_at < self.now()))
             conn.execute(
-                "INSERT INTO sessions (id_sha256, reviewer, csrf, expires_at) VALUES (?, ?, ?, ?)",
-                (_sha256(session_id), reviewer, secrets.token_urlsafe(32), expires),
+                insert(sessions).values(
+                    id_sha256=_sha256(session_id),
+                    reviewer=reviewer,
+                    csrf=secrets.token_urlsafe(32),
+                    expires_at=expires,
+                )
             )
         return session_id
 
     def session(self, session_id: str) -> Session | None:
         with self.read() as conn:
             row = conn.execute(
-                "SELECT reviewer, csrf FROM sessions WHERE id_sha256 = ? AND expires_at >= ?",
-                (_sha256(session_id), self.now()),
-            ).fetchone()
-        return Session(*row) if row else None
+                select(sessions.c.reviewer, sessions.c.csrf).where(
+                    sessions.c.id_sha256 == _sha256(session_id),
+                    sessions.c.expires_at >= self.now(),
+                )
+            ).first()
+        return None if row is None else Session(row.reviewer, row.csrf)
 
     def close_session(self, session_id: str) -> None:
         with self.write() as conn:
-            conn.execute("DELETE FROM sessions WHERE id_sha256 = ?", (_sha256(session_id),))
+            conn.execute(delete(sessions).where(sessions.c.id_sha256 == _sha256(session_id)))

@@ -15,17 +15,20 @@ token being looked at, and is not counted, so the wait does not grow while a cli
 knocking. Sessions already signed in are not affected.
 
 Behind a reverse proxy every request comes from the proxy's address, and the per-client limit
-becomes a second overall one (forwarded headers are not trusted: any client can write them).
+becomes a second overall one, unless `serve --trusted-proxy` names the proxy: only then are its
+forwarded headers believed (any client can write them).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from sqlalchemy import Connection, delete, func, insert, select
 
 from claims_crew.errors import SignInThrottled
 from claims_crew.store.base import StoreBase
 from claims_crew.store.reviewers import token_owner
+from claims_crew.store.tables import sign_in_attempts
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,15 @@ def wait_after(failures: int, free: int, cap: float) -> float:
     return min(2.0 ** min(failures - free, 30), cap)
 
 
-def _wait(conn: sqlite3.Connection, client: str | None, free: int, cap: float, now: float) -> float:
-    where, args = ("WHERE client = ?", (client,)) if client is not None else ("", ())
-    count, last = conn.execute(
-        f"SELECT count(*), max(at) FROM sign_in_attempts {where}", args
-    ).fetchone()
-    return float(last) + wait_after(int(count), free, cap) - now if count else 0.0
+def _wait(conn: Connection, client: str | None, free: int, cap: float, now: float) -> float:
+    """Seconds `client` (None: everyone) must still wait, from the failures on record."""
+    query = select(func.count().label("failures"), func.max(sign_in_attempts.c.at).label("latest"))
+    if client is not None:
+        query = query.where(sign_in_attempts.c.client == client)
+    seen = conn.execute(query).one()
+    if not seen.failures:
+        return 0.0
+    return float(seen.latest) + wait_after(int(seen.failures), free, cap) - now
 
 
 class SignIns(StoreBase):
@@ -70,7 +76,7 @@ class SignIns(StoreBase):
             name = token_owner(conn, token)
         if name is not None:
             with self.write() as conn:
-                conn.execute("DELETE FROM sign_in_attempts WHERE id = ?", (attempt,))
+                conn.execute(delete(sign_in_attempts).where(sign_in_attempts.c.id == attempt))
         return name
 
     def _reserve(self, client: str, limits: SignInLimits) -> int:
@@ -78,14 +84,18 @@ class SignIns(StoreBase):
         instead while a wait is due."""
         now = self.clock().timestamp()
         with self.write() as conn:
-            conn.execute("DELETE FROM sign_in_attempts WHERE at < ?", (now - limits.window_s,))
+            conn.execute(
+                delete(sign_in_attempts).where(sign_in_attempts.c.at < now - limits.window_s)
+            )
             wait = max(
                 _wait(conn, client, limits.client_free, limits.client_max_wait_s, now),
                 _wait(conn, None, limits.global_free, limits.global_max_wait_s, now),
             )
             if wait <= 0:
-                cur = conn.execute(
-                    "INSERT INTO sign_in_attempts (client, at) VALUES (?, ?)", (client, now)
-                )
-                return int(cur.lastrowid or 0)
+                attempt: int = conn.execute(
+                    insert(sign_in_attempts)
+                    .values(client=client, at=now)
+                    .returning(sign_in_attempts.c.id)
+                ).scalar_one()
+                return int(attempt)
         raise SignInThrottled(wait)

@@ -13,53 +13,89 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
-_VALIDATIONS = """
-SELECT v.claim_id, v.audit_seq, a.body, v.claim_sha256, v.expires_at, v.policy_sha256,
-       v.policy_corrections_sha256, v.config_sha256, v.models
-FROM validations v LEFT JOIN audit_log a ON a.seq = v.audit_seq
-ORDER BY v.audit_seq
-"""
+from sqlalchemy import Connection, select
 
-_SUPERSEDED = """
-SELECT s.what, s.claim_id, s.audit_seq, s.superseded_by, s.row, o.claim_id, b.claim_id,
-       iif(json_valid(b.body), json_extract(b.body, '$.revalidation'), NULL)
-FROM superseded s
-LEFT JOIN audit_log o ON o.seq = s.audit_seq
-LEFT JOIN audit_log b ON b.seq = s.superseded_by
-ORDER BY s.superseded_by
-"""
+from claims_crew.store.tables import audit_log, superseded, validations
+
+# What `_parsed` gives for text that is no JSON: told apart from JSON's null.
+_UNREADABLE = object()
 
 
-def problems(conn: sqlite3.Connection) -> Iterator[tuple[int, str]]:
+def _parsed(text: str | None) -> Any:
+    """A JSON text read back, or _UNREADABLE where it is none (a row edited by hand)."""
+    if text is None:
+        return _UNREADABLE
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _UNREADABLE
+
+
+def _field(text: str | None, name: str) -> Any:
+    """One field of a JSON object's text; None where the text is no JSON object or lacks it."""
+    value = _parsed(text)
+    return value.get(name) if isinstance(value, dict) else None
+
+
+# Each validations row beside the entry it names (`body` None where there is none).
+_VALIDATIONS = (
+    select(validations, audit_log.c.body)
+    .select_from(validations.outerjoin(audit_log, audit_log.c.seq == validations.c.audit_seq))
+    .order_by(validations.c.audit_seq, validations.c.claim_id)
+)
+
+# Each superseded row beside the entry it recorded (`own`) and the entry that replaced it (`by`).
+_OWN, _BY = audit_log.alias("own"), audit_log.alias("by")
+_SUPERSEDED = (
+    select(
+        superseded,
+        _OWN.c.claim_id.label("own_claim_id"),
+        _BY.c.claim_id.label("by_claim_id"),
+        _BY.c.body.label("by_body"),
+    )
+    .select_from(
+        superseded.outerjoin(_OWN, _OWN.c.seq == superseded.c.audit_seq).outerjoin(
+            _BY, _BY.c.seq == superseded.c.superseded_by
+        )
+    )
+    .order_by(superseded.c.superseded_by, superseded.c.id)
+)
+
+
+def problems(conn: Connection) -> Iterator[tuple[int, str]]:
     """Each problem found, with the entry it is charged to."""
-    for claim_id, seq, body, *values in conn.execute(_VALIDATIONS):
+    for v in conn.execute(_VALIDATIONS).mappings():
+        claim_id, seq = v["claim_id"], v["audit_seq"]
         what = f"the validation of claim {claim_id}"
-        if body is None:
+        if v["body"] is None:
             yield int(seq), f"{what} names audit entry {seq}, which does not exist"
             continue
-        entry = json.loads(body)
-        claim_sha, expires_at, policy, corrections, config, models = values
+        entry = json.loads(v["body"])  # an entry of a verified chain: our own JSON
+        # Models that are no JSON differ from any entry's, and are shown as they are.
+        models = _parsed(v["models"])
         for name, row_value, entry_value in (
             ("claim", claim_id, entry.get("claim_id")),
-            ("claim file hash", claim_sha, entry.get("claim_sha256")),
-            ("expires at", expires_at, entry.get("expires_at")),
-            ("policy hash", policy, entry.get("policy_sha256")),
-            ("corrections hash", corrections, entry.get("policy_corrections_sha256")),
-            ("config hash", config, entry.get("config_files_sha256")),
-            ("models", json.loads(models), entry.get("models")),
-        ):
+            ("claim file hash", v["claim_sha256"], entry.get("claim_sha256")),
+            ("expires at", v["expires_at"], entry.get("expires_at")),
+            ("policy hash", v["policy_sha256"], entry.get("policy_sha256")),
+            ("corrections hash", v["policy_corrections_sha256"],
+             entry.get("policy_corrections_sha256")),
+            ("config hash", v["config_sha256"], entry.get("config_files_sha256")),
+            ("models", v["models"] if models is _UNREADABLE else models, entry.get("models")),
+        ):  # fmt: skip
             if row_value != entry_value:
                 yield (
                     int(seq),
                     f"{what} says {name} {row_value!r}, its audit entry {seq} says {entry_value!r}",
                 )
                 break
-    for what, claim_id, seq, by, row, own_claim, by_claim, verdict in conn.execute(_SUPERSEDED):
-        text = f"the superseded {what} of claim {claim_id}"
-        if own_claim != claim_id or json.loads(row).get("audit_seq") != seq:
+    for s in conn.execute(_SUPERSEDED).mappings():
+        claim_id, seq, by = s["claim_id"], s["audit_seq"], s["superseded_by"]
+        text = f"the superseded {s['what']} of claim {claim_id}"
+        if s["own_claim_id"] != claim_id or _field(s["row"], "audit_seq") != seq:
             yield int(by), f"{text} does not match its audit entry {seq}"
-        elif by_claim != claim_id or verdict != "new":
+        elif s["by_claim_id"] != claim_id or _field(s["by_body"], "revalidation") != "new":
             yield int(by), f"{text} was replaced by entry {by}, which is no new decision of it"

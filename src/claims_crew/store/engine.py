@@ -1,0 +1,84 @@
+"""Which database the store is, and how to talk to it: SQLite by default, PostgreSQL by URL.
+
+`CLAIMS_CREW_DATABASE_URL` (e.g. `postgresql+psycopg://claims@db.internal/claims`) selects
+PostgreSQL; without it the store is one SQLite file in CLAIMS_CREW_HOME, with nothing to set up.
+
+SQLite: the file is in WAL mode; every connection waits up to BUSY_TIMEOUT_MS for the file's
+lock, writes with synchronous=FULL and checks foreign keys. The driver's own transaction
+handling is switched off and the store says BEGIN itself, so a write takes the database lock
+first (`BEGIN IMMEDIATE`) and a read is one snapshot (`BEGIN`): pysqlite otherwise begins late,
+and never for a SELECT.
+
+PostgreSQL: psycopg 3, a pool per process, pre-pinged so a restarted server costs one retry
+rather than an error.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import NullPool
+
+DATABASE_URL_VARIABLE = "CLAIMS_CREW_DATABASE_URL"
+BUSY_TIMEOUT_MS = 30_000
+# The execution option a transaction's BEGIN reads on SQLite (base.py sets it for writes).
+BEGIN_MODE = "claims_crew_begin"
+
+
+def configured_url() -> str | None:
+    """The database named by the environment, if any (else the SQLite file is the store)."""
+    return os.environ.get(DATABASE_URL_VARIABLE, "").strip() or None
+
+
+def sqlite_url(path: Path) -> URL:
+    return URL.create("sqlite", database=str(path))
+
+
+def is_postgres(url: URL | str) -> bool:
+    return make_url(url).get_backend_name() == "postgresql"
+
+
+def describe(url: URL) -> str:
+    """The URL as shown to people: the password hidden."""
+    return url.render_as_string(hide_password=True)
+
+
+def open_engine(url: URL | str) -> Engine:
+    """An engine for `url`, set up as the store needs it (see the module's docstring)."""
+    url = make_url(url)
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        return _sqlite_engine(url)
+    if backend == "postgresql":
+        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=20)
+    raise ValueError(f"unsupported database {describe(url)!r}: use SQLite or PostgreSQL")
+
+
+def _sqlite_engine(url: URL) -> Engine:
+    # No pool: each transaction opens and closes its own connection, as a file costs little to
+    # open, and the last one closed checkpoints the WAL back into the file. Connections pooled
+    # until exit would leave the latest decisions in claims.sqlite-wal beside it.
+    engine = create_engine(
+        url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, poolclass=NullPool
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the store says BEGIN itself (below)
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")  # kept by the file: a no-op once it is set
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get(BEGIN_MODE, "")
+        connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+    return engine

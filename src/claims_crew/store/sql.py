@@ -1,0 +1,47 @@
+"""The few statements SQLite and PostgreSQL spell differently, written once for both.
+
+Everything else in the store is plain SQLAlchemy Core on tables.py, which both engines take as
+it is. Both engines know `INSERT … ON CONFLICT`, but SQLAlchemy builds it per dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, CursorResult, Table
+from sqlalchemy.dialects import postgresql, sqlite
+
+
+def _insert(conn: Connection, table: Table) -> Any:
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
+def insert_new(
+    conn: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]
+) -> bool:
+    """Insert a row unless one with the same `keys` exists (then nothing); True if inserted.
+
+    Told by RETURNING, not rowcount, which psycopg leaves at -1 for a skipped conflict.
+    """
+    statement = (
+        _insert(conn, table)
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=keys)
+        .returning(table.c[keys[0]])
+    )
+    return conn.execute(statement).first() is not None
+
+
+def upsert(
+    conn: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]
+) -> CursorResult[Any]:
+    """Insert a row, or overwrite the one with the same `keys` with these values."""
+    statement = _insert(conn, table).values(**values)
+    statement = statement.on_conflict_do_update(
+        index_elements=keys,
+        set_={name: statement.excluded[name] for name in values if name not in keys},
+    )
+    result: CursorResult[Any] = conn.execute(statement)
+    return result

@@ -1,0 +1,243 @@
+"""A real PostgreSQL for the tests: one throwaway cluster per session, one empty database per test.
+
+The cluster is Debian's `postgresql` package run from a temporary folder: initdb, then pg_ctl,
+listening on a unix socket in that folder and on no TCP port at all, so it collides with nothing
+(a system cluster on 5432, a developer's own, another test run). It is stopped and deleted when
+the session ends. PostgreSQL refuses to run as root, so under root it runs as the `postgres`
+system user that the package creates.
+
+`CLAIMS_CREW_TEST_POSTGRES_URL` names a server to use instead (its user must be allowed to create
+databases). Where neither is there, the tests that need PostgreSQL skip, saying why; with
+`CLAIMS_CREW_REQUIRE_POSTGRES=1` (CI) they fail instead, so CI never skips them silently.
+
+Fixtures: `postgres_server` (session) is the server's URL, on its admin database;
+`postgres_url` is the URL of a fresh, empty database for one test, dropped when it ends. Both are
+SQLAlchemy URLs for psycopg 3 (`postgresql+psycopg://…`). `throwaway_cluster` and
+`fresh_database` are the same machinery for scripts outside pytest.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+import psycopg
+import pytest
+from psycopg import sql
+from sqlalchemy.engine import make_url
+
+SERVER_ENV = "CLAIMS_CREW_TEST_POSTGRES_URL"
+REQUIRE_ENV = "CLAIMS_CREW_REQUIRE_POSTGRES"
+NOT_INSTALLED = (
+    "PostgreSQL is not installed (initdb not found): "
+    "the PostgreSQL half of the store tests needs Debian's postgresql package"
+)
+
+# Debian keeps the server's programs out of PATH, one folder per major version.
+VERSION_ROOTS = (Path("/usr/lib/postgresql"),)
+SYSTEM_USER = "postgres"
+SUPERUSER = "postgres"
+# The socket's name carries the port; the port is fixed so that a PGPORT in the environment
+# (set for another cluster) changes neither the server nor the URL.
+PORT = 5432
+
+# The cluster is deleted at the end of the run, so durability buys nothing: these make every
+# commit, and CREATE DATABASE, much cheaper.
+SETTINGS = {
+    "listen_addresses": "''",
+    "port": str(PORT),
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    # Worker tests run several processes, each with its own connection pool.
+    "max_connections": "200",
+}
+
+
+def _version_key(folder: Path) -> tuple[int, ...]:
+    """Versions compare as numbers, not as text: 9.6 < 15 < 16."""
+    return tuple(int(part) if part.isdigit() else -1 for part in folder.name.split("."))
+
+
+def find_bin_dir(path: str | None = None, roots: Sequence[Path] | None = None) -> Path | None:
+    """The folder holding initdb and pg_ctl: PATH first, else the newest version under `roots`
+    (VERSION_ROOTS by default)."""
+    roots = VERSION_ROOTS if roots is None else roots
+    on_path = shutil.which("initdb", path=path)
+    if on_path is not None:
+        folder = Path(on_path).resolve().parent
+        if (folder / "pg_ctl").exists():
+            return folder
+    candidates = [
+        version / "bin"
+        for root in roots
+        if root.is_dir()
+        for version in root.iterdir()
+        if (version / "bin" / "initdb").exists() and (version / "bin" / "pg_ctl").exists()
+    ]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda folder: _version_key(folder.parent))
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    """The command as the user the server runs as: ourselves, or `postgres` when we are root."""
+    if os.geteuid() != 0:
+        return command
+    if shutil.which("runuser"):
+        return ["runuser", "-u", SYSTEM_USER, "--", *command]
+    return [
+        "setpriv",
+        f"--reuid={SYSTEM_USER}",
+        f"--regid={SYSTEM_USER}",
+        "--init-groups",
+        *command,
+    ]
+
+
+def _run(command: list[str], cwd: Path) -> None:
+    """Run a server program; its output goes into the error when it fails."""
+    done = subprocess.run(
+        _as_server_user(command), cwd=cwd, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+        )
+
+
+def server_user_missing() -> bool:
+    """Root with no `postgres` user to run the server as."""
+    if os.geteuid() != 0:
+        return False
+    try:
+        pwd.getpwnam(SYSTEM_USER)
+    except KeyError:
+        return True
+    return False
+
+
+@contextmanager
+def throwaway_cluster(bin_dir: Path) -> Iterator[str]:
+    """Start a new cluster in a temporary folder and yield its URL (admin database `postgres`,
+    superuser `postgres`, trust auth, socket only); stop it and delete the folder afterwards."""
+    base = Path(tempfile.mkdtemp(prefix="claims-crew-pg-"))
+    data = base / "data"
+    log = base / "server.log"
+    started = False
+    try:
+        if os.geteuid() == 0:
+            # mkdtemp makes a 0700 folder owned by root; the server's user must own it.
+            user = pwd.getpwnam(SYSTEM_USER)
+            os.chown(base, user.pw_uid, user.pw_gid)
+        _run(
+            [
+                str(bin_dir / "initdb"),
+                f"--pgdata={data}",
+                f"--username={SUPERUSER}",
+                "--auth=trust",
+                "--encoding=UTF8",
+                # Byte order, as SQLite compares text; and no locale needs installing.
+                "--locale=C",
+                "--no-sync",
+            ],
+            cwd=base,
+        )
+        with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
+            conf.write(f"unix_socket_directories = '{base}'\n")
+            conf.writelines(f"{name} = {value}\n" for name, value in SETTINGS.items())
+        try:
+            _run(
+                [str(bin_dir / "pg_ctl"), "--pgdata", str(data), "--log", str(log), "-w", "start"],
+                cwd=base,
+            )
+        except RuntimeError as exc:
+            server_log = log.read_text(errors="replace") if log.exists() else ""
+            raise RuntimeError(f"{exc}\nserver log:\n{server_log}") from exc
+        started = True
+        yield f"postgresql+psycopg://{SUPERUSER}@/postgres?host={base}&port={PORT}"
+    finally:
+        if started:
+            # Nothing in the cluster is kept, so there is nothing to shut down cleanly.
+            _run([str(bin_dir / "pg_ctl"), "--pgdata", str(data), "-m", "immediate", "stop"], base)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def sqlalchemy_url(url: str) -> str:
+    """The URL with SQLAlchemy's psycopg 3 driver, whatever driver (or none) it named."""
+    return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+
+
+def libpq_url(url: str) -> str:
+    """The URL as libpq (psycopg.connect) reads it: no `+driver` in the scheme."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def database_url(server_url: str, name: str) -> str:
+    """The server's URL, on database `name`."""
+    return (
+        make_url(sqlalchemy_url(server_url))
+        .set(database=name)
+        .render_as_string(hide_password=False)
+    )
+
+
+def admin_connection(server_url: str) -> psycopg.Connection[tuple[object, ...]]:
+    """An autocommit connection to the server's admin database: CREATE/DROP DATABASE cannot run
+    inside a transaction."""
+    return psycopg.connect(libpq_url(server_url), autocommit=True)
+
+
+@contextmanager
+def fresh_database(server_url: str) -> Iterator[str]:
+    """Create an empty database with a unique name and yield its URL; drop it afterwards, even
+    with connections still open to it."""
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    with admin_connection(server_url) as admin:
+        # template0: nothing anyone added to template1 leaks in.
+        admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name)))
+    try:
+        yield database_url(server_url, name)
+    finally:
+        with admin_connection(server_url) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip for want of PostgreSQL, or fail where it is required (CI)."""
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1, but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a running PostgreSQL server (admin database), for the whole session."""
+    given = os.environ.get(SERVER_ENV)
+    if given:
+        yield sqlalchemy_url(given)
+        return
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        unavailable(NOT_INSTALLED)
+    if server_user_missing():
+        unavailable(f"PostgreSQL refuses to run as root, and there is no {SYSTEM_USER!r} user")
+    with throwaway_cluster(bin_dir) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """The URL of a fresh, empty PostgreSQL database for one test, dropped when it ends."""
+    with fresh_database(postgres_server) as url:
+        yield url
