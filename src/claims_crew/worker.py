@@ -1,5 +1,8 @@
 """One worker process of a run in several: `python -m claims_crew.worker STORE CONFIG CONCURRENCY`.
 
+STORE is the store as shown to people; the store itself is the one CLAIMS_CREW_DATABASE_URL
+names, which worker_pool.py sets to the parent's (an SQLite file or PostgreSQL).
+
 worker_pool.py starts it with a fresh interpreter (never a fork of a process that holds threads
 and SQLite connections), writes the claim files it is to review to its stdin as a JSON list,
 and reads what it does from its stdout, one JSON object a line:
@@ -56,7 +59,7 @@ def _events_out() -> IO[str]:
 def main(argv: list[str] | None = None) -> None:
     from claims_crew import paths
 
-    store_path, config_dir, concurrency = argv or sys.argv[1:]
+    _store_shown, config_dir, concurrency = argv or sys.argv[1:]
     events = _events_out()
     paths.keep_crewai_at_home()
     files = [Path(p) for p in json.load(sys.stdin)]
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     from claims_crew.pipeline import Settings, run_batch
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.store import Store
+    from claims_crew.store.engine import DATABASE_URL_VARIABLE
 
     # As in a one-process run: CrewAI warns on every call to a model it has no tokenizer for.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
         library=PolicyLibrary(),
         llm_for=default_llm_factory(Path(config_dir)),
         config_dir=Path(config_dir),
-        store=Store(Path(store_path)),
+        store=Store(url=os.environ[DATABASE_URL_VARIABLE]),  # set by worker_pool
     )
 
     lock = threading.Lock()  # the batch's threads report at once; one line at a time

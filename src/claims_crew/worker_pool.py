@@ -9,8 +9,8 @@ worker as a fresh `python -m claims_crew.worker` (no fork of a process holding t
 SQLite connections). A worker reviews its share as a one-process run does, at the run's
 concurrency: it takes each claim's lease in the store before any model call, records the claim
 in one transaction and releases it, so a claim is sent to the models once even if another run
-works the same inbox. The store is SQLite in WAL mode and every write waits its turn
-(store/base.py), so the workers write side by side.
+works the same inbox. Each worker opens the parent's store by its URL (SQLite or PostgreSQL),
+and every write waits its turn (store/base.py), so the workers write side by side.
 
 A worker that dies (killed, out of memory) loses nothing: what it recorded is whole, the claim
 it was on has no decision, and its lease names a process that no longer runs, so the next run
@@ -39,9 +39,11 @@ from claims_crew.errors import ClaimFileError
 from claims_crew.limits import Limits, rpm_share
 from claims_crew.pipeline import BatchItem
 from claims_crew.store import Store
+from claims_crew.store.engine import DATABASE_URL_VARIABLE
 from claims_crew.vocabulary import ClaimFileProblem
 
-# What the workers run: `python -m WORKER_MODULE STORE CONFIG CONCURRENCY`.
+# What the workers run: `python -m WORKER_MODULE STORE CONFIG CONCURRENCY` (STORE as shown to
+# people; the URL itself is in the worker's environment).
 WORKER_MODULE = "claims_crew.worker"
 
 
@@ -108,9 +110,13 @@ def shares(paths: Sequence[Path], workers: int) -> list[list[Path]]:
     return [share for share in dealt if share]
 
 
-def worker_environment(workers: int) -> dict[str, str]:
-    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM."""
+def worker_environment(workers: int, store: Store | None = None) -> dict[str, str]:
+    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM and the
+    store's URL (an SQLite file, a shadow's included, or PostgreSQL): in the environment rather
+    than on the command line, where a password would show in the process list."""
     env = dict(os.environ)
+    if store is not None:
+        env[DATABASE_URL_VARIABLE] = store.url.render_as_string(hide_password=False)
     share = rpm_share(Limits.from_environment().max_rpm, workers)
     if share is not None:
         env["CLAIMS_CREW_MAX_RPM"] = str(share)
@@ -151,11 +157,11 @@ def run_in_workers(
             on_done(done[path])
     todo = [p for p in paths if p not in refused]
     dealt = shares(todo, workers)
-    env = worker_environment(len(dealt))
+    env = worker_environment(len(dealt), store)
     pool: list[Worker] = []
     try:
         for number, share in enumerate(dealt, start=1):
-            command = [sys.executable, "-m", WORKER_MODULE, str(store.path), str(config_dir)]
+            command = [sys.executable, "-m", WORKER_MODULE, store.where, str(config_dir)]
             process = subprocess.Popen(
                 [*command, str(concurrency)],
                 stdin=subprocess.PIPE,

@@ -159,6 +159,10 @@ class BatchProgress:
         with self._lock:
             self._finished += 1
             count = self._finished
+            # A worker's queue may grow while it works: the total follows.
+            if count > self.total:
+                self.total = count
+                self._progress.update(self._bar, total=count)
         if not self._live:
             self._line(f"[{count}/{self.total}] {item.path.name}: {_state(item)}")
 

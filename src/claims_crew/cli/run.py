@@ -1,7 +1,8 @@
 """Review every new claim in an inbox: what `claims-crew run` and `crewai run` both do.
 
 `run_inbox` is the one run: main.run (the `run_crew` script `crewai run` starts) and the `run`
-command call it. It shows a progress bar and a final table (rich), says how many claims wait for
+command call it. It ingests the inbox's undecided claims into the store (ingest.py), then works
+them, each under its claim lease, as `claims-crew work` processes elsewhere may do beside it. It shows a progress bar and a final table (rich), says how many claims wait for
 a person, and exits non-zero when a claim failed or the run could not start: `crewai run`
 itself exits 0 whatever its script does.
 
@@ -188,6 +189,7 @@ def review_inbox(
     a worker that died had not finished counts as failed, and each dead worker is named."""
     from claims_crew.claim_files import inbox_files
     from claims_crew.cli import shadow as shadow_output
+    from claims_crew.ingest import ingest
     from claims_crew.pipeline import run_batch, triage
     from claims_crew.shadows import open_shadow
     from claims_crew.store import Store
@@ -201,6 +203,10 @@ def review_inbox(
     files = inbox_files(inbox)
     states = triage(files, settings)
     todo = [p for p in files if states.get(p, "todo") == "todo"]
+    # Ingest, then work: the claims to review are kept whole in the store and queued first, so
+    # `claims-crew work` processes elsewhere on the same store can take some of them (this run
+    # skips a claim a worker holds). A file that cannot be read is reported by the batch.
+    ingest(todo, settings.store)
     changed = [p.name for p in files if states.get(p) == "changed_after_decision"]
     console.print(f"{len(files)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
     if workers > 1 and llm_for is not None:

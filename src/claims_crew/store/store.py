@@ -16,7 +16,8 @@ connections and transactions of base.py:
 - reviewers.py: reviewers and their web sessions;
 - sign_ins.py: signing in by token, throttled per client and overall;
 - audit_reads.py: verifying, exporting and checkpointing the audit chain;
-- report_query.py: the report's one pass over every decided claim.
+- report_query.py: the report's one pass over every decided claim;
+- work_queue.py: claims ingested into the store, and workers taking them.
 """
 
 from __future__ import annotations
@@ -30,9 +31,19 @@ from claims_crew.store.report_query import ReportQuery
 from claims_crew.store.revalidation import Revalidations
 from claims_crew.store.reviewers import Reviewers
 from claims_crew.store.sign_ins import SignIns
+from claims_crew.store.work_queue import WorkQueue
 
 
 class Store(
-    Revalidations, Recording, Claims, Leases, Queue, Reviewers, SignIns, AuditReads, ReportQuery
+    Revalidations,
+    Recording,
+    Claims,
+    Leases,
+    Queue,
+    Reviewers,
+    SignIns,
+    AuditReads,
+    ReportQuery,
+    WorkQueue,
 ):
     """The decision store in one SQLite file; safe to share between threads and processes."""

@@ -1,0 +1,312 @@
+"""The work queue: claims enter the store, and workers on any machine take them from it.
+
+`enqueue` keeps a claim file whole in the store (its bytes, fields and attachments' text) and
+queues its claim, unless the claim is decided. `take` hands a worker pending claims; `loaded`
+puts a claim file back together from the store, so a worker needs no inbox folder.
+
+Taking: on PostgreSQL the pending rows are picked with `FOR UPDATE SKIP LOCKED` in a write that
+does not take the store's write lock (base.write(exclusive=False)), so workers never wait on one
+another, and two workers never take the same row. On SQLite the same statement runs under the
+file's write lock (SQLite has no row locks), which serialises takes as well.
+
+An item taken is held for WORK_LEASE_S and kept by the worker's heartbeat (`heartbeat`). A
+worker that dies releases nothing: its items come free when their lease runs out, or at once
+when the holder was a process on this host that no longer runs (the holder names host and pid,
+as the claim leases do). The claim lease (leases.py) and the decision's own check when it is
+recorded stay the guarantee that a claim is decided once and never sent to a model after its
+decision; the queue only decides who tries next.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Literal, cast
+
+from sqlalchemy import Connection, and_, func, or_, select, update
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.models import ClaimFile
+from claims_crew.store import tables as t
+from claims_crew.store.base import StoreBase
+from claims_crew.store.leases import _holder_gone
+from claims_crew.store.sql import insert_new
+from claims_crew.vocabulary import stamp
+
+# How long a taken item stays a worker's without a heartbeat: the longest a dead worker on
+# another machine keeps its claims from the others. Heartbeats come several times within it.
+WORK_LEASE_S = 60.0
+# How long an item whose claim another process is reviewing (outside the queue) waits.
+BUSY_BACKOFF_S = 5.0
+
+Enqueued = Literal["queued", "already_queued", "in_progress", "decided", "changed_after_decision"]
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A claim a worker holds: its file's identity and where it was read from."""
+
+    claim_id: str
+    sha256: str
+    path: str
+    holder: str
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    pending: int
+    held: int  # of the pending: taken, their lease running
+    done: int
+
+
+class WorkQueue(StoreBase):
+    """Ingesting claim files into the queue, and workers taking, holding and finishing them."""
+
+    def enqueue(self, loaded: LoadedClaim) -> Enqueued:
+        """Keep the claim file and queue its claim; a decided claim is not queued again.
+
+        A file whose bytes differ from the decided one is flagged in changed_files (deciding
+        it again is a person's call), as a run's triage does. A claim queued and not yet taken
+        takes the newer file; one under review keeps the file its worker has.
+        """
+        claim_id, sha = loaded.claim.claim_id, loaded.sha256
+        with self.write() as conn:
+            now = self.now()
+            self._keep(conn, loaded, now)
+            decided = conn.execute(
+                select(t.decisions.c.claim_sha256, t.validations.c.claim_sha256)
+                .select_from(t.decisions)
+                .outerjoin(t.validations, t.validations.c.claim_id == t.decisions.c.claim_id)
+                .where(t.decisions.c.claim_id == claim_id)
+            ).first()
+            if decided is not None:
+                if sha in tuple(decided):
+                    return "decided"
+                insert_new(
+                    conn,
+                    t.changed_files,
+                    {
+                        "claim_id": claim_id,
+                        "decided_sha256": decided[0],
+                        "sha256": sha,
+                        "path": str(loaded.path),
+                        "seen_at": now,
+                    },
+                    ["claim_id", "sha256"],
+                )
+                return "changed_after_decision"
+            item = {"claim_id": claim_id, "sha256": sha, "path": str(loaded.path)}
+            if insert_new(conn, t.work_items, {**item, "enqueued_at": now}, ["claim_id"]):
+                return "queued"
+            row = conn.execute(
+                select(t.work_items.c.state, t.work_items.c.taken_by, t.work_items.c.expires_at)
+                .where(t.work_items.c.claim_id == claim_id)
+                .with_for_update()
+            ).one()
+            if row.state == "pending" and row.taken_by is not None and row.expires_at > now:
+                return "in_progress"
+            # Waiting, or done without a decision (its review failed): queued again, as a run
+            # retries a failed claim.
+            conn.execute(
+                update(t.work_items)
+                .where(t.work_items.c.claim_id == claim_id)
+                .values(
+                    **item,
+                    state="pending",
+                    taken_by=None,
+                    taken_at=None,
+                    expires_at=None,
+                    finished_at=None,
+                    enqueued_at=now if row.state == "done" else t.work_items.c.enqueued_at,
+                )
+            )
+            return "queued" if row.state == "done" else "already_queued"
+
+    def _keep(self, conn: Connection, loaded: LoadedClaim, now: str) -> None:
+        """The claim file whole: bytes, fields and attachments (a row kept by a run before
+        this schema gets its attachments now)."""
+        attachments = json.dumps(loaded.attachments, ensure_ascii=False)
+        key = {"claim_id": loaded.claim.claim_id, "sha256": loaded.sha256}
+        kept = insert_new(
+            conn,
+            t.claim_files,
+            {
+                **key,
+                "path": str(loaded.path),
+                "policy_id": loaded.claim.policy_id,
+                "fields": loaded.claim.model_dump_json(),
+                "content": loaded.raw,
+                "attachments": attachments,
+                "seen_at": now,
+            },
+            ["claim_id", "sha256"],
+        )
+        if not kept:
+            conn.execute(
+                update(t.claim_files)
+                .where(
+                    t.claim_files.c.claim_id == key["claim_id"],
+                    t.claim_files.c.sha256 == key["sha256"],
+                    t.claim_files.c.attachments.is_(None),
+                )
+                .values(attachments=attachments)
+            )
+
+    def take(self, holder: str, limit: int = 1) -> list[Taken]:
+        """Up to `limit` pending claims for `holder`, oldest first, held for WORK_LEASE_S.
+
+        Free are the items nobody holds, those whose lease ran out, and those held by a
+        process on this host that has died (seen at once, not at the lease's end).
+        """
+        with self.write(exclusive=False) as conn:
+            now = self.now()
+            w = t.work_items.c
+            pending = (
+                select(w.claim_id).where(w.state == "pending").order_by(w.enqueued_at, w.claim_id)
+            )
+            free: Sequence[str] = conn.scalars(
+                pending.where(or_(w.expires_at.is_(None), w.expires_at <= now))
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            ).all()
+            ids = list(free)
+            if len(ids) < limit:
+                # Held by processes of this host: those that died are free now. Few rows: at
+                # most what this host's workers have in hand.
+                local = conn.execute(
+                    select(w.claim_id, w.taken_by)
+                    .where(
+                        w.state == "pending",
+                        w.expires_at > now,
+                        w.taken_by.startswith(f"{socket.gethostname()}:", autoescape=True),
+                    )
+                    .order_by(w.enqueued_at, w.claim_id)
+                    .with_for_update(skip_locked=True)
+                ).all()
+                ids += [row.claim_id for row in local if _holder_gone(row.taken_by)][
+                    : limit - len(ids)
+                ]
+            if not ids:
+                return []
+            rows = conn.execute(
+                update(t.work_items)
+                .where(w.claim_id.in_(ids))
+                .values(
+                    taken_by=holder,
+                    taken_at=now,
+                    expires_at=self._lease_end(),
+                    tries=w.tries + 1,
+                )
+                .returning(w.claim_id, w.sha256, w.path)
+            ).all()
+        order = {claim_id: i for i, claim_id in enumerate(ids)}
+        taken = [Taken(r.claim_id, r.sha256, r.path, holder) for r in rows]
+        return sorted(taken, key=lambda item: order[item.claim_id])
+
+    def heartbeat(self, holders: list[str]) -> int:
+        """Extend the items and claim leases these holders have; how many items they hold."""
+        if not holders:
+            return 0
+        until = self._lease_end()
+        with self.write() as conn:
+            held = conn.execute(
+                update(t.work_items)
+                .where(t.work_items.c.taken_by.in_(holders), t.work_items.c.state == "pending")
+                .values(expires_at=until)
+                .returning(t.work_items.c.claim_id)
+            ).all()
+            conn.execute(
+                update(t.leases).where(t.leases.c.holder.in_(holders)).values(expires_at=until)
+            )
+        return len(held)
+
+    def put_back(self, item: Taken, after_s: float = 0.0) -> None:
+        """Give an item up unfinished; it may be taken again after `after_s` seconds."""
+        w = t.work_items.c
+        with self.write() as conn:
+            conn.execute(
+                update(t.work_items)
+                .where(w.claim_id == item.claim_id, w.taken_by == item.holder)
+                .values(
+                    taken_by=None,
+                    taken_at=None,
+                    expires_at=stamp(self.clock() + timedelta(seconds=after_s))
+                    if after_s
+                    else None,
+                )
+            )
+
+    def finish(self, item: Taken) -> bool:
+        """The item's claim was reviewed (decided, or its attempt failed and is recorded):
+        done. False when the item was no longer this holder's."""
+        w = t.work_items.c
+        with self.write() as conn:
+            done = conn.execute(
+                update(t.work_items)
+                .where(w.claim_id == item.claim_id, w.taken_by == item.holder, w.state == "pending")
+                .values(state="done", finished_at=self.now(), expires_at=None)
+                .returning(w.claim_id)
+            ).first()
+        return done is not None
+
+    def finish_claim(self, claim_id: str) -> bool:
+        """The claim was reviewed by its lease's holder outside a take (a run working its own
+        inbox): its waiting item is done, so no worker takes it. False when none was waiting
+        (or a worker holds it: it finishes the item itself once it sees the decision)."""
+        w = t.work_items.c
+        with self.write() as conn:
+            done = conn.execute(
+                update(t.work_items)
+                .where(w.claim_id == claim_id, w.state == "pending", w.taken_by.is_(None))
+                .values(state="done", finished_at=self.now(), expires_at=None)
+                .returning(w.claim_id)
+            ).first()
+        return done is not None
+
+    def decided(self, claim_id: str) -> bool:
+        with self.read() as conn:
+            return (
+                conn.execute(
+                    select(t.decisions.c.claim_id).where(t.decisions.c.claim_id == claim_id)
+                ).first()
+                is not None
+            )
+
+    def loaded(self, claim_id: str, sha256: str, path: str | None = None) -> LoadedClaim | None:
+        """The claim file as an inbox read would give it, from the store; None if not kept.
+
+        A file kept before attachments were stored, with attachments, cannot be rebuilt: None.
+        """
+        c = t.claim_files.c
+        with self.read() as conn:
+            row = conn.execute(
+                select(c.path, c.fields, c.content, c.attachments).where(
+                    c.claim_id == claim_id, c.sha256 == sha256
+                )
+            ).first()
+        if row is None or row.content is None or row.fields is None:
+            return None
+        claim = ClaimFile.model_validate_json(row.fields)
+        if row.attachments is None and claim.attachments:
+            return None
+        attachments: dict[str, str] = json.loads(row.attachments or "{}")
+        return LoadedClaim(Path(path or row.path), claim, bytes(row.content), attachments)
+
+    def queue_counts(self) -> QueueCounts:
+        w = t.work_items.c
+        with self.read() as conn:
+            now = self.now()
+            held = and_(w.taken_by.is_not(None), w.expires_at > now)
+            rows = conn.execute(
+                select(w.state, func.count(), func.count().filter(held)).group_by(w.state)
+            ).all()
+        counts: dict[str, int] = {str(state): cast(int, n) for state, n, _ in rows}
+        in_hand = sum(cast(int, n) for state, _, n in rows if state == "pending")
+        return QueueCounts(counts.get("pending", 0), in_hand, counts.get("done", 0))
+
+    def _lease_end(self) -> str:
+        return stamp(self.clock() + timedelta(seconds=WORK_LEASE_S))

@@ -1,0 +1,154 @@
+"""A worker: claims taken from the store's queue and reviewed, on any machine that reaches it.
+
+What `claims-crew work` runs. `concurrency` threads each take one claim at a time
+(store/work_queue.py), take its claim lease (store/leases.py), check that it is still
+undecided, review it as a run does (pipeline.review_in_time: the deadline, the models) and
+record it in one transaction (Store.record, which checks again that no decision exists). A
+heartbeat thread keeps the items and claim leases of the claims in hand, so another worker
+takes a claim only once this one has finished it, or died.
+
+Why a claim is decided exactly once and never sent to a model after its decision: a model is
+called for a claim only by the holder of its claim lease, taken under the store's write lock,
+and only after the holder has seen no decision; the decision is written, under the same lock,
+before the lease is released, and never when one exists already. A holder that dies leaves its
+lease to run out (WORK_LEASE_S without a heartbeat), or to be seen free at once on its own
+host; it calls no model once dead.
+
+A stop (SIGTERM, Ctrl-C: `stop`) ends the taking; the claims in hand are finished first.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from claims_crew import pipeline
+from claims_crew.pipeline import BatchItem, Settings
+from claims_crew.store import lease_holder
+from claims_crew.store.work_queue import BUSY_BACKOFF_S, WORK_LEASE_S, Taken
+
+# How often an idle worker asks the queue again.
+POLL_S = 0.5
+# How often the claims in hand are told alive: several times within their lease.
+HEARTBEAT_S = WORK_LEASE_S / 6
+
+log = logging.getLogger(__name__)
+
+
+class Worker:
+    """Takes and reviews claims until the queue is empty (`until_empty`) or it is stopped.
+
+    `on_start` hears of each claim file as its review begins, `on_done` as it ends, from the
+    worker's threads, as with pipeline.run_batch.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        concurrency: int = 1,
+        until_empty: bool = False,
+        on_start: Callable[[Path], None] | None = None,
+        on_done: Callable[[BatchItem], None] | None = None,
+        poll_s: float = POLL_S,
+    ) -> None:
+        self.settings = settings
+        self.store = settings.store
+        self.concurrency = max(1, concurrency)
+        self.until_empty = until_empty
+        self.on_start = on_start
+        self.on_done = on_done
+        self.poll_s = poll_s
+        self.stop = threading.Event()
+        self._holders: set[str] = set()
+        self._lock = threading.Lock()
+        self.items: list[BatchItem] = []
+
+    def run(self) -> list[BatchItem]:
+        """Work until done; the items of the claims this worker reviewed, in the order ended."""
+        note = f"worker {socket.gethostname()}:{os.getpid()}, concurrency {self.concurrency}"
+        run_id = self.store.start_run(note)
+        beating = threading.Event()
+        heart = threading.Thread(target=self._beat, args=(beating,), name="heartbeat", daemon=True)
+        heart.start()
+        try:
+            with ThreadPoolExecutor(self.concurrency, thread_name_prefix="work") as pool:
+                for future in [pool.submit(self._loop, run_id) for _ in range(self.concurrency)]:
+                    future.result()
+        finally:
+            beating.set()
+            heart.join()
+        self.store.finish_run(run_id)
+        return self.items
+
+    def _loop(self, run_id: int) -> None:
+        try:
+            self._take_and_review(run_id)
+        except BaseException:
+            # Something no claim's record can hold (the store gone, a bug): the other threads
+            # finish what they hold and the worker ends with the error. What this thread held
+            # comes free as a dead worker's does.
+            self.stop.set()
+            raise
+
+    def _take_and_review(self, run_id: int) -> None:
+        while not self.stop.is_set():
+            holder = lease_holder()
+            with self._lock:
+                self._holders.add(holder)
+            try:
+                taken = self.store.take(holder)
+                if taken:
+                    item = self._review(taken[0], run_id)
+                    if item is not None:
+                        with self._lock:
+                            self.items.append(item)
+                        if self.on_done is not None:
+                            self.on_done(item)
+                    continue
+            finally:
+                with self._lock:
+                    self._holders.discard(holder)
+            if self.until_empty and self.store.queue_counts().pending == 0:
+                return
+            self.stop.wait(self.poll_s)
+
+    def _review(self, item: Taken, run_id: int) -> BatchItem | None:
+        """One taken claim reviewed and recorded; None when another process is reviewing it
+        outside the queue (it is put back for later)."""
+        store, claim_id, path = self.store, item.claim_id, Path(item.path)
+        if not store.lease(claim_id, item.holder, WORK_LEASE_S):
+            store.put_back(item, BUSY_BACKOFF_S)
+            return None
+        try:
+            if self.on_start is not None:
+                self.on_start(path)
+            if store.decided(claim_id):
+                # Decided since it was queued (by a run, or a worker that died after its
+                # decision): never ask a model again.
+                store.finish(item)
+                return BatchItem(path, store.claim_record(claim_id))
+            loaded = store.loaded(claim_id, item.sha256)
+            if loaded is None:
+                store.finish(item)
+                why = "its file is not whole in the store; ingest its inbox again"
+                return BatchItem(path, None, f"{path}: {why}", code="unreadable")
+            record = pipeline.review_in_time(loaded, self.settings)
+            store.record(record, run_id, loaded, self.settings.basis(record, loaded))
+            store.finish(item)
+            return BatchItem(path, record)
+        finally:
+            store.release(claim_id, item.holder)
+
+    def _beat(self, done: threading.Event) -> None:
+        while not done.wait(HEARTBEAT_S):
+            with self._lock:
+                holders = list(self._holders)
+            try:
+                self.store.heartbeat(holders)
+            except Exception:  # a missed beat is retried; the lease outlasts several
+                log.warning("heartbeat failed; retrying in %.0f s", HEARTBEAT_S, exc_info=True)

@@ -1,0 +1,64 @@
+"""`claims-crew work` without --until-empty: it waits for claims, reviews those ingested while it
+waits, and stops cleanly on SIGTERM (exit 0, nothing left held), on SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from claims_crew.ingest import ingest
+from claims_crew.store import Store
+from tests.conftest import ROOT, StartServer
+from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
+from tests.test_work_killed import CLAIMS_CREW
+from tests.test_workers import audit_ok, warm_index  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.usefixtures("engine", "warm_index")
+
+
+def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"waited {seconds:g} s for {what}")
+
+
+def test_a_waiting_worker_reviews_claims_ingested_later_and_stops_on_sigterm(
+    tmp_path: Path, openai_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claims = ["S-1", "S-2"]
+    script = CrewScript()
+    for claim_id in claims:
+        water_replies(script, claim_id)
+    point_model_at(openai_server(script), monkeypatch)
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
+    store = Store()
+    log = tmp_path / "worker.log"
+    with log.open("wb") as out:
+        worker = subprocess.Popen(
+            [CLAIMS_CREW, "work", "--concurrency", "2"], stdout=out, stderr=subprocess.STDOUT
+        )
+    try:
+        wait_for(lambda: "working at concurrency 2" in log.read_text(), 120, "the worker to poll")
+        ingest(water_claims(tmp_path / "inbox", *claims), store)
+        wait_for(lambda: store.decision_count() == len(claims), 120, "both claims decided")
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=60) == 0, log.read_text()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    said = log.read_text()
+    assert "SIGTERM: taking no more claims" in said
+    assert "S-1.json: reviewed in" in said and "S-2.json: reviewed in" in said
+    counts = store.queue_counts()
+    assert (counts.pending, counts.held, counts.done) == (0, 0, len(claims))
+    assert audit_ok()
