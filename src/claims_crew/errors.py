@@ -78,6 +78,10 @@ class SignInThrottled(StoreError):
         self.retry_after = retry_after
 
 
+class CopyRefused(StoreError):
+    """`store copy` was pointed at a database that is not an empty store (or not a database)."""
+
+
 class CheckpointError(ClaimsCrewError):
     """An audit checkpoint file that cannot be read, or no usable audit key; names which."""
 

@@ -40,16 +40,19 @@ LAZY_COMMANDS = {
     "policy": "claims_crew.cli.policy:policy",
     "resolve": "claims_crew.cli.resolve:resolve_command",
     "run": "claims_crew.cli.run:run_command",
+    "ingest": "claims_crew.cli.work:ingest_command",
+    "work": "claims_crew.cli.work:work_command",
     "config": "claims_crew.cli.tuning:config",
     "prompt": "claims_crew.cli.tuning:prompt",
     "review": "claims_crew.cli.review:review",
     "audit": "claims_crew.cli.review:audit_group",
     "reviewer": "claims_crew.cli.review:reviewer",
-    "serve": "claims_crew.cli.review:serve",
+    "serve": "claims_crew.cli.serve:serve",
     "revalidate": "claims_crew.cli.revalidate:revalidate_command",
     "report": "claims_crew.cli.report:report_command",
     "evaluate": "claims_crew.cli.report:evaluate_command",
     "compare": "claims_crew.cli.compare:compare_command",
+    "store": "claims_crew.cli.store:store_group",
 }
 
 

@@ -1,4 +1,4 @@
-"""`claims-crew review | audit | reviewer | serve`: the review queue and the audit trail.
+"""`claims-crew review | audit | reviewer`: the review queue, the audit trail and reviewers.
 
 Everything printed from a claim or a model goes through cli/safe_text.py: rich `Text`, never
 markup, with control characters shown as escapes, so a claim description cannot restyle or
@@ -365,7 +365,7 @@ def audit_export(since: datetime | None, output: Path | None, as_json: bool) -> 
         click.echo(f"{len(lines) - 1} entries written to {output}.")
 
 
-# ---- reviewers and the web page ----------------------------------------------------------
+# ---- reviewers ---------------------------------------------------------------------------
 
 
 @click.group()
@@ -385,25 +385,3 @@ def reviewer_add(name: str, as_json: bool) -> None:
         return
     click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
     click.echo(token)
-
-
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
-@click.option(
-    "--allowed-host",
-    "allowed_hosts",
-    multiple=True,
-    help="Another Host header to accept (a name the page is reached by); repeatable.",
-)
-@reports_errors
-def serve(host: str, port: int, allowed_hosts: tuple[str, ...]) -> None:
-    """Serve the review queue as a web page (sign in with a reviewer token)."""
-    import uvicorn
-
-    from claims_crew.cli.revalidate import current_project
-    from claims_crew.review.web import create_app, default_hosts
-
-    app = create_app(Store(), [*default_hosts(host, port), *allowed_hosts], project=current_project)
-    click.echo(f"Review page on http://{host}:{port}/  (Ctrl-C to stop)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -4,7 +4,9 @@ Safety, in the order a request meets it:
 - a Host header that is not one of ours is refused (403), so a page on another site cannot
   reach this server by DNS rebinding;
 - pages need a session: a reviewer signs in with the token `claims-crew reviewer add` printed,
-  and gets a random session id in an HttpOnly, SameSite=Strict cookie (kept hashed in the store);
+  and gets a random session id in an HttpOnly, SameSite=Strict cookie (kept hashed in the store),
+  marked Secure when the page is served over HTTPS: `secure_cookies` (`serve --https`), or a
+  request whose scheme is https (behind a trusted proxy, from its X-Forwarded-Proto);
 - wrong tokens are throttled per client address and overall (store/sign_ins.py): past a few,
   sign-in answers 429 with Retry-After until a growing wait is over;
 - every form carries a CSRF token tied to the session (or, on the sign-in form, to a cookie),
@@ -74,9 +76,11 @@ def create_app(
     allowed_hosts: Iterable[str],
     sign_in_limits: SignInLimits | None = None,
     project: Callable[[], Project] | None = None,
+    secure_cookies: bool = False,
 ) -> FastAPI:
     """The review app over one store; only requests whose Host is in `allowed_hosts` pass.
-    With `project` (the project as it is at each request), stale decisions are marked."""
+    With `project` (the project as it is at each request), stale decisions are marked. With
+    `secure_cookies`, every cookie is Secure (the page is reached over HTTPS only)."""
     limits = sign_in_limits or SignInLimits()
     hosts = {h.lower() for h in allowed_hosts}
     templates = _templates()
@@ -113,6 +117,18 @@ def create_app(
     def to_login() -> Response:
         return RedirectResponse("/login", status_code=303)
 
+    def set_cookie(request: Request, response: Response, name: str, value: str) -> None:
+        response.set_cookie(name, value, **cookie_flags(request))
+
+    def delete_cookie(request: Request, response: Response, name: str) -> None:
+        response.delete_cookie(name, **cookie_flags(request))
+
+    def cookie_flags(request: Request) -> dict[str, Any]:
+        # A browser sends a Secure cookie over HTTPS only, so it never crosses the network in
+        # clear text even if the page is once reached over plain HTTP.
+        secure = secure_cookies or request.url.scheme == "https"
+        return {"httponly": True, "samesite": "strict", "secure": secure}
+
     @app.get("/review.css")
     def stylesheet() -> Response:
         return PlainTextResponse(css, media_type="text/css")
@@ -121,7 +137,7 @@ def create_app(
     def login_form(request: Request) -> Response:
         csrf = secrets.token_urlsafe(32)
         response = render(request, "login.html", {"csrf": csrf, "error": None, "reviewer": None})
-        response.set_cookie(LOGIN_CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+        set_cookie(request, response, LOGIN_CSRF_COOKIE, csrf)
         return response
 
     @app.post("/login")
@@ -154,10 +170,8 @@ def create_app(
                 status_code=401,
             )
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(
-            SESSION_COOKIE, store.open_session(name), httponly=True, samesite="strict"
-        )
-        response.delete_cookie(LOGIN_CSRF_COOKIE)
+        set_cookie(request, response, SESSION_COOKIE, store.open_session(name))
+        delete_cookie(request, response, LOGIN_CSRF_COOKIE)
         return response
 
     @app.post("/logout")
@@ -169,7 +183,7 @@ def create_app(
             return PlainTextResponse("Forbidden: missing or wrong CSRF token", status_code=403)
         store.close_session(session[0])
         response = to_login()
-        response.delete_cookie(SESSION_COOKIE)
+        delete_cookie(request, response, SESSION_COOKIE)
         return response
 
     @app.get("/")

@@ -1,0 +1,65 @@
+"""The review page as uvicorn runs it: an app factory each serving process calls for itself.
+
+`claims-crew serve --workers N` runs N processes. uvicorn starts each one fresh and builds its
+app by importing `app_from_environment` and calling it, so the serve command's choices (the
+Host names to accept, whether the page is reached over HTTPS) travel to the processes in one
+environment variable, as JSON, and each process opens its own connections to the store. The
+store is the one every command opens (CLAIMS_CREW_DATABASE_URL, else the SQLite file), so every
+process serves the same queue, sessions and audit chain: a reviewer who signed in through one
+process is known to all of them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from fastapi import FastAPI
+from pydantic import BaseModel, ConfigDict
+
+from claims_crew import paths
+from claims_crew.errors import ConfigError
+from claims_crew.revalidation.stale import Project
+from claims_crew.review.web import create_app
+from claims_crew.store import Store
+
+SETTINGS_VARIABLE = "CLAIMS_CREW_SERVE_SETTINGS"
+# What uvicorn imports in each process (with factory=True it calls it).
+APP_FACTORY = "claims_crew.review.serving:app_from_environment"
+
+
+class ServeSettings(BaseModel):
+    """What `serve` decides once for every process."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allowed_hosts: list[str]
+    """Host headers to accept; any other is refused (403)."""
+    secure_cookies: bool = False
+    """The page is reached over HTTPS only: every cookie is Secure."""
+
+
+def export_settings(settings: ServeSettings) -> None:
+    """Put the settings where the processes uvicorn starts will find them."""
+    os.environ[SETTINGS_VARIABLE] = settings.model_dump_json()
+
+
+def current_project() -> Project:
+    """The project as it is at a request: its policy library and the hash of its config files."""
+    from claims_crew.config_hash import config_sha256
+    from claims_crew.policy.library import PolicyLibrary
+
+    return Project(PolicyLibrary(), config_sha256(paths.config_dir()))
+
+
+def app_from_environment() -> FastAPI:
+    """The review app of this process, from the settings `serve` exported."""
+    raw = os.environ.get(SETTINGS_VARIABLE)
+    if raw is None:
+        raise ConfigError(f"{SETTINGS_VARIABLE} is not set: start the page with claims-crew serve")
+    settings = ServeSettings.model_validate_json(raw)
+    return create_app(
+        Store(),
+        settings.allowed_hosts,
+        project=current_project,
+        secure_cookies=settings.secure_cookies,
+    )
