@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from claims_crew.errors import validation_problems
+from claims_crew.schema_cache import SchemaCached
 from claims_crew.vocabulary import (
     DESCRIPTION_SOURCE,
     FACT_CLAIM_FIELDS,
@@ -71,7 +72,7 @@ class FactSource(BaseModel):
     )
 
 
-class IntakeFacts(BaseModel):
+class IntakeFacts(SchemaCached):
     """The facts the reviewers and the resolver rely on. Unknown is null, never a guess."""
 
     model_config = ConfigDict(extra="forbid")
@@ -110,7 +111,7 @@ class Evidence(BaseModel):
     quote: str = ""
 
 
-class ClaimAnswer(BaseModel):
+class ClaimAnswer(SchemaCached):
     """What the policy and fraud agents must return; the schema their output is held to."""
 
     model_config = ConfigDict(extra="forbid")
@@ -150,7 +151,7 @@ class Claim(ClaimAnswer):
     )
 
 
-class AdjudicatorAnswer(BaseModel):
+class AdjudicatorAnswer(SchemaCached):
     """What the adjudicator must return: a side (or escalate), a reason and the clauses."""
 
     model_config = ConfigDict(extra="forbid")
@@ -182,7 +183,7 @@ class FactAnswer(BaseModel):
     )
 
 
-class TargetedAnswer(BaseModel):
+class TargetedAnswer(SchemaCached):
     """What the intake agent returns to a targeted question: one answer per fact asked."""
 
     model_config = ConfigDict(extra="forbid")

@@ -24,6 +24,7 @@ from claims_crew.config_hash import config_sha256
 from claims_crew.crew.adjudicator import adjudicate
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.debate import hold_round
+from claims_crew.crew.generic_models import share_generic_models
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.crew.targeted import ask_for_evidence
 from claims_crew.deadline import run_within
@@ -270,6 +271,9 @@ def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         with model_calls_until(stop, settings.rate_limit):
             return review_claim(loaded, settings)
 
+    # In this thread's own context, which run_within copies: the claims this thread reviews
+    # then share one cache of pydantic's generic models (crew/generic_models.py).
+    share_generic_models()
     record = run_within(seconds, review, name=f"review {loaded.claim.claim_id}")
     if record is not None:
         return record
@@ -319,9 +323,12 @@ def process_file(path: Path, settings: Settings, run_id: int | None = None) -> B
     try:
         if settings.store.triage(loaded) != "todo":
             # Decided since the batch was planned (another process): never ask a model twice.
+            settings.store.finish_claim(claim_id)
             return BatchItem(path, settings.store.claim_record(claim_id))
         record = review_in_time(loaded, settings)
         settings.store.record(record, run_id, loaded, settings.basis(record, loaded))
+        # Its queue item (the run ingested it) is done: no worker is to take it now.
+        settings.store.finish_claim(claim_id)
     finally:
         settings.store.release(claim_id, holder)
     return BatchItem(path, record)

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import weakref
+from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from crewai import Agent, BaseLLM, Crew, Process, Task
 from crewai.project import CrewBase, agent, crew, task
+from crewai.project.utils import cache as crewbase_cache
 from crewai.utilities.converter import Converter, ConverterError
 from pydantic import BaseModel, ValidationError
 
 from claims_crew import paths
+from claims_crew.crew import yaml_config
+from claims_crew.crew.executor import ClaimsAgentExecutor
+from claims_crew.crew.generic_models import share_generic_models
 from claims_crew.crew.unlogged import UnloggedCrew
 from claims_crew.crew.waves import waves
 from claims_crew.errors import ConfigError
@@ -51,6 +57,32 @@ class StrictConverter(Converter):
         return result.model_dump(mode="json")
 
 
+# Ids of crews freed since the last crew was made (see forget_freed_crews).
+_freed_crews: deque[int] = deque()
+
+
+def forget_freed_crews() -> None:
+    """Drop what CrewBase memoised for crews that are gone.
+
+    CrewBase memoises every @agent and @task result in one process-wide cache keyed by the
+    crew's id() and never drops them. Once a crew is freed, a new crew can get its id, and
+    with it the old claim's Agent and Task objects (the old policy's lookup tool, the old
+    models) instead of its own. A freed crew's id is only noted when it goes (the collector
+    may free it inside the cache's own lock, which is not reentrant); its entries are dropped
+    here, before the next crew memoises anything.
+    """
+    freed = []
+    while _freed_crews:
+        freed.append(_freed_crews.popleft())
+    if not freed:
+        return
+    markers = [f"('__instance__', {instance_id})" for instance_id in freed]
+    entries = crewbase_cache._cache
+    with crewbase_cache._lock.w_locked():
+        for key in [k for k in entries if any(marker in k for marker in markers)]:
+            del entries[key]
+
+
 @CrewBase
 class ClaimsCrew:
     """The crew for one claim against one policy."""
@@ -74,6 +106,13 @@ class ClaimsCrew:
                 raise ConfigError(f"{folder / name}: missing")
         self.original_agents_config_path = str((folder / "agents.yaml").resolve())
         self.original_tasks_config_path = str((folder / "tasks.yaml").resolve())
+        # CrewBase reads both files through this (crew/yaml_config.py): parsed once per content,
+        # not once per claim. Set on the instance, as CrewBase puts its own loader on the class.
+        self.load_yaml = yaml_config.load_yaml
+        # Before any thread or event loop of this claim copies the context (crew/generic_models.py).
+        share_generic_models()
+        forget_freed_crews()
+        weakref.finalize(self, _freed_crews.append, id(self))
         self.policy_id = policy_id
         self.llm_for = llm_for
         self.library = library if library is not None else PolicyLibrary()
@@ -94,6 +133,8 @@ class ClaimsCrew:
             # the client's own retries: a silent provider would cost three times the retry
             # budget (limits.py). The client retries one call; the next run retries the claim.
             max_retry_limit=0,
+            # CrewAI's executor, less a state class it builds and discards (crew/executor.py).
+            executor_class=ClaimsAgentExecutor,
         )
         self.models[name] = str(getattr(built.llm, "model", built.llm))
         return built

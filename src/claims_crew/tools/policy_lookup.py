@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from claims_crew.errors import PolicyError
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.schema_cache import SchemaCached
 
 MAX_TEXT_CHARS = 6000
 _CLAUSE_ID_LINE = re.compile(r"^clause_id: (?P<id>.+?)(?: \|.*)?$", re.MULTILINE)
 
 
-class PolicyLookupArgs(BaseModel):
+class PolicyLookupArgs(SchemaCached):
     """Arguments of policy_lookup: a policy id and either a clause id or search words."""
 
     model_config = ConfigDict(extra="forbid")
