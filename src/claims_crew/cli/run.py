@@ -2,9 +2,10 @@
 
 `run_inbox` is the one run: main.run (the `run_crew` script `crewai run` starts) and the `run`
 command call it. It ingests the inbox's undecided claims into the store (ingest.py), then works
-them, each under its claim lease, as `claims-crew work` processes elsewhere may do beside it. It shows a progress bar and a final table (rich), says how many claims wait for
-a person, and exits non-zero when a claim failed or the run could not start: `crewai run`
-itself exits 0 whatever its script does.
+them, each under its claim lease, as `claims-crew work` processes elsewhere may do beside it.
+It shows a progress bar and a final table (rich), says how many claims wait for a person, and
+exits non-zero when a claim failed or the run could not start: `crewai run` itself exits 0
+whatever its script does.
 
 CrewAI is imported inside the functions: after run_inbox has set the environment CrewAI reads
 (paths.keep_crewai_at_home), and not at all when `claims-crew --help` lists the commands.
@@ -40,6 +41,15 @@ if TYPE_CHECKING:
     from claims_crew.worker_pool import DeadWorker
 
 
+# `run` and `work` take it alike.
+concurrency_option = click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).",
+)
+
+
 @click.command("run")
 @click.option(
     "--inbox",
@@ -47,12 +57,7 @@ if TYPE_CHECKING:
     default=None,
     help="Folder of claim files (default: claims/inbox).",
 )
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).",
-)
+@concurrency_option
 @click.option(
     "--workers",
     type=click.IntRange(1, 64),

@@ -28,7 +28,14 @@ from rich.text import Text
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
 from claims_crew.cli.progress import BatchProgress
-from claims_crew.cli.run import _escalations, _table, checked_settings, default_concurrency, leave
+from claims_crew.cli.run import (
+    _escalations,
+    _table,
+    checked_settings,
+    concurrency_option,
+    default_concurrency,
+    leave,
+)
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.errors import ClaimsCrewError
 
@@ -91,12 +98,7 @@ def ingest_table(results: list[Ingested]) -> Table:
 
 
 @click.command("work")
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="Claims reviewed at once (default: 4 with a remote MODEL, else 1).",
-)
+@concurrency_option
 @click.option(
     "--until-empty",
     is_flag=True,
