@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import yaml
@@ -134,6 +135,25 @@ class Script:
 
     def __call__(self, agent_name: str) -> ScriptedLLM:
         return self.llms.setdefault(agent_name, ScriptedLLM(model=f"scripted-{agent_name}"))
+
+
+def responding(**responders: Callable[[Messages], str]) -> Script:
+    """A Script whose agents answer by what their conversation says (intake=…, policy=…), so
+    the order concurrent claims run in is free."""
+    script = Script()
+    script.llms = {name: ScriptedLLM(responder=answer) for name, answer in responders.items()}
+    return script
+
+
+def claim_named(messages: object, claim_ids: Iterable[str]) -> str:
+    """The one claim of `claim_ids` the conversation is about."""
+    [claim] = [c for c in claim_ids if c in str(messages)]
+    return claim
+
+
+def looked_up(messages: object, clause: str = "4.2(b)") -> bool:
+    """The lookup tool has answered with `clause` in this conversation."""
+    return f"clause_id: {clause}" in str(messages)
 
 
 def water_script() -> Script:

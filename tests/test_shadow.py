@@ -32,7 +32,7 @@ from rich.console import Console
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
-from claims_crew.llms.scripted import ScriptedLLM, final, lookup
+from claims_crew.llms.scripted import final, lookup
 from claims_crew.store import Store
 from tests.conftest import ROOT, SAMPLE_POLICIES
 from tests.crew_helpers import (
@@ -41,6 +41,9 @@ from tests.crew_helpers import (
     KNOWN_START,
     POLICY_COVERED,
     Script,
+    claim_named,
+    looked_up,
+    responding,
     water_claim_saying_when,
 )
 from tests.store_rows import Rows, table_rows
@@ -52,14 +55,7 @@ LABELS = "claim_id,label\nS-101,covered\nS-102,covered\nS-103,not_covered\nS-104
 
 
 def _claim_of(messages: object) -> str:
-    text = str(messages)
-    found = [c for c in ("S-101", "S-102", "S-103", "S-104", "S-105", "S-106") if c in text]
-    assert len(found) == 1, found
-    return found[0]
-
-
-def _looked_up(messages: object) -> bool:
-    return "clause_id: 4.2(b)" in str(messages)  # the tool has answered
+    return claim_named(messages, ("S-101", "S-102", "S-103", "S-104", "S-105", "S-106"))
 
 
 def script(shadow: bool) -> Script:
@@ -72,7 +68,7 @@ def script(shadow: bool) -> Script:
         return final({**KNOWN_START, "amount_claimed": AMOUNTS.get(claim, 4200)})
 
     def policy(m: object) -> str:
-        if not _looked_up(m):
+        if not looked_up(m):
             return lookup("HM-HOME-001", "4.2(b)")
         return final(UNSURE if _claim_of(m) == "S-102" else SURE)
 
@@ -80,17 +76,11 @@ def script(shadow: bool) -> Script:
         claim = _claim_of(m)
         if claim == "S-104" and not shadow:
             return final(FRAUD_EXCLUDED)  # 7.1 from memory
-        if not _looked_up(m):
+        if not looked_up(m):
             return lookup("HM-HOME-001", "4.2(b)")
         return final(UNSURE if claim == "S-102" else SURE)
 
-    answers = Script()
-    answers.llms = {
-        "intake": ScriptedLLM(responder=intake),
-        "policy": ScriptedLLM(responder=policy),
-        "fraud": ScriptedLLM(responder=fraud),
-    }
-    return answers
+    return responding(intake=intake, policy=policy, fraud=fraud)
 
 
 def _tuned_config(folder: Path) -> Path:
@@ -217,14 +207,9 @@ def test_a_stopped_shadow_run_resumes_and_fresh_starts_over(
         water_claim_saying_when(inbox, claim)
 
     def agrees(m: object) -> str:
-        return final(SURE) if _looked_up(m) else lookup("HM-HOME-001", "4.2(b)")
+        return final(SURE) if looked_up(m) else lookup("HM-HOME-001", "4.2(b)")
 
-    answers = Script()
-    answers.llms = {
-        "intake": ScriptedLLM(responder=lambda _m: final(KNOWN_START)),
-        "policy": ScriptedLLM(responder=agrees),
-        "fraud": ScriptedLLM(responder=agrees),
-    }
+    answers = responding(intake=lambda _m: final(KNOWN_START), policy=agrees, fraud=agrees)
     console = Console(record=True, width=200)
     assert review_inbox(inbox, 1, console, answers, shadow="tuned") == 0
     assert "1 to review" in console.export_text()  # S-101 is in the shadow already

@@ -25,7 +25,7 @@ from sqlalchemy.pool import NullPool
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.llms.base import Messages
-from claims_crew.llms.scripted import ScriptedLLM, final, lookup
+from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from claims_crew.store.engine import DATABASE_URL_VARIABLE
@@ -36,6 +36,9 @@ from tests.crew_helpers import (
     KNOWN_START,
     POLICY_COVERED,
     Script,
+    claim_named,
+    looked_up,
+    responding,
     water_claim_saying_when,
     water_intake,
 )
@@ -50,12 +53,7 @@ OLD_STORE = ROOT / "tests" / "data" / "store-before-alembic.sqlite"
 
 
 def _claim_of(messages: object) -> str:
-    [claim] = [c for c in CLAIMS if c in str(messages)]
-    return claim
-
-
-def _looked_up(messages: object) -> bool:
-    return "clause_id: 4.2(b)" in str(messages)  # the tool has answered
+    return claim_named(messages, CLAIMS)
 
 
 def crew_script() -> Script:
@@ -66,7 +64,7 @@ def crew_script() -> Script:
         return water_intake(m) if _claim_of(m) == "S-103" else final(KNOWN_START)
 
     def policy(m: object) -> str:
-        if not _looked_up(m):
+        if not looked_up(m):
             return lookup("HM-HOME-001", "4.2(b)")
         return final(UNSURE if _claim_of(m) == "S-102" else SURE)
 
@@ -74,17 +72,11 @@ def crew_script() -> Script:
         claim = _claim_of(m)
         if claim == "S-103":
             return final(FRAUD_EXCLUDED)
-        if not _looked_up(m):
+        if not looked_up(m):
             return lookup("HM-HOME-001", "4.2(b)")
         return final(UNSURE if claim == "S-102" else SURE)
 
-    script = Script()
-    script.llms = {
-        "intake": ScriptedLLM(responder=intake),
-        "policy": ScriptedLLM(responder=policy),
-        "fraud": ScriptedLLM(responder=fraud),
-    }
-    return script
+    return responding(intake=intake, policy=policy, fraud=fraud)
 
 
 @pytest.fixture
