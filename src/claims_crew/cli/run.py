@@ -195,7 +195,7 @@ def review_inbox(
     from claims_crew.claim_files import inbox_files
     from claims_crew.cli import shadow as shadow_output
     from claims_crew.ingest import ingest
-    from claims_crew.pipeline import run_batch, triage
+    from claims_crew.pipeline import run_batch
     from claims_crew.shadows import open_shadow
     from claims_crew.store import Store
     from claims_crew.worker_pool import run_in_workers
@@ -206,12 +206,14 @@ def review_inbox(
     if shadow:
         shadow_output.announce(console, shadow, settings.store)
     files = inbox_files(inbox)
-    states = triage(files, settings)
-    todo = [p for p in files if states.get(p, "todo") == "todo"]
     # Ingest, then work: the claims to review are kept whole in the store and queued first, so
     # `claims-crew work` processes elsewhere on the same store can take some of them (this run
-    # skips a claim a worker holds). A file that cannot be read is reported by the batch.
-    ingest(todo, settings.store)
+    # skips a claim a worker holds). Ingesting is also the triage: a decided claim is not
+    # queued, and a file changed after its decision is flagged. A file that cannot be read
+    # stays, to be reported by the batch.
+    states = {item.path: item.state for item in ingest(files, settings.store)}
+    done = ("decided", "changed_after_decision")
+    todo = [p for p in files if states.get(p) not in done]
     changed = [p.name for p in files if states.get(p) == "changed_after_decision"]
     console.print(f"{len(files)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
     if workers > 1 and llm_for is not None:

@@ -110,51 +110,8 @@ class Recording(StoreBase):
     def triage(self, loaded: LoadedClaim) -> Triage:
         """Whether a claim file still needs the models; a file changed after its decision is
         flagged in changed_files and not offered again."""
-        claim_id = loaded.claim.claim_id
-        sha = loaded.sha256
         with self.write() as conn:
-            self._keep_file(conn, loaded, sha)
-            # A revalidation may have checked the decision again on a newer file.
-            row = conn.execute(
-                select(decisions.c.claim_sha256, validations.c.claim_sha256)
-                .select_from(
-                    decisions.outerjoin(validations, validations.c.claim_id == decisions.c.claim_id)
-                )
-                .where(decisions.c.claim_id == claim_id)
-            ).first()
-            if row is None:
-                return "todo"
-            if sha in (row[0], row[1]):
-                return "decided"
-            insert_new(
-                conn,
-                changed_files,
-                {
-                    "claim_id": claim_id,
-                    "decided_sha256": row[0],
-                    "sha256": sha,
-                    "path": str(loaded.path),
-                    "seen_at": self.now(),
-                },
-                ("claim_id", "sha256"),
-            )
-            return "changed_after_decision"
-
-    def _keep_file(self, conn: Connection, loaded: LoadedClaim, sha: str) -> None:
-        insert_new(
-            conn,
-            claim_files,
-            {
-                "claim_id": loaded.claim.claim_id,
-                "sha256": sha,
-                "path": str(loaded.path),
-                "policy_id": loaded.claim.policy_id,
-                "fields": loaded.claim.model_dump_json(),
-                "content": loaded.raw,
-                "seen_at": self.now(),
-            },
-            ("claim_id", "sha256"),
-        )
+            return triage_in(conn, loaded, self.now())
 
     def record(
         self,
@@ -192,7 +149,7 @@ class Recording(StoreBase):
     ) -> tuple[int, int | None]:
         """The attempt with its outputs, resolution and adjudication; (attempt, resolution)."""
         if loaded is not None:
-            self._keep_file(conn, loaded, record.claim_sha256)
+            keep_file(conn, loaded, self.now())
         attempt_id = self._insert_attempt(conn, record, run_id)
         resolution = record.resolution
         if resolution is None:
@@ -404,3 +361,62 @@ class Recording(StoreBase):
             )
         ).scalar()
         return ClaimFile.model_validate_json(fields) if fields else None
+
+
+def keep_file(conn: Connection, loaded: LoadedClaim, now: str) -> None:
+    """The claim file whole, once per version: bytes, fields and attachments' text (a row kept
+    before attachments were stored gets them now), so a worker can review it without the
+    inbox."""
+    attachments = json.dumps(loaded.attachments, ensure_ascii=False)
+    key = {"claim_id": loaded.claim.claim_id, "sha256": loaded.sha256}
+    row = {
+        **key,
+        "path": str(loaded.path),
+        "policy_id": loaded.claim.policy_id,
+        "fields": loaded.claim.model_dump_json(),
+        "content": loaded.raw,
+        "attachments": attachments,
+        "seen_at": now,
+    }
+    if not insert_new(conn, claim_files, row, ("claim_id", "sha256")):
+        conn.execute(
+            update(claim_files)
+            .where(
+                claim_files.c.claim_id == key["claim_id"],
+                claim_files.c.sha256 == key["sha256"],
+                claim_files.c.attachments.is_(None),
+            )
+            .values(attachments=attachments)
+        )
+
+
+def triage_in(conn: Connection, loaded: LoadedClaim, now: str) -> Triage:
+    """In a write transaction: keep the file, and say whether the claim still needs the
+    models; a file changed after its claim's decision is flagged in changed_files."""
+    claim_id, sha = loaded.claim.claim_id, loaded.sha256
+    keep_file(conn, loaded, now)
+    # A revalidation may have checked the decision again on a newer file.
+    row = conn.execute(
+        select(decisions.c.claim_sha256, validations.c.claim_sha256)
+        .select_from(
+            decisions.outerjoin(validations, validations.c.claim_id == decisions.c.claim_id)
+        )
+        .where(decisions.c.claim_id == claim_id)
+    ).first()
+    if row is None:
+        return "todo"
+    if sha in (row[0], row[1]):
+        return "decided"
+    insert_new(
+        conn,
+        changed_files,
+        {
+            "claim_id": claim_id,
+            "decided_sha256": row[0],
+            "sha256": sha,
+            "path": str(loaded.path),
+            "seen_at": now,
+        },
+        ("claim_id", "sha256"),
+    )
+    return "changed_after_decision"

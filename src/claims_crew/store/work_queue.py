@@ -27,13 +27,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal, cast
 
-from sqlalchemy import Connection, and_, func, or_, select, update
+from sqlalchemy import and_, func, or_, select, update
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import ClaimFile
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
 from claims_crew.store.leases import _holder_gone
+from claims_crew.store.recording import triage_in
 from claims_crew.store.sql import insert_new
 from claims_crew.vocabulary import stamp
 
@@ -76,29 +77,9 @@ class WorkQueue(StoreBase):
         claim_id, sha = loaded.claim.claim_id, loaded.sha256
         with self.write() as conn:
             now = self.now()
-            self._keep(conn, loaded, now)
-            decided = conn.execute(
-                select(t.decisions.c.claim_sha256, t.validations.c.claim_sha256)
-                .select_from(t.decisions)
-                .outerjoin(t.validations, t.validations.c.claim_id == t.decisions.c.claim_id)
-                .where(t.decisions.c.claim_id == claim_id)
-            ).first()
-            if decided is not None:
-                if sha in tuple(decided):
-                    return "decided"
-                insert_new(
-                    conn,
-                    t.changed_files,
-                    {
-                        "claim_id": claim_id,
-                        "decided_sha256": decided[0],
-                        "sha256": sha,
-                        "path": str(loaded.path),
-                        "seen_at": now,
-                    },
-                    ["claim_id", "sha256"],
-                )
-                return "changed_after_decision"
+            state = triage_in(conn, loaded, now)
+            if state != "todo":
+                return state
             item = {"claim_id": claim_id, "sha256": sha, "path": str(loaded.path)}
             if insert_new(conn, t.work_items, {**item, "enqueued_at": now}, ["claim_id"]):
                 return "queued"
@@ -125,36 +106,6 @@ class WorkQueue(StoreBase):
                 )
             )
             return "queued" if row.state == "done" else "already_queued"
-
-    def _keep(self, conn: Connection, loaded: LoadedClaim, now: str) -> None:
-        """The claim file whole: bytes, fields and attachments (a row kept by a run before
-        this schema gets its attachments now)."""
-        attachments = json.dumps(loaded.attachments, ensure_ascii=False)
-        key = {"claim_id": loaded.claim.claim_id, "sha256": loaded.sha256}
-        kept = insert_new(
-            conn,
-            t.claim_files,
-            {
-                **key,
-                "path": str(loaded.path),
-                "policy_id": loaded.claim.policy_id,
-                "fields": loaded.claim.model_dump_json(),
-                "content": loaded.raw,
-                "attachments": attachments,
-                "seen_at": now,
-            },
-            ["claim_id", "sha256"],
-        )
-        if not kept:
-            conn.execute(
-                update(t.claim_files)
-                .where(
-                    t.claim_files.c.claim_id == key["claim_id"],
-                    t.claim_files.c.sha256 == key["sha256"],
-                    t.claim_files.c.attachments.is_(None),
-                )
-                .values(attachments=attachments)
-            )
 
     def take(self, holder: str, limit: int = 1) -> list[Taken]:
         """Up to `limit` pending claims for `holder`, oldest first, held for WORK_LEASE_S.
