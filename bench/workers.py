@@ -32,23 +32,16 @@ import argparse
 import math
 import os
 import resource
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from claims_crew.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "config"
-CLAIMS_CREW = str(Path(sys.executable).parent / "claims-crew")
 GOAL_RATIO = 3.5
 # Calls of one water claim that follow one another: intake, policy's two, the targeted question.
 CRITICAL_CALLS = 4
@@ -102,52 +95,20 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _polling(store: Store, workers: int) -> bool:
-    """Every worker has recorded its run: it is past its start-up and taking from the queue."""
-    from sqlalchemy import func, select
-
-    from claims_crew.store import tables as t
-
-    with store.read() as conn:
-        runs = conn.execute(select(func.count()).select_from(t.runs)).scalar_one()
-    return int(runs) >= workers
-
-
-def _check(store: Store, ids: list[str]) -> list[str]:
-    """Every claim decided exactly once, and the audit chain whole; what is wrong, if anything."""
-    from sqlalchemy import func, select
-
-    from claims_crew.store import tables as t
-
-    problems = []
-    with store.read() as conn:
-        per: dict[str, dict[str, int]] = {}
-        for name, table in (
-            ("decisions", t.decisions),
-            ("attempts", t.attempts),
-            ("audit entries", t.audit_log),
-        ):
-            rows = conn.execute(
-                select(table.c.claim_id, func.count()).group_by(table.c.claim_id)
-            ).all()
-            per[name] = {str(claim_id): int(n) for claim_id, n in rows}
-    for name, counts in per.items():
-        wrong = [c for c in ids if counts.get(c, 0) != 1]
-        if wrong:
-            named = ", ".join(wrong[:3]) + (" …" if len(wrong) > 3 else "")
-            problems.append(f"{len(wrong)} claim(s) without exactly one of their {name}: {named}")
-    verdict = store.verify_audit()
-    if not verdict.ok:
-        problems.append(f"audit verify failed at entry {verdict.first_bad}: {verdict.problem}")
-    return problems
-
-
 def run_setup(
     workdir: Path, server_url: str, workers: int, concurrency: int, claims: int, warm_up: bool
 ) -> Setup:
     """One batch in a fresh database, timed from the ingest (see the module's docstring)."""
     from claims_crew.store import Store
     from tests.postgres import fresh_database
+    from tests.work_processes import (
+        cpu_of,
+        decided_once,
+        wait_until_polling,
+        work_batch,
+        work_command,
+        work_processes,
+    )
 
     tag = f"{workers}x{concurrency}"
     ids = [f"B-{n:04d}" for n in range(claims)]
@@ -157,20 +118,17 @@ def run_setup(
     with fresh_database(server_url) as url:
         store = Store(url=url)  # migrated here, before the workers start
         env = {**os.environ, "CLAIMS_CREW_DATABASE_URL": url}
-        command = [CLAIMS_CREW, "work", "--concurrency", str(concurrency)]
         cpu_before = _children_cpu()
         started = time.perf_counter()
-        with _processes(command, env, workers, workdir / f"worker-{tag}") as procs:
-            while not _polling(store, workers):
-                if dead := [p for p in procs if p.poll() is not None]:
-                    raise RuntimeError(f"a worker exited at start-up (status {dead[0].returncode})")
-                time.sleep(0.1)
+        command = work_command(concurrency)
+        with work_processes(command, env, workers, workdir / f"worker-{tag}") as procs:
+            wait_until_polling(store, procs)
             startup = time.perf_counter() - started
-            warm_wall, _, refused = _batch(store, procs, workdir / f"warm-{tag}", warm_ids)
-            idle_cpu = _idle_cpu(procs)
-            wall, ingest_s, more = _batch(store, procs, workdir / f"inbox-{tag}", ids)
+            warm_wall, _, refused = work_batch(store, procs, workdir / f"warm-{tag}", warm_ids)
+            idle_cpu = cpu_of(procs)
+            wall, ingest_s, more = work_batch(store, procs, workdir / f"inbox-{tag}", ids)
             refused += more
-        problems = _check(store, [*warm_ids, *ids]) + [f"refused: {e}" for e in refused]
+        problems = decided_once(store, [*warm_ids, *ids]) + [f"refused: {e}" for e in refused]
         problems += [
             f"a worker exited with status {p.returncode} on SIGTERM" for p in procs if p.returncode
         ]
@@ -179,67 +137,6 @@ def run_setup(
         workers, concurrency, claims, startup, warm_wall, len(warm_ids), wall, ingest_s,
         _children_cpu() - cpu_before, idle_cpu, problems,
     )  # fmt: skip
-
-
-def _batch(
-    store: Store, procs: list[subprocess.Popen[bytes]], inbox: Path, ids: list[str]
-) -> tuple[float, float, list[str]]:
-    """Claims `ids` ingested and worked to the end: the wall time, the ingest's, the refused."""
-    from claims_crew.claim_files import inbox_files
-    from claims_crew.ingest import ingest
-    from tests.provider_helpers import water_claims
-
-    if not ids:
-        return 0.0, 0.0, []
-    water_claims(inbox, *ids)
-    began = time.perf_counter()
-    ingested = ingest(inbox_files(inbox), store)
-    ingest_s = time.perf_counter() - began
-    # Until nothing is pending: a claim whose review failed is done too, undecided.
-    while store.queue_counts().pending:
-        if dead := [p for p in procs if p.poll() is not None]:
-            raise RuntimeError(f"a worker died (status {dead[0].returncode})")
-        time.sleep(0.05)
-    return time.perf_counter() - began, ingest_s, [r.error or "" for r in ingested if r.refused]
-
-
-def _idle_cpu(procs: list[subprocess.Popen[bytes]]) -> float:
-    """The CPU seconds the processes have used so far (their start-up), read from /proc."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for proc in procs:
-        try:
-            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-    return total
-
-
-@contextmanager
-def _processes(
-    command: list[str], env: dict[str, str], n: int, log_stem: Path
-) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """`n` worker processes, stopped with SIGTERM at the end (they finish what they hold)."""
-    procs: list[subprocess.Popen[bytes]] = []
-    with ExitStack() as logs:
-        try:
-            for number in range(n):
-                log = logs.enter_context(Path(f"{log_stem}-{number}.log").open("wb"))
-                procs.append(
-                    subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-                )
-            yield procs
-        finally:
-            for proc in procs:
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGTERM)
-            for proc in procs:
-                try:
-                    proc.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
 
 
 @contextmanager

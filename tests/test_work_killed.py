@@ -9,7 +9,6 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,6 +24,7 @@ from tests.conftest import ROOT, StartServer
 from tests.openai_server import OpenAIServer
 from tests.provider_helpers import CrewScript, claim_of, point_model_at, water_claims, water_replies
 from tests.test_workers import audit_ok, warm_index  # noqa: F401 (a fixture)
+from tests.work_processes import CLAIMS_CREW
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
 
@@ -32,7 +32,6 @@ CLAIMS = [f"W-{n:02d}" for n in range(1, 13)]
 # Each review of a water claim: intake twice (facts, then the targeted question), policy twice
 # (a look-up, then its answer), fraud once.
 CALLS_PER_REVIEW = 5
-CLAIMS_CREW = str(Path(sys.executable).parent / "claims-crew")
 
 
 def start_workers(folder: Path, n: int) -> list[subprocess.Popen[bytes]]:

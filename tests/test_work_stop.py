@@ -16,8 +16,8 @@ from claims_crew.ingest import ingest
 from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
 from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
-from tests.test_work_killed import CLAIMS_CREW
 from tests.test_workers import audit_ok, warm_index  # noqa: F401 (a fixture)
+from tests.work_processes import CLAIMS_CREW
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
 
