@@ -15,7 +15,9 @@ It prints, in one run:
    time with the server answering at once (latency 0; median of `--repeats`);
 2. `--claims` claims at concurrency 1, 4, 16 and 32 against ceil(N / c) x the critical path
    (the ideal of 1), with the CPU seconds the process used: CrewAI's Python work runs under one
-   GIL, so N x (CPU seconds per claim) is a floor no concurrency gets under;
+   GIL, so N x (CPU seconds per claim) is a floor no concurrency gets under; then (2b) the same
+   claims at 16 in flight in `--workers` processes: started for the batch (`run --workers`),
+   and long-lived `claims-crew work` processes, already warm, taking them from the queue;
 3. the shipped way (ClaimsCrew.review: intake, then policy and fraud side by side, each a crew
    of one task in its own thread) against two others, swapped in for this run only: policy and
    fraud one after the other (ClaimsCrew.crew(), CrewAI's sequential process, as claims ran
@@ -109,12 +111,16 @@ class Bench:
         self.settings = settings
         self._next = 0
 
+    def ids(self, n: int) -> list[str]:
+        """N claim ids not used before in this bench."""
+        ids = [f"P-{self._next + i:04d}" for i in range(n)]
+        self._next += n
+        return ids
+
     def claims(self, n: int) -> list[Path]:
         from tests.provider_helpers import water_claims
 
-        ids = [f"P-{self._next + i:04d}" for i in range(n)]
-        self._next += n
-        return water_claims(self.workdir / "inbox", *ids)
+        return water_claims(self.workdir / "inbox", *self.ids(n))
 
     def run(self, n: int, concurrency: int, latency: float) -> Run:
         from claims_crew.pipeline import run_batch
@@ -207,8 +213,16 @@ def workers_table(
     runner: Bench, n: int, latency: float, critical: float, workers: int, console: Console
 ) -> None:
     """Section 2 again at concurrency 16: one process against `workers` processes sharing the
-    store, at the same claims in flight and at 16 each, in one run so the machine's noise is
-    shared. Ideal: ceil(N / claims in flight) x the critical path."""
+    store, in one run so the machine's noise is shared. Ideal: ceil(N / claims in flight) x the
+    critical path.
+
+    - `run --workers`: processes started for the batch, at the same claims in flight and at 16
+      each; "start s" is until every worker began its first claim (a fresh interpreter imports
+      CrewAI first).
+    - `work`, warm: long-lived `claims-crew work` processes, as a team runs them, started and
+      warmed before the batch (their start and warm-up, in brackets, is not in the ratio); the
+      batch is ingested into the queue they take from, timed from the first ingest until the
+      queue has finished every claim."""
     from rich.table import Table
 
     from claims_crew.policy.library import PolicyLibrary
@@ -240,7 +254,59 @@ def workers_table(
             f"{(run.wall - run.startup) / ideal:.2f}", f"{run.cpu:.2f}",
             verdict(ratio, GOAL_BATCH) + f"; {run.wall / single.wall:.2f} x 1 process",
         )  # fmt: skip
+    each = max(1, c // workers)
+    run = warm_work_processes(runner, n, each, workers, latency)
+    ideal = math.ceil(n / (each * workers)) * critical
+    ratio = run.wall / ideal
+    table.add_row(
+        f"{workers} `work`, warm", str(each), str(each * workers), f"{run.wall:.2f}",
+        f"({run.startup:.2f})", f"{ideal:.2f}", f"{ratio:.2f}", "-", f"{run.cpu:.2f}",
+        verdict(ratio, GOAL_BATCH) + f"; {run.wall / single.wall:.2f} x 1 process",
+    )  # fmt: skip
     console.print(table)
+    if run.failed:
+        console.print(f"[red]{len(run.failed)} problem(s):[/] " + "; ".join(run.failed[:3]))
+
+
+def warm_work_processes(
+    runner: Bench, n: int, concurrency: int, workers: int, latency: float
+) -> WorkersRun:
+    """N claims through `workers` long-lived `claims-crew work` processes on the bench's store:
+    started, warmed on a batch of their own (every thread runs a claim), then given the N
+    claims through the queue. The timed batch; its `startup` is the start and warm-up."""
+    from tests.work_processes import (
+        cpu_of,
+        decided_once,
+        runs_recorded,
+        wait_until_polling,
+        work_batch,
+        work_command,
+        work_processes,
+    )
+
+    store = runner.settings.store
+    env = {
+        **os.environ,
+        "CLAIMS_CREW_DATABASE_URL": store.url.render_as_string(hide_password=False),
+    }
+    warm_ids = runner.ids(n)
+    ids = runner.ids(n)
+    folder = runner.workdir / "work"
+    folder.mkdir()
+    runs = runs_recorded(store)
+    started = time.perf_counter()
+    command = work_command(concurrency)
+    with work_processes(command, env, workers, folder / "worker") as procs:
+        wait_until_polling(store, procs, runs)
+        runner.server.latency_s = latency / 10
+        _, _, refused = work_batch(store, procs, folder / "warm", warm_ids)
+        startup = time.perf_counter() - started
+        runner.server.latency_s = latency
+        cpu = cpu_of(procs)
+        wall, _, more = work_batch(store, procs, folder / "inbox", ids)
+        cpu = cpu_of(procs) - cpu
+    problems = decided_once(store, [*warm_ids, *ids]) + [f"refused: {e}" for e in refused + more]
+    return WorkersRun(n, concurrency, workers, wall, cpu, startup, problems)
 
 
 # --- the other ways to run policy and fraud, swapped in for a comparison ---------------------
@@ -327,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--claims", type=int, default=32, metavar="N", help="claims per batch")
     parser.add_argument("--repeats", type=int, default=5, help="single-claim runs per median")
     parser.add_argument(
-        "--workers", type=int, default=2, metavar="W", help="processes in section 2b; 1: none"
+        "--workers", type=int, default=4, metavar="W", help="processes in section 2b; 1: none"
     )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-provider-") as tmp:
@@ -353,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
 
 
-def bench(n: int, latency: float, repeats: int, workdir: Path, workers: int = 2) -> None:
+def bench(n: int, latency: float, repeats: int, workdir: Path, workers: int = 4) -> None:
     sys.path.insert(0, str(ROOT))
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
