@@ -131,26 +131,34 @@ _NAMING: tuple[tuple[str, Table, Any], ...] = (
 _RESOLUTION_BODY_FIELDS = ("outcome", "rule", "answer", "reason_codes", "reason")
 
 
-def _json_field(text: str | None, key: str) -> Any:
-    """One top-level field of a JSON object held as text: None when the text is no JSON
-    object or lacks the key; a list or object comes back as its compact JSON text, which
-    `_list` reads as it reads the JSON list columns."""
+def _json_object(text: str | None) -> dict[str, Any]:
+    """A JSON object held as text; empty when the text is no JSON object."""
     try:
         value = json.loads(text) if text is not None else None
     except ValueError:
-        return None
-    if not isinstance(value, dict):
-        return None
-    found = value.get(key)
-    if isinstance(found, (list, dict)):
-        return json.dumps(found, separators=(",", ":"), ensure_ascii=False)
-    return found
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _compact(value: Any) -> Any:
+    """A list or object as its compact JSON text, which `_list` reads as it reads the JSON list
+    columns; anything else as it is."""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return value
+
+
+def _json_field(text: str | None, key: str) -> Any:
+    """One top-level field of a JSON object held as text: None when the text is no JSON
+    object or lacks the key; a list or object as its compact JSON text."""
+    return _compact(_json_object(text).get(key))
 
 
 def _with_body_fields(row: Row) -> Row:
-    """A decision row with the fields of its resolution's body beside its columns."""
-    body = row["r_body"]
-    return {**row, **{f"rb_{key}": _json_field(body, key) for key in _RESOLUTION_BODY_FIELDS}}
+    """A decision row with the fields of its resolution's body beside its columns (the body
+    parsed once for all of them)."""
+    body = _json_object(row["r_body"])
+    return {**row, **{f"rb_{key}": _compact(body.get(key)) for key in _RESOLUTION_BODY_FIELDS}}
 
 
 def _list(text: str | None) -> Any:

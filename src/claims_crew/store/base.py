@@ -9,7 +9,7 @@ engine.py. Either way:
   all, a read-check-write inside it never races another process, and the audit chain's appends
   (audit.py) come one after another, on both engines;
 - a read (`read()`) is one consistent snapshot (REPEATABLE READ on PostgreSQL);
-- the work queue's take (queue_work.py) is the one write that does not wait for the lock: on
+- the work queue's take (work_queue.py) is the one write that does not wait for the lock: on
   PostgreSQL it picks rows with FOR UPDATE SKIP LOCKED, so workers never queue behind each other.
 
 The topic classes (attempts, leases, the review queue, reviewers, the audit reads, the report
@@ -23,15 +23,15 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 from sqlalchemy.engine import URL, make_url
 
 from claims_crew import paths
 from claims_crew.store.engine import (
-    BEGIN_MODE,
     configured_url,
     describe,
     is_postgres,
+    locked_transaction,
     open_engine,
     sqlite_url,
 )
@@ -86,13 +86,8 @@ class StoreBase:
         `exclusive=False` (PostgreSQL only) skips the lock, for a write that locks its own
         rows instead; on SQLite every write takes the file's lock whatever is asked.
         """
-        with self.engine.connect() as conn:
-            if not self.postgres:
-                conn.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
-            with conn.begin():
-                if self.postgres and exclusive:
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": WRITE_LOCK})
-                yield conn
+        with locked_transaction(self.engine, WRITE_LOCK if exclusive else None) as conn:
+            yield conn
 
     @contextmanager
     def read(self) -> Iterator[Connection]:

@@ -87,16 +87,7 @@ class Claims(StoreBase):
             rows = conn.execute(
                 select(changed_files).order_by(c.seen_at, c.claim_id, c.sha256)
             ).mappings()
-            return [
-                ChangedFile(
-                    claim_id=row["claim_id"],
-                    decided_sha256=row["decided_sha256"],
-                    sha256=row["sha256"],
-                    path=row["path"],
-                    seen_at=row["seen_at"],
-                )
-                for row in rows
-            ]
+            return [ChangedFile(**row) for row in rows]  # its fields are the table's columns
 
 
 def _load_attempt(conn: Connection, attempt_id: int) -> ClaimRecord:

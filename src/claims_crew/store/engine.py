@@ -16,16 +16,18 @@ rather than an error.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
 DATABASE_URL_VARIABLE = "CLAIMS_CREW_DATABASE_URL"
 BUSY_TIMEOUT_MS = 30_000
-# The execution option a transaction's BEGIN reads on SQLite (base.py sets it for writes).
+# The execution option a transaction's BEGIN reads on SQLite (locked_transaction sets it).
 BEGIN_MODE = "claims_crew_begin"
 
 
@@ -82,3 +84,18 @@ def _sqlite_engine(url: URL) -> Engine:
         connection.exec_driver_sql(f"BEGIN {mode}".strip())
 
     return engine
+
+
+@contextmanager
+def locked_transaction(engine: Engine, lock_key: int | None) -> Iterator[Connection]:
+    """A transaction that holds a lock from its first statement: SQLite's file lock (`BEGIN
+    IMMEDIATE`), or on PostgreSQL the transaction-scoped advisory lock `lock_key` (None: no
+    lock there; on SQLite the file's lock is taken whatever is asked)."""
+    postgres = engine.dialect.name == "postgresql"
+    with engine.connect() as conn:
+        if not postgres:
+            conn.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
+        with conn.begin():
+            if postgres and lock_key is not None:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key})
+            yield conn

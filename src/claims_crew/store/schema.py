@@ -19,7 +19,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect, text
 
-from claims_crew.store.engine import BEGIN_MODE
+from claims_crew.store.engine import locked_transaction
 
 # The newest revision: a store here needs no migration (checked against the scripts by a test).
 HEAD = "0009_work_queue"
@@ -63,30 +63,21 @@ def upgrade(engine: Engine) -> list[str]:
     with engine.connect() as conn:
         if current_revision(conn) == HEAD:
             return []
-    postgres = engine.dialect.name == "postgresql"
-    with engine.connect() as conn:
-        if not postgres:
-            conn.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
-        with conn.begin():
-            if postgres:
-                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
-            # Checked again under the lock: another process may have migrated it meanwhile.
-            start = current_revision(conn)
-            if start is None:
-                # Made here rather than by Alembic, whose VARCHAR(32) is too short for the
-                # revision ids (the old migrations' names).
-                conn.execute(
-                    text(
-                        "CREATE TABLE alembic_version "
-                        "(version_num VARCHAR(64) NOT NULL PRIMARY KEY)"
-                    )
-                )
-                legacy = _legacy_revision(conn)
-                if legacy is not None:
-                    command.stamp(alembic_config(conn), legacy)
-                    start = legacy
-            if start == HEAD:
-                return []
-            command.upgrade(alembic_config(conn), "head")
+    with locked_transaction(engine, MIGRATION_LOCK) as conn:
+        # Checked again under the lock: another process may have migrated it meanwhile.
+        start = current_revision(conn)
+        if start is None:
+            # Made here rather than by Alembic, whose VARCHAR(32) is too short for the
+            # revision ids (the old migrations' names).
+            conn.execute(
+                text("CREATE TABLE alembic_version (version_num VARCHAR(64) NOT NULL PRIMARY KEY)")
+            )
+            legacy = _legacy_revision(conn)
+            if legacy is not None:
+                command.stamp(alembic_config(conn), legacy)
+                start = legacy
+        if start == HEAD:
+            return []
+        command.upgrade(alembic_config(conn), "head")
     order = revisions()
     return order[order.index(start) + 1 :] if start in order else order

@@ -27,7 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal, cast
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import ClaimFile
@@ -194,25 +194,21 @@ class WorkQueue(StoreBase):
     def finish(self, item: Taken) -> bool:
         """The item's claim was reviewed (decided, or its attempt failed and is recorded):
         done. False when the item was no longer this holder's."""
-        w = t.work_items.c
-        with self.write() as conn:
-            done = conn.execute(
-                update(t.work_items)
-                .where(w.claim_id == item.claim_id, w.taken_by == item.holder, w.state == "pending")
-                .values(state="done", finished_at=self.now(), expires_at=None)
-                .returning(w.claim_id)
-            ).first()
-        return done is not None
+        return self._done(item.claim_id, t.work_items.c.taken_by == item.holder)
 
     def finish_claim(self, claim_id: str) -> bool:
         """The claim was reviewed by its lease's holder outside a take (a run working its own
         inbox): its waiting item is done, so no worker takes it. False when none was waiting
         (or a worker holds it: it finishes the item itself once it sees the decision)."""
+        return self._done(claim_id, t.work_items.c.taken_by.is_(None))
+
+    def _done(self, claim_id: str, held: ColumnElement[bool]) -> bool:
+        """The claim's pending item, held as `held` says, marked done; False if there was none."""
         w = t.work_items.c
         with self.write() as conn:
             done = conn.execute(
                 update(t.work_items)
-                .where(w.claim_id == claim_id, w.state == "pending", w.taken_by.is_(None))
+                .where(w.claim_id == claim_id, held, w.state == "pending")
                 .values(state="done", finished_at=self.now(), expires_at=None)
                 .returning(w.claim_id)
             ).first()
