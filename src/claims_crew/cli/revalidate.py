@@ -9,7 +9,6 @@ Settings the way `run` does, so a claim is reviewed again by the same crew, mode
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 import click
@@ -22,21 +21,12 @@ from claims_crew.cli.safe_text import plain
 from claims_crew.vocabulary import utc_now
 
 if TYPE_CHECKING:
-    from claims_crew.revalidation.stale import Project, StaleDecision
-
-
-def current_project() -> Project:
-    """The project as it is now: its policy library and the hash of its config files."""
-    from claims_crew.config_hash import config_sha256
-    from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.revalidation.stale import Project
-
-    return Project(PolicyLibrary(), config_sha256(paths.config_dir()))
+    from claims_crew.revalidation.stale import StaleDecision
 
 
 def stale_decisions() -> list[StaleDecision]:
     """The stale decisions in the store, against the project as it is now."""
-    from claims_crew.revalidation.stale import find_stale
+    from claims_crew.revalidation.stale import current_project, find_stale
     from claims_crew.store import Store
 
     return find_stale(Store(), current_project(), utc_now())
@@ -84,8 +74,6 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
     from claims_crew.revalidation.revalidate import revalidate
 
     paths.keep_crewai_at_home()
-    # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
-    logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     from claims_crew.cli.run import checked_settings
     from claims_crew.store import Store
 

@@ -90,6 +90,8 @@ def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Setting
     from claims_crew.pipeline import Settings
     from claims_crew.policy.library import PolicyLibrary
 
+    # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
+    logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     config_dir = paths.config_dir()
     check_or_raise(config_dir)
     return Settings(
@@ -200,8 +202,6 @@ def review_inbox(
     from claims_crew.store import Store
     from claims_crew.worker_pool import run_in_workers
 
-    # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
-    logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     settings = checked_settings(open_shadow(shadow, fresh) if shadow else Store(), llm_for)
     if shadow:
         shadow_output.announce(console, shadow, settings.store)

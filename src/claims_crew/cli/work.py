@@ -12,7 +12,6 @@ CrewAI is imported inside the commands, as in run.py.
 
 from __future__ import annotations
 
-import logging
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -121,7 +120,6 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
     from claims_crew.store import Store
     from claims_crew.work import Worker
 
-    logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     settings = checked_settings(Store())
     store = settings.store
     pending = store.queue_counts().pending

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from claims_crew import paths
 from claims_crew.errors import PolicyError
 from claims_crew.policy.corrections import corrections_sha256
 from claims_crew.policy.library import PolicyLibrary, sha256_of
@@ -62,6 +63,13 @@ class Project:
         """The hash of the policy's kind corrections now, as the library applies them."""
         entry = self.library.entries.get(policy_id)
         return corrections_sha256(entry.corrections) if entry is not None else None
+
+
+def current_project() -> Project:
+    """The project as it is now: its policy library and the hash of its config files."""
+    from claims_crew.config_hash import config_sha256
+
+    return Project(PolicyLibrary(), config_sha256(paths.config_dir()))
 
 
 def _file_sha256(path: str) -> str | None:

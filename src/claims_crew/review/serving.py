@@ -16,9 +16,8 @@ import os
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict
 
-from claims_crew import paths
 from claims_crew.errors import ConfigError
-from claims_crew.revalidation.stale import Project
+from claims_crew.revalidation.stale import current_project
 from claims_crew.review.web import create_app
 from claims_crew.store import Store
 
@@ -41,14 +40,6 @@ class ServeSettings(BaseModel):
 def export_settings(settings: ServeSettings) -> None:
     """Put the settings where the processes uvicorn starts will find them."""
     os.environ[SETTINGS_VARIABLE] = settings.model_dump_json()
-
-
-def current_project() -> Project:
-    """The project as it is at a request: its policy library and the hash of its config files."""
-    from claims_crew.config_hash import config_sha256
-    from claims_crew.policy.library import PolicyLibrary
-
-    return Project(PolicyLibrary(), config_sha256(paths.config_dir()))
 
 
 def app_from_environment() -> FastAPI:
