@@ -11,7 +11,6 @@ import http.client
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -40,6 +39,7 @@ from claims_crew.review.web import LOGIN_CSRF_COOKIE, SESSION_COOKIE, create_app
 from claims_crew.store import Store
 from claims_crew.store.tables import sign_in_attempts
 from tests.store_helpers import record_for, water_loaded
+from tests.test_browser import _free_port
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -187,12 +187,6 @@ def test_serve_hands_its_choices_to_uvicorn(store: Store, monkeypatch: pytest.Mo
 
 
 # ---- two processes ------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _workers(parent: int) -> list[int]:

@@ -96,11 +96,6 @@ def _tuned_config(folder: Path) -> Path:
     return config
 
 
-def snapshot(database: Path) -> Rows:
-    """Every row of every table of the store in an SQLite file, in a fixed order."""
-    return table_rows(database)
-
-
 def audit_head(database: Path) -> tuple[int, str]:
     [head] = table_rows(database)["audit_head"]
     return int(head["seq"]), str(head["hash"])
@@ -139,7 +134,7 @@ def tuning(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuning]:
         env.delenv("MODEL", raising=False)
         assert review_inbox(inbox, 1, Console(file=io.StringIO()), script(False)) == 0
         production = home / "claims.sqlite"
-        before, head_before = snapshot(production), audit_head(production)
+        before, head_before = table_rows(production), audit_head(production)
 
         (inbox / "S-105.json").unlink()
         water_claim_saying_when(inbox, "S-106")
@@ -151,7 +146,7 @@ def tuning(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tuning]:
             home=home,
             production=production,
             before=before,
-            after=snapshot(production),
+            after=table_rows(production),
             head_before=head_before,
             head_after=audit_head(production),
             shadow_out=console.export_text(),

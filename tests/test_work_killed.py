@@ -6,6 +6,7 @@ call came). On SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -24,7 +25,7 @@ from tests.conftest import ROOT, StartServer
 from tests.openai_server import OpenAIServer
 from tests.provider_helpers import CrewScript, claim_of, point_model_at, water_claims, water_replies
 from tests.test_workers import audit_ok, warm_index  # noqa: F401 (a fixture)
-from tests.work_processes import CLAIMS_CREW
+from tests.work_processes import CLAIMS_CREW, work_processes
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
 
@@ -32,15 +33,6 @@ CLAIMS = [f"W-{n:02d}" for n in range(1, 13)]
 # Each review of a water claim: intake twice (facts, then the targeted question), policy twice
 # (a look-up, then its answer), fraud once.
 CALLS_PER_REVIEW = 5
-
-
-def start_workers(folder: Path, n: int) -> list[subprocess.Popen[bytes]]:
-    workers = []
-    for number in range(n):
-        log = (folder / f"worker-{number}.log").open("wb")
-        command = [CLAIMS_CREW, "work", "--until-empty", "--concurrency", "2"]
-        workers.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT))
-    return workers
 
 
 def held_by(store: Store, pid: int) -> list[str]:
@@ -83,15 +75,11 @@ def test_two_of_three_workers_finish_every_claim_once_after_the_third_is_killed(
     assert {r.state for r in ingest(water_claims(tmp_path / "inbox", *CLAIMS), store)} == {"queued"}
     wall_minus_monotonic = time.time() - time.monotonic()
 
-    victim, *others = start_workers(tmp_path, 3)
-    try:
+    command = [CLAIMS_CREW, "work", "--until-empty", "--concurrency", "2"]
+    with work_processes(command, dict(os.environ), 3, tmp_path / "worker") as workers:
+        victim, *others = workers
         killed = kill_mid_claim(store, server, victim)
         codes = [worker.wait(timeout=300) for worker in others]
-    finally:
-        for worker in (victim, *others):
-            if worker.poll() is None:
-                worker.kill()
-                worker.wait()
     logs = "\n".join(p.read_text(errors="replace") for p in sorted(tmp_path.glob("worker-*.log")))
     assert victim.returncode == -signal.SIGKILL
     assert codes == [0, 0], logs
