@@ -72,8 +72,9 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
     import claims_crew
     from claims_crew.claim_files import load_claim
     from claims_crew.llms.select import default_llm_factory
-    from claims_crew.pipeline import Settings, review_claim
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.review import review_claim
+    from claims_crew.run.settings import Settings
 
     library = PolicyLibrary(root=tree / "policies", cache_dir=workdir / "policy-index")
     for policy_id in library.entries:

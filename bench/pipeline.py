@@ -62,8 +62,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from claims_crew.llms.scripted import ScriptedLLM
-    from claims_crew.pipeline import BatchItem
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.routine import BatchItem
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICIES = ROOT / "policies"
@@ -334,7 +334,8 @@ class Runner:
         latency: float,
         config_dir: Path = CONFIG,
     ) -> Run:
-        from claims_crew.pipeline import Settings, run_batch
+        from claims_crew.run.batch import run_batch
+        from claims_crew.run.settings import Settings
         from claims_crew.store import Store
 
         self._count += 1

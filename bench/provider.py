@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from claims_crew.crew.crew import ClaimsCrew
-    from claims_crew.pipeline import Settings
+    from claims_crew.run.settings import Settings
     from tests.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,7 +123,7 @@ class Bench:
         return water_claims(self.workdir / "inbox", *self.ids(n))
 
     def run(self, n: int, concurrency: int, latency: float) -> Run:
-        from claims_crew.pipeline import run_batch
+        from claims_crew.run.batch import run_batch
         from tests.provider_helpers import agent_of, claim_of
 
         paths = self.claims(n)
@@ -157,7 +157,7 @@ class Bench:
         """N claims in `workers` processes (worker_pool.py, as `claims-crew run --workers`),
         each at `concurrency`: the wall time, the CPU of every process, and when the last
         worker began its first claim (a fresh interpreter imports CrewAI first)."""
-        from claims_crew.worker_pool import run_in_workers
+        from claims_crew.run.processes import run_in_workers
 
         paths = self.claims(n)
         self.server.latency_s = latency
@@ -427,8 +427,8 @@ def bench(n: int, latency: float, repeats: int, workdir: Path, workers: int = 4)
     from rich.table import Table
 
     from claims_crew.llms.select import default_llm_factory
-    from claims_crew.pipeline import Settings
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.settings import Settings
     from claims_crew.store import Store
     from tests.openai_server import OpenAIServer
 

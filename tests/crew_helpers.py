@@ -12,9 +12,9 @@ import yaml
 
 from claims_crew.llms.base import Messages
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
-from claims_crew.pipeline import Settings
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.targeted import question_for
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.conftest import ROOT
 

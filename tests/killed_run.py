@@ -18,8 +18,11 @@ from typing import Any
 
 from claims_crew.claim_files import inbox_files
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
-from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.batch import SETTLED, review_ingested
+from claims_crew.run.ingest import ingest
+from claims_crew.run.routine import BatchItem
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store, audit
 from tests.conftest import ROOT
 from tests.crew_helpers import (
@@ -79,7 +82,8 @@ def run(inbox: Path, calls_log: Path, kill_at: str | None = None) -> list[BatchI
         config_dir=ROOT / "config",
         store=Store(),
     )
-    return run_batch(pending(inbox_files(inbox), settings), settings)
+    todo = [i for i in ingest(inbox_files(inbox), settings.store) if i.state not in SETTLED]
+    return review_ingested(todo, settings)
 
 
 def main() -> None:

@@ -17,11 +17,12 @@ from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import Claim
-from claims_crew.pipeline import Settings, review_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.report import load_rows
 from claims_crew.report.evaluate import evaluate
+from claims_crew.run.review import review_claim
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.conftest import ROOT
 from tests.crew_helpers import (

@@ -3,6 +3,10 @@
 CrewAI lives in crew/, llms/ and tools/ (and main.py, the `crewai run` entry); SQL in store/ and
 policy/, and the database libraries (SQLAlchemy, Alembic, psycopg) in store/ alone; click and rich
 in cli/; FastAPI in review/. vocabulary.py depends on nothing of ours.
+
+The layers: the resolver imports nothing from crew, llms, store or the claim routine (run/);
+crew nothing from the store or the claim routine; store nothing from crew, cli, review or the
+claim routine.
 """
 
 from __future__ import annotations
@@ -29,6 +33,14 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 }
 
 
+# Package of ours → the packages of ours it may not import, at any depth of either.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "resolver/": ("crew", "llms", "store", "run"),
+    "crew/": ("store", "run"),
+    "store/": ("crew", "cli", "review", "run"),
+}
+
+
 def imported(source: str) -> list[tuple[int, str]]:
     """Every absolute module a source imports, with its line: at the top, in functions, anywhere."""
     found = []
@@ -50,7 +62,19 @@ def violations(relative: str, source: str) -> list[str]:
             problems.append(f"{relative}:{line} imports {module}; allowed only in {places}")
         if relative == "vocabulary.py" and (top == "claims_crew" or top in ALLOWED):
             problems.append(f"{relative}:{line} imports {module}; vocabulary stands alone")
+        problems.extend(_across_layers(relative, line, module))
     return problems
+
+
+def _across_layers(relative: str, line: int, module: str) -> list[str]:
+    parts = module.split(".")
+    if parts[0] != "claims_crew" or len(parts) < 2:
+        return []
+    return [
+        f"{relative}:{line} imports {module}; {layer} may not import {parts[1]}/"
+        for layer, below in LAYERS.items()
+        if relative.startswith(layer) and parts[1] in below
+    ]
 
 
 def modules() -> list[Path]:
@@ -76,13 +100,23 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("report/build.py", "import sqlite3\n"),
         ("cli/store.py", "from sqlalchemy import select\n"),
         ("review/web.py", "def f():\n    import sqlalchemy.exc\n"),
-        ("ingest.py", "from alembic import command\n"),
-        ("work.py", "import psycopg\n"),
+        ("run/ingest.py", "from alembic import command\n"),
+        ("run/worker.py", "import psycopg\n"),
         ("policy/cache.py", "from sqlalchemy import create_engine\n"),
-        ("pipeline.py", "from rich.console import Console\n"),
+        ("run/review.py", "from rich.console import Console\n"),
         ("store/attempts.py", "import click\n"),
         ("cli/review.py", "from fastapi import FastAPI\n"),
         ("vocabulary.py", "from claims_crew.models import ClaimFile\n"),
+        ("resolver/rules.py", "from claims_crew.crew.ledger import ToolLedger\n"),
+        ("resolver/case.py", "from claims_crew.store import Store\n"),
+        ("resolver/gates.py", "def f():\n    from claims_crew.llms.select import LLMFactory\n"),
+        ("resolver/rules.py", "from claims_crew.run.settings import Settings\n"),
+        ("crew/crew.py", "from claims_crew.run.routine import decide_claim\n"),
+        ("crew/prompt_preview.py", "from claims_crew.store import Store\n"),
+        ("store/claims.py", "from claims_crew.crew.crew import ClaimsCrew\n"),
+        ("store/queue.py", "from claims_crew.cli.run import run_inbox\n"),
+        ("store/audit.py", "from claims_crew.review.web import app\n"),
+        ("store/work_queue.py", "import claims_crew.run.ingest\n"),
     ],
 )
 def test_an_import_across_a_boundary_is_caught(relative: str, source: str) -> None:
@@ -97,3 +131,7 @@ def test_imports_inside_the_bounds_pass() -> None:
     assert violations("store/engine.py", "import psycopg\n") == []
     assert violations("main.py", "import crewai\n") == []
     assert violations("resolver/rules.py", "from claims_crew.vocabulary import SIDES\n") == []
+    assert violations("resolver/rules.py", "from claims_crew.models import Claim\n") == []
+    assert violations("crew/crew.py", "from claims_crew.llms.select import LLMFactory\n") == []
+    assert violations("run/routine.py", "from claims_crew.crew.crew import ClaimsCrew\n") == []
+    assert violations("store/work_queue.py", "from claims_crew.claim_files import X\n") == []

@@ -16,8 +16,9 @@ from claims_crew.claim_files import (
     MAX_ATTACHMENTS_BYTES,
     MAX_CLAIM_BYTES,
     MAX_NESTING,
-    claim_ids,
+    LoadedClaim,
     load_claim,
+    load_claims,
 )
 from claims_crew.errors import ClaimFileError
 from claims_crew.vocabulary import CLAIM_FILE_PROBLEMS
@@ -240,8 +241,9 @@ def test_files_sharing_a_claim_id_are_refused_together(tmp_path: Path) -> None:
     other = _claim(tmp_path, "C-1043.json", claim_id="C-1043")
     bad = tmp_path / "C-1044.json"
     bad.write_text("{")
-    found = claim_ids([first, second, other, bad])
-    assert found[other] == "C-1043"
+    found = load_claims([first, second, other, bad])
+    loaded = found[other]
+    assert isinstance(loaded, LoadedClaim) and loaded.claim.claim_id == "C-1043"
     assert isinstance(found[bad], ClaimFileError) and found[bad].code == "malformed"
     for path, twin in ((first, second), (second, first)):
         refused = found[path]

@@ -482,7 +482,7 @@ def test_pipeline_supplies_exactly_the_listed_inputs(
     from crewai import Crew
 
     from claims_crew.claim_files import load_claim
-    from claims_crew.pipeline import review_claim
+    from claims_crew.run.review import review_claim
     from tests.crew_helpers import WATER_CLAIM, settings, water_script
 
     seen: list[dict[str, Any]] = []

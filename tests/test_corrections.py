@@ -17,7 +17,6 @@ from claims_crew.cli import main
 from claims_crew.config_check import check_config, check_or_raise
 from claims_crew.errors import ConfigError
 from claims_crew.llms.scripted import final, lookup
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.corrections import (
     Correction,
     apply_corrections,
@@ -26,6 +25,7 @@ from claims_crew.policy.corrections import (
 )
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
 from claims_crew.tools.policy_lookup import PolicyLookupTool
 from tests.conftest import ROOT
 from tests.correction_helpers import (

@@ -12,8 +12,8 @@ from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ConfigError
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import Claim, ClaimAnswer, IntakeFacts, ParseFailure
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
 from tests.conftest import ROOT
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,

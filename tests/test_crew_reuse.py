@@ -24,8 +24,8 @@ from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.executor import ClaimsAgentExecutor
 from claims_crew.crew.generic_models import share_generic_models
 from claims_crew.models import Claim
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
 from tests.conftest import ROOT
 from tests.crew_helpers import WATER_CLAIM, Script, settings, water_script
 

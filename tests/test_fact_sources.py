@@ -16,9 +16,9 @@ import pytest
 from claims_crew.claim_files import load_claim
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import FactSource, IntakeFacts, ParseFailure, parse_intake
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.fact_sources import states_amount, states_date
+from claims_crew.run.review import review_claim
 from tests.conftest import ROOT
 from tests.crew_helpers import (
     BURST_QUOTE,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
-from claims_crew.pipeline import process_file
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.batch import run_batch
 from claims_crew.store import Store, lease_holder
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,
@@ -79,7 +79,7 @@ def test_two_runs_on_one_claim_call_the_models_once(
     results = []
 
     def run() -> None:
-        results.append(process_file(loaded.path, shared))
+        results.extend(run_batch([loaded.path], shared))
 
     threads = [threading.Thread(target=run) for _ in range(2)]
     for t in threads:
@@ -91,6 +91,6 @@ def test_two_runs_on_one_claim_call_the_models_once(
     assert len(slow_intake.calls) == 2  # one run's facts and targeted question
     assert shared.store.decision_count() == 1
     # Released after the claim was recorded: a later run finds it decided, not busy.
-    later = process_file(loaded.path, shared)
+    (later,) = run_batch([loaded.path], shared)
     assert not later.busy and later.record is not None
     assert len(slow_intake.calls) == 2

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from claims_crew.cli import main
-from claims_crew.deadline import run_within
 from claims_crew.errors import ConfigError
-from claims_crew.limits import Limits
 from claims_crew.llms.scripted import ScriptedLLM, final
-from claims_crew.pipeline import process_file
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.batch import run_batch
+from claims_crew.run.deadline import run_within
+from claims_crew.run.limits import Limits
 from claims_crew.store import Store
 from tests.conftest import ROOT
 from tests.crew_helpers import INTAKE_WATER, settings, water_script
@@ -109,7 +109,7 @@ def test_an_in_process_model_is_not_called_after_the_deadline(
     loaded = water_loaded(tmp_path / "inbox")
 
     earlier = set(threading.enumerate())
-    item = process_file(loaded.path, shared)
+    (item,) = run_batch([loaded.path], shared)
     review = next(t for t in set(threading.enumerate()) - earlier if t.name == "review C-1042")
     gate.set()  # intake answers now, after the deadline
 

@@ -13,8 +13,9 @@ import pytest
 from claims_crew.claim_files import load_claim
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim, IntakeFacts
-from claims_crew.pipeline import Settings, review_claim
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
+from claims_crew.run.settings import Settings
 from tests.conftest import ROOT
 
 

@@ -16,8 +16,8 @@ from claims_crew import records
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.crew.prompt_preview import PLACEHOLDER_DISPUTE, render_prompt
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
 from claims_crew.store import Store
 from tests.conftest import ROOT
 from tests.crew_helpers import INTAKE_WATER, WATER_CLAIM, settings, water_script

@@ -20,9 +20,11 @@ from claims_crew.crew.waves import waves
 from claims_crew.errors import ConfigError
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim
-from claims_crew.pipeline import BatchItem, Settings, run_batch
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
+from claims_crew.run.batch import run_batch
+from claims_crew.run.routine import BatchItem
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
 from tests.crew_helpers import (

@@ -24,15 +24,18 @@ from rich.console import Console
 from claims_crew.cli import main, progress
 from claims_crew.cli.progress import InFlight, waiting
 from claims_crew.cli.run import review_inbox
-from claims_crew.deadline import abandoned_work
 from claims_crew.errors import ConfigError
-from claims_crew.limits import Limits
 from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.scripted import ScriptedLLM
 from claims_crew.llms.select import default_llm_factory
-from claims_crew.pipeline import BatchItem, Settings, pending, review_in_time, run_batch
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.batch import SETTLED, run_batch
+from claims_crew.run.deadline import abandoned_work
+from claims_crew.run.ingest import ingest
+from claims_crew.run.limits import Limits
+from claims_crew.run.routine import BatchItem, review_in_time
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
 from tests.crew_helpers import settings, water_script
@@ -306,7 +309,7 @@ def test_a_429_storm_loses_no_claim(
     assert {d.claim_id for d in store.decisions()} == set(ids) - failed
 
     storm.wait_out()
-    todo = pending(paths, Settings(library=sample_library, llm_for=water_script(), store=store))
+    todo = [i.path for i in ingest(paths, store) if i.state not in SETTLED]
     assert sorted(p.stem for p in todo) == sorted(failed)  # what a re-run of the inbox takes
     second = _provider_run(todo, sample_library, store, limits, concurrency=2)
 

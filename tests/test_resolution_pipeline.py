@@ -10,10 +10,10 @@ from click.testing import CliRunner
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
-from claims_crew.crew import adjudicator
 from claims_crew.llms.scripted import final, lookup
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.levels import adjudicator
+from claims_crew.run.review import review_claim
 from tests.conftest import ROOT
 from tests.crew_helpers import (
     FRAUD_EXCLUDED,

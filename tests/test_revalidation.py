@@ -20,11 +20,13 @@ from sqlalchemy import Table, inspect, select, update
 
 from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
-from claims_crew.pipeline import Settings, pending, process_file
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.expiry import Expiry
 from claims_crew.revalidation.revalidate import revalidate
 from claims_crew.revalidation.stale import Project, find_stale
+from claims_crew.run.batch import SETTLED, run_batch
+from claims_crew.run.ingest import ingest
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store.tables import audit_log, superseded, validations
 from claims_crew.vocabulary import parse_stamp, utc_now
@@ -75,7 +77,7 @@ def settings(project: Path, script: Script, session_cache: Path) -> Settings:
 
 
 def decide(project: Path, path: Path, script: Script, session_cache: Path) -> None:
-    item = process_file(path, settings(project, script, session_cache))
+    (item,) = run_batch([path], settings(project, script, session_cache))
     assert item.record is not None and item.record.status == "reviewed", item
 
 
@@ -234,7 +236,7 @@ def test_a_config_change_is_stale_and_revalidation_makes_a_new_decision(
     audit_ok()
     assert stale_json()["stale"] == []
     # `run` never sends a decided claim to a model again, revalidated or not.
-    assert pending([path], settings(project, Script(), session_cache)) == []
+    assert [i for i in ingest([path], Store()) if i.state not in SETTLED] == []
 
 
 def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
@@ -282,7 +284,7 @@ def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
     store.decide("C-1042", "covered", "The leak began the day it was found.", "ana")
     assert [r.decision for r in store.reviews("C-1042")] == ["covered"]
     audit_ok()
-    assert pending([path], settings(project, Script(), session_cache)) == []
+    assert [i for i in ingest([path], Store()) if i.state not in SETTLED] == []
 
 
 def test_the_migration_takes_earlier_versions_from_the_entries(

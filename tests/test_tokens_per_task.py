@@ -25,9 +25,11 @@ from claims_crew.cli import main
 from claims_crew.crew.ledger import ToolLedger
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.llms.select import default_llm_factory
-from claims_crew.pipeline import Settings, review_claim, run_batch
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import TaskUsage
+from claims_crew.run.batch import run_batch
+from claims_crew.run.review import review_claim
+from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
 from tests.crew_helpers import (

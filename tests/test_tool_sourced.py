@@ -16,8 +16,8 @@ import pytest
 from claims_crew.claim_files import load_claim
 from claims_crew.llms.scripted import final
 from claims_crew.models import Claim
-from claims_crew.pipeline import review_claim
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
 from tests.conftest import ROOT
 from tests.crew_helpers import INTAKE_WATER, Script, settings
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from claims_crew.ingest import ingest
+from claims_crew.run.ingest import ingest
 from claims_crew.store import Store
 from claims_crew.store import tables as t
 from claims_crew.vocabulary import parse_stamp

@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import select, update
 
 from claims_crew.claim_files import load_claim
-from claims_crew.ingest import ingest
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.ingest import ingest
 from claims_crew.store import Store, lease_holder
 from claims_crew.store import tables as t
 from claims_crew.store.work_queue import WORK_LEASE_S, Taken

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew.ingest import ingest
+from claims_crew.run.ingest import ingest
 from claims_crew.store import Store
 from tests.conftest import ROOT, StartServer
 from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies

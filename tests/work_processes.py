@@ -81,7 +81,7 @@ def work_batch(
     """Copies of the water claim under `ids`, ingested and worked to the end: the wall time
     from the first ingest, the ingest's own, and the errors of refused files."""
     from claims_crew.claim_files import inbox_files
-    from claims_crew.ingest import ingest
+    from claims_crew.run.ingest import ingest
     from tests.provider_helpers import water_claims
 
     if not ids:

@@ -9,7 +9,7 @@ what is not in the inbox. So a file is checked before it is parsed:
 - it is nested at most MAX_NESTING deep, checked before the YAML composer (which recurses) runs.
 Whatever is wrong is a ClaimFileError naming the file, with a code saying why; the batch reports
 it and goes on with the other files. Files that share a claim id are refused together
-(`claim_ids`).
+(`load_claims`).
 """
 
 from __future__ import annotations
@@ -230,24 +230,24 @@ def load_claim(path: Path) -> LoadedClaim:
     return LoadedClaim(path, claim, raw, attachments)
 
 
-def claim_ids(paths: Sequence[Path]) -> dict[Path, str | ClaimFileError]:
-    """Each file's claim id, or why it cannot be reviewed.
+def load_claims(paths: Sequence[Path]) -> dict[Path, LoadedClaim | ClaimFileError]:
+    """Each file read once: its claim, or why it cannot be reviewed.
 
     Files that share a claim id are all refused (code duplicate_id), each naming the others. The
     store decides a claim id once and only flags a later file with that id, so reviewing the
     first by name would settle the claim on a version nobody chose. Neither is reviewed; once
     one file is left with that id, the next run reviews it.
     """
-    found: dict[Path, str | ClaimFileError] = {}
+    found: dict[Path, LoadedClaim | ClaimFileError] = {}
     by_id: dict[str, list[Path]] = defaultdict(list)
     for path in paths:
         try:
-            claim_id = load_claim(path).claim.claim_id
+            loaded = load_claim(path)
         except ClaimFileError as exc:
             found[path] = exc
             continue
-        found[path] = claim_id
-        by_id[claim_id].append(path)
+        found[path] = loaded
+        by_id[loaded.claim.claim_id].append(path)
     for claim_id, same in by_id.items():
         for path in same if len(same) > 1 else ():
             others = ", ".join(p.name for p in same if p != path)

@@ -224,7 +224,7 @@ def compare_command(name: str, labels_file: Path | None, as_json: bool) -> None:
     claim: outcomes, answers, escalations and open fields before and after."""
     from claims_crew.report.compare import compare_stores
     from claims_crew.report.evaluate import read_labels
-    from claims_crew.shadows import existing_shadow
+    from claims_crew.run.shadows import existing_shadow
     from claims_crew.store import Store
 
     shadow = existing_shadow(name)  # a bad or missing shadow exits 2 before anything is read

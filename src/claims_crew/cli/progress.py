@@ -40,7 +40,7 @@ from claims_crew.cli.safe_text import plain
 
 if TYPE_CHECKING:
     from claims_crew.llms.rate_limit import RateLimit
-    from claims_crew.pipeline import BatchItem
+    from claims_crew.run.routine import BatchItem
 
 HEARTBEAT_S = 30.0
 SHOWN = 3  # claims named at most; the rest are counted

@@ -37,7 +37,7 @@ def resolve_command(case_path: Path, adjudicate: bool, as_json: bool) -> None:
     resolution = resolve(case, config)
     check = None
     if adjudicate and resolution.outcome == "ADJUDICATION_REQUIRED":
-        from claims_crew.crew.adjudicator import adjudicate_case
+        from claims_crew.run.levels.adjudicator import adjudicate_case
 
         resolution, check = adjudicate_case(case, config, resolution, library)
     if as_json:

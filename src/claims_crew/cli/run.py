@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,10 +36,12 @@ from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
     from claims_crew.llms.select import LLMFactory
-    from claims_crew.pipeline import BatchItem, Settings
     from claims_crew.resolver import Resolution
+    from claims_crew.run.ingest import Ingested
+    from claims_crew.run.processes import DeadWorker, PoolResult
+    from claims_crew.run.routine import BatchItem
+    from claims_crew.run.settings import Settings
     from claims_crew.store import Store
-    from claims_crew.worker_pool import DeadWorker
 
 
 # `run` and `work` take it alike.
@@ -75,7 +78,7 @@ def run_command(
     fresh: bool,
 ) -> None:
     """Review every claim in the inbox that has not been reviewed yet."""
-    from claims_crew.shadows import shadow_from_environment
+    from claims_crew.run.shadows import shadow_from_environment
 
     if fresh and not (shadow or shadow_from_environment()):
         raise click.UsageError("--fresh starts a shadow over: it goes with --shadow NAME")
@@ -87,8 +90,8 @@ def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Setting
     before any model call is spent on it), the library, the models and the store."""
     from claims_crew.config_check import check_or_raise
     from claims_crew.llms.select import default_llm_factory
-    from claims_crew.pipeline import Settings
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.settings import Settings
 
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
@@ -111,10 +114,10 @@ def run_inbox(
 ) -> None:
     """Review the inbox (default: claims/inbox); exit 1 when a claim failed or the run could not
     start, so that CI and `crewai run` users see it. With `shadow` (else CLAIMS_CREW_SHADOW),
-    into that shadow instead of production (claims_crew.shadows). With `workers` (else
-    CLAIMS_CREW_WORKERS) above 1, in that many processes (claims_crew.worker_pool)."""
-    from claims_crew.limits import workers_from_environment
-    from claims_crew.shadows import shadow_from_environment
+    into that shadow instead of production (claims_crew.run.shadows). With `workers` (else
+    CLAIMS_CREW_WORKERS) above 1, in that many processes (claims_crew.run.processes)."""
+    from claims_crew.run.limits import workers_from_environment
+    from claims_crew.run.shadows import shadow_from_environment
 
     paths.keep_crewai_at_home()
     try:
@@ -140,7 +143,7 @@ def leave(exit_code: int) -> None:
     thread that Python waits for before the process may exit: up to the call's timeout and
     retries. Nothing of that claim can be written any more, so the process ends now instead.
     """
-    from claims_crew.deadline import abandoned_work
+    from claims_crew.run.deadline import abandoned_work
 
     if abandoned_work():
         sys.stdout.flush()
@@ -191,60 +194,95 @@ def review_inbox(
     """Review the claims in `inbox` that have no decision yet; return how many failed.
 
     With `shadow`, the claims with no decision in that shadow, into it: production is never
-    opened (`fresh`: the shadow starts over). With `workers` above 1, in that many processes,
-    which build their models from the environment and the config (not from `llm_for`); a claim
-    a worker that died had not finished counts as failed, and each dead worker is named."""
-    from claims_crew.claim_files import inbox_files
+    opened (`fresh`: the shadow starts over). With `workers` above 1, by that many queue worker
+    processes, which build their models from the environment and the config (not from
+    `llm_for`); a claim no worker finished counts as failed, and each dead worker is named."""
     from claims_crew.cli import shadow as shadow_output
-    from claims_crew.ingest import ingest
-    from claims_crew.pipeline import run_batch
-    from claims_crew.shadows import open_shadow
+    from claims_crew.run.batch import review_ingested
+    from claims_crew.run.shadows import open_shadow
     from claims_crew.store import Store
-    from claims_crew.worker_pool import run_in_workers
 
+    if workers > 1 and llm_for is not None:
+        raise ValueError("worker processes build their own models: llm_for cannot reach them")
     settings = checked_settings(open_shadow(shadow, fresh) if shadow else Store(), llm_for)
     if shadow:
         shadow_output.announce(console, shadow, settings.store)
-    files = inbox_files(inbox)
-    # Ingest, then work: the claims to review are kept whole in the store and queued first, so
-    # `claims-crew work` processes elsewhere on the same store can take some of them (this run
-    # skips a claim a worker holds). Ingesting is also the triage: a decided claim is not
-    # queued, and a file changed after its decision is flagged. A file that cannot be read
-    # stays, to be reported by the batch.
-    states = {item.path: item.state for item in ingest(files, settings.store)}
-    done = ("decided", "changed_after_decision")
-    todo = [p for p in files if states.get(p) not in done]
-    changed = [p.name for p in files if states.get(p) == "changed_after_decision"]
-    console.print(f"{len(files)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
-    if workers > 1 and llm_for is not None:
-        raise ValueError("worker processes build their own models: llm_for cannot reach them")
+    todo, changed = _ingest_inbox(inbox, settings, console)
     dead: list[DeadWorker] = []
+    left: list[Path] = []
     with BatchProgress(console, len(todo), rate_limit=settings.rate_limit) as progress:
         if workers > 1:
-            pooled = run_in_workers(
-                todo,
-                settings.store,
-                settings.config_dir or paths.config_dir(),
-                concurrency,
-                workers,
-                on_done=progress.finished,
-                on_start=progress.started,
-            )
-            items, dead = pooled.items, pooled.dead
+            pooled = _in_workers(todo, settings, concurrency, workers, progress)
+            items, dead, left = pooled.items, pooled.dead, pooled.left
         else:
-            items = run_batch(
+            items = review_ingested(
                 todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
             )
     console.print(_table(items))
     for worker in dead:
         console.print(plain(worker.describe()), style="red", soft_wrap=True)
+    if left:
+        names = ", ".join(p.name for p in left)
+        console.print(
+            plain(
+                f"{len(left)} claim file(s) no worker finished are left for the next run: {names}"
+            ),
+            style="red",
+            soft_wrap=True,
+        )
     if shadow:
         shadow_output.summary(console, shadow, items, changed)
     else:
         _escalations(console, items, changed, settings.store)
-    # A worker that died after its claims were done still fails the run.
-    lost = sum(max(1, len(worker.unfinished)) for worker in dead)
-    return sum(not item.ok for item in items) + lost
+    # A worker that died still fails the run, even when the others finished its claims.
+    return sum(not item.ok for item in items) + max(len(left), len(dead))
+
+
+def _ingest_inbox(
+    inbox: Path, settings: Settings, console: Console
+) -> tuple[list[Ingested], list[str]]:
+    """Ingest, then work: each claim file is read once, kept whole in the store and queued, so
+    `claims-crew work` processes elsewhere on the same store can take some of the claims (this
+    run skips a claim a worker holds). Ingesting is also the triage: a decided claim is not
+    queued, and a file changed after its decision is flagged. A refused file stays, to be
+    reported in the table. Returns what to review, and the names of the changed files."""
+    from claims_crew.claim_files import inbox_files
+    from claims_crew.run.batch import SETTLED
+    from claims_crew.run.ingest import ingest
+
+    ingested = ingest(inbox_files(inbox), settings.store)
+    todo = [item for item in ingested if item.state not in SETTLED]
+    changed = [i.path.name for i in ingested if i.state == "changed_after_decision"]
+    console.print(f"{len(ingested)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
+    return todo, changed
+
+
+def _in_workers(
+    todo: list[Ingested],
+    settings: Settings,
+    concurrency: int,
+    workers: int,
+    progress: BatchProgress,
+) -> PoolResult:
+    """The refused files reported here; the queued claims worked by worker processes."""
+    from claims_crew.run.processes import run_in_workers
+    from claims_crew.run.routine import BatchItem
+
+    for item in todo:
+        if item.refused:
+            progress.started(item.path)
+            progress.finished(BatchItem(item.path, None, item.error, code=item.code))
+    refused = [BatchItem(i.path, None, i.error, code=i.code) for i in todo if i.refused]
+    pooled = run_in_workers(
+        [i.path for i in todo if not i.refused],
+        settings.store,
+        settings.config_dir or paths.config_dir(),
+        concurrency,
+        workers,
+        on_done=progress.finished,
+        on_start=progress.started,
+    )
+    return replace(pooled, items=refused + pooled.items)
 
 
 def _escalations(

@@ -1,6 +1,6 @@
 """What `claims-crew run --shadow NAME` adds to a run: its options, and what it says at each end.
 
-A shadow run is the ordinary run into another store (claims_crew.shadows), so all it needs here
+A shadow run is the ordinary run into another store (claims_crew.run.shadows), so all it needs here
 is to check the name before anything starts, to say where its records go, and to point at
 `claims-crew compare` instead of the review queue, which a shadow never fills.
 """
@@ -17,13 +17,13 @@ from claims_crew.errors import ShadowError
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
-    from claims_crew.pipeline import BatchItem
+    from claims_crew.run.routine import BatchItem
     from claims_crew.store import Store
 
 
 def _checked_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     """A bad name is a usage error (exit 2) before any claim file is read."""
-    from claims_crew.shadows import shadow_path
+    from claims_crew.run.shadows import shadow_path
 
     if value is not None:
         try:

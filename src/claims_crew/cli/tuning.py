@@ -181,8 +181,24 @@ def prompt(task: str, claim_file: Path, config_dir: Path | None, as_json: bool) 
     with _scratch_crewai_storage():
         from claims_crew.crew.prompt_preview import render_prompt
 
-        rendered = render_prompt(task, claim_file, folder)
+        rendered = render_prompt(task, claim_file, folder, stored_intake=_stored_intake(claim_file))
     if as_json:
         emit_json(rendered.as_json())
     else:
         _print_prompt(rendered)
+
+
+def _stored_intake(claim_file: Path) -> str | None:
+    """The intake agent's answer from the claim's stored run, as later tasks saw it."""
+    from claims_crew.claim_files import load_claim
+    from claims_crew.models import IntakeFacts
+    from claims_crew.store import Store
+
+    record = Store().claim_record(load_claim(claim_file).claim.claim_id)
+    if record is None or record.status != "reviewed":
+        return None
+    if raw := record.raw.get("intake_task"):
+        return raw
+    if isinstance(record.intake, IntakeFacts):
+        return record.intake.model_dump_json()
+    return None

@@ -1,5 +1,5 @@
 """`claims-crew ingest INBOX` and `claims-crew work`: claims into the store, and workers on any
-machine taking them from it (claims_crew.ingest, claims_crew.work).
+machine taking them from it (claims_crew.run.ingest, claims_crew.run.worker).
 
 `ingest` prints one row per claim file (queued, already queued or decided, or refused and why)
 and exits 1 when a file was refused, as `run` does. `work` reviews what the queue holds, with
@@ -39,8 +39,8 @@ from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.errors import ClaimsCrewError
 
 if TYPE_CHECKING:
-    from claims_crew.ingest import Ingested
-    from claims_crew.work import Worker
+    from claims_crew.run.ingest import Ingested
+    from claims_crew.run.worker import Worker
 
 # How each ingest result reads in the table.
 SAID = {
@@ -57,7 +57,7 @@ SAID = {
 def ingest_command(inbox: Path) -> None:
     """Read the claim files in INBOX into the store and queue them for `claims-crew work`."""
     from claims_crew.claim_files import inbox_files
-    from claims_crew.ingest import ingest
+    from claims_crew.run.ingest import ingest
     from claims_crew.store import Store
 
     console = Console()
@@ -117,8 +117,8 @@ def work_command(concurrency: int | None, until_empty: bool) -> None:
 
 def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
     """Work the queue; return how many claims reviewed here failed."""
+    from claims_crew.run.worker import Worker
     from claims_crew.store import Store
-    from claims_crew.work import Worker
 
     settings = checked_settings(Store())
     store = settings.store

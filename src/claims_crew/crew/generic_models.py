@@ -12,7 +12,7 @@ client parses every structured answer into `ParsedChatCompletion[...]`, `ParsedC
 `share_generic_models()` parametrises a generic model of its own in the calling context, so the
 cache exists there before CrewAI copies the context; every copy then holds that same cache, and
 the classes are built once for all of them. A crew calls it for its claim; the pipeline calls it
-in the thread that hands claims to the deadline's thread (pipeline.review_in_time), so the
+in the thread that hands claims to the deadline's thread (run/routine.review_in_time), so the
 claims that thread reviews share one cache too. The classes are the ones pydantic would build
 in any case; what changes is only how many times.
 """

@@ -85,6 +85,11 @@ class ToolLedger:
         with self._lock:
             return list(self._entries)
 
+    def settle(self) -> None:
+        """Wait for the event bus to hand over what it still holds (tool calls made since the
+        last read), before the ledger is read again."""
+        crewai_event_bus.flush()
+
     def returned_to(self, task_id: str) -> set[str]:
         """Clause ids policy_lookup returned within one task."""
         return {cid for e in self.entries if e.task_id == task_id for cid in e.returned_clause_ids}

@@ -21,11 +21,10 @@ from crewai import Agent, BaseLLM, Crew, Process, Task
 from claims_crew import paths
 from claims_crew.claim_files import load_claim
 from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.errors import ClaimsCrewError, ModelError
 from claims_crew.llms.probe import PromptProbe
 from claims_crew.llms.select import LLMFactory, default_llm_factory
-from claims_crew.models import IntakeFacts
-from claims_crew.pipeline import kickoff_inputs
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import load_config
 from claims_crew.vocabulary import REBUTTAL_TASK_OF, TARGETED_TASK
@@ -49,20 +48,6 @@ PLACEHOLDER_OTHER_CLAIM = (
 STAND_IN_ANSWER = "<<not run: prompt preview>>"
 
 ContextSource = Literal["stored", "placeholder", "none"]
-
-
-def stored_intake(claim_id: str) -> str | None:
-    """The intake agent's answer from the claim's stored run, as later tasks saw it."""
-    from claims_crew.store import Store
-
-    record = Store().claim_record(claim_id)
-    if record is None or record.status != "reviewed":
-        return None
-    if raw := record.raw.get("intake_task"):
-        return raw
-    if isinstance(record.intake, IntakeFacts):
-        return record.intake.model_dump_json()
-    return None
 
 
 @dataclass(frozen=True)
@@ -99,8 +84,11 @@ def render_prompt(
     config_dir: Path | None = None,
     library: PolicyLibrary | None = None,
     llm_for: LLMFactory | None = None,
+    stored_intake: str | None = None,
 ) -> RenderedPrompt:
-    """Run the crew up to TASK on probes and return the first messages TASK's agent is sent."""
+    """Run the crew up to TASK on probes and return the first messages TASK's agent is sent.
+    `stored_intake` is the intake agent's answer from the claim's stored run, if it has one:
+    later tasks see it as their context, else a placeholder."""
     folder = config_dir if config_dir is not None else paths.config_dir()
     loaded = load_claim(claim_path)
     claim = loaded.claim
@@ -110,7 +98,7 @@ def render_prompt(
     task_config = yaml.safe_load((folder / "tasks.yaml").read_text(encoding="utf-8"))
     agent_name = str(task_config[task_name]["agent"])
 
-    intake = stored_intake(claim.claim_id)
+    intake = stored_intake
     context: ContextSource = "none"
     if task_name != "intake_task" and "intake_task" in (
         task_config[task_name].get("context") or []

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from crewai import LLM, BaseLLM
 
-from claims_crew.limits import Limits
+from claims_crew.run.limits import Limits
 
 LLMFactory = Callable[[str], BaseLLM]
 

@@ -1,6 +1,6 @@
 """Running stale decisions again under the current state, through the normal pipeline.
 
-Each claim is reviewed as `run` would review it (pipeline.review_in_time, the same Settings),
+Each claim is reviewed as `run` would review it (routine.review_in_time, the same Settings),
 under its lease, from the claim file at the path it was decided from. The result is compared
 with the decision in force:
 
@@ -21,9 +21,10 @@ from typing import Any
 
 from claims_crew.claim_files import load_claim
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
-from claims_crew.pipeline import Settings, review_in_time
 from claims_crew.resolver import Resolution
 from claims_crew.revalidation.stale import Project, stale_reasons
+from claims_crew.run.routine import review_in_time
+from claims_crew.run.settings import Settings
 from claims_crew.store import Standing, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason

@@ -67,7 +67,7 @@ class Project:
 
 def current_project() -> Project:
     """The project as it is now: its policy library and the hash of its config files."""
-    from claims_crew.config_hash import config_sha256
+    from claims_crew.run.config_hash import config_sha256
 
     return Project(PolicyLibrary(), config_sha256(paths.config_dir()))
 

@@ -1,4 +1,5 @@
-"""The debate round: each reviewer shown the other's claim once, asked to keep or revise.
+"""Level 2, the debate round (off by default): each reviewer shown the other's claim once,
+asked to keep or revise.
 
 The rules decide whether a round is held and what it means (resolver/debate.py); this runs the
 two rebuttal tasks, parses their answers as the first ones were (source_checked from the tool
@@ -11,8 +12,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from crewai.events import crewai_event_bus
-
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError
@@ -20,9 +19,10 @@ from claims_crew.models import Claim, ParseFailure, parse_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import Case, Resolution, cited_clauses
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.debate import apply_round, other_claim
+from claims_crew.resolver.debate import apply_round, other_claim, wants_debate
 from claims_crew.resolver.reread import policy_view
-from claims_crew.vocabulary import REBUTTAL_TASK_OF, SIDES, TASK_OF, Side
+from claims_crew.run.levels.state import ReviewState
+from claims_crew.vocabulary import REBUTTAL_TASK_OF, SIDES, TASK_OF, Side, Stage
 
 
 def hold_round(
@@ -47,7 +47,7 @@ def hold_round(
             raise
         except Exception as exc:
             raw[side] = f"the {side} agent failed: {type(exc).__name__}: {exc}"
-    crewai_event_bus.flush()  # the rebuttals' tool calls, before the ledger is read
+    ledger.settle()  # the rebuttals' tool calls, before the ledger is read
     ids = {t.name: str(t.id) for t in claims_crew.all_tasks()}
     revised: dict[Side, Claim | ParseFailure] = {}
     for side in SIDES:
@@ -62,3 +62,25 @@ def hold_round(
     case = replace(case, ledger=ledger.entries)
     case, decided = apply_round(case, config, resolution, shown, raw, revised, view)
     return raw, case, decided
+
+
+class Debate:
+    """Applies when resolution.yaml's debate is on and the rules leave both sides standing
+    against each other (resolver/debate.py: wants_debate)."""
+
+    stage: Stage = "debate"
+
+    def applies(self, state: ReviewState) -> bool:
+        return wants_debate(state.resolution, state.rules)
+
+    def run(self, state: ReviewState) -> None:
+        said, state.case, state.resolution = hold_round(
+            state.crew,
+            state.inputs,
+            state.case,
+            state.rules,
+            state.resolution,
+            state.library,
+            state.ledger,
+        )
+        state.raw.update({REBUTTAL_TASK_OF[side]: text for side, text in said.items()})

@@ -13,7 +13,7 @@ to the cap: they wait as the 429's Retry-After asks, and a claim whose call is s
 after them fails with code `rate_limited`, for the next run to retry.
 
 CLAIMS_CREW_WORKERS (or `claims-crew run --workers N`) reviews a run's claims in N processes
-instead of one (worker_pool.py): CrewAI's own Python work holds one interpreter lock per
+instead of one (processes.py): CrewAI's own Python work holds one interpreter lock per
 process, which caps how many claims one process keeps moving. The cap above is per process, so
 each worker gets an equal share of it (`rpm_share`).
 

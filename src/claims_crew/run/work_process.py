@@ -1,11 +1,9 @@
-"""One worker process of a run in several: `python -m claims_crew.worker STORE CONFIG CONCURRENCY`.
+"""One worker process of a run in several: `python -m claims_crew.run.work_process STORE CONFIG
+CONCURRENCY`.
 
-STORE is the store as shown to people; the store itself is the one CLAIMS_CREW_DATABASE_URL
-names, which worker_pool.py sets to the parent's (an SQLite file or PostgreSQL).
-
-worker_pool.py starts it with a fresh interpreter (never a fork of a process that holds threads
-and SQLite connections), writes the claim files it is to review to its stdin as a JSON list,
-and reads what it does from its stdout, one JSON object a line:
+A `claims-crew work --until-empty` worker (worker.py) on the store CLAIMS_CREW_DATABASE_URL
+names, which processes.py sets to the parent's (an SQLite file or PostgreSQL); STORE is that
+store as shown to people. It reports what it does on its stdout, one JSON object a line:
 
     {"started": PATH}
     {"finished": PATH, "claim_id": ID or null, "busy": bool, "error": TEXT or null,
@@ -13,11 +11,8 @@ and reads what it does from its stdout, one JSON object a line:
 
 The records themselves are not sent: each is in the store once `finished` is written, and the
 parent reads it from there. Anything else the process prints (CrewAI's own output included)
-goes to stderr, so that stdout carries only these lines.
-
-It reviews its claims as a one-process run does (pipeline.run_batch: leases, deadlines, one
-transaction per claim), with the models named by the environment and the config folder. It
-exits 0 when the batch ran, whatever became of each claim; anything else means it died.
+goes to stderr, so that stdout carries only these lines. It exits 0 when the queue ran empty,
+whatever became of each claim; anything else means it died.
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # CrewAI is imported only once the environment it reads is set (main)
-    from claims_crew.pipeline import BatchItem
+    from claims_crew.run.routine import BatchItem
 
 
 def started_event(path: Path) -> dict[str, Any]:
@@ -62,12 +57,12 @@ def main(argv: list[str] | None = None) -> None:
     _store_shown, config_dir, concurrency = argv or sys.argv[1:]
     events = _events_out()
     paths.keep_crewai_at_home()
-    files = [Path(p) for p in json.load(sys.stdin)]
 
-    from claims_crew.deadline import abandoned_work
     from claims_crew.llms.select import default_llm_factory
-    from claims_crew.pipeline import Settings, run_batch
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.deadline import abandoned_work
+    from claims_crew.run.settings import Settings
+    from claims_crew.run.worker import Worker
     from claims_crew.store import Store
     from claims_crew.store.engine import DATABASE_URL_VARIABLE
 
@@ -77,22 +72,22 @@ def main(argv: list[str] | None = None) -> None:
         library=PolicyLibrary(),
         llm_for=default_llm_factory(Path(config_dir)),
         config_dir=Path(config_dir),
-        store=Store(url=os.environ[DATABASE_URL_VARIABLE]),  # set by worker_pool
+        store=Store(url=os.environ[DATABASE_URL_VARIABLE]),  # set by processes.py
     )
 
-    lock = threading.Lock()  # the batch's threads report at once; one line at a time
+    lock = threading.Lock()  # the worker's threads report at once; one line at a time
 
     def send(event: dict[str, Any]) -> None:
         with lock:
             events.write(json.dumps(event) + "\n")  # line-buffered: the parent sees it now
 
-    run_batch(
-        files,
+    Worker(
         settings,
         int(concurrency),
+        until_empty=True,
         on_start=lambda path: send(started_event(path)),
         on_done=lambda item: send(finished_event(item)),
-    )
+    ).run()
     events.close()
     if abandoned_work():  # a call past its claim's deadline: nothing of it can be written now
         sys.stderr.flush()

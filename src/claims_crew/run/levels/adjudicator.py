@@ -1,4 +1,4 @@
-"""The adjudicator: asked once, only when the rules find an interpretation dispute.
+"""Level 3, the adjudicator: asked once, only when the rules find an interpretation dispute.
 
 It sees both answers, the clause texts the code re-read and the agreed facts, and must return a
 side (or escalate), a reason and the clauses it rests on. resolver.apply_adjudication checks that
@@ -22,7 +22,8 @@ from claims_crew.resolver import (
     apply_adjudication,
 )
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.vocabulary import SIDES
+from claims_crew.run.levels.state import ReviewState
+from claims_crew.vocabulary import ADJUDICATE_TASK, SIDES, Stage
 
 
 def dispute_text(case: Case, resolution: Resolution) -> str:
@@ -101,3 +102,20 @@ def adjudicate_case(
     }
     _, decided, check = adjudicate(claims_crew, inputs, case, config, resolution)
     return decided, check
+
+
+class Adjudicator:
+    """Applies to an interpretation dispute (ADJUDICATION_REQUIRED) while resolution.yaml's
+    adjudication is enabled; with it off, the dispute goes to a person as it stands."""
+
+    stage: Stage = "adjudicator"
+
+    def applies(self, state: ReviewState) -> bool:
+        adjudicating = state.rules.adjudication.enabled
+        return state.resolution.outcome == "ADJUDICATION_REQUIRED" and adjudicating
+
+    def run(self, state: ReviewState) -> None:
+        raw, state.resolution, state.adjudication = adjudicate(
+            state.crew, state.inputs, state.case, state.rules, state.resolution
+        )
+        state.raw[ADJUDICATE_TASK] = raw

@@ -1,18 +1,12 @@
 """A worker: claims taken from the store's queue and reviewed, on any machine that reaches it.
 
 What `claims-crew work` runs. `concurrency` threads each take one claim at a time
-(store/work_queue.py), take its claim lease (store/leases.py), check that it is still
-undecided, review it as a run does (pipeline.review_in_time: the deadline, the models) and
-record it in one transaction (Store.record, which checks again that no decision exists). A
-heartbeat thread keeps the items and claim leases of the claims in hand, so another worker
-takes a claim only once this one has finished it, or died.
-
-Why a claim is decided exactly once and never sent to a model after its decision: a model is
-called for a claim only by the holder of its claim lease, taken under the store's write lock,
-and only after the holder has seen no decision; the decision is written, under the same lock,
-before the lease is released, and never when one exists already. A holder that dies leaves its
-lease to run out (WORK_LEASE_S without a heartbeat), or to be seen free at once on its own
-host; it calls no model once dead.
+(store/work_queue.py) and put it through the one claim routine a run uses (routine.py: claim
+lease, still undecided?, review within the deadline, record, finish). A heartbeat thread keeps
+the items and claim leases of the claims in hand, so another worker takes a claim only once
+this one has finished it, or died. A holder that dies leaves its lease to run out
+(WORK_LEASE_S without a heartbeat), or to be seen free at once on its own host; it calls no
+model once dead.
 
 A stop (SIGTERM, Ctrl-C: `stop`) ends the taking; the claims in hand are finished first.
 """
@@ -27,8 +21,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from claims_crew import pipeline
-from claims_crew.pipeline import BatchItem, Settings
+from claims_crew.run import routine
+from claims_crew.run.routine import BatchItem, Lease, StoredClaim
+from claims_crew.run.settings import Settings
 from claims_crew.store import lease_holder
 from claims_crew.store.work_queue import BUSY_BACKOFF_S, WORK_LEASE_S, Taken
 
@@ -44,7 +39,7 @@ class Worker:
     """Takes and reviews claims until the queue is empty (`until_empty`) or it is stopped.
 
     `on_start` hears of each claim file as its review begins, `on_done` as it ends, from the
-    worker's threads, as with pipeline.run_batch.
+    worker's threads, as with batch.run_batch.
     """
 
     def __init__(
@@ -118,31 +113,14 @@ class Worker:
             self.stop.wait(self.poll_s)
 
     def _review(self, item: Taken, run_id: int) -> BatchItem | None:
-        """One taken claim reviewed and recorded; None when another process is reviewing it
-        outside the queue (it is put back for later)."""
-        store, claim_id, path = self.store, item.claim_id, Path(item.path)
-        if not store.lease(claim_id, item.holder, WORK_LEASE_S):
-            store.put_back(item, BUSY_BACKOFF_S)
-            return None
-        try:
-            if self.on_start is not None:
-                self.on_start(path)
-            if store.decided(claim_id):
-                # Decided since it was queued (by a run, or a worker that died after its
-                # decision): never ask a model again.
-                store.finish(item)
-                return BatchItem(path, store.claim_record(claim_id))
-            loaded = store.loaded(claim_id, item.sha256)
-            if loaded is None:
-                store.finish(item)
-                why = "its file is not whole in the store; ingest its inbox again"
-                return BatchItem(path, None, f"{path}: {why}", code="unreadable")
-            record = pipeline.review_in_time(loaded, self.settings)
-            store.record(record, run_id, loaded, self.settings.basis(record, loaded))
-            store.finish(item)
-            return BatchItem(path, record)
-        finally:
-            store.release(claim_id, item.holder)
+        """One taken claim through the claim routine; None when another process is reviewing
+        it outside the queue (it is put back for later)."""
+        lease = Lease(item.holder, WORK_LEASE_S, taken=item)
+        claim = StoredClaim.of(item)
+        done = routine.decide_claim(claim, lease, self.settings, run_id, self.on_start)
+        if done is None:
+            self.store.put_back(item, BUSY_BACKOFF_S)
+        return done
 
     def _beat(self, done: threading.Event) -> None:
         while not done.wait(HEARTBEAT_S):

@@ -1,4 +1,4 @@
-"""The targeted question: intake asked once about the facts a conflict turns on.
+"""Level 1, targeted evidence: intake asked once about the facts a conflict turns on.
 
 The rules name the facts (resolver/targeted.py); this runs the claim's targeted_question_task
 on them and hands the raw answer back to the resolver, which checks every quote in code. The
@@ -16,8 +16,9 @@ from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import parse_targeted
 from claims_crew.resolver import Case, Resolution
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.targeted import apply_answer, question_for
-from claims_crew.vocabulary import FactName
+from claims_crew.resolver.targeted import apply_answer, facts_to_ask, question_for
+from claims_crew.run.levels.state import ReviewState
+from claims_crew.vocabulary import TARGETED_TASK, FactName, Stage
 
 
 def ask_for_evidence(
@@ -42,3 +43,20 @@ def ask_for_evidence(
         case, config, resolution, facts, question, raw, parse_targeted(raw)
     )
     return raw, case, decided
+
+
+class TargetedEvidence:
+    """Applies when the agents' answers conflict over facts intake left open or unverified, and
+    resolution.yaml's targeted_evidence is on."""
+
+    stage: Stage = "targeted_evidence"
+
+    def applies(self, state: ReviewState) -> bool:
+        return bool(facts_to_ask(state.resolution, state.rules))
+
+    def run(self, state: ReviewState) -> None:
+        asked = facts_to_ask(state.resolution, state.rules)
+        raw, state.case, state.resolution = ask_for_evidence(
+            state.crew, state.inputs, state.case, state.rules, state.resolution, asked
+        )
+        state.raw[TARGETED_TASK] = raw

@@ -1,0 +1,52 @@
+"""Claim files into the store's work queue: what `claims-crew ingest INBOX` does, and the first
+half of every run.
+
+Each file is read once and validated (claim_files.load_claims: files sharing a claim id are
+refused together), then kept whole in the store (the bytes that were checked, its fields and its
+attachments' text) and its claim queued for the workers (store/work_queue.py). Everything later
+reads the claim from the store, never from the file again. A bad file is refused with a typed
+error and the others go on. A claim already decided is not queued again; a file changed after
+its claim's decision is flagged and not queued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from claims_crew.claim_files import load_claims
+from claims_crew.errors import ClaimFileError
+from claims_crew.store import Store
+from claims_crew.store.work_queue import Enqueued
+from claims_crew.vocabulary import ClaimFileProblem
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """One claim file's fate: queued (or why not), or refused with the file's problem."""
+
+    path: Path
+    claim_id: str | None
+    state: Enqueued | None
+    error: str | None = None
+    code: ClaimFileProblem | None = None
+    sha256: str = ""  # of the bytes kept, when the file was read
+
+    @property
+    def refused(self) -> bool:
+        return self.state is None
+
+
+def ingest(paths: Sequence[Path], store: Store) -> list[Ingested]:
+    """Keep and queue each claim file; results in the order given."""
+    found = load_claims(paths)
+    results: list[Ingested] = []
+    for path in paths:
+        loaded = found[path]
+        if isinstance(loaded, ClaimFileError):
+            results.append(Ingested(path, None, None, str(loaded), loaded.code))
+            continue
+        state = store.enqueue(loaded)
+        results.append(Ingested(path, loaded.claim.claim_id, state, sha256=loaded.sha256))
+    return results

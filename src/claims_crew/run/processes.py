@@ -1,0 +1,178 @@
+"""A run's claims reviewed by N queue workers in processes of their own (`run --workers N`).
+
+CrewAI's own Python work for a claim (building the crew, rendering prompts, parsing answers,
+firing events) runs under the interpreter lock, so one process keeps only so many claims moving
+however many wait on the provider. N processes each have a lock of their own.
+
+The run has ingested its inbox, so its claims wait in the store's queue. The parent starts N
+fresh `python -m claims_crew.run.work_process` processes (no fork of a process holding threads
+and database connections): each is a `claims-crew work --until-empty` worker (worker.py) on the
+parent's store, found by its URL, and reports each claim it starts and finishes on its stdout.
+Every claim goes through the one claim routine (routine.py), so each is decided once whoever
+takes it. Workers drain the queue: a claim queued by another inbox is reviewed too.
+
+A worker that dies (killed, out of memory) loses nothing: what it recorded is whole, and the
+claims it held come free at once on this host (their holder's process is gone), so the other
+workers take them. The run reports each dead worker and what it held, and exits non-zero; a
+claim nobody finished is left for the next run.
+
+CLAIMS_CREW_MAX_RPM counts per process: each worker is given an equal share of the cap
+(limits.rpm_share).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from claims_crew.run.limits import Limits, rpm_share
+from claims_crew.run.routine import BatchItem
+from claims_crew.store import Store
+from claims_crew.store.engine import DATABASE_URL_VARIABLE
+from claims_crew.vocabulary import ClaimFileProblem
+
+# What the workers run: `python -m WORKER_MODULE STORE CONFIG CONCURRENCY` (STORE as shown to
+# people; the URL itself is in the worker's environment).
+WORKER_MODULE = "claims_crew.run.work_process"
+
+
+@dataclass
+class WorkerProcess:
+    """One worker process, and the claim files it has started and not yet finished."""
+
+    number: int  # 1-based, as reported
+    process: subprocess.Popen[str]
+    in_hand: set[Path] = field(default_factory=set)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+
+@dataclass(frozen=True)
+class DeadWorker:
+    """A worker that ended with a failure of its own, and the claims it held then."""
+
+    number: int
+    workers: int
+    pid: int
+    returncode: int
+    held: list[Path]
+
+    def describe(self) -> str:
+        """'worker 2 of 2 (pid 4711) was killed by SIGKILL while reviewing C-1047.json'"""
+        if self.returncode < 0:
+            try:
+                how = f"was killed by {signal.Signals(-self.returncode).name}"
+            except ValueError:
+                how = f"was killed by signal {-self.returncode}"
+        else:
+            how = f"exited with status {self.returncode}"
+        text = f"worker {self.number} of {self.workers} (pid {self.pid}) {how}"
+        if not self.held:
+            return text
+        return f"{text} while reviewing {', '.join(sorted(p.name for p in self.held))}"
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    """The items of the claims whose review ended, the dead workers, and the run's claims that
+    no worker finished (left for the next run)."""
+
+    items: list[BatchItem]
+    dead: list[DeadWorker]
+    left: list[Path]
+
+
+def worker_environment(workers: int, store: Store | None = None) -> dict[str, str]:
+    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM and the
+    store's URL (an SQLite file, a shadow's included, or PostgreSQL): in the environment rather
+    than on the command line, where a password would show in the process list."""
+    env = dict(os.environ)
+    if store is not None:
+        env[DATABASE_URL_VARIABLE] = store.url.render_as_string(hide_password=False)
+    share = rpm_share(Limits.from_environment().max_rpm, workers)
+    if share is not None:
+        env["CLAIMS_CREW_MAX_RPM"] = str(share)
+    return env
+
+
+def _item(event: dict[str, Any], store: Store) -> BatchItem:
+    """A finished event as the item a one-process run makes; the record read from the store."""
+    claim_id = event.get("claim_id")
+    record = store.claim_record(claim_id) if isinstance(claim_id, str) else None
+    code: ClaimFileProblem | None = event.get("code")
+    path = Path(event["finished"])
+    return BatchItem(path, record, event.get("error"), busy=bool(event.get("busy")), code=code)
+
+
+def run_in_workers(
+    todo: Sequence[Path],
+    store: Store,
+    config_dir: Path,
+    concurrency: int,
+    workers: int,
+    on_done: Callable[[BatchItem], None] | None = None,
+    on_start: Callable[[Path], None] | None = None,
+) -> PoolResult:
+    """Work the queue in `workers` processes, each at most `concurrency` claims at a time, until
+    it is empty. `todo` are the run's own queued claim files: those no worker finished are
+    `left`. `on_start` and `on_done` hear of each claim as a worker begins and ends it."""
+    env = worker_environment(workers, store)
+    command = [sys.executable, "-m", WORKER_MODULE, store.where, str(config_dir), str(concurrency)]
+    pool: list[WorkerProcess] = []
+    done: dict[Path, BatchItem] = {}
+    lock = threading.Lock()
+
+    def listen(worker: WorkerProcess) -> None:
+        assert worker.process.stdout is not None
+        for line in worker.process.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # the last line of a worker killed while writing it
+            if "started" in event:
+                with lock:
+                    worker.in_hand.add(Path(event["started"]))
+                if on_start is not None:
+                    on_start(Path(event["started"]))
+            elif "finished" in event:
+                item = _item(event, store)
+                with lock:
+                    done[item.path] = item
+                    worker.in_hand.discard(item.path)
+                if on_done is not None:
+                    on_done(item)
+        worker.process.wait()
+
+    try:
+        for number in range(1, workers + 1):
+            process = subprocess.Popen(
+                command, stdout=subprocess.PIPE, text=True, encoding="utf-8", env=env
+            )
+            pool.append(WorkerProcess(number, process))
+        listeners = [threading.Thread(target=listen, args=(w,)) for w in pool]
+        for listener in listeners:
+            listener.start()
+        for listener in listeners:
+            listener.join()
+    finally:
+        for worker in pool:  # interrupted: no worker outlives the run
+            if worker.process.poll() is None:
+                worker.process.terminate()
+                worker.process.wait()
+    dead = [
+        DeadWorker(w.number, len(pool), w.pid, w.process.returncode, sorted(w.in_hand))
+        for w in pool
+        if w.process.returncode != 0
+    ]
+    items = [done[p] for p in todo if p in done] + [i for p, i in done.items() if p not in todo]
+    return PoolResult(items, dead, [p for p in todo if p not in done])

@@ -1,0 +1,169 @@
+"""One claim's review: the crew, the resolver, then the cascade's levels; its record.
+
+Each claim is independent: its own crew, its own tool ledger, its own record. Nothing here is
+shared between claims but the policy library, which only reads. The record is returned, not
+saved: the claim routine (routine.py) records it in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.crew.crew import ClaimsCrew
+from claims_crew.crew.inputs import kickoff_inputs
+from claims_crew.crew.ledger import ToolLedger, source_checked
+from claims_crew.errors import ClaimsCrewError, ModelError
+from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
+from claims_crew.records import ClaimRecord, RunError
+from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
+from claims_crew.resolver.reread import policy_view
+from claims_crew.run.levels import ReviewState, walk
+from claims_crew.run.settings import Settings
+from claims_crew.run.stages import StageClock
+from claims_crew.vocabulary import ON_DEMAND_TASKS, TASK_OF, utc_now
+
+
+def record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
+    """What every record of a claim file starts with, whatever became of the review."""
+    return {
+        "claim_id": loaded.claim.claim_id,
+        "claim_file": str(loaded.path),
+        "claim_sha256": loaded.sha256,
+        "policy_id": loaded.claim.policy_id,
+        "started_at": started,
+    }
+
+
+def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
+    """Run the crew on one claim, resolve it, and return its record (saved by the caller).
+
+    A policy that is unknown, unreadable or not in force on the loss date is escalated before
+    any model is called. After the rules' first word, the cascade's levels run where they apply
+    (levels/): intake asked once more when the answers conflict over open facts, a debate round
+    when configured, the adjudicator for an interpretation dispute.
+    """
+    claim = loaded.claim
+    base = record_head(loaded, utc_now())
+    view = policy_view(settings.library, claim.policy_id, ())
+    if (early := policy_checks(claim, view, settings.resolution)) is not None:
+        return ClaimRecord(
+            **base,
+            status="reviewed",
+            resolution=early,
+            policy_sha256=view.sha256,
+            policy_corrections_sha256=view.corrections_sha256,
+            finished_at=utc_now(),
+        )
+    stages = StageClock()
+    try:
+        stages.start("crew")
+        crew = ClaimsCrew(claim.policy_id, settings.llm_for, settings.library, settings.config_dir)
+        ledger = ToolLedger({str(t.id) for t in crew.all_tasks()})
+        with ledger.listening():  # every level's model calls and tool calls too
+            state = _first_word(crew, ledger, loaded, settings, stages)
+            walk(state, stages)
+    except ClaimsCrewError as exc:
+        code = "model" if isinstance(exc, ModelError) else "config"
+        return _failed(base, code, str(exc))
+    except Exception as exc:  # a model or network failure must not stop the batch
+        return _failed(base, failure_code(exc), f"{type(exc).__name__}: {exc}")
+    return _reviewed(base, state, stages)
+
+
+def _first_word(
+    crew: ClaimsCrew,
+    ledger: ToolLedger,
+    loaded: LoadedClaim,
+    settings: Settings,
+    stages: StageClock,
+) -> ReviewState:
+    """Intake, then policy and fraud side by side; their answers parsed (source_checked from
+    the tool ledger, never from the model) and resolved by the rules."""
+    claim, rules = loaded.claim, settings.resolution
+    inputs = kickoff_inputs(loaded, rules.allowed_answers, dispute="")
+    tasks = {t.name or "": t for t in crew.all_tasks()}
+    crew.review(inputs)  # intake, then policy and fraud side by side
+    raw = {
+        name: (t.output.raw if t.output else "")
+        for name, t in tasks.items()
+        if name not in ON_DEMAND_TASKS
+    }
+    stages.start("resolver")
+
+    def reviewer(name: str) -> Claim | ParseFailure:
+        parsed = parse_claim(raw[name], rules.allowed_answers)
+        if isinstance(parsed, Claim):
+            parsed.source_checked = source_checked(parsed, ledger.returned_to(str(tasks[name].id)))
+        return parsed
+
+    intake = parse_intake(raw[TASK_OF["intake"]])
+    policy, fraud = reviewer(TASK_OF["policy"]), reviewer(TASK_OF["fraud"])
+    view = policy_view(settings.library, claim.policy_id, cited_clauses(policy, fraud))
+    case = Case(claim, intake, policy, fraud, ledger.entries, view, loaded.attachments)
+    resolution = resolve(case, rules)
+    stages.stop()
+    return ReviewState(
+        crew,
+        inputs,
+        ledger,
+        settings.library,
+        rules,
+        first=case,
+        case=case,
+        resolution=resolution,
+        raw=raw,
+    )
+
+
+def _reviewed(base: dict[str, Any], state: ReviewState, stages: StageClock) -> ClaimRecord:
+    ledger, case, first = state.ledger, state.case, state.first
+    return ClaimRecord(
+        **base,
+        status="reviewed",
+        intake=first.facts,
+        policy=first.policy,
+        fraud=first.fraud,
+        raw=state.raw,
+        ledger=ledger.entries,
+        models=dict(state.crew.models),
+        resolution=state.resolution,
+        adjudication=state.adjudication,
+        model_calls=ledger.model_calls,
+        tokens=ledger.tokens,
+        tokens_by_task=ledger.usage,
+        stages=stages.times,
+        policy_sha256=case.view.sha256,
+        policy_corrections_sha256=case.view.corrections_sha256,
+        finished_at=utc_now(),
+    )
+
+
+def _failed(base: dict[str, Any], code: str, message: str) -> ClaimRecord:
+    return ClaimRecord(
+        **base, status="failed", finished_at=utc_now(), error=RunError(code=code, message=message)
+    )
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def failure_code(exc: BaseException) -> str:
+    """`timeout` when a model call gave up waiting (the clients' timeout errors all stem from a
+    socket's); `rate_limited` when the provider still answered 429 after the client's retries
+    (every provider's SDK puts the HTTP status on its error); else `crew_failed`. All three
+    leave the claim for the next run."""
+    causes = list(_causes(exc))
+    if any(isinstance(cause, TimeoutError) for cause in causes):
+        return "timeout"
+    if any(getattr(cause, "status_code", None) == 429 for cause in causes):
+        return "rate_limited"
+    return "crew_failed"

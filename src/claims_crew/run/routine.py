@@ -1,0 +1,144 @@
+"""The one claim routine: what `claims-crew run` and every queue worker do with a claim.
+
+lease → decided already? → the claim file from the store → review within the deadline →
+record → finish its queue item → release. A run calls it for the claims it has just ingested
+(batch.py), a worker for the claims it takes from the queue (worker.py); both read the claim as
+ingest kept it, so a claim file is read from disk once.
+
+Why a claim is decided exactly once and never sent to a model after its decision: a model is
+called for a claim only by the holder of its claim lease, taken under the store's write lock,
+and only after the holder has seen no decision; the decision is written, under the same lock,
+before the lease is released, and never when one exists already (Store.record).
+
+A claim gets until its deadline (limits.py); past it, the claim is recorded as failed with code
+`timeout` and the batch goes on, while the abandoned review can no longer call a model or reach
+the store (deadline.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.crew.generic_models import share_generic_models
+from claims_crew.errors import ClaimFileError
+from claims_crew.llms.cutoff import model_calls_until
+from claims_crew.records import ClaimRecord, RunError
+from claims_crew.run.deadline import run_within
+from claims_crew.run.review import record_head, review_claim
+from claims_crew.run.settings import Settings
+from claims_crew.store.work_queue import Taken
+from claims_crew.vocabulary import ClaimFileProblem, utc_now
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """A claim file's outcome in a batch: its record, or why its file could not be read."""
+
+    path: Path
+    record: ClaimRecord | None
+    error: str | None = None
+    busy: bool = False  # another process is reviewing it: not a failure, and not ours to do
+    code: ClaimFileProblem | None = None  # why the file was refused, with `error`
+
+    @classmethod
+    def refused(cls, path: Path, exc: ClaimFileError) -> BatchItem:
+        return cls(path, None, str(exc), code=exc.code)
+
+    @property
+    def ok(self) -> bool:
+        return self.busy or (self.record is not None and self.record.status == "reviewed")
+
+
+@dataclass(frozen=True)
+class StoredClaim:
+    """A claim kept whole in the store by ingest: enough to find it and to name it."""
+
+    claim_id: str
+    sha256: str
+    path: Path
+
+    @classmethod
+    def of(cls, taken: Taken) -> StoredClaim:
+        return cls(taken.claim_id, taken.sha256, Path(taken.path))
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who holds the claim while the routine runs, for how long, and the queue item it took
+    (None: the run's own claim, whose queue item is finished by claim id)."""
+
+    holder: str
+    seconds: float
+    taken: Taken | None = None
+
+
+def decide_claim(
+    claim: StoredClaim,
+    lease: Lease,
+    settings: Settings,
+    run_id: int | None,
+    on_start: Callable[[Path], None] | None = None,
+) -> BatchItem | None:
+    """Review and record one stored claim; None when another process holds its lease."""
+    store, claim_id = settings.store, claim.claim_id
+    if not store.lease(claim_id, lease.holder, lease.seconds):
+        return None
+    try:
+        if on_start is not None:
+            on_start(claim.path)
+        if store.decided(claim_id):
+            # Decided since it was queued (another run, or a worker that died after its
+            # decision): never ask a model again.
+            _finish(settings, claim, lease)
+            return BatchItem(claim.path, store.claim_record(claim_id))
+        loaded = store.loaded(claim_id, claim.sha256, str(claim.path))
+        if loaded is None:
+            _finish(settings, claim, lease)
+            why = "its file is not whole in the store; ingest its inbox again"
+            return BatchItem(claim.path, None, f"{claim.path}: {why}", code="unreadable")
+        record = review_in_time(loaded, settings)
+        store.record(record, run_id, loaded, settings.basis(record, loaded))
+        _finish(settings, claim, lease)
+        return BatchItem(claim.path, record)
+    finally:
+        store.release(claim_id, lease.holder)
+
+
+def _finish(settings: Settings, claim: StoredClaim, lease: Lease) -> None:
+    """Its queue item is done: no worker is to take the claim now."""
+    if lease.taken is not None:
+        settings.store.finish(lease.taken)
+    else:
+        settings.store.finish_claim(claim.claim_id)
+
+
+def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
+    """review_claim, given until the claim's deadline; past it, a failed record with code
+    `timeout`, and the abandoned review makes no further model call."""
+    started = utc_now()
+    seconds = settings.limits.claim_deadline_s
+
+    def review(stop: threading.Event) -> ClaimRecord:
+        with model_calls_until(stop, settings.rate_limit):
+            return review_claim(loaded, settings)
+
+    # In this thread's own context, which run_within copies: the claims this thread reviews
+    # then share one cache of pydantic's generic models (crew/generic_models.py).
+    share_generic_models()
+    record = run_within(seconds, review, name=f"review {loaded.claim.claim_id}")
+    if record is not None:
+        return record
+    return ClaimRecord(
+        **record_head(loaded, started),
+        status="failed",
+        finished_at=utc_now(),
+        error=RunError(
+            code="timeout",
+            message=f"no result within {seconds:g} s (CLAIMS_CREW_CLAIM_DEADLINE); "
+            "the next run retries it",
+        ),
+    )

@@ -1,0 +1,52 @@
+"""What every claim of a run shares: the policies, the models, the rules, the store, the limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.llms.rate_limit import RateLimit
+from claims_crew.llms.select import LLMFactory
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ClaimRecord
+from claims_crew.resolver.config import ResolutionConfig, load_config
+from claims_crew.run.config_hash import config_sha256
+from claims_crew.run.limits import Limits
+from claims_crew.store import Basis, Store
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every claim of a run shares. The rules come from config_dir/resolution.yaml."""
+
+    library: PolicyLibrary
+    llm_for: LLMFactory
+    config_dir: Path | None = None
+    rules: ResolutionConfig | None = None
+    store: Store = field(default_factory=Store)  # CLAIMS_CREW_DATABASE_URL, else SQLite at home
+    limits: Limits = field(default_factory=Limits.from_environment)
+    # One for the run, shared by every claim's model calls; built from `limits` when not given.
+    rate_limit: RateLimit | None = None
+    # The hash of the config files as the run loaded them, recorded with every decision.
+    config_sha256: str = ""
+
+    def __post_init__(self) -> None:
+        if self.rules is None:  # loaded and validated once, before any claim is run
+            object.__setattr__(self, "rules", load_config(self.config_dir))
+        if not self.config_sha256:
+            object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
+        if self.rate_limit is None and self.limits.max_rpm is not None:
+            limit = RateLimit(self.limits.max_rpm, self.limits.rate_window_s)
+            object.__setattr__(self, "rate_limit", limit)
+
+    @property
+    def resolution(self) -> ResolutionConfig:
+        assert self.rules is not None
+        return self.rules
+
+    def basis(self, record: ClaimRecord, loaded: LoadedClaim) -> Basis:
+        """What a decision from `record` stands on: this run's config, and its expiry rule."""
+        outcome = record.resolution.outcome if record.resolution is not None else ""
+        valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
+        return Basis(self.config_sha256, valid_for)
