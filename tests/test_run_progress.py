@@ -15,6 +15,7 @@ from rich.progress import Progress
 from claims_crew.cli import main, progress
 from claims_crew.cli.progress import InFlight, WaitingColumn
 from claims_crew.cli.run import review_inbox
+from claims_crew.policy.library import PolicyLibrary
 from tests.conftest import ROOT, StartServer
 from tests.openai_server import Hang
 from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
@@ -44,7 +45,10 @@ def test_in_flight_names_the_longest_waits_first() -> None:
 def hanging_inbox(
     openai_server: StartServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Path:
-    """Three water claims; the provider never answers C-1's intake, which times out after 2 s."""
+    """Three water claims; the provider never answers C-1's intake, which times out after 2 s.
+    The policy is indexed first, where the run looks: the first claim would otherwise spend its
+    2 s reading the PDF on a busy machine, and never reach the silent provider."""
+    PolicyLibrary().open("HM-HOME-001")
     script = CrewScript()
     for claim_id in ("C-1", "C-2", "C-3"):
         water_replies(script, claim_id)

@@ -131,11 +131,6 @@ class PolicyDocument:
         return [SearchHit(self._by_id[h.clause_id], h.snippet, h.score) for h in ranked]
 
 
-def clause_terms(words: str) -> list[str]:
-    """Search terms from free text; FTS5 syntax characters never reach the query."""
-    return re.findall(r"\w+", words.lower())
-
-
 def _best(candidates: list[Clause], children: dict[str, list[Clause]]) -> Clause:
     # A label printed twice is usually a table-of-contents line and the clause itself; the one
     # with a body (more lines, or sub-clauses) is the one people mean. Ties go to document order.
