@@ -325,8 +325,8 @@ def async_tasks_crew(claims_crew: ClaimsCrew, inputs: dict[str, Any]) -> None:
     from crewai import Process
     from crewai.tasks.conditional_task import ConditionalTask
 
-    from claims_crew.crew.crew import StrictConverter
-    from claims_crew.crew.unlogged import UnloggedCrew
+    from claims_crew.crew.workarounds.kickoff_log import UnloggedCrew
+    from claims_crew.crew.workarounds.strict_converter import StrictConverter
     from claims_crew.models import AdjudicatorAnswer
     from claims_crew.vocabulary import ADJUDICATE_TASK
 

@@ -19,10 +19,10 @@ from crewai.flow.flow import FlowState
 from pydantic import BaseModel
 
 from claims_crew.claim_files import load_claim
-from claims_crew.crew import yaml_config
 from claims_crew.crew.crew import ClaimsCrew
-from claims_crew.crew.executor import ClaimsAgentExecutor
-from claims_crew.crew.generic_models import share_generic_models
+from claims_crew.crew.workarounds import yaml_cache
+from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
+from claims_crew.crew.workarounds.generic_models import share_generic_models
 from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
@@ -94,15 +94,15 @@ def test_the_yaml_reads_as_crewai_reads_it(
 ) -> None:
     crlf = tmp_path / "crlf.yaml"
     crlf.write_bytes(b"intake:\r\n  role: >\r\n    Reads\r\n    claims\r\n")
-    assert yaml_config.load_yaml(crlf) == {"intake": {"role": "Reads claims\n"}}
+    assert yaml_cache.load_yaml(crlf) == {"intake": {"role": "Reads claims\n"}}
     listed = tmp_path / "list.yaml"
     listed.write_text("- not a mapping\n", encoding="utf-8")
-    assert yaml_config.load_yaml(listed) == {}  # as CrewBase: anything but a mapping is empty
+    assert yaml_cache.load_yaml(listed) == {}  # as CrewBase: anything but a mapping is empty
     empty = tmp_path / "empty.yaml"
     empty.write_text("", encoding="utf-8")
-    assert yaml_config.load_yaml(empty) == {}
+    assert yaml_cache.load_yaml(empty) == {}
     with pytest.raises(FileNotFoundError):
-        yaml_config.load_yaml(tmp_path / "missing.yaml")
+        yaml_cache.load_yaml(tmp_path / "missing.yaml")
     assert "File not found" in caplog.text
 
 

@@ -8,79 +8,26 @@ side, because neither reads the other's answer.
 
 from __future__ import annotations
 
-import contextvars
-import threading
-import weakref
-from collections import deque
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from crewai import Agent, BaseLLM, Crew, Process, Task
 from crewai.project import CrewBase, agent, crew, task
-from crewai.project.utils import cache as crewbase_cache
-from crewai.utilities.converter import Converter, ConverterError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from claims_crew import paths
-from claims_crew.crew import yaml_config
-from claims_crew.crew.executor import ClaimsAgentExecutor
-from claims_crew.crew.generic_models import share_generic_models
-from claims_crew.crew.unlogged import UnloggedCrew
-from claims_crew.crew.waves import waves
-from claims_crew.errors import ConfigError
+from claims_crew.crew.waves import run_in_waves
+from claims_crew.crew.workarounds import memo_cache, yaml_cache
+from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
+from claims_crew.crew.workarounds.config_files import use_config_dir
+from claims_crew.crew.workarounds.generic_models import share_generic_models
+from claims_crew.crew.workarounds.kickoff_log import UnloggedCrew
+from claims_crew.crew.workarounds.task_schema import schema_task
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts, TargetedAnswer
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupTool
 from claims_crew.vocabulary import ON_DEMAND_TASKS, REBUTTAL_TASK_OF, Side
-
-
-class StrictConverter(Converter):
-    """Validate the agent's final answer against the schema, and never ask a model to fix it.
-
-    CrewAI's own converter makes an extra model call when the answer does not parse, and fails
-    the whole crew if that call fails too. Here a bad answer is left as raw text; the pipeline
-    records it as a parse_error and the other agents' work is kept.
-    """
-
-    def to_pydantic(self, current_attempt: int = 1) -> BaseModel:
-        try:
-            return self.model.model_validate_json(self.text)
-        except ValidationError as exc:
-            return ConverterError(f"answer does not match {self.model.__name__}: {exc}")  # type: ignore[return-value]
-
-    def to_json(self, current_attempt: int = 1) -> dict[str, Any]:
-        result = self.to_pydantic(current_attempt)
-        if isinstance(result, ConverterError):
-            return result  # type: ignore[return-value]
-        return result.model_dump(mode="json")
-
-
-# Ids of crews freed since the last crew was made (see forget_freed_crews).
-_freed_crews: deque[int] = deque()
-
-
-def forget_freed_crews() -> None:
-    """Drop what CrewBase memoised for crews that are gone.
-
-    CrewBase memoises every @agent and @task result in one process-wide cache keyed by the
-    crew's id() and never drops them. Once a crew is freed, a new crew can get its id, and
-    with it the old claim's Agent and Task objects (the old policy's lookup tool, the old
-    models) instead of its own. A freed crew's id is only noted when it goes (the collector
-    may free it inside the cache's own lock, which is not reentrant); its entries are dropped
-    here, before the next crew memoises anything.
-    """
-    freed = []
-    while _freed_crews:
-        freed.append(_freed_crews.popleft())
-    if not freed:
-        return
-    markers = [f"('__instance__', {instance_id})" for instance_id in freed]
-    entries = crewbase_cache._cache
-    with crewbase_cache._lock.w_locked():
-        for key in [k for k in entries if any(marker in k for marker in markers)]:
-            del entries[key]
 
 
 @CrewBase
@@ -99,20 +46,13 @@ class ClaimsCrew:
         library: PolicyLibrary | None = None,
         config_dir: Path | None = None,
     ) -> None:
-        folder = config_dir if config_dir is not None else paths.config_dir()
-        for name in ("agents.yaml", "tasks.yaml"):
-            if not (folder / name).is_file():
-                # CrewAI would only log a warning and run with no agents at all.
-                raise ConfigError(f"{folder / name}: missing")
-        self.original_agents_config_path = str((folder / "agents.yaml").resolve())
-        self.original_tasks_config_path = str((folder / "tasks.yaml").resolve())
-        # CrewBase reads both files through this (crew/yaml_config.py): parsed once per content,
-        # not once per claim. Set on the instance, as CrewBase puts its own loader on the class.
-        self.load_yaml = yaml_config.load_yaml
-        # Before any thread or event loop of this claim copies the context (crew/generic_models.py).
+        # What CrewAI would do otherwise is in each module's docstring (crew/workarounds/).
+        use_config_dir(self, config_dir if config_dir is not None else paths.config_dir())
+        # Set on the instance, as CrewBase puts its own loader on the class.
+        self.load_yaml = yaml_cache.load_yaml
+        # Before any thread or event loop of this claim copies the context.
         share_generic_models()
-        forget_freed_crews()
-        weakref.finalize(self, _freed_crews.append, id(self))
+        memo_cache.track(self)
         self.policy_id = policy_id
         self.llm_for = llm_for
         self.library = library if library is not None else PolicyLibrary()
@@ -133,7 +73,7 @@ class ClaimsCrew:
             # the client's own retries: a silent provider would cost three times the retry
             # budget (limits.py). The client retries one call; the next run retries the claim.
             max_retry_limit=0,
-            # CrewAI's executor, less a state class it builds and discards (crew/executor.py).
+            # CrewAI's executor, less a state class it builds and discards.
             executor_class=ClaimsAgentExecutor,
         )
         self.models[name] = str(getattr(built.llm, "model", built.llm))
@@ -142,9 +82,8 @@ class ClaimsCrew:
     def _lookup_tool(self) -> PolicyLookupTool:
         return PolicyLookupTool(library=self.library, allowed_policies=frozenset({self.policy_id}))
 
-    def _task(self, name: str, **python_only: Any) -> Task:
-        # Task(config=...) takes description, expected_output and the rest from the YAML.
-        return Task(config=self.tasks_config[name], **python_only)
+    def _task(self, name: str, schema: type[BaseModel]) -> Task:
+        return schema_task(self.tasks_config[name], schema)
 
     @agent
     def intake(self) -> Agent:
@@ -162,44 +101,34 @@ class ClaimsCrew:
     def adjudicator(self) -> Agent:
         return self._agent("adjudicator")
 
-    # output_pydantic is set here because CrewAI drops it silently when written in YAML.
+    # The schema is set here: CrewAI drops output_pydantic written in YAML (task_schema.py).
     @task
     def intake_task(self) -> Task:
-        return self._task("intake_task", output_pydantic=IntakeFacts, converter_cls=StrictConverter)
+        return self._task("intake_task", IntakeFacts)
 
     @task
     def policy_task(self) -> Task:
-        return self._task("policy_task", output_pydantic=ClaimAnswer, converter_cls=StrictConverter)
+        return self._task("policy_task", ClaimAnswer)
 
     @task
     def fraud_task(self) -> Task:
-        return self._task("fraud_task", output_pydantic=ClaimAnswer, converter_cls=StrictConverter)
+        return self._task("fraud_task", ClaimAnswer)
 
     @task
     def adjudicate_task(self) -> Task:
-        return self._task(
-            "adjudicate_task", output_pydantic=AdjudicatorAnswer, converter_cls=StrictConverter
-        )
+        return self._task("adjudicate_task", AdjudicatorAnswer)
 
     @task
     def targeted_question_task(self) -> Task:
-        return self._task(
-            "targeted_question_task",
-            output_pydantic=TargetedAnswer,
-            converter_cls=StrictConverter,
-        )
+        return self._task("targeted_question_task", TargetedAnswer)
 
     @task
     def policy_rebuttal_task(self) -> Task:
-        return self._task(
-            "policy_rebuttal_task", output_pydantic=ClaimAnswer, converter_cls=StrictConverter
-        )
+        return self._task("policy_rebuttal_task", ClaimAnswer)
 
     @task
     def fraud_rebuttal_task(self) -> Task:
-        return self._task(
-            "fraud_rebuttal_task", output_pydantic=ClaimAnswer, converter_cls=StrictConverter
-        )
+        return self._task("fraud_rebuttal_task", ClaimAnswer)
 
     @crew
     def crew(self) -> Crew:
@@ -220,28 +149,13 @@ class ClaimsCrew:
 
     def review(self, inputs: dict[str, Any]) -> None:
         """Run the review tasks wave by wave, the tasks of a wave side by side, each in a crew
-        of its own; the outputs land on the tasks, where the caller reads them.
-
-        One CrewAI crew cannot do this: its sequential process waits for a pending async task
-        before it starts the next synchronous one, and it may not end on two async tasks. Crews
-        side by side in threads are what a batch already runs for claims side by side. Each
-        thread starts from a copy of the caller's context, so the claim's model-call cutoff
-        (llms/cutoff.py) holds in both. The first failure, in task order, is raised once every
-        task of its wave has ended: nothing of the claim's is still running when this returns.
-        """
-        for wave in waves(self.review_tasks()):
-            if len(wave) == 1:
-                self._crew_of(wave).kickoff(inputs=inputs)
-                continue
-            running = [self._start(self._crew_of([task]), inputs) for task in wave]
-            for future in running:
-                future.exception()  # wait for every task of the wave, failed or not
-            for future in running:
-                future.result()
+        of its own (crew/waves.py); the outputs land on the tasks, where the caller reads them.
+        The first failure, in task order, is raised once every task of its wave has ended."""
+        run_in_waves(self.review_tasks(), self._crew_of, inputs)
 
     @staticmethod
     def _crew_of(tasks: list[Task]) -> Crew:
-        """These tasks and their agents, in CrewAI's sequential process (crew/unlogged.py)."""
+        """These tasks and their agents, in CrewAI's sequential process, with no kickoff log."""
         agents = list({id(t.agent): t.agent for t in tasks if t.agent is not None}.values())
         return UnloggedCrew(
             agents=agents,
@@ -250,22 +164,6 @@ class ClaimsCrew:
             memory=False,
             verbose=False,
         )
-
-    @staticmethod
-    def _start(one: Crew, inputs: dict[str, Any]) -> Future[Any]:
-        """Kick a crew off in a daemon thread, as CrewAI starts an async task: a thread blocked
-        on a silent provider must not keep the process alive (deadline.py)."""
-        future: Future[Any] = Future()
-        context = contextvars.copy_context()
-
-        def run() -> None:
-            try:
-                future.set_result(context.run(one.kickoff, inputs=inputs))
-            except BaseException as exc:  # handed to the waiting side, whatever it is
-                future.set_exception(exc)
-
-        threading.Thread(target=run, name=f"crew {one.tasks[0].name}", daemon=True).start()
-        return future
 
     def adjudication_crew(self) -> Crew:
         """The adjudicator alone, for one interpretation dispute; run only when the rules say so."""

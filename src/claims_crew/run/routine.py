@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
-from claims_crew.crew.generic_models import share_generic_models
+from claims_crew.crew.workarounds.generic_models import share_generic_models
 from claims_crew.errors import ClaimFileError
 from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
@@ -127,7 +127,7 @@ def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             return review_claim(loaded, settings)
 
     # In this thread's own context, which run_within copies: the claims this thread reviews
-    # then share one cache of pydantic's generic models (crew/generic_models.py).
+    # then share one cache of pydantic's generic models (crew/workarounds/generic_models.py).
     share_generic_models()
     record = run_within(seconds, review, name=f"review {loaded.claim.claim_id}")
     if record is not None:

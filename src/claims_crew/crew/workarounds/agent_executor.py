@@ -1,5 +1,8 @@
 """CrewAI's AgentExecutor, without the state class it builds and throws away at construction.
 
+No upstream issue; CrewAI behaviour (1.15.x): building an AgentExecutor declares a pydantic
+class. This overrides AgentExecutor's private `_create_initial_state`.
+
 CrewAI 1.15's AgentExecutor is a Flow typed `Flow[AgentExecutorState]`. Building one runs the
 Flow's initialisation first, which finds no initial state and so declares a new pydantic class
 (`StateWithId`, AgentExecutorState with the Flow's `id`) and makes an instance of it; the

@@ -1,5 +1,9 @@
 """agents.yaml and tasks.yaml, parsed once per content rather than once per claim.
 
+No upstream issue; CrewAI behaviour (1.15.x): CrewBase's `load_yaml` parses both files every
+time a crew object is made. CrewBase reads them through `self.load_yaml`, so the crew sets this
+module's `load_yaml` on the instance (CrewBase puts its own on the class).
+
 CrewBase parses both files every time a crew object is made, and a run makes one per claim:
 about 3 ms of CPU a claim under the GIL, for the same text every time. Here the parsed text is
 kept per file together with the bytes it came from. Each call still reads the file, so an edit

@@ -1,5 +1,10 @@
 """A Crew that keeps no "latest kickoff" log.
 
+No upstream issue; CrewAI behaviour (1.15.x): every Crew keeps a TaskOutputStorageHandler in its
+private `_task_output_handler`, which this replaces. (crewAI pull request #4804 made that file
+safer under concurrent processes, with WAL and a longer connect timeout; it is still one file
+for every crew.)
+
 CrewAI keeps the task outputs of the latest kickoff in one SQLite file for `crewai replay`: every
 Crew opens it when built, every kickoff clears it and every finished task writes to it, each time
 under a file lock that a waiting thread polls every 0.25 s. Claims side by side, with a crew per

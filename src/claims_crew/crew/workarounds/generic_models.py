@@ -1,5 +1,9 @@
 """One cache of pydantic's parametrised generic models for all the threads of a claim.
 
+No upstream issue; pydantic behaviour (2.11 and later, with CrewAI 1.15.x): the generic-model
+cache is held per contextvars context, and CrewAI runs a crew's work in copies of the caller's
+context. Uses only pydantic's public API.
+
 Pydantic (2.11 and later) keeps the classes it makes for `Model[X]` in a cache held per
 contextvars context, and makes that cache the first time a context parametrises a generic
 model. A claim's CrewAI work runs in copies of the claim's context: a thread per reviewer, an
@@ -12,7 +16,7 @@ client parses every structured answer into `ParsedChatCompletion[...]`, `ParsedC
 `share_generic_models()` parametrises a generic model of its own in the calling context, so the
 cache exists there before CrewAI copies the context; every copy then holds that same cache, and
 the classes are built once for all of them. A crew calls it for its claim; the pipeline calls it
-in the thread that hands claims to the deadline's thread (run/routine.review_in_time), so the
+in the thread that hands claims to the deadline's thread (pipeline.review_in_time), so the
 claims that thread reviews share one cache too. The classes are the ones pydantic would build
 in any case; what changes is only how many times.
 """

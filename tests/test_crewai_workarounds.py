@@ -1,0 +1,248 @@
+"""Canaries for crew/workarounds/: each checks that the installed CrewAI (or pydantic) still
+behaves the way one workaround assumes, and fails with the module to drop or revisit once an
+upgrade changes that. They exercise CrewAI's own objects, offline, with no model behind them."""
+
+from __future__ import annotations
+
+import contextvars
+import gc
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import pytest
+import yaml
+from crewai import Agent, Crew, Process, Task
+from crewai.agents.agent_executor import AgentExecutor
+from crewai.flow.flow import FlowState
+from crewai.project import CrewBase, task
+from crewai.project.utils import cache as crewbase_cache
+from crewai.utilities.converter import Converter
+from crewai.utilities.task_output_storage_handler import TaskOutputStorageHandler
+from pydantic import BaseModel, PrivateAttr
+
+from claims_crew.crew.workarounds.kickoff_log import NoKickoffLog
+from claims_crew.llms.scripted import ScriptedLLM, final
+
+T = TypeVar("T")
+WORKAROUNDS = "src/claims_crew/crew/workarounds"
+
+
+def drop(module: str, what: str) -> str:
+    return f"{what}: drop {WORKAROUNDS}/{module} (and its call in crew/crew.py), or revisit it"
+
+
+def revisit(module: str, what: str) -> str:
+    return f"{what}: revisit {WORKAROUNDS}/{module}, which relies on it"
+
+
+class Answer(BaseModel):
+    x: int
+
+
+@CrewBase
+class Bare:
+    """A CrewBase crew as CrewAI's templates write one, pointing at YAML that is not there."""
+
+    agents_config = "no/such/folder/agents.yaml"
+    tasks_config = "no/such/folder/tasks.yaml"
+
+    @task
+    def step(self) -> Task:
+        return Task(description="d", expected_output="e")
+
+
+# --- memo_cache.py ---------------------------------------------------------------------------
+
+
+def test_crewbase_memo_cache_keeps_a_freed_crews_results() -> None:
+    assert hasattr(crewbase_cache, "_cache"), revisit("memo_cache.py", "CacheHandler._cache gone")
+    assert callable(getattr(getattr(crewbase_cache, "_lock", None), "w_locked", None)), revisit(
+        "memo_cache.py", "CacheHandler._lock.w_locked gone"
+    )
+    crew = Bare()
+    crew.step()
+    marker = f"('__instance__', {id(crew)})"
+    try:
+        assert any(marker in key for key in crewbase_cache._cache), revisit(
+            "memo_cache.py", "CrewBase no longer memoises by ('__instance__', id(crew))"
+        )
+        del crew
+        gc.collect()
+        assert any(marker in key for key in crewbase_cache._cache), drop(
+            "memo_cache.py",
+            "CrewBase dropped a freed crew's memoised results (crewAI #7338 fixed, #7341?)",
+        )
+    finally:
+        with crewbase_cache._lock.w_locked():
+            for key in [k for k in crewbase_cache._cache if marker in k]:
+                del crewbase_cache._cache[key]
+
+
+# --- config_files.py -------------------------------------------------------------------------
+
+
+def test_crewbase_reads_yaml_beside_the_module_and_runs_without_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    assert Bare.base_directory == Path(__file__).parent, revisit(  # type: ignore[attr-defined]
+        "config_files.py", "CrewBase no longer resolves config paths beside the crew's module"
+    )
+    crew = Bare()
+    assert (crew.agents_config, crew.tasks_config) == ({}, {}), drop(  # type: ignore[attr-defined]
+        "config_files.py", "CrewBase no longer runs with empty config when a file is missing"
+    )
+    assert "not found" in caplog.text
+
+
+# --- yaml_cache.py ---------------------------------------------------------------------------
+
+
+def test_crewbase_parses_its_yaml_for_every_crew_object(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "agents.yaml").write_text("a:\n  role: r\n  goal: g\n  backstory: b\n")
+    (tmp_path / "tasks.yaml").write_text("t:\n  description: d\n  expected_output: e\n")
+
+    @CrewBase
+    class FromYaml:
+        agents_config = str(tmp_path / "agents.yaml")
+        tasks_config = str(tmp_path / "tasks.yaml")
+
+    parsed: list[object] = []
+    safe_load = yaml.safe_load
+
+    def counted(stream: Any) -> Any:
+        parsed.append(stream)
+        return safe_load(stream)
+
+    monkeypatch.setattr(yaml, "safe_load", counted)
+    FromYaml()
+    FromYaml()
+    assert len(parsed) == 4, drop(
+        "yaml_cache.py", f"CrewBase parsed its two files {len(parsed)} times for two crews"
+    )
+
+    @CrewBase
+    class OwnLoader:
+        agents_config = str(tmp_path / "agents.yaml")
+        tasks_config = str(tmp_path / "tasks.yaml")
+
+        def __init__(self) -> None:
+            self.load_yaml = lambda path: {"seen": {"path": str(path)}}
+
+    assert set(OwnLoader().agents_config) == {"seen"}, revisit(  # type: ignore[attr-defined]
+        "yaml_cache.py", "CrewBase no longer reads its YAML through the instance's load_yaml"
+    )
+
+
+# --- task_schema.py --------------------------------------------------------------------------
+
+
+def test_output_pydantic_written_in_yaml_is_dropped() -> None:
+    from_yaml = {"description": "d", "expected_output": "e", "output_pydantic": "Answer"}
+    assert Task(config=from_yaml).output_pydantic is None, drop(  # type: ignore[call-arg]
+        "task_schema.py", "Task now takes output_pydantic by name from its YAML config"
+    )
+
+
+# --- strict_converter.py ---------------------------------------------------------------------
+
+
+def test_crewais_converter_asks_the_model_to_fix_an_answer() -> None:
+    model = ScriptedLLM(['{"x": 1}'])
+    converter = Converter(llm=model, text="x is one", model=Answer, instructions="as JSON")
+    assert converter.to_pydantic() == Answer(x=1)
+    assert len(model.calls) == 1, drop(
+        "strict_converter.py", "CrewAI's Converter no longer makes a model call for the schema"
+    )
+
+
+# --- agent_executor.py -----------------------------------------------------------------------
+
+
+def declared_states(build: Callable[[], object]) -> int:
+    """How many Flow state classes building something declares."""
+    gc.disable()  # a class made and dropped stays listed until a collection
+    try:
+        before = len(FlowState.__subclasses__())
+        build()
+        return len(FlowState.__subclasses__()) - before
+    finally:
+        gc.enable()
+
+
+def test_agent_executor_declares_a_state_class_it_throws_away() -> None:
+    for name in ("_create_initial_state", "flow_definition"):
+        assert callable(getattr(AgentExecutor, name, None)), revisit(
+            "agent_executor.py", f"AgentExecutor.{name} gone"
+        )
+    assert declared_states(AgentExecutor) == 1, drop(
+        "agent_executor.py", "building an AgentExecutor no longer declares a Flow state class"
+    )
+
+
+# --- kickoff_log.py --------------------------------------------------------------------------
+
+
+class Recording(NoKickoffLog):
+    """Notes what a kickoff asks of the kickoff log."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def reset(self) -> None:
+        self.asked.append("reset")
+
+    def add(self, *args: Any, **kwargs: Any) -> None:
+        self.asked.append("write")
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.asked.append("write")
+
+
+class RecordedCrew(Crew):
+    _task_output_handler: TaskOutputStorageHandler = PrivateAttr(default_factory=Recording)
+
+
+def test_every_crew_keeps_a_kickoff_log_in_one_sqlite_file() -> None:
+    assert "_task_output_handler" in Crew.__private_attributes__, revisit(
+        "kickoff_log.py", "Crew._task_output_handler gone"
+    )
+    helper = Agent(role="r", goal="g", backstory="b", llm=ScriptedLLM([final("done")] * 2))
+    one = Task(description="d", expected_output="e", agent=helper)
+    built = Crew(agents=[helper], tasks=[one], process=Process.sequential)
+    storage = built._task_output_handler.storage
+    assert Path(storage.db_path).is_file(), drop(
+        "kickoff_log.py", "building a Crew no longer opens the kickoff log's SQLite file"
+    )
+    recorded = RecordedCrew(agents=[helper], tasks=[one], process=Process.sequential)
+    recorded.kickoff()
+    log = recorded._task_output_handler
+    assert isinstance(log, Recording)
+    assert {"reset", "write"} <= set(log.asked), drop(
+        "kickoff_log.py", f"a kickoff no longer clears and writes the kickoff log ({log.asked})"
+    )
+
+
+# --- generic_models.py -----------------------------------------------------------------------
+
+
+class Box(BaseModel, Generic[T]):
+    item: T
+
+
+def test_pydantic_builds_generic_classes_again_in_each_context_copy() -> None:
+    made: list[bool] = []
+
+    def in_two_copies() -> None:  # a new thread starts from an empty context, as a claim's
+        built = [contextvars.copy_context().run(lambda: Box[int]) for _ in range(2)]
+        made.append(built[0] is built[1])
+
+    thread = threading.Thread(target=in_two_copies)
+    thread.start()
+    thread.join()
+    assert made == [False], drop(
+        "generic_models.py", "pydantic now shares generic classes between context copies"
+    )
