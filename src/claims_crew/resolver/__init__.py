@@ -26,13 +26,15 @@ PDF before the rules run (reread.py) and handed in as a PolicyView, so the same 
 resolves the same way and a table of cases can test every rule.
 
   case.py          the case the rules read (Case, PolicyView, ReadClause)
-  resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail)
+  resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail), and the
+                   typed constructors and methods every outcome change goes through
   quotes.py        quote matching (fold, quote_in)
   evidence.py      each side's cited clauses checked, and which came from the lookup tool
   fact_sources.py  each intake fact's source checked against the claim's own words
   facts.py         the facts a conflict or an abstention asks a person about
-  abstain.py       an agent that cannot tell: the abstain rule
-  rules.py         the rules, in the order above (resolve, policy_checks)
+  rules/           the rules as a list (RULES), one module each, named for its rule: each reads
+                   the Context (rules/context.py) and decides or passes; resolve() walks the
+                   list in the order above, then the gates (resolve, policy_checks)
   gates.py         provenance and resolution.yaml's gates on outcomes that would stand alone
   adjudication.py  the adjudicator's answer to a dispute, checked (apply_adjudication)
   targeted.py      level 1: the conflict's open facts asked of intake once, the answer checked

@@ -61,14 +61,11 @@ def apply_adjudication(
         if problems:
             return _adjudicator_invalid(resolution, trail, check), check
         trail.add("adjudicator", True, f"escalated: {answer.reason}", "interpretation_unresolved")
-        return resolution.model_copy(
-            update={
-                "outcome": "ESCALATED",
-                "rule": "adjudicator",
-                "reason": f"the adjudicator could not settle the reading: {answer.reason}",
-                "reason_codes": ["interpretation_unresolved"],
-                "trail": trail.steps,
-            }
+        return resolution.escalate(
+            "adjudicator",
+            reason=f"the adjudicator could not settle the reading: {answer.reason}",
+            reason_codes=["interpretation_unresolved"],
+            trail=trail.steps,
         ), check
     chosen = resolution.sides[answer.choice]
     verified = {
@@ -96,16 +93,11 @@ def apply_adjudication(
     if problems:
         return _adjudicator_invalid(resolution, trail, check), check
     trail.add("adjudicator", True, f"chose {answer.choice}: {answer.reason}")
-    decided = resolution.model_copy(
-        update={
-            "outcome": "ADJUDICATED",
-            "rule": "adjudicator",
-            "winner": answer.choice,
-            "answer": chosen.answer,
-            "reason": f"the adjudicator chose {answer.choice}'s reading: {answer.reason}",
-            "question": None,
-            "trail": trail.steps,
-        }
+    decided = resolution.adjudicated(
+        answer.choice,
+        chosen.answer,
+        reason=f"the adjudicator chose {answer.choice}'s reading: {answer.reason}",
+        trail=trail.steps,
     )
     # The decision rests on the clauses the adjudicator named: one of them must be a supporting
     # clause that policy_lookup returned to the side it chose.
@@ -120,12 +112,9 @@ def _adjudicator_invalid(
     trail.add(
         "adjudicator", True, "answer refused: " + "; ".join(check.problems), "adjudicator_invalid"
     )
-    return resolution.model_copy(
-        update={
-            "outcome": "ESCALATED",
-            "rule": "adjudicator",
-            "reason": "the adjudicator's answer failed the checks: " + "; ".join(check.problems),
-            "reason_codes": ["adjudicator_invalid"],
-            "trail": trail.steps,
-        }
+    return resolution.escalate(
+        "adjudicator",
+        reason="the adjudicator's answer failed the checks: " + "; ".join(check.problems),
+        reason_codes=["adjudicator_invalid"],
+        trail=trail.steps,
     )

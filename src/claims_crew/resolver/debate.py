@@ -74,4 +74,4 @@ def apply_round(
     held = DebateRound(
         shown=dict(shown), raw=dict(raw), revised=dict(revised), changed=changed, before=before
     )
-    return case, after.model_copy(update={"debate": held})
+    return case, after.with_debate(held)

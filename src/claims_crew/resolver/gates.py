@@ -126,7 +126,7 @@ def gated_or(
             ("rests on a supporting clause policy_lookup returned; " if checked else "")
             + "no gate tripped",
         )
-        return resolution.model_copy(update={"trail": list(trail.steps)})
+        return resolution.with_trail(trail.steps)
     codes: list[ReasonCode] = []
     why: list[str] = []
     if no_source is not None:
@@ -142,18 +142,11 @@ def gated_or(
         why.extend(gate_why)
     would = resolution.answer or resolution.outcome
     read = "read the cited clauses in the policy; " if no_source is not None else ""
-    return resolution.model_copy(
-        update={
-            "outcome": "ESCALATED",
-            "winner": None,
-            "answer": None,
-            "would_have_been": resolution.outcome,
-            "would_have_won": resolution.winner,
-            "gates_tripped": tripped,
-            "reason_codes": [*resolution.reason_codes, *codes],
-            "reason": f"{resolution.reason}; escalated: {'; '.join(why)}",
-            "question": f"The rules would have decided {would}, but {' and '.join(why)}: "
-            f"{read}do you confirm?",
-            "trail": list(trail.steps),
-        }
+    return resolution.hold_back(
+        reason=f"{resolution.reason}; escalated: {'; '.join(why)}",
+        reason_codes=[*resolution.reason_codes, *codes],
+        question=f"The rules would have decided {would}, but {' and '.join(why)}: "
+        f"{read}do you confirm?",
+        gates_tripped=tripped,
+        trail=trail.steps,
     )

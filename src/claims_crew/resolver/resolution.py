@@ -3,11 +3,17 @@
 These are what the store keeps, the report counts and the review pages show, so they are
 pydantic models that round-trip through JSON. Trail is the builder the rules append to as they
 go, so the trail names every rule tried, in order, whether it fired or not.
+
+A resolution is made and changed only through Resolution's typed constructors and methods
+(escalated, reached, escalate, hold_back, adjudicated, with_…): mypy checks their parameters,
+where a `model_copy(update={...})` dict would be checked by nothing. They copy through
+ResolutionChanges, a TypedDict of Resolution's fields, so even the copy's keys are checked.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -128,6 +134,171 @@ class Resolution(BaseModel):
     @property
     def decided(self) -> bool:
         return self.outcome in DECIDED_OUTCOMES
+
+    @classmethod
+    def escalated(
+        cls,
+        rule: RuleName,
+        *,
+        reason: str,
+        question: str,
+        trail: Sequence[TrailStep],
+        config_sha256: str,
+        reason_codes: Sequence[ReasonCode] = (),
+        missing_facts: Sequence[FactName] = (),
+        would_have_been: Outcome | None = None,
+        would_have_won: Side | None = None,
+        sides: Mapping[Side, SideReview] | None = None,
+        facts: Sequence[FactCheck] = (),
+    ) -> Resolution:
+        """A case the rule hands to a person, with the question they are asked."""
+        return cls(
+            outcome="ESCALATED",
+            rule=rule,
+            reason=reason,
+            reason_codes=list(reason_codes),
+            question=question,
+            missing_facts=list(missing_facts),
+            trail=list(trail),
+            sides=dict(sides or {}),
+            would_have_been=would_have_been,
+            would_have_won=would_have_won,
+            facts=list(facts),
+            config_sha256=config_sha256,
+        )
+
+    @classmethod
+    def reached(
+        cls,
+        outcome: Reached,
+        rule: RuleName,
+        *,
+        reason: str,
+        trail: Sequence[TrailStep],
+        sides: Mapping[Side, SideReview],
+        config_sha256: str,
+        winner: Side | None = None,
+        answer: str | None = None,
+        reason_codes: Sequence[ReasonCode] = (),
+        question: str | None = None,
+        facts: Sequence[FactCheck] = (),
+    ) -> Resolution:
+        """An outcome the rules reach that the gates have yet to let stand."""
+        return cls(
+            outcome=outcome,
+            rule=rule,
+            winner=winner,
+            answer=answer,
+            reason=reason,
+            reason_codes=list(reason_codes),
+            question=question,
+            trail=list(trail),
+            sides=dict(sides),
+            facts=list(facts),
+            config_sha256=config_sha256,
+        )
+
+    def escalate(
+        self,
+        rule: RuleName,
+        *,
+        reason: str,
+        reason_codes: Sequence[ReasonCode],
+        trail: Sequence[TrailStep],
+    ) -> Resolution:
+        """Handed to a person by a later step (the adjudicator), asking the question it had."""
+        return self._changed(
+            ResolutionChanges(
+                outcome="ESCALATED",
+                rule=rule,
+                reason=reason,
+                reason_codes=list(reason_codes),
+                trail=list(trail),
+            )
+        )
+
+    def hold_back(
+        self,
+        *,
+        reason: str,
+        reason_codes: Sequence[ReasonCode],
+        question: str,
+        gates_tripped: Sequence[str],
+        trail: Sequence[TrailStep],
+    ) -> Resolution:
+        """Escalated by the gates: no winner or answer, but it keeps what it would have been."""
+        return self._changed(
+            ResolutionChanges(
+                outcome="ESCALATED",
+                winner=None,
+                answer=None,
+                would_have_been=self.outcome,
+                would_have_won=self.winner,
+                gates_tripped=list(gates_tripped),
+                reason_codes=list(reason_codes),
+                reason=reason,
+                question=question,
+                trail=list(trail),
+            )
+        )
+
+    def adjudicated(
+        self, winner: Side, answer: str | None, *, reason: str, trail: Sequence[TrailStep]
+    ) -> Resolution:
+        """The dispute settled by the adjudicator's checked reading (the gates still to pass)."""
+        return self._changed(
+            ResolutionChanges(
+                outcome="ADJUDICATED",
+                rule="adjudicator",
+                winner=winner,
+                answer=answer,
+                reason=reason,
+                question=None,
+                trail=list(trail),
+            )
+        )
+
+    def with_trail(self, trail: Sequence[TrailStep]) -> Resolution:
+        return self._changed(ResolutionChanges(trail=list(trail)))
+
+    def with_reason_codes(self, reason_codes: Sequence[ReasonCode]) -> Resolution:
+        return self._changed(ResolutionChanges(reason_codes=list(reason_codes)))
+
+    def with_targeted(self, targeted: TargetedEvidence) -> Resolution:
+        return self._changed(ResolutionChanges(targeted=targeted))
+
+    def with_debate(self, debate: DebateRound) -> Resolution:
+        return self._changed(ResolutionChanges(debate=debate))
+
+    def _changed(self, changes: ResolutionChanges) -> Resolution:
+        # The one copy with changes: `changes` is a TypedDict, so mypy checks each key and value.
+        return self.model_copy(update=changes)
+
+
+# The outcomes a rule reaches on its own that the gates then check.
+Reached = Literal["ACCEPTED", "PREFERRED", "ADJUDICATION_REQUIRED"]
+
+
+class ResolutionChanges(TypedDict, total=False):
+    """Resolution's fields, each optional: what a copy may change (tests keep the two alike)."""
+
+    outcome: Outcome
+    rule: RuleName
+    winner: Side | None
+    answer: str | None
+    reason: str
+    reason_codes: list[ReasonCode]
+    question: str | None
+    missing_facts: list[FactName]
+    trail: list[TrailStep]
+    sides: dict[Side, SideReview]
+    would_have_been: Outcome | None
+    would_have_won: Side | None
+    gates_tripped: list[str]
+    facts: list[FactCheck]
+    config_sha256: str
+    targeted: TargetedEvidence | None
+    debate: DebateRound | None
 
 
 class TargetedEvidence(BaseModel):

@@ -81,9 +81,7 @@ def apply_answer(
         unverified: list[ReasonCode] = (
             ["fact_unverified"] if any(c.status == "unverified" for c in checks) else []
         )
-        after = before.model_copy(
-            update={"reason_codes": list(dict.fromkeys([*before.reason_codes, *unverified]))}
-        )
+        after = before.with_reason_codes(list(dict.fromkeys([*before.reason_codes, *unverified])))
     evidence = TargetedEvidence(
         question=question,
         facts=list(facts),
@@ -94,7 +92,7 @@ def apply_answer(
         settled=verified and after.rule != "conflict",
         before=before,
     )
-    return case, after.model_copy(update={"targeted": evidence})
+    return case, after.with_targeted(evidence)
 
 
 def _first_per_fact(answer: TargetedAnswer, facts: Sequence[FactName]) -> list[FactAnswer]:

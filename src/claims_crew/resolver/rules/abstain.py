@@ -11,33 +11,55 @@ included). bench/rules_safety.py measures the two.
 
 from __future__ import annotations
 
-from claims_crew.resolver.case import Case
 from claims_crew.resolver.facts import fact_problems
-from claims_crew.resolver.resolution import FactCheck, Resolution, SideReview, Trail
-from claims_crew.vocabulary import FACT_FIELDS, SIDES, AbstainReason, FactName, ReasonCode, Side
+from claims_crew.resolver.resolution import Resolution
+from claims_crew.resolver.rules.context import Context
+from claims_crew.vocabulary import (
+    ABSTENTION,
+    FACT_FIELDS,
+    SIDES,
+    AbstainReason,
+    FactName,
+    ReasonCode,
+    Side,
+)
 
 
-def abstained(
-    case: Case,
-    trail: Trail,
-    sides: dict[Side, SideReview],
-    abstaining: list[Side],
-    facts: list[FactCheck],
-    config_sha256: str,
-) -> Resolution:
+def abstain(context: Context) -> Resolution | None:
+    """ESCALATED when an agent abstains (or both do, with `both`); else passes."""
+    sides = context.sides
+    abstaining = [s for s in SIDES if sides[s].answer == ABSTENTION]
+    when = context.config.abstention.escalate_when
+    if abstaining and (when == "either" or len(abstaining) == 2):
+        return _abstained(context, abstaining)
+    if abstaining:
+        [quiet] = abstaining
+        context.trail.add(
+            "abstain",
+            False,
+            f"{quiet} cannot tell ({sides[quiet].abstain_reason}); the other side may still "
+            "win alone (abstention.escalate_when: both)",
+        )
+    else:
+        context.trail.add("abstain", False, "neither agent abstains")
+    return None
+
+
+def _abstained(context: Context, abstaining: list[Side]) -> Resolution:
     """ESCALATED (abstained, plus each agent's reason), with the question its reason asks."""
+    sides = context.sides
     reasons: list[AbstainReason] = list(
         dict.fromkeys(r for s in abstaining if (r := sides[s].abstain_reason) is not None)
     )
     said = "; ".join(f"{s} cannot tell ({sides[s].abstain_reason})" for s in abstaining)
     for other in (s for s in SIDES if s not in abstaining):
         said += f"; {other} answers {sides[other].answer}"
-    trail.add("abstain", True, said, "abstained")
+    context.trail.add("abstain", True, said, "abstained")
     questions: list[str] = []
     missing: list[FactName] = []
     unverified: list[ReasonCode] = []
     if "needs_more_evidence" in reasons:
-        open_facts = fact_problems(case, FACT_FIELDS, facts)
+        open_facts = fact_problems(context.case, FACT_FIELDS, context.facts)
         questions += open_facts.questions()
         missing = open_facts.missing
         unverified = ["fact_unverified"] if open_facts.unverified else []
@@ -45,14 +67,10 @@ def abstained(
             questions.append("Every fact intake extracted is known: what evidence would settle it?")
     if "interpretation_unresolved" in reasons:
         questions.append("Which reading do the cited clauses support: is the claim covered?")
-    return Resolution(
-        outcome="ESCALATED",
-        rule="abstain",
+    return context.escalated(
+        "abstain",
         reason=f"an agent could not tell: {said}",
         reason_codes=["abstained", *reasons, *unverified],
         question=" ".join(questions),
         missing_facts=missing,
-        trail=trail.steps,
-        sides=sides,
-        config_sha256=config_sha256,
     )
