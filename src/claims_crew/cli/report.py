@@ -20,6 +20,7 @@ from claims_crew.cli.safe_text import markup, plain
 
 if TYPE_CHECKING:
     from claims_crew.report import Amount, Figures, Metric, Report
+    from claims_crew.report.build import FieldRow, ReviewFigures
     from claims_crew.report.evaluate import Evaluation
     from claims_crew.report.usage import Cost, CostFigures, LevelTime
 
@@ -129,12 +130,30 @@ def show_usage(console: Console, cost: CostFigures, levels: list[LevelTime]) -> 
 
 
 def show_report(console: Console, report: Report) -> None:
+    """Every table of the report, in the order a reader follows a claim through the cascade."""
     f = report.overall
     window = f"since {report.since.isoformat()}" if report.since else "all decisions"
     console.print(f"[bold]{f.claims} decided claims[/bold] ({window})")
     if not f.claims:
         console.print("Nothing to report: run `claims-crew run` (or `crewai run`) first.")
         return
+    _show_outcomes(console, f)
+    show_usage(console, report.cost, report.time_per_level)
+    console.print(_metric_table("Parse errors", list(f.parse_errors.items()), "agent"))
+    console.print(
+        _metric_table(
+            "Abstentions (answered uncertain), of the answers that parsed",
+            list(f.abstentions.items()),
+            "agent",
+        )
+    )
+    console.print(_fields_table(report.by_field))
+    _show_slices(console, report)
+    _show_reviews(console, report.reviews)
+
+
+def _show_outcomes(console: Console, f: Figures) -> None:
+    """The headline metrics, outcomes, escalations, and the levels before a person."""
     headline = _metric_table("Metrics", f.headline())
     _amount_row(headline, "model calls per claim", f.model_calls)
     _amount_row(headline, "tokens per claim", f.tokens)
@@ -162,16 +181,9 @@ def show_report(console: Console, report: Report) -> None:
     _amount_row(debate_cost, "model calls", f.debate_calls)
     _amount_row(debate_cost, "tokens", f.debate_tokens)
     console.print(debate_cost)
-    show_usage(console, report.cost, report.time_per_level)
-    console.print(_metric_table("Parse errors", list(f.parse_errors.items()), "agent"))
-    console.print(
-        _metric_table(
-            "Abstentions (answered uncertain), of the answers that parsed",
-            list(f.abstentions.items()),
-            "agent",
-        )
-    )
 
+
+def _fields_table(by_field: list[FieldRow]) -> Table:
     fields = Table(
         title="Fields null, unverified or disputed in the claims that disagreed",
         title_justify="left",
@@ -186,7 +198,7 @@ def show_report(console: Console, report: Report) -> None:
         "asked",
     ):
         fields.add_column(column, justify="left" if column == "field" else "right", overflow="fold")
-    for r in report.by_field:
+    for r in by_field:
         fields.add_row(
             r.field,
             f"{_pct(r.null_in_conflicts)} ({r.null_in_conflicts.count}/"
@@ -198,7 +210,11 @@ def show_report(console: Console, report: Report) -> None:
             f"{r.open_in_agreements.denominator})",
             f"{_pct(r.asked)} ({r.asked.count}/{r.asked.denominator})",
         )
-    console.print(fields)
+    return fields
+
+
+def _show_slices(console: Console, report: Report) -> None:
+    """The figures by loss type and by clause cited."""
     console.print(
         _slice_table(
             "By loss type", ["loss type"], [([r.loss_type], r.figures) for r in report.by_loss_type]
@@ -214,7 +230,10 @@ def show_report(console: Console, report: Report) -> None:
             ],
         )
     )
-    reviews = report.reviews
+
+
+def _show_reviews(console: Console, reviews: ReviewFigures) -> None:
+    """What people decided on escalations, and how often they agreed with each agent."""
     console.print(
         f"Human reviews: {reviews.reviewed.count} of {reviews.reviewed.denominator} "
         "escalations; " + ", ".join(f"{k} {v}" for k, v in reviews.decisions.items())

@@ -1,0 +1,94 @@
+"""One escalation: its side-by-side page, and the form a reviewer decides it with.
+
+A decision names the version of the escalation the reviewer saw; if someone decided it in the
+meantime the page comes back with 409 and who did.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import PlainTextResponse, RedirectResponse, Response
+
+from claims_crew.review.pages import Pages, Session, to_login, wrong_csrf
+from claims_crew.review.views import age, escalation_detail
+from claims_crew.store import AlreadyDecided, NotFound, StoreError
+from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
+
+
+def escalation_routes(pages: Pages) -> APIRouter:
+    """GET /escalations/{claim_id}, POST /escalations/{claim_id}/decide."""
+    router = APIRouter()
+
+    @router.get("/escalations/{claim_id}")
+    def show(request: Request, claim_id: str) -> Response:
+        session = pages.signed_in(request)
+        if session is None:
+            return to_login()
+        return _detail_page(pages, request, session, claim_id)
+
+    @router.post("/escalations/{claim_id}/decide")
+    def decide(
+        request: Request,
+        claim_id: str,
+        decision: str = Form(""),
+        reason: str = Form(""),
+        version: int = Form(0),
+        csrf: str = Form(""),
+    ) -> Response:
+        session = pages.signed_in(request)
+        if session is None:
+            return PlainTextResponse("Sign in first", status_code=401)
+        if not secrets.compare_digest(csrf, session.csrf):
+            return wrong_csrf()
+        try:
+            pages.store.decide(
+                claim_id, decision, reason, session.reviewer, expected_version=version
+            )
+        except AlreadyDecided as exc:
+            return _detail_page(
+                pages,
+                request,
+                session,
+                claim_id,
+                409,
+                f"Already decided ({exc.decision}) by {exc.decided_by} at {exc.decided_at}.",
+            )
+        except NotFound:
+            return PlainTextResponse("No such escalation", status_code=404)
+        except StoreError as exc:
+            return _detail_page(pages, request, session, claim_id, 400, str(exc))
+        return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
+
+    return router
+
+
+def _detail_page(
+    pages: Pages,
+    request: Request,
+    session: Session,
+    claim_id: str,
+    status_code: int = 200,
+    error: str | None = None,
+) -> Response:
+    store = pages.store
+    try:
+        detail = escalation_detail(store, claim_id)
+    except NotFound:
+        return PlainTextResponse("No such escalation", status_code=404)
+    opened = parse_stamp(detail["opened_at"])
+    detail["age"] = age(detail["opened_at"], max(store.clock(), opened))
+    return pages.render(
+        request,
+        "escalation.html",
+        {
+            "d": detail,
+            "reviewer": session.reviewer,
+            "csrf": session.csrf,
+            "decisions": HUMAN_DECISIONS,
+            "error": error,
+            "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
+        },
+        status_code=status_code,
+    )
