@@ -7,7 +7,7 @@ revised answers, re-reading every clause cited as always: the claim may now agre
 no longer hold, or the dispute remains and goes to the adjudicator. There is never a second
 round, and a side whose second answer cannot be read stands on its first.
 
-Pure like the rest of the resolver: the crew asks (crew/debate.py) and re-reads the clauses
+Pure like the rest of the resolver: its level asks (run/levels/debate.py) and re-reads the clauses
 newly cited (reread.py) before handing the answers in.
 """
 

@@ -9,7 +9,7 @@ and then the rules run again on the case as corrected. The claim may now agree, 
 adjudicator, or still be escalated; an answer that does not check out changes nothing but the
 record, and the claim is escalated with the question, as it would have been.
 
-Pure like the rest of the resolver: the model call is the crew's (crew/targeted.py).
+Pure like the rest of the resolver: the model call is its level's (run/levels/targeted.py).
 """
 
 from __future__ import annotations
