@@ -103,7 +103,7 @@ def test_two_workers_decide_every_sample_claim_once(
     assert result.exit_code == 0, result.output + result.stderr
     store = Store()
     assert attempts(store) == dict.fromkeys(CLAIM_IDS, 1)
-    assert store.decision_count() == len(CLAIM_IDS)
+    assert len(store.decisions()) == len(CLAIM_IDS)
     # Two processes shared the inbox, each a run of its own over its half.
     half = len(CLAIM_IDS) // 2
     assert sorted(runs_recorded(store)) == sorted(
@@ -148,7 +148,7 @@ def test_a_killed_worker_fails_the_run_and_the_next_run_finishes_its_claims(
     store = Store()
     decided = [c for c in CLAIM_IDS if c not in left]
     assert attempts(store) == {c: int(c in decided) for c in CLAIM_IDS}
-    assert store.decision_count() == len(decided)
+    assert len(store.decisions()) == len(decided)
     assert calls(server) == expected_calls(decided)
     assert audit_ok()
 
@@ -160,7 +160,7 @@ def test_a_killed_worker_fails_the_run_and_the_next_run_finishes_its_claims(
     assert f"{len(left)} to review" in again.output
     assert calls(server, before) == expected_calls(left)
     assert attempts(store) == dict.fromkeys(CLAIM_IDS, 1)
-    assert store.decision_count() == len(CLAIM_IDS)
+    assert len(store.decisions()) == len(CLAIM_IDS)
     assert audit_ok()
 
 
