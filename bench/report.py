@@ -215,7 +215,7 @@ def main() -> None:
         print(f"building a store of {args.claims:,} decisions in {path} ...", file=sys.stderr)
         print(f"built in {build(path, args.claims):.1f} s")
     store = Store(path)
-    assert store.decision_count() == args.claims, "stale store: run with --rebuild"
+    assert len(store.decisions()) == args.claims, "stale store: run with --rebuild"
 
     load_s, rows = best_of(args.repeat, lambda: load_rows(store))
     build_s, report = best_of(args.repeat, lambda: build_report(rows))

@@ -89,7 +89,7 @@ def test_two_runs_on_one_claim_call_the_models_once(
     assert sorted(item.busy for item in results) == [False, True]
     assert all(item.ok for item in results)
     assert len(slow_intake.calls) == 2  # one run's facts and targeted question
-    assert shared.store.decision_count() == 1
+    assert len(shared.store.decisions()) == 1
     # Released after the claim was recorded: a later run finds it decided, not busy.
     (later,) = run_batch([loaded.path], shared)
     assert not later.busy and later.record is not None

@@ -243,7 +243,7 @@ def test_reviewer_add_prints_a_token_once(store: Store) -> None:
     result = cli("reviewer", "add", "carla", "--json")
     assert result.exit_code == 0
     token = as_json(result)["token"]
-    assert store.reviewer_for_token(token) == "carla"
+    assert store.sign_in(token, "test") == "carla"
     again = cli("reviewer", "add", "carla")
     assert again.exit_code == 2 and "already exists" in again.stderr
 

@@ -97,7 +97,7 @@ def test_the_upgraded_store_verifies_and_reads_back_as_before(old_store: Path) -
     assert (decided.state, decided.decided_by, decided.decision) == ("decided", "ana", "covered")
     assert [e.claim_id for e in store.open_escalations()] == ["S-103"]
     assert store.escalation("S-103").reason_codes == ["adjudicator_invalid"]
-    assert store.reviewer_for_token(ANA_TOKEN) == "ana"
+    assert store.sign_in(ANA_TOKEN, "test") == "ana"
     record = store.claim_record("S-101")
     assert record is not None and record.resolution is not None
     assert record.resolution.outcome == "ACCEPTED"

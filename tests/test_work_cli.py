@@ -62,7 +62,7 @@ def test_an_ingested_inbox_is_worked_to_the_end_each_claim_decided_once(
 
     assert worked.exit_code == 0, worked.output + worked.stderr
     store = Store()
-    assert store.decision_count() == len(CLAIM_IDS)
+    assert len(store.decisions()) == len(CLAIM_IDS)
     assert attempts(store) == dict.fromkeys(CLAIM_IDS, 1)
     assert calls(server) == expected_calls(CLAIM_IDS)
     for claim_file in inbox_files(INBOX):
@@ -137,6 +137,6 @@ def test_run_in_worker_processes_records_in_the_store_the_run_opened(
     ran = cli("run", "--inbox", str(INBOX), "--workers", "2", "--concurrency", "2")
     assert ran.exit_code == 0, ran.output + ran.stderr
     store = Store()
-    assert store.decision_count() == len(CLAIM_IDS)
+    assert len(store.decisions()) == len(CLAIM_IDS)
     assert calls(server) == expected_calls(CLAIM_IDS)
     assert list(workdir.iterdir()) == []  # no stray SQLite file in the working folder

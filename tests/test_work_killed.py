@@ -85,7 +85,7 @@ def test_two_of_three_workers_finish_every_claim_once_after_the_third_is_killed(
     assert codes == [0, 0], logs
 
     # Every claim decided, once: one decision, one attempt and one audit entry each.
-    assert store.decision_count() == len(CLAIMS)
+    assert len(store.decisions()) == len(CLAIMS)
     assert {c: len(store.attempts(c)) for c in CLAIMS} == dict.fromkeys(CLAIMS, 1)
     with store.read() as conn:
         entries = dict(

@@ -49,7 +49,7 @@ def test_a_waiting_worker_reviews_claims_ingested_later_and_stops_on_sigterm(
     try:
         wait_for(lambda: "working at concurrency 2" in log.read_text(), 120, "the worker to poll")
         ingest(water_claims(tmp_path / "inbox", *claims), store)
-        wait_for(lambda: store.decision_count() == len(claims), 120, "both claims decided")
+        wait_for(lambda: len(store.decisions()) == len(claims), 120, "both claims decided")
         worker.send_signal(signal.SIGTERM)
         assert worker.wait(timeout=60) == 0, log.read_text()
     finally:

@@ -105,7 +105,7 @@ def test_two_workers_decide_every_sample_claim_once(
     assert result.exit_code == 0, result.output + result.stderr
     store = Store()
     assert attempts(store) == dict.fromkeys(CLAIM_IDS, 1)
-    assert store.decision_count() == len(CLAIM_IDS)
+    assert len(store.decisions()) == len(CLAIM_IDS)
     # Two queue workers took the claims, each recorded as a run of its own.
     notes = runs_recorded(store)
     assert len(notes) == 2 and all(re.fullmatch(r"worker .+:\d+, concurrency 2", n) for n in notes)
@@ -146,7 +146,7 @@ def test_a_killed_worker_fails_the_run_and_another_worker_finishes_its_claim(
     assert "left for the next run" not in said
     store = Store()
     assert attempts(store) == dict.fromkeys(CLAIM_IDS, 1)
-    assert store.decision_count() == len(CLAIM_IDS)
+    assert len(store.decisions()) == len(CLAIM_IDS)
     assert calls(server) == expected_calls(CLAIM_IDS)
     assert audit_ok()
 

@@ -2,14 +2,15 @@
 
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claims import ChangedFile
+from claims_crew.store.decision_rows import Basis, Recorded
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.queue import Decision, Escalation, Review
-from claims_crew.store.recording import Basis, Recorded, Triage
 from claims_crew.store.report_query import DecidedClaim
 from claims_crew.store.revalidation import Revalidated, Standing
 from claims_crew.store.schema import HEAD, upgrade
 from claims_crew.store.sign_ins import SignInLimits
 from claims_crew.store.store import Store
+from claims_crew.store.triage import Triage
 from claims_crew.vocabulary import HUMAN_DECISIONS, OPEN_OUTCOMES, stamp
 
 __all__ = [

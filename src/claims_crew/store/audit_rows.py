@@ -28,105 +28,16 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from sqlalchemy import Connection, Select, Table, select
+from sqlalchemy import Connection, Select, select
 
 from claims_crew.store import audit, validity_rows
-from claims_crew.store.tables import audit_log, decisions, escalations, resolutions, reviews
+from claims_crew.store.audit_row_queries import DECISIONS, ESCALATIONS, NAMING, REVIEWS
+from claims_crew.store.tables import audit_log
 from claims_crew.store.tables import superseded as superseded_rows
 
 DECIDING_KINDS = ("auto", "adjudicated", "escalated")
 
 Row = Mapping[Any, Any]
-
-_d, _a, _r = decisions.alias("d"), audit_log.alias("a"), resolutions.alias("r")
-_DECISIONS = (
-    select(
-        _d.c.audit_seq.label("seq"),
-        _a.c.body.label("entry"),
-        _d.c.claim_id,
-        _d.c.claim_sha256,
-        _d.c.outcome,
-        _d.c.answer,
-        _d.c.decided_by,
-        _d.c.decided_at,
-        _d.c.attempt_id,
-        _r.c.id.label("resolution_id"),
-        _r.c.attempt_id.label("r_attempt_id"),
-        _r.c.claim_id.label("r_claim_id"),
-        _r.c.outcome.label("r_outcome"),
-        _r.c.rule.label("r_rule"),
-        _r.c.answer.label("r_answer"),
-        _r.c.reason_codes.label("r_reason_codes"),
-        _r.c.body.label("r_body"),
-    )
-    .select_from(
-        _d.outerjoin(_a, _a.c.seq == _d.c.audit_seq).outerjoin(_r, _r.c.id == _d.c.resolution_id)
-    )
-    .order_by(_d.c.audit_seq, _d.c.claim_id)
-)
-
-_e, _v = escalations.alias("e"), reviews.alias("v")
-_ESCALATIONS = (
-    select(
-        _e.c.audit_seq.label("seq"),
-        _a.c.body.label("entry"),
-        _e.c.claim_id,
-        _e.c.reason_codes,
-        _e.c.question,
-        _e.c.opened_at,
-        _e.c.resolution_id,
-        _e.c.state,
-        _e.c.decided_by,
-        _e.c.decided_at,
-        _e.c.decision,
-        _d.c.audit_seq.label("d_seq"),
-        _d.c.resolution_id.label("d_resolution_id"),
-        _r.c.question.label("r_question"),
-        _v.c.id.label("review_id"),
-        _v.c.reviewer.label("v_reviewer"),
-        _v.c.decision.label("v_decision"),
-        _v.c.decided_at.label("v_decided_at"),
-        _v.c.audit_seq.label("v_seq"),
-    )
-    .select_from(
-        _e.outerjoin(_a, _a.c.seq == _e.c.audit_seq)
-        .outerjoin(_d, _d.c.claim_id == _e.c.claim_id)
-        .outerjoin(_r, _r.c.id == _e.c.resolution_id)
-        .outerjoin(_v, _v.c.escalation_id == _e.c.id)
-    )
-    .order_by(_e.c.audit_seq, _e.c.id)
-)
-
-_o = audit_log.alias("o")  # the escalation's entry, which a review overrides
-_REVIEWS = (
-    select(
-        _v.c.audit_seq.label("seq"),
-        _a.c.body.label("entry"),
-        _v.c.claim_id,
-        _v.c.reviewer,
-        _v.c.decision,
-        _v.c.reason,
-        _v.c.decided_at,
-        _e.c.id.label("escalation_id"),
-        _e.c.claim_id.label("e_claim_id"),
-        _e.c.audit_seq.label("e_seq"),
-        _o.c.hash.label("e_hash"),
-    )
-    .select_from(
-        _v.outerjoin(_a, _a.c.seq == _v.c.audit_seq)
-        .outerjoin(_e, _e.c.id == _v.c.escalation_id)
-        .outerjoin(_o, _o.c.seq == _e.c.audit_seq)
-    )
-    .order_by(_v.c.audit_seq, _v.c.id)
-)
-
-# The rows that name an entry, in the order the first odd one is reported.
-_NAMING: tuple[tuple[str, Table, Any], ...] = (
-    ("decision", decisions, decisions.c.claim_id),
-    ("escalation", escalations, escalations.c.id),
-    ("review", reviews, reviews.c.id),
-)
-
 
 _RESOLUTION_BODY_FIELDS = ("outcome", "rule", "answer", "reason_codes", "reason")
 
@@ -337,7 +248,7 @@ def _review_text(row: Row) -> str | None:
 def _not_an_entry_number(conn: Connection) -> str | None:
     """A row whose entry number is no integer. The schema says INTEGER, but SQLite keeps
     whatever is written (PostgreSQL refuses it): such a row names no entry."""
-    for what, table, order in _NAMING:
+    for what, table, order in NAMING:
         for row in conn.execute(select(table.c.claim_id, table.c.audit_seq).order_by(order)):
             if type(row.audit_seq) is not int:
                 return (
@@ -352,7 +263,7 @@ def _entry_without_rows(conn: Connection) -> Problem | None:
     escalation for each escalated one, a review for each human one (or the row a revalidation
     replaced, kept in `superseded`)."""
     recorded: dict[str, set[int]] = {
-        what: set(conn.execute(select(table.c.audit_seq)).scalars()) for what, table, _ in _NAMING
+        what: set(conn.execute(select(table.c.audit_seq)).scalars()) for what, table, _ in NAMING
     }
     superseded = select(superseded_rows.c.what, superseded_rows.c.audit_seq)
     for row in conn.execute(superseded):
@@ -388,9 +299,9 @@ def check(conn: Connection, entries: int) -> audit.Verdict:
     # Reviews before escalations: where a review and its escalation disagree at the same
     # human entry, the review is compared with the entry first, and is blamed if it differs.
     for query, judge in (
-        (_DECISIONS, _decision_problem),
-        (_REVIEWS, _review_problem),
-        (_ESCALATIONS, _escalation_problem),
+        (DECISIONS, _decision_problem),
+        (REVIEWS, _review_problem),
+        (ESCALATIONS, _escalation_problem),
     ):
         for row in _rows(conn, query):
             if first is not None and row["seq"] >= first[0]:

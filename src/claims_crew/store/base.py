@@ -12,8 +12,9 @@ engine.py. Either way:
 - the work queue's take (work_queue.py) is the one write that does not wait for the lock: on
   PostgreSQL it picks rows with FOR UPDATE SKIP LOCKED, so workers never queue behind each other.
 
-The topic classes (attempts, leases, the review queue, reviewers, the audit reads, the report
-query) each inherit `StoreBase`, and `Store` composes them.
+The topic classes (recording, revalidation, leases, the review queue, reviewers, the audit
+reads, the report query, the work queue) each inherit only `StoreBase`, and `Store` composes
+them (store.py says why).
 """
 
 from __future__ import annotations

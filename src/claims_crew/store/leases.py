@@ -26,7 +26,7 @@ def lease_holder() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
-def _holder_gone(holder: str) -> bool:
+def holder_gone(holder: str) -> bool:
     """The holder was a process on this host that no longer runs (it was killed mid-claim)."""
     host, _, rest = holder.partition(":")
     pid = rest.partition(":")[0]
@@ -60,7 +60,7 @@ class Leases(StoreBase):
                 row is not None
                 and row.holder != holder
                 and row.expires_at > self.now()
-                and not _holder_gone(row.holder)
+                and not holder_gone(row.holder)
             ):
                 return False  # another live holder's, not yet run out
             expires_at = stamp(self.clock() + timedelta(seconds=seconds))

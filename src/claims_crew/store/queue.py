@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Connection, func, insert, select, update
 
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
@@ -71,11 +71,6 @@ class Decision:
     resolution: Resolution
     review: Review | None
 
-    @property
-    def final_answer(self) -> str | None:
-        """The human's decision where there is one, else the automatic answer."""
-        return self.review.decision if self.review else self.answer
-
 
 # Escalation's fields, in its order.
 _ESCALATION = select(
@@ -110,6 +105,72 @@ def _escalation(row: Sequence[Any]) -> Escalation:
     values = list(row)
     values[4] = json.loads(values[4])
     return Escalation(*values)
+
+
+def _close(
+    conn: Connection, escalation: Escalation, version: int, reviewer: str, decision: str, now: str
+) -> None:
+    """Mark the escalation decided if it is still open at `version`; else say who decided."""
+    updated = conn.execute(
+        update(escalations)
+        .where(
+            escalations.c.id == escalation.id,
+            escalations.c.version == version,
+            escalations.c.state == "open",
+        )
+        .values(
+            state="decided",
+            version=escalations.c.version + 1,
+            decided_by=reviewer,
+            decided_at=now,
+            decision=decision,
+        )
+    ).rowcount
+    if updated == 1:
+        return
+    now_is = conn.execute(
+        select(
+            escalations.c.decided_by,
+            escalations.c.decided_at,
+            escalations.c.decision,
+            escalations.c.state,
+        ).where(escalations.c.id == escalation.id)
+    ).one()
+    if now_is.state == "open":  # the version moved without a decision: cannot happen
+        raise StoreError(f"escalation {escalation.id} changed; reload and retry")
+    raise AlreadyDecided(escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
+
+
+def _human_entry(
+    conn: Connection, escalation: Escalation, reviewer: str, decision: str, reason: str, now: str
+) -> int:
+    """The person's audit entry, overriding the escalation's entry by number and hash; returns
+    its number."""
+    overridden = conn.execute(
+        select(audit_log.c.hash, audit_log.c.body).where(audit_log.c.seq == escalation.audit_seq)
+    ).one()
+    base = json.loads(overridden.body)
+    entry, _ = audit.append(
+        conn,
+        kind="human",
+        claim_id=escalation.claim_id,
+        claim_sha256=base["claim_sha256"],
+        policy_sha256=base["policy_sha256"],
+        policy_corrections_sha256=base.get("policy_corrections_sha256"),
+        config_sha256=base["config_sha256"],
+        models=base["models"],
+        outcome=base["outcome"],
+        answer=decision,
+        rule=base["rule"],
+        reason_codes=base["reason_codes"],
+        evidence=base["evidence"],
+        actor=f"human:{reviewer}",
+        reason=reason,
+        overrides=escalation.audit_seq,
+        overrides_hash=overridden.hash,
+        at=now,
+    )
+    return entry.seq
 
 
 class Queue(StoreBase):
@@ -169,61 +230,8 @@ class Queue(StoreBase):
                     f"no reviewer named {reviewer!r}; add one with: claims-crew reviewer add NAME"
                 )
             now = self.now()
-            updated = conn.execute(
-                update(escalations)
-                .where(
-                    escalations.c.id == escalation.id,
-                    escalations.c.version == version,
-                    escalations.c.state == "open",
-                )
-                .values(
-                    state="decided",
-                    version=escalations.c.version + 1,
-                    decided_by=reviewer,
-                    decided_at=now,
-                    decision=decision,
-                )
-            ).rowcount
-            if updated != 1:
-                now_is = conn.execute(
-                    select(
-                        escalations.c.decided_by,
-                        escalations.c.decided_at,
-                        escalations.c.decision,
-                        escalations.c.state,
-                    ).where(escalations.c.id == escalation.id)
-                ).one()
-                if now_is.state == "open":  # the version moved without a decision: cannot happen
-                    raise StoreError(f"escalation {escalation.id} changed; reload and retry")
-                raise AlreadyDecided(
-                    escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision
-                )
-            overridden = conn.execute(
-                select(audit_log.c.hash, audit_log.c.body).where(
-                    audit_log.c.seq == escalation.audit_seq
-                )
-            ).one()
-            base = json.loads(overridden.body)
-            entry, _ = audit.append(
-                conn,
-                kind="human",
-                claim_id=escalation.claim_id,
-                claim_sha256=base["claim_sha256"],
-                policy_sha256=base["policy_sha256"],
-                policy_corrections_sha256=base.get("policy_corrections_sha256"),
-                config_sha256=base["config_sha256"],
-                models=base["models"],
-                outcome=base["outcome"],
-                answer=decision,
-                rule=base["rule"],
-                reason_codes=base["reason_codes"],
-                evidence=base["evidence"],
-                actor=f"human:{reviewer}",
-                reason=reason.strip(),
-                overrides=escalation.audit_seq,
-                overrides_hash=overridden.hash,
-                at=now,
-            )
+            _close(conn, escalation, version, reviewer, decision, now)
+            seq = _human_entry(conn, escalation, reviewer, decision, reason.strip(), now)
             review = Review(
                 id=0,  # the row's own, once inserted
                 escalation_id=escalation.id,
@@ -232,7 +240,7 @@ class Queue(StoreBase):
                 decision=decision,
                 reason=reason.strip(),
                 decided_at=now,
-                audit_seq=entry.seq,
+                audit_seq=seq,
             )
             values = asdict(review)
             del values["id"]
@@ -280,8 +288,3 @@ class Queue(StoreBase):
             )
             for row in rows
         ]
-
-    def decision_count(self) -> int:
-        with self.read() as conn:
-            count = conn.execute(select(func.count()).select_from(decisions)).scalar_one()
-        return int(count)

@@ -30,7 +30,16 @@ from claims_crew.errors import StoreError
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
-from claims_crew.store.recording import Basis, Recording, decision_fields
+from claims_crew.store.attempt_rows import insert_result
+from claims_crew.store.base import StoreBase
+from claims_crew.store.decision_rows import (
+    Basis,
+    cited_clauses,
+    decide,
+    decision_fields,
+    expires_at,
+    validated,
+)
 from claims_crew.store.tables import (
     attempts,
     audit_log,
@@ -41,6 +50,7 @@ from claims_crew.store.tables import (
     superseded,
     validations,
 )
+from claims_crew.store.triage import keep_file
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 
 
@@ -127,7 +137,7 @@ class Revalidated:
     escalation_id: int | None = None
 
 
-class Revalidations(Recording):
+class Revalidations(StoreBase):
     """Standings of decided claims, and revalidations recorded against them."""
 
     def standings(self, claim_ids: list[str] | None = None) -> list[Standing]:
@@ -173,7 +183,8 @@ class Revalidations(Recording):
                 "revalidation": verdict,
                 "changed": list(changed),
             }
-            attempt_id, resolution_id = self._insert_result(conn, record, None, loaded)
+            keep_file(conn, loaded, self.now())
+            attempt_id, resolution_id = insert_result(conn, record, None)
             assert resolution_id is not None
             # The claim file decided again, if it had changed: no longer waiting for a person.
             conn.execute(
@@ -187,8 +198,9 @@ class Revalidations(Recording):
                 return Revalidated(attempt_id, seq, verdict)
             # The entry about to be appended, under this transaction's lock.
             self._supersede(conn, record.claim_id, audit.head(conn)[0] + 1)
-            done = self._decide(
-                conn, record, resolution, attempt_id, resolution_id, loaded, basis, links
+            now = self.now()
+            done = decide(
+                conn, now, record, resolution, attempt_id, resolution_id, loaded, basis, links
             )
             assert done.audit_seq is not None
             return Revalidated(attempt_id, done.audit_seq, verdict, done.escalation_id)
@@ -204,27 +216,23 @@ class Revalidations(Recording):
     ) -> int:
         """The same decision again: a `revalidated` entry, and the versions it now stands on."""
         now = self.now()
-        expires_at = self._expires_at(now, basis)
+        until = expires_at(now, basis)
         changed = ", ".join(links["changed"]) or "nothing"
         entry, _ = audit.append(
             conn,
             kind="revalidated",
             **decision_fields(record, resolution),
-            evidence=list(
-                dict.fromkeys(
-                    c.clause_id or c.cited for s in resolution.sides.values() for c in s.clauses
-                )
-            ),
+            evidence=cited_clauses(resolution),
             actor="auto",
             reason=f"replays the decision in force under the current state (changed: {changed})",
             overrides=None,
             overrides_hash=None,
             at=now,
             config_files_sha256=basis.config_sha256,
-            expires_at=expires_at,
+            expires_at=until,
             **links,
         )
-        self._validated(conn, record, attempt_id, entry.seq, now, expires_at, basis)
+        validated(conn, record, attempt_id, entry.seq, now, until, basis)
         return entry.seq
 
     def _supersede(self, conn: Connection, claim_id: str, by_seq: int) -> None:

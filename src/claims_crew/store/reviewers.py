@@ -60,10 +60,6 @@ class Reviewers(StoreBase):
             raise StoreError(f"a reviewer named {name!r} already exists") from exc
         return token
 
-    def reviewer_for_token(self, token: str) -> str | None:
-        with self.read() as conn:
-            return token_owner(conn, token)
-
     def open_session(self, reviewer: str) -> str:
         """A new random session id for a signed-in reviewer (kept hashed, with its CSRF token)."""
         session_id = secrets.token_urlsafe(32)

@@ -1,21 +1,33 @@
-"""The decision store: SQLite in CLAIMS_CREW_HOME, the one place a claim's state lives.
+"""The decision store, the one place a claim's state lives.
 
-It holds the claim files (by claim id and SHA-256), the runs, every agent's output (raw and
-parsed), the tool ledger, resolutions, adjudications, decisions, escalations, human reviews,
-reviewers (token hashes only), web sessions, and the audit chain (audit.py).
+It is an SQLite file in CLAIMS_CREW_HOME by default, or the PostgreSQL database that
+CLAIMS_CREW_DATABASE_URL names, reached through SQLAlchemy Core (engine.py). It holds the claim
+files (by claim id and SHA-256), the runs, every agent's output (raw and parsed), the tool
+ledger, resolutions, adjudications, decisions, escalations, human reviews, reviewers (token
+hashes only), web sessions, and the audit chain (audit.py).
 
-`Store` is the one object callers hold. Each topic is its own module and class, all sharing the
-connections and transactions of base.py:
+`Store` is the one object callers hold (`store.record(...)`, `store.take(...)`). Each topic is
+its own module and class, and each class inherits only `StoreBase` (base.py: the database, its
+transactions and clock), never another topic, and calls no other topic's private methods. What
+two topics both write is plain functions that take the open connection, as audit.py's
+`append` does: a first decision and a revalidation write an attempt through attempt_rows.py and
+a decision through decision_rows.py; enqueueing and triage keep a claim file through triage.py.
+Functions, not topic objects handed out by `Store` (`store.queue.decide(...)`): they keep every
+caller's `store.method(...)` as it was, and writes that must land in one transaction with the
+caller's own compose plainly when each takes that transaction's connection.
 
 - schema.py: the numbered migrations;
 - recording.py: runs, triage, and one claim's result, decision and audit entry written whole;
+- attempt_rows.py, decision_rows.py, triage.py: the rows of an attempt, of a decision, and of a
+  claim file, written inside a caller's transaction;
 - revalidation.py: what each decision stands on, and revalidations as linked entries;
 - claims.py: a claim's file and records read back;
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
 - reviewers.py: reviewers and their web sessions;
 - sign_ins.py: signing in by token, throttled per client and overall;
-- audit_reads.py: verifying, exporting and checkpointing the audit chain;
+- audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
+  validity_rows.py check the rows against it);
 - report_query.py: the report's one pass over every decided claim;
 - work_queue.py: claims ingested into the store, and workers taking them.
 """
@@ -46,4 +58,4 @@ class Store(
     ReportQuery,
     WorkQueue,
 ):
-    """The decision store in one SQLite file; safe to share between threads and processes."""
+    """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""

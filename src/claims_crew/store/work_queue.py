@@ -33,9 +33,9 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import ClaimFile
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
-from claims_crew.store.leases import _holder_gone
-from claims_crew.store.recording import triage_in
+from claims_crew.store.leases import holder_gone
 from claims_crew.store.sql import insert_new
+from claims_crew.store.triage import triage_in
 from claims_crew.vocabulary import stamp
 
 # How long a taken item stays a worker's without a heartbeat: the longest a dead worker on
@@ -138,7 +138,7 @@ class WorkQueue(StoreBase):
                     .order_by(w.enqueued_at, w.claim_id)
                     .with_for_update(skip_locked=True)
                 ).all()
-                ids += [row.claim_id for row in local if _holder_gone(row.taken_by)][
+                ids += [row.claim_id for row in local if holder_gone(row.taken_by)][
                     : limit - len(ids)
                 ]
             if not ids:
