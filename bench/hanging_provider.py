@@ -11,6 +11,10 @@ it had not finished after `--give-up` seconds (it is then killed).
     uv run python bench/hanging_provider.py
     uv run python bench/hanging_provider.py --deadline 20 --give-up 120
     uv run python bench/hanging_provider.py --src /tmp/older-checkout/src   # another version
+    uv run python bench/hanging_provider.py --small   # 2 claims, 5 s deadline: CI's check
+
+It exits non-zero when the run did not finish, or did not end with exactly the silent claim
+failed.
 
 The run's output is not a terminal, so the per-claim lines are those a CI log shows.
 """
@@ -69,7 +73,12 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=10.0)
     parser.add_argument("--give-up", type=float, default=90.0)
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="claims_crew to run")
+    parser.add_argument(
+        "--small", action="store_true", help="2 claims, a 5 s deadline (CI's run)"
+    )
     args = parser.parse_args()
+    if args.small:
+        args.claims, args.deadline, args.give_up = 2, 5.0, 300.0
 
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
@@ -134,6 +143,11 @@ def main() -> None:
             print(f"  {at:6.1f} s  {line}")
     else:
         print(f"finished in {wall:.1f} s (deadline {args.deadline:g} s), exit code {exit_code}")
+    # The deadline must end the silent claim, and only it, for the times above to mean anything.
+    if exit_code is None or not any(
+        line == "1 claim(s) failed; see the table above." for _, line in lines
+    ):
+        raise SystemExit("the run did not end with exactly the silent claim failed")
 
 
 if __name__ == "__main__":

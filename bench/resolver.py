@@ -69,6 +69,11 @@ SOURCES = {
 UNSOURCED_START = {"where": "description", "quote": "The leak began in September 2025."}
 
 
+def clause_quotes(doc: Any) -> dict[str, tuple[str, str]]:
+    """Each clause's kind and a quote of it (six of its words), by clause id."""
+    return {c.id: (c.kind, " ".join(c.text.split()[2:8])) for c in doc.clauses if c.text.split()}
+
+
 def generate(count: int, clauses: dict[str, tuple[str, str]], seed: int = 7) -> list[Any]:
     """Case inputs: (claim_file, facts, policy claim, fraud claim, ledger), as pydantic models.
 
@@ -264,7 +269,7 @@ def bench(count: int, crew_runs: int, workdir: Path) -> None:
     rules = load_config(ROOT / "config")
     library = PolicyLibrary(ROOT / "policies", workdir / "cache")
     doc = library.open("HM-HOME-001")
-    clauses = {c.id: (c.kind, " ".join(c.text.split()[2:8])) for c in doc.clauses if c.text.split()}
+    clauses = clause_quotes(doc)
     inputs = generate(count, clauses)
     reread_us, cases = [], []
     for claim_file, facts, policy, fraud, ledger in inputs:
