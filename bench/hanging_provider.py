@@ -73,9 +73,7 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=10.0)
     parser.add_argument("--give-up", type=float, default=90.0)
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="claims_crew to run")
-    parser.add_argument(
-        "--small", action="store_true", help="2 claims, a 5 s deadline (CI's run)"
-    )
+    parser.add_argument("--small", action="store_true", help="2 claims, a 5 s deadline (CI's run)")
     args = parser.parse_args()
     if args.small:
         args.claims, args.deadline, args.give_up = 2, 5.0, 300.0
