@@ -1,6 +1,7 @@
 """Start-up time of the tuning commands, against a bare interpreter, in the same run.
 
     uv run python bench/cli_startup.py [--runs 7]
+    uv run python bench/cli_startup.py --small    # one run each: CI's check that it runs
 
 Each command runs as a fresh process, as a person would type it; the median wall time of each
 is printed in ms with its ratio to `python -c pass`. `import crewai` is timed too, to show what
@@ -32,9 +33,12 @@ def median_ms(argv: list[str], runs: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--small", action="store_true", help="one run each (CI's run)")
     args = parser.parse_args()
+    if args.small:
+        args.runs = 1
     cli = str(BIN / "claims-crew")
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],

@@ -11,6 +11,10 @@ it had not finished after `--give-up` seconds (it is then killed).
     uv run python bench/hanging_provider.py
     uv run python bench/hanging_provider.py --deadline 20 --give-up 120
     uv run python bench/hanging_provider.py --src /tmp/older-checkout/src   # another version
+    uv run python bench/hanging_provider.py --small   # 2 claims, 15 s deadline: CI's check
+
+It exits non-zero when the run did not finish, or its silent claim did not fail by the deadline
+(on a busy machine the others may time out too: that is load, not a fault).
 
 The run's output is not a terminal, so the per-claim lines are those a CI log shows.
 """
@@ -69,7 +73,10 @@ def main() -> None:
     parser.add_argument("--deadline", type=float, default=10.0)
     parser.add_argument("--give-up", type=float, default=90.0)
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="claims_crew to run")
+    parser.add_argument("--small", action="store_true", help="2 claims, a 15 s deadline (CI's run)")
     args = parser.parse_args()
+    if args.small:
+        args.claims, args.deadline, args.give_up = 2, 15.0, 300.0
 
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
@@ -134,6 +141,10 @@ def main() -> None:
             print(f"  {at:6.1f} s  {line}")
     else:
         print(f"finished in {wall:.1f} s (deadline {args.deadline:g} s), exit code {exit_code}")
+    # The deadline must end the silent claim, or the times above mean nothing.
+    timed_out = f"{ids[0]}.json: failed (timeout)"
+    if exit_code is None or not any(timed_out in line for _, line in lines):
+        raise SystemExit(f"the run did not finish with {ids[0]} failed by its deadline")
 
 
 if __name__ == "__main__":

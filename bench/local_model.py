@@ -25,6 +25,10 @@ Run it from the project root (about a minute a claim on two cores):
 
     uv run python bench/local_model.py
     uv run python bench/local_model.py --claims 3 --compare /tmp/last-commit
+    uv run python bench/local_model.py --small      # one claim: CI's check that it runs
+
+It exits non-zero when a claim was not reviewed (an unreadable answer is the model's doing and
+only counts in the figures).
 """
 
 from __future__ import annotations
@@ -205,7 +209,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--compare", type=Path, metavar="DIR", help="a second source tree, run alternately"
     )
     parser.add_argument("--raw", action="store_true", help="print each task's final answer")
+    parser.add_argument("--small", action="store_true", help="one claim (CI's run)")
     args = parser.parse_args(argv)
+    if args.small:
+        args.claims = 1
     trees = {"this": ROOT}
     if args.compare is not None:
         trees["compare"] = args.compare.resolve()
@@ -227,6 +234,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 print_claim(label, result, args.raw)
         print("Means")
         means = {label: print_summary(label, found) for label, found in results.items()}
+    # An unreadable answer is the model's doing; a claim not reviewed is the code's.
+    broken = [r for found in results.values() for r in found if r["status"] != "reviewed"]
+    if broken:
+        raise SystemExit(f"{len(broken)} claim(s) not reviewed: {broken[0]['error']}")
     if "compare" in means:
         (this_s, this_cpu, this_tokens) = means["this"]
         (other_s, other_cpu, other_tokens) = means["compare"]

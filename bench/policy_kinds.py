@@ -18,6 +18,7 @@ Run it from the project root:
     uv run python bench/policy_kinds.py
     uv run python bench/policy_kinds.py --only iso     # only gold files whose name contains it
     uv run python bench/policy_kinds.py --wrong        # list every wrong label
+    uv run python bench/policy_kinds.py --small        # the smallest PDF's gold file only
 """
 
 from __future__ import annotations
@@ -250,12 +251,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="only gold files whose name contains this")
     parser.add_argument("--wrong", action="store_true", help="list every wrong label")
+    parser.add_argument(
+        "--small", action="store_true", help="only the gold file of the smallest PDF (CI's run)"
+    )
     args = parser.parse_args()
     golds = load_gold(only=args.only)
     if not SHARED_POLICIES.exists():
         print(f"{SHARED_POLICIES} is absent: nothing to measure")
         return
     present = [g.file for g in golds if (SHARED_POLICIES / g.file).exists()]
+    if args.small and present:
+        smallest = min(present, key=lambda name: (SHARED_POLICIES / name).stat().st_size)
+        golds, present = [g for g in golds if g.file == smallest], [smallest]
     print(f"gold files: {len(golds)}; with their PDF present: {', '.join(present) or 'none'}")
     with tempfile.TemporaryDirectory() as cache:
         report(measure(golds, Path(cache)), args.wrong)

@@ -45,6 +45,7 @@ refuses every agreement nobody looked up, by design, and the rules decide fewer 
 
     uv run python bench/rules_safety.py
     uv run python bench/rules_safety.py --claims 150 --json
+    uv run python bench/rules_safety.py --small     # 200 claims per profile: CI's check
 """
 
 from __future__ import annotations
@@ -247,6 +248,7 @@ SHIPPED = VARIANTS[3]
 # Claims per profile: enough that a difference of a point between the rules and S1 is several
 # claims, not one.
 CLAIMS = 3000
+SMALL_CLAIMS = 200
 
 
 @dataclass(frozen=True)
@@ -555,7 +557,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--claims", type=int, default=CLAIMS, help="simulated claims per profile")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--small", action="store_true", help=f"{SMALL_CLAIMS} claims per profile (CI's run)"
+    )
     args = parser.parse_args(argv)
+    if args.small:
+        args.claims = SMALL_CLAIMS
     results = run(args.claims)
     if args.json:
         payload = [

@@ -21,6 +21,7 @@ audit chain verifies.
 
     uv run python bench/workers.py                      # a throwaway cluster of its own
     uv run python bench/workers.py --database-url postgresql+psycopg://…/postgres
+    uv run python bench/workers.py --small              # 4 claims, 2 processes: CI's check
 
 `--database-url` names a server whose user may create databases; one is made per setup and
 dropped after.
@@ -167,7 +168,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_false",
         help="time each process's first claims too (their one-off costs)",
     )
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="4 claims, 0.05 s a call, 2 processes of 2, no warm-up (CI's run)",
+    )
     args = parser.parse_args(argv)
+    if args.small:
+        args.claims, args.latency, args.workers, args.concurrency = 4, 0.05, 2, 2
+        args.warm_up = False
     with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
         workdir = Path(tmp)
         os.environ.update(

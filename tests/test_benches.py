@@ -1,0 +1,56 @@
+"""The benches cannot rot unseen: each has a small size that CI runs (bench/small.sh), and the
+cases bench/resolver.py and bench/report.py generate still take the paths they are meant to."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.resolver import Case, cited_clauses, resolve
+from claims_crew.resolver.config import load_config
+from claims_crew.resolver.reread import policy_view
+from tests.conftest import ROOT, load_script
+
+BENCH = ROOT / "bench"
+
+
+def test_every_bench_has_a_small_size() -> None:
+    benches = sorted(BENCH.glob("*.py"))
+    assert len(benches) >= 13
+    assert [b.name for b in benches if '"--small"' not in b.read_text(encoding="utf-8")] == []
+
+
+def test_ci_runs_every_bench_at_its_small_size() -> None:
+    small = (BENCH / "small.sh").read_text(encoding="utf-8")
+    assert "for bench in bench/*.py; do" in small and '"$bench" --small' in small
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # After the lint and type checks, before the tests.
+    assert ci.index("uv run mypy") < ci.index("bench/small.sh") < ci.index("uv run pytest")
+
+
+def test_resolver_bench_cases_spread_over_every_rule(sample_library: PolicyLibrary) -> None:
+    bench = load_script(BENCH / "resolver.py")
+    config = load_config(ROOT / "config")
+    clauses = bench.clause_quotes(sample_library.open("HM-HOME-001"))
+    outcomes, rules = Counter[str](), Counter[str]()
+    count = 800
+    for claim_file, facts, policy, fraud, ledger in bench.generate(count, clauses):
+        view = policy_view(sample_library, "HM-HOME-001", cited_clauses(policy, fraud))
+        resolution = resolve(Case(claim_file, facts, policy, fraud, ledger, view), config)
+        outcomes[resolution.outcome] += 1
+        rules[resolution.rule] += 1
+    assert bench.mix_problems(outcomes, rules, count) == []
+    assert max(outcomes.values()) <= bench.MAX_SHARE * count
+
+
+def test_report_bench_claims_reach_their_outcomes() -> None:
+    bench = load_script(BENCH / "report.py")
+    made = bench.templates()  # raises when a kind of claim no longer reaches its outcome
+    outcomes = {record.resolution.outcome for _, record, _ in made}
+    assert outcomes == {
+        "ACCEPTED",
+        "PREFERRED",
+        "ADJUDICATED",
+        "ADJUDICATION_REQUIRED",
+        "ESCALATED",
+    }
