@@ -141,10 +141,15 @@ def test_prompt_is_exactly_what_a_run_sends(sample_library: PolicyLibrary, tmp_p
     script = water_script()
     record = review_claim(load_claim(WATER_CLAIM), settings(sample_library, script, tmp_path))
     assert record.status == "reviewed", record.error
-    store_intake(record.raw["intake_task"])
+    intake = record.raw["intake_task"]
     for task, agent in (("intake_task", "intake"), ("policy_task", "policy")):
         rendered = render_prompt(
-            task, WATER_CLAIM, ROOT / "config", sample_library, llm_for=water_script()
+            task,
+            WATER_CLAIM,
+            ROOT / "config",
+            sample_library,
+            llm_for=water_script(),
+            stored_intake=intake,
         )
         assert rendered.messages == script.llms[agent].calls[0], task
 
