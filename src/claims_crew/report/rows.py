@@ -208,31 +208,10 @@ def build_row(
     """A row from JSON-shaped parts, the way both loaders see a claim."""
     sides = resolution.get("sides") or {}
     missing = tuple(resolution.get("missing_facts") or ())
-    null: tuple[str, ...]
-    disputed: tuple[str, ...]
-    unverified: tuple[str, ...] = ()
-    if intake is None:
-        state, loss_type, null, disputed = "absent", None, (), ()
-    elif intake.get("kind") == "parse_error":
-        state, loss_type, null, disputed = "parse_error", None, (), ()
-    else:
-        state = "parsed"
-        loss_type = intake.get("loss_type")
-        null = tuple(f for f in FACT_FIELDS if intake.get(f) is None)
-        checked = {c.get("name"): c.get("status") for c in resolution.get("facts") or ()}
-        unverified = tuple(f for f in FACT_FIELDS if checked.get(f) == "unverified")
-        named = [f for f in missing if f not in null and f not in unverified]
-        contradicted = {*_disputed(intake, claim_file), *named}
-        disputed = tuple(f for f in FACT_FIELDS if f in contradicted)
-    adjudicator = None
-    if adjudication is not None:
-        valid, choice = adjudication
-        if not valid:
-            adjudicator = "invalid"
-        elif choice in SIDES:
-            adjudicator = f"chose_{choice}"
-        else:
-            adjudicator = "escalate"
+    state, loss_type, null, disputed, unverified = _intake_state(
+        intake, resolution, missing, claim_file
+    )
+    adjudicator = _adjudicator(adjudication)
     return ClaimRow(
         claim_id=claim_id,
         decided_at=decided_at,
@@ -269,6 +248,37 @@ def build_row(
         targeted=_targeted(resolution.get("targeted")),
         debate=_debate(resolution.get("debate")),
     )
+
+
+def _intake_state(
+    intake: dict[str, Any] | None,
+    resolution: dict[str, Any],
+    missing: tuple[str, ...],
+    claim_file: dict[str, Any] | None,
+) -> tuple[str, str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Intake as the report counts it: its state, loss type, and the fields left null, disputed
+    (contradicting the claim file, or named missing by the rules) and unverified."""
+    if intake is None:
+        return "absent", None, (), (), ()
+    if intake.get("kind") == "parse_error":
+        return "parse_error", None, (), (), ()
+    null = tuple(f for f in FACT_FIELDS if intake.get(f) is None)
+    checked = {c.get("name"): c.get("status") for c in resolution.get("facts") or ()}
+    unverified = tuple(f for f in FACT_FIELDS if checked.get(f) == "unverified")
+    named = [f for f in missing if f not in null and f not in unverified]
+    contradicted = {*_disputed(intake, claim_file), *named}
+    disputed = tuple(f for f in FACT_FIELDS if f in contradicted)
+    return "parsed", intake.get("loss_type"), null, disputed, unverified
+
+
+def _adjudicator(adjudication: tuple[bool, str | None] | None) -> str | None:
+    """What the adjudicator did: None when not asked."""
+    if adjudication is None:
+        return None
+    valid, choice = adjudication
+    if not valid:
+        return "invalid"
+    return f"chose_{choice}" if choice in SIDES else "escalate"
 
 
 def _debate(held: dict[str, Any] | None) -> str | None:
