@@ -1,6 +1,6 @@
 """Benchmark: claims at provider speed, through CrewAI's own OpenAI client over HTTP.
 
-The model is the scripted OpenAI-compatible server of tests/openai_server.py on 127.0.0.1,
+The model is the scripted OpenAI-compatible server of tests/support/openai_server.py on 127.0.0.1,
 reached the way users reach a provider (`MODEL=openai/gpt-4o-mini`, `MODEL_BASE_URL`); it
 sleeps `--latency` seconds before every answer. Everything else is the real pipeline:
 `pipeline.run_batch` with a real SQLite store and policy index in a temporary folder, the lease,
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from claims_crew.crew.crew import ClaimsCrew
     from claims_crew.pipeline import Settings
-    from tests.openai_server import OpenAIServer
+    from tests.support.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "config"
@@ -85,9 +85,9 @@ class Run:
 def respond_for_water() -> Any:
     """The server's answers: the water claim's facts (and, asked the targeted question their
     conflict raises, null for the start date), a looked-up 4.2(b), a looked-up 7.1."""
-    from tests.crew_helpers import FRAUD_EXCLUDED, POLICY_COVERED
-    from tests.openai_server import ChatRequest, Reply
-    from tests.provider_helpers import agent_of, look_up_then, water_intake
+    from tests.support.crew import FRAUD_EXCLUDED, POLICY_COVERED
+    from tests.support.openai_server import ChatRequest, Reply
+    from tests.support.provider import agent_of, look_up_then, water_intake
 
     policy = look_up_then("4.2(b)", POLICY_COVERED)
     fraud = look_up_then("7.1", FRAUD_EXCLUDED)
@@ -118,13 +118,13 @@ class Bench:
         return ids
 
     def claims(self, n: int) -> list[Path]:
-        from tests.provider_helpers import water_claims
+        from tests.support.provider import water_claims
 
         return water_claims(self.workdir / "inbox", *self.ids(n))
 
     def run(self, n: int, concurrency: int, latency: float) -> Run:
         from claims_crew.pipeline import run_batch
-        from tests.provider_helpers import agent_of, claim_of
+        from tests.support.provider import agent_of, claim_of
 
         paths = self.claims(n)
         ids = {p.stem for p in paths}
@@ -274,7 +274,7 @@ def warm_work_processes(
     """N claims through `workers` long-lived `claims-crew work` processes on the bench's store:
     started, warmed on a batch of their own (every thread runs a claim), then given the N
     claims through the queue. The timed batch; its `startup` is the start and warm-up."""
-    from tests.work_processes import (
+    from tests.support.work_processes import (
         cpu_of,
         decided_once,
         runs_recorded,
@@ -430,7 +430,7 @@ def bench(n: int, latency: float, repeats: int, workdir: Path, workers: int = 4)
     from claims_crew.pipeline import Settings
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.store import Store
-    from tests.openai_server import OpenAIServer
+    from tests.support.openai_server import OpenAIServer
 
     console = Console() if sys.stdout.isatty() else Console(width=120)
     library = PolicyLibrary(root=ROOT / "policies", cache_dir=workdir / "policy-index")

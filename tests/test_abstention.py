@@ -23,8 +23,7 @@ from claims_crew.records import ClaimRecord
 from claims_crew.report import load_rows
 from claims_crew.report.evaluate import evaluate
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -32,6 +31,7 @@ from tests.crew_helpers import (
     Script,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 KNOWN_START = {**INTAKE_WATER, "damage_start_date": "2025-11-02", "unknowns": []}
 CANNOT_READ = {

@@ -17,8 +17,8 @@ from sqlalchemy import Connection, text
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key
-from tests.conftest import ROOT
-from tests.store_helpers import accepted_answers, record_for, water_loaded
+from tests.support.paths import ROOT
+from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

@@ -10,7 +10,7 @@ from pypdf import PdfWriter
 
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import open_pdf
-from tests.conftest import SAMPLE_POLICIES, shared_pdf
+from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
 

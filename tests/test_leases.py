@@ -16,7 +16,7 @@ from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import process_file
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, lease_holder
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -24,7 +24,7 @@ from tests.crew_helpers import (
     settings,
     start_date_answer,
 )
-from tests.store_helpers import water_loaded
+from tests.support.store import water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

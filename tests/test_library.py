@@ -13,7 +13,7 @@ from claims_crew.errors import ConfigError
 from claims_crew.policy import library as library_module
 from claims_crew.policy.cache import index_path
 from claims_crew.policy.library import PolicyLibrary, load_index, open_pdf
-from tests.conftest import SAMPLE_POLICIES
+from tests.support.paths import SAMPLE_POLICIES
 
 
 def test_sample_index_lists_three_policies_with_dates() -> None:

@@ -18,9 +18,9 @@ from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.pipeline import process_file
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import INTAKE_WATER, settings, water_script
-from tests.store_helpers import water_loaded
+from tests.support.crew import INTAKE_WATER, settings, water_script
+from tests.support.paths import ROOT
+from tests.support.store import water_loaded
 
 
 def test_the_defaults_bound_a_claim(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,7 @@ from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim, IntakeFacts
 from claims_crew.pipeline import Settings, review_claim
 from claims_crew.policy.library import PolicyLibrary
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def test_local_model_reviews_a_claim_with_schema_valid_outputs(

@@ -34,11 +34,11 @@ from claims_crew.llms.select import default_llm_factory
 from claims_crew.pipeline import BatchItem, Settings, pending, review_in_time, run_batch
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import settings, water_script
-from tests.openai_server import ChatRequest, Reply, Status
-from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
-from tests.store_helpers import water_loaded
+from tests.support.crew import settings, water_script
+from tests.support.openai_server import ChatRequest, Reply, StartServer, Status
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.store import water_loaded
 
 GUARD_S = 120.0  # turns a run that never ends into a failure, far beyond what these need
 

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from claims_crew.policy.library import PolicyLibrary
-from tests.conftest import ROOT, load_script
+from tests.support.paths import ROOT
+from tests.support.scripts import load_script
 
 # Agents that look up at least this share of the clauses they cite are held to the whole
 # dominance; below it the tool-sourced requirement costs coverage by design.

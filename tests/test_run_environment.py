@@ -22,8 +22,7 @@ from claims_crew import paths
 from claims_crew.cli import main
 from claims_crew.llms import select
 from claims_crew.llms.scripted import final, lookup
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -31,6 +30,7 @@ from tests.crew_helpers import (
     Script,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 CREWAI_VARS = (
     "CREWAI_DISABLE_TELEMETRY",

@@ -15,9 +15,9 @@ from rich.progress import Progress
 from claims_crew.cli import main, progress
 from claims_crew.cli.progress import InFlight, WaitingColumn
 from claims_crew.cli.run import review_inbox
-from tests.conftest import ROOT, StartServer
-from tests.openai_server import Hang
-from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.openai_server import Hang, StartServer
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
 
 
 def test_in_flight_names_the_longest_waits_first() -> None:

@@ -1,7 +1,7 @@
 """A run's worker process that SIGKILLs itself as it begins reviewing one claim.
 
-`python -m tests.killed_worker STORE CONFIG CONCURRENCY` is claims_crew.worker, except that the
-worker reviewing the claim named by KILLED_WORKER_AT dies at the start of that claim's review:
+`python -m tests.support.killed_worker STORE CONFIG CONCURRENCY` is claims_crew.worker, except that
+the worker reviewing the claim named by KILLED_WORKER_AT dies at the start of that claim's review:
 its lease taken, nothing of the claim recorded. The worker tests put it in place of the worker
 module (worker_pool.WORKER_MODULE) to show what a run with a dead worker leaves behind.
 """

@@ -1,6 +1,7 @@
 """A batch over an inbox with scripted models that logs every model call by claim.
 
-Run as `python -m tests.killed_run INBOX CALLS_LOG [--kill-at CLAIM_ID --kill-in model|write]`
+Run as
+`python -m tests.support.killed_run INBOX CALLS_LOG [--kill-at CLAIM_ID --kill-in model|write]`
 to have the process SIGKILL itself: at the first model call for that claim, or inside the
 store's transaction for that claim, after part of its result is written. The store tests run
 it in a child process, then re-run the inbox, to show what a killed run leaves behind.
@@ -21,14 +22,14 @@ from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.pipeline import BatchItem, Settings, pending, run_batch
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
     QUESTION_TAIL,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 CLAIM_ID = re.compile(r"claim (K-\d+)")
 
