@@ -109,6 +109,22 @@ def warm_index() -> None:
 
 
 POSTGRES_FIXTURES = {"postgres_server", "postgres_url"}
+# Files whose tests start processes, load the local model or run scripted-server batches: each
+# takes seconds. A slow test elsewhere carries @pytest.mark.slow itself.
+SLOW_FILES = {
+    "test_local_model.py",
+    "test_poisoned_inbox.py",
+    "test_provider_faults.py",
+    "test_provider_speed.py",
+    "test_rate_limit.py",
+    "test_shadow.py",
+    "test_work_cli.py",
+    "test_work_killed.py",
+    "test_work_stop.py",
+    "test_workers.py",
+}
+# real_doc parses a real policy PDF of up to a few hundred pages on its first use.
+SLOW_FIXTURES = {"real_doc"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -120,5 +136,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         callspec = getattr(item, "callspec", None)
         params = callspec.params.values() if callspec is not None else ()
         on_postgres = any(isinstance(value, str) and value == "postgresql" for value in params)
-        if on_postgres or POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if on_postgres or POSTGRES_FIXTURES & fixtures:
             item.add_marker(pytest.mark.postgres)
+        if item.path.name in SLOW_FILES or SLOW_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.slow)

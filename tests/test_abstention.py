@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from claims_crew.claim_files import load_claim
@@ -79,6 +80,7 @@ def review(
     return record
 
 
+@pytest.mark.slow
 def test_an_abstaining_agent_sends_the_claim_to_a_person(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:

@@ -519,6 +519,7 @@ def test_pipeline_supplies_exactly_the_listed_inputs(
     assert seen and set(seen[0]) == set(KICKOFF_INPUTS)
 
 
+@pytest.mark.slow
 def test_config_check_does_not_import_crewai() -> None:
     code = (
         "import sys\n"

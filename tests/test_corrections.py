@@ -222,6 +222,7 @@ def _decide(tmp_path: Path, corrections: list[dict[str, Any]] | None) -> tuple[A
     return record, entry
 
 
+@pytest.mark.slow
 def test_marking_the_exclusion_in_index_yaml_turns_an_escalation_into_acceptance(
     tmp_path: Path,
 ) -> None:

@@ -49,6 +49,7 @@ def test_an_expired_lease_is_taken_over() -> None:
     assert store.lease("C-1", lease_holder())
 
 
+@pytest.mark.slow
 def test_a_dead_process_lease_is_taken_over_at_once() -> None:
     dead = subprocess.run(
         [sys.executable, "-c", "from claims_crew.store import lease_holder; print(lease_holder())"],
@@ -61,6 +62,7 @@ def test_a_dead_process_lease_is_taken_over_at_once() -> None:
     assert store.lease("C-1", lease_holder())
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_claim_call_the_models_once(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:

@@ -45,6 +45,7 @@ def test_bad_index_names_the_file_and_key(tmp_path: Path, body: str, fragment: s
     assert str(index_file) in str(err.value) and fragment in str(err.value)
 
 
+@pytest.mark.slow
 def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -75,6 +76,7 @@ def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
     assert third.sha256 != first.sha256
 
 
+@pytest.mark.slow
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     doc = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)

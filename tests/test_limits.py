@@ -91,6 +91,7 @@ def test_work_past_its_deadline_is_told_to_stop_and_its_result_dropped() -> None
     assert seen == [True]
 
 
+@pytest.mark.slow
 def test_an_in_process_model_is_not_called_after_the_deadline(
     sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

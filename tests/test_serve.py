@@ -313,6 +313,7 @@ def connection_to(port: int, worker: int, workers: list[int]) -> Connection:
     raise AssertionError(f"worker {worker} took no connection in 90 s")
 
 
+@pytest.mark.slow
 def test_two_processes_share_the_sign_in_and_the_decision(store: Store) -> None:
     token = store.add_reviewer("ana")
     port = free_port()

@@ -335,6 +335,7 @@ def _calls(log: Path) -> Counter[str]:
     return Counter(line.split()[0] for line in log.read_text(encoding="utf-8").splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_in", ["model", "write"])
 def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
     tmp_path: Path, kill_in: str
