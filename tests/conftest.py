@@ -113,6 +113,7 @@ POSTGRES_FIXTURES = {"postgres_server", "postgres_url"}
 # takes seconds. A slow test elsewhere carries @pytest.mark.slow itself.
 SLOW_FILES = {
     "test_local_model.py",
+    "test_pdf_reader.py",
     "test_poisoned_inbox.py",
     "test_provider_faults.py",
     "test_provider_speed.py",

@@ -148,7 +148,6 @@ def _fake_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> 
     monkeypatch.setattr(reader_process, "READER_SCRIPT", reader)
 
 
-@pytest.mark.slow
 def test_a_reader_past_the_limit_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pid_file = tmp_path / "reader.pid"
     _fake_reader(

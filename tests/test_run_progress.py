@@ -58,6 +58,7 @@ def hanging_inbox(
     return inbox
 
 
+@pytest.mark.slow
 def test_a_log_shows_each_claim_and_what_is_still_waiting(
     hanging_inbox: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,6 +83,7 @@ def test_a_log_shows_each_claim_and_what_is_still_waiting(
     assert "1 claim(s) failed" in result.output
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_the_claims_under_review_beside_the_bar(hanging_inbox: Path) -> None:
     console = Console(force_terminal=True, record=True, width=160)
     assert review_inbox(hanging_inbox, 1, console) == 1
