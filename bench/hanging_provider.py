@@ -1,6 +1,6 @@
 """Benchmark: how long `claims-crew run` takes when the provider stops answering one claim.
 
-The model is the scripted OpenAI-compatible server of tests/openai_server.py on 127.0.0.1,
+The model is the scripted OpenAI-compatible server of tests/support/openai_server.py on 127.0.0.1,
 reached through CrewAI's own OpenAI client (`MODEL=openai/gpt-4o-mini`, `MODEL_BASE_URL`). The
 inbox holds `--claims` copies of the water claim; the server never answers the first claim's
 intake call and answers every other call at once. `claims-crew run` runs as a fresh process, as
@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.crew_helpers import INTAKE_WATER as INTAKE  # noqa: E402
-from tests.openai_server import (  # noqa: E402
+from tests.support.crew import INTAKE_WATER as INTAKE  # noqa: E402
+from tests.support.openai_server import (  # noqa: E402
     ChatRequest,
     Hang,
     OpenAIServer,
@@ -44,7 +44,7 @@ from tests.openai_server import (  # noqa: E402
     Text,
     ToolCall,
 )
-from tests.provider_helpers import agent_of, claim_of  # noqa: E402
+from tests.support.provider import agent_of, claim_of  # noqa: E402
 
 REVIEW = {
     "answer": "covered",

@@ -1,6 +1,6 @@
 """Benchmark: claims at provider speed, through CrewAI's own OpenAI client over HTTP.
 
-The model is the scripted OpenAI-compatible server of tests/openai_server.py on 127.0.0.1,
+The model is the scripted OpenAI-compatible server of tests/support/openai_server.py on 127.0.0.1,
 reached the way users reach a provider (`MODEL=openai/gpt-4o-mini`, `MODEL_BASE_URL`); it
 sleeps `--latency` seconds before every answer. Everything else is the real pipeline:
 `pipeline.run_batch` with a real SQLite store and policy index in a temporary folder, the lease,
@@ -59,8 +59,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from claims_crew.crew.crew import ClaimsCrew
+    from claims_crew.run.routine import BatchItem
     from claims_crew.run.settings import Settings
-    from tests.openai_server import OpenAIServer
+    from tests.support.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "config"
@@ -90,9 +91,9 @@ class Run:
 def respond_for_water() -> Any:
     """The server's answers: the water claim's facts (and, asked the targeted question their
     conflict raises, null for the start date), a looked-up 4.2(b), a looked-up 7.1."""
-    from tests.crew_helpers import FRAUD_EXCLUDED, POLICY_COVERED
-    from tests.openai_server import ChatRequest, Reply
-    from tests.provider_helpers import agent_of, look_up_then, water_intake
+    from tests.support.crew import FRAUD_EXCLUDED, POLICY_COVERED
+    from tests.support.openai_server import ChatRequest, Reply
+    from tests.support.provider import agent_of, look_up_then, water_intake
 
     policy = look_up_then("4.2(b)", POLICY_COVERED)
     fraud = look_up_then("7.1", FRAUD_EXCLUDED)
@@ -123,13 +124,13 @@ class Bench:
         return ids
 
     def claims(self, n: int) -> list[Path]:
-        from tests.provider_helpers import water_claims
+        from tests.support.provider import water_claims
 
         return water_claims(self.workdir / "inbox", *self.ids(n))
 
     def run(self, n: int, concurrency: int, latency: float) -> Run:
         from claims_crew.run.batch import run_batch
-        from tests.provider_helpers import agent_of, claim_of
+        from tests.support.provider import agent_of, claim_of
 
         paths = self.claims(n)
         ids = {p.stem for p in paths}
@@ -151,11 +152,7 @@ class Bench:
             policy = [e for e in mine if agent_of(e.request) == "policy"]
             fraud = [e for e in mine if agent_of(e.request) == "fraud"]
             overlapped += any(p.overlaps(f) for p in policy for f in fraud)
-        failed = [
-            f"{i.path.stem}: {i.record.error.message if i.record and i.record.error else i.error}"
-            for i in items
-            if not i.ok
-        ]
+        failed = [_why(i) for i in items if not i.ok]
         return Run(n, concurrency, wall, cpu, calls, overlapped, failed)
 
     def run_workers(self, n: int, concurrency: int, workers: int, latency: float) -> WorkersRun:
@@ -181,20 +178,20 @@ class Bench:
             on_start=lambda _path: began.append(time.perf_counter()),
         )
         wall = time.perf_counter() - started
-        failed = (
-            [
-                f"{i.path.stem}: {i.record.error.message if i.record and i.record.error else i.error}"
-                for i in result.items
-                if not i.ok
-            ]
-            + [dead.describe() for dead in result.dead]
-            + [f"{p.stem}: left" for p in result.left]
-        )
+        failed = [_why(i) for i in result.items if not i.ok]
+        failed += [dead.describe() for dead in result.dead]
+        failed += [f"{p.stem}: left for the next run" for p in result.left]
         first = min(workers, n)
         startup = sorted(began)[first - 1] - started if len(began) >= first else wall
         return WorkersRun(
             n, concurrency, workers, wall, _cpu_with_children() - cpu, startup, failed
         )
+
+
+def _why(item: BatchItem) -> str:
+    """A claim that was not reviewed, and why."""
+    record = item.record
+    return f"{item.path.stem}: {record.error.message if record and record.error else item.error}"
 
 
 @dataclass(frozen=True)
@@ -289,7 +286,7 @@ def warm_work_processes(
     """N claims through `workers` long-lived `claims-crew work` processes on the bench's store:
     started, warmed on a batch of their own (every thread runs a claim), then given the N
     claims through the queue. The timed batch; its `startup` is the start and warm-up."""
-    from tests.work_processes import (
+    from tests.support.work_processes import (
         cpu_of,
         decided_once,
         runs_recorded,
@@ -469,7 +466,7 @@ def bench(
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.run.settings import Settings
     from claims_crew.store import Store
-    from tests.openai_server import OpenAIServer
+    from tests.support.openai_server import OpenAIServer
 
     console = Console() if sys.stdout.isatty() else Console(width=120)
     library = PolicyLibrary(root=ROOT / "policies", cache_dir=workdir / "policy-index")

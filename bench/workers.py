@@ -1,6 +1,6 @@
 """Benchmark: worker processes taking claims from one PostgreSQL, 1 process against several.
 
-The model is the scripted OpenAI-compatible server of tests/openai_server.py on 127.0.0.1,
+The model is the scripted OpenAI-compatible server of tests/support/openai_server.py on 127.0.0.1,
 reached as users reach a provider (`MODEL=openai/gpt-4o-mini`, `MODEL_BASE_URL`), answering
 after `--latency` seconds. Every claim is a copy of the water claim C-1042 (5 model calls:
 intake, policy's look-up and answer, fraud, and intake's targeted question; 4 of them one after
@@ -101,8 +101,8 @@ def run_setup(
 ) -> Setup:
     """One batch in a fresh database, timed from the ingest (see the module's docstring)."""
     from claims_crew.store import Store
-    from tests.postgres import fresh_database
-    from tests.work_processes import (
+    from tests.support.postgres import fresh_database
+    from tests.support.work_processes import (
         cpu_of,
         decided_once,
         wait_until_polling,
@@ -146,7 +146,7 @@ def _server_url(given: str | None) -> Iterator[str]:
     if given:
         yield given
         return
-    from tests.postgres import find_bin_dir, throwaway_cluster
+    from tests.support.postgres import find_bin_dir, throwaway_cluster
 
     bin_dir = find_bin_dir()
     if bin_dir is None:
@@ -214,7 +214,7 @@ def bench(
 ) -> None:
     sys.path.insert(0, str(ROOT))
     from claims_crew.policy.library import PolicyLibrary
-    from tests.openai_server import OpenAIServer
+    from tests.support.openai_server import OpenAIServer
 
     PolicyLibrary().open("HM-HOME-001")  # indexed where the workers look, before any timing
     sys.path.insert(0, str(ROOT / "bench"))

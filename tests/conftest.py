@@ -1,14 +1,11 @@
-"""Shared fixtures: a private data folder per test, and the project's sample and real policies."""
+"""Shared fixtures: a private data folder per test, and the project's sample and real policies.
+
+Fixtures and pytest hooks only: what the tests share besides fixtures is in tests/support/."""
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -17,29 +14,12 @@ from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
-from tests.openai_server import OpenAIServer, Respond
+from tests.support.openai_server import OpenAIServer, Respond, StartServer
+from tests.support.paths import SAMPLE_POLICIES, shared_pdf
+from tests.support.real_policies import OpenReal, RealPolicy
 
-# postgres_server and postgres_url: a throwaway PostgreSQL cluster (tests/postgres.py).
-pytest_plugins = ["tests.postgres"]
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@functools.cache
-def load_script(path: Path) -> ModuleType:
-    """A script of the project (bench/, scripts/) as a module, loaded once. It is registered in
-    sys.modules under its file name first: dataclasses look their module up while a class is
-    built."""
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-SAMPLE_POLICIES = ROOT / "policies"
-SHARED_POLICIES = ROOT.parent / "shared" / "policies"
+# postgres_server and postgres_url: a throwaway PostgreSQL cluster (tests/support/postgres.py).
+pytest_plugins = ["tests.support.postgres"]
 
 
 @pytest.fixture(autouse=True)
@@ -66,12 +46,9 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     return str(request.param)
 
 
-StartServer = Callable[..., OpenAIServer]
-
-
 @pytest.fixture
 def openai_server() -> Iterator[StartServer]:
-    """Start scripted OpenAI-compatible servers on 127.0.0.1 (tests/openai_server.py):
+    """Start scripted OpenAI-compatible servers on 127.0.0.1 (tests/support/openai_server.py):
     `openai_server(respond, latency_s=..., hang_limit_s=...)`. Each stops when the test ends,
     and a call it holds (Hang) is dropped then."""
     started: list[OpenAIServer] = []
@@ -102,22 +79,6 @@ def home_policy(sample_library: PolicyLibrary) -> PolicyDocument:
     return sample_library.open("HM-HOME-001")
 
 
-def shared_pdf(name: str) -> Path:
-    path = SHARED_POLICIES / name
-    if not path.exists():
-        pytest.skip(f"{path} is absent: the real policy PDFs live in ../shared/policies/")
-    return path
-
-
-@dataclass(frozen=True)
-class RealPolicy:
-    doc: PolicyDocument
-    pages: list[str]
-
-
-OpenReal = Callable[[str], RealPolicy]
-
-
 @pytest.fixture(scope="session")
 def real_doc(session_cache: Path) -> OpenReal:
     """Open a real policy from ../shared/policies once per run, keeping pypdf's page texts.
@@ -137,3 +98,47 @@ def real_doc(session_cache: Path) -> OpenReal:
         return opened[name]
 
     return open_real
+
+
+@pytest.fixture
+def warm_index() -> None:
+    """The sample policies indexed where the workers look, so that no worker parses a PDF."""
+    library = PolicyLibrary()
+    for policy_id in ("HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001"):
+        library.open(policy_id)
+
+
+POSTGRES_FIXTURES = {"postgres_server", "postgres_url"}
+# Files whose tests start processes, load the local model or run scripted-server batches: each
+# takes seconds. A slow test elsewhere carries @pytest.mark.slow itself.
+SLOW_FILES = {
+    "test_local_model.py",
+    "test_pdf_reader.py",
+    "test_poisoned_inbox.py",
+    "test_provider_faults.py",
+    "test_provider_speed.py",
+    "test_rate_limit.py",
+    "test_shadow.py",
+    "test_work_cli.py",
+    "test_work_killed.py",
+    "test_work_stop.py",
+    "test_workers.py",
+}
+# real_doc parses a real policy PDF of up to a few hundred pages on its first use.
+SLOW_FIXTURES = {"real_doc"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `postgres` every test that needs PostgreSQL: the postgresql case of a fixture
+    parametrized on engines (`engine`, test_store_copy's `target`), and tests asking for the
+    server or a database directly. `-m "not postgres"` then leaves them out without skipping
+    them (CI runs them all)."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params.values() if callspec is not None else ()
+        on_postgres = any(isinstance(value, str) and value == "postgresql" for value in params)
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if on_postgres or POSTGRES_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.postgres)
+        if item.path.name in SLOW_FILES or SLOW_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.slow)

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from claims_crew.claim_files import load_claim
@@ -24,8 +25,7 @@ from claims_crew.report.evaluate import evaluate
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -33,6 +33,7 @@ from tests.crew_helpers import (
     Script,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 KNOWN_START = {**INTAKE_WATER, "damage_start_date": "2025-11-02", "unknowns": []}
 CANNOT_READ = {
@@ -80,6 +81,7 @@ def review(
     return record
 
 
+@pytest.mark.slow
 def test_an_abstaining_agent_sends_the_claim_to_a_person(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:

@@ -17,8 +17,8 @@ from sqlalchemy import Connection, text
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key
-from tests.conftest import ROOT
-from tests.store_helpers import accepted_answers, record_for, water_loaded
+from tests.support.paths import ROOT
+from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -307,6 +307,7 @@ def _assert_one_chain(store: Store, claim_ids: list[list[str]]) -> None:
         assert [c for c in chained if c in set(ids)] == ids
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exclusive", [True, False], ids=["write-lock", "head-row-lock-only"])
 def test_threads_appending_at_once_leave_one_chain(exclusive: bool) -> None:
     """Writers append from an empty chain on, all at once. With the store's write lock they
@@ -347,6 +348,7 @@ for claim_id in sys.argv[2:]:
 """
 
 
+@pytest.mark.slow
 def test_processes_appending_at_once_leave_one_chain() -> None:
     """Two processes on the same store (the same file, or the same PostgreSQL database by
     CLAIMS_CREW_DATABASE_URL, which they inherit) append together."""

@@ -22,7 +22,7 @@ from claims_crew.errors import CheckpointError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key, checkpoint
 from claims_crew.store.tables import metadata
-from tests.store_helpers import accepted_answers, record_for, water_loaded
+from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

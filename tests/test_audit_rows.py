@@ -19,7 +19,7 @@ from sqlalchemy.exc import DataError
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit
-from tests.store_helpers import accepted_answers, record_for, water_loaded
+from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

@@ -10,7 +10,7 @@ from pypdf import PdfWriter
 
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import open_pdf
-from tests.conftest import SAMPLE_POLICIES, shared_pdf
+from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
 
@@ -87,6 +87,7 @@ def _empty(folder: Path) -> bool:
     return not folder.exists() or not any(folder.iterdir())
 
 
+@pytest.mark.slow
 def test_scanned_real_policy_has_no_text_layer(tmp_path: Path) -> None:
     pdf = shared_pdf("negative/arogya_sanjeevani_SCANNED_in.pdf")
     with pytest.raises(PolicyError) as err:
@@ -111,6 +112,7 @@ def test_timeout_comes_from_the_environment(
     assert err.value.code == "timeout"
 
 
+@pytest.mark.slow
 def test_owner_password_only_is_readable(tmp_path: Path) -> None:
     doc = open_pdf(_owner_password_only(tmp_path), tmp_path / "cache")
     assert doc.lookup("4.2(b)") is not None

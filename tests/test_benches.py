@@ -9,7 +9,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import Case, cited_clauses, resolve
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view
-from tests.conftest import ROOT, load_script
+from tests.support.paths import ROOT
+from tests.support.scripts import load_script
 
 BENCH = ROOT / "bench"
 

@@ -6,7 +6,6 @@ downloaded. A screenshot of the escalation page is saved in tests/artifacts/.
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,14 +16,14 @@ import uvicorn
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app, default_hosts
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.store_helpers import record_for, water_loaded
+from tests.support.browser import CHROMEDRIVER, CHROMIUM, free_port
+from tests.support.paths import ROOT
+from tests.support.store import record_for, water_loaded
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.skipif(
         not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
         reason="needs Debian's chromium and chromium-driver "
@@ -35,12 +34,6 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def served(tmp_path: Path, sample_library: PolicyLibrary) -> Iterator[tuple[str, Store, str]]:
     """The review page on a free local port, over a store with the water claim escalated."""
@@ -48,7 +41,7 @@ def served(tmp_path: Path, sample_library: PolicyLibrary) -> Iterator[tuple[str,
     water = water_loaded(tmp_path / "inbox")
     store.record(record_for(water, sample_library), None, water)
     token = store.add_reviewer("ana")
-    port = _free_port()
+    port = free_port()
     app = create_app(store, default_hosts("127.0.0.1", port))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from claims_crew.policy.document import PolicyDocument
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def test_sample_pdfs_are_up_to_date_with_their_sources() -> None:

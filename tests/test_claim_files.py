@@ -22,7 +22,7 @@ from claims_crew.claim_files import (
 )
 from claims_crew.errors import ClaimFileError
 from claims_crew.vocabulary import CLAIM_FILE_PROBLEMS
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 WATER = json.loads((ROOT / "claims" / "inbox" / "C-1042.json").read_text(encoding="utf-8"))
 

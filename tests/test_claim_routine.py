@@ -23,7 +23,7 @@ from claims_crew.run.batch import run_batch
 from claims_crew.run.ingest import ingest
 from claims_crew.run.worker import Worker
 from claims_crew.store import Store
-from tests.crew_helpers import (
+from tests.support.crew import (
     KNOWN_START,
     POLICY_COVERED,
     Script,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from claims_crew.cli import main
@@ -25,7 +26,7 @@ from claims_crew.config_check import (
 )
 from claims_crew.errors import ConfigError
 from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASKS
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def broken_copy(tmp_path: Path, file: str, old: str | None, new: str) -> tuple[Path, str]:
@@ -334,6 +335,27 @@ def test_shipped_config_passes(tmp_path: Path) -> None:
     check_or_raise(ROOT / "config")  # does not raise
 
 
+def test_agents_and_tasks_yaml_are_complete() -> None:
+    agents = yaml.safe_load((ROOT / "config" / "agents.yaml").read_text(encoding="utf-8"))
+    tasks = yaml.safe_load((ROOT / "config" / "tasks.yaml").read_text(encoding="utf-8"))
+    assert set(agents) == {"intake", "policy", "fraud", "adjudicator"}
+    assert set(tasks) == {
+        "intake_task",
+        "policy_task",
+        "fraud_task",
+        "adjudicate_task",
+        "targeted_question_task",
+        "policy_rebuttal_task",
+        "fraud_rebuttal_task",
+    }
+    for agent in agents.values():
+        assert all(agent[field].strip() for field in ("role", "goal", "backstory"))
+    for task in tasks.values():
+        assert task["agent"] in agents
+        assert task["description"].strip() and task["expected_output"].strip()
+        assert "output_pydantic" not in task  # CrewAI ignores it in YAML; it belongs in Python
+
+
 def test_a_warning_alone_does_not_fail(tmp_path: Path) -> None:
     config, text = broken_copy(
         tmp_path, "agents.yaml", "fraud:\n  role:", "fraud:\n  llm: gpt-4o\n  role:"
@@ -483,7 +505,7 @@ def test_pipeline_supplies_exactly_the_listed_inputs(
 
     from claims_crew.claim_files import load_claim
     from claims_crew.run.review import review_claim
-    from tests.crew_helpers import WATER_CLAIM, settings, water_script
+    from tests.support.crew import WATER_CLAIM, settings, water_script
 
     seen: list[dict[str, Any]] = []
     original = Crew.kickoff
@@ -497,6 +519,7 @@ def test_pipeline_supplies_exactly_the_listed_inputs(
     assert seen and set(seen[0]) == set(KICKOFF_INPUTS)
 
 
+@pytest.mark.slow
 def test_config_check_does_not_import_crewai() -> None:
     code = (
         "import sys\n"

@@ -8,8 +8,7 @@ import pytest
 
 from claims_crew.policy.contents import contents_lines
 from claims_crew.policy.segment import segment
-from tests.conftest import OpenReal
-from tests.test_real_policies import REAL_PDFS
+from tests.support.real_policies import REAL_PDFS, OpenReal
 
 BODY = """\
 Section 1 – Definitions

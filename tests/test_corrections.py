@@ -27,15 +27,15 @@ from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
 from claims_crew.tools.policy_lookup import PolicyLookupTool
-from tests.conftest import ROOT
-from tests.correction_helpers import (
+from tests.support.corrections import (
     INTAKE_TRACK_DAY,
     POLICY_ID,
     not_covered,
     policy_folder,
     track_day_claim,
 )
-from tests.crew_helpers import Script, settings
+from tests.support.crew import Script, settings
+from tests.support.paths import ROOT
 
 MARK_EXCLUSION = [
     {"title": "Special Provisions", "kind": "exclusion", "why": "they are exceptions"}
@@ -222,6 +222,7 @@ def _decide(tmp_path: Path, corrections: list[dict[str, Any]] | None) -> tuple[A
     return record, entry
 
 
+@pytest.mark.slow
 def test_marking_the_exclusion_in_index_yaml_turns_an_escalation_into_acceptance(
     tmp_path: Path,
 ) -> None:

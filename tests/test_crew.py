@@ -14,8 +14,7 @@ from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import Claim, ClaimAnswer, IntakeFacts, ParseFailure
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -26,6 +25,7 @@ from tests.crew_helpers import (
     start_date_answer,
     water_script,
 )
+from tests.support.paths import ROOT
 
 
 def test_water_claim_through_the_real_crew(sample_library: PolicyLibrary, tmp_path: Path) -> None:

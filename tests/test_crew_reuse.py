@@ -26,8 +26,8 @@ from claims_crew.crew.workarounds.generic_models import share_generic_models
 from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
-from tests.conftest import ROOT
-from tests.crew_helpers import WATER_CLAIM, Script, settings, water_script
+from tests.support.crew import WATER_CLAIM, Script, settings, water_script
+from tests.support.paths import ROOT
 
 T = TypeVar("T")
 

@@ -19,14 +19,14 @@ from claims_crew.resolver.config import parse_config
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     KNOWN_START,
     POLICY_COVERED,
     Script,
     water_claim_saying_when,
 )
+from tests.support.paths import ROOT
 
 RULING = {
     "choice": "policy",

@@ -1,6 +1,6 @@
 """`claims-crew evaluate LABELS`: every figure of `--json` against counts made by hand.
 
-The store holds the thirteen decisions of tests/report_helpers.py (table in test_report.py).
+The store holds the thirteen decisions of tests/support/report.py (table in test_report.py).
 The labels below cover eleven of them and one claim the store never decided:
 
   R01 covered      ACCEPTED covered         safe
@@ -32,8 +32,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import load_rows
 from claims_crew.report.evaluate import evaluate, parse_labels, read_labels
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.report_helpers import known_store
+from tests.support.paths import ROOT
+from tests.support.report import known_store
 
 LABELS = {
     "R01": "covered",

@@ -19,8 +19,7 @@ from claims_crew.models import FactSource, IntakeFacts, ParseFailure, parse_inta
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.fact_sources import states_amount, states_date
 from claims_crew.run.review import review_claim
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     BURST_QUOTE,
     FRAUD_EXCLUDED,
     INTAKE_BURST,
@@ -31,6 +30,7 @@ from tests.crew_helpers import (
     settings,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 BURST_CLAIM = ROOT / "claims" / "inbox" / "C-1043.json"
 RULING = {

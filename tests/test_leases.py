@@ -16,7 +16,7 @@ from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
 from claims_crew.store import Store, lease_holder
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -24,7 +24,7 @@ from tests.crew_helpers import (
     settings,
     start_date_answer,
 )
-from tests.store_helpers import water_loaded
+from tests.support.store import water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -49,6 +49,7 @@ def test_an_expired_lease_is_taken_over() -> None:
     assert store.lease("C-1", lease_holder())
 
 
+@pytest.mark.slow
 def test_a_dead_process_lease_is_taken_over_at_once() -> None:
     dead = subprocess.run(
         [sys.executable, "-c", "from claims_crew.store import lease_holder; print(lease_holder())"],
@@ -61,6 +62,7 @@ def test_a_dead_process_lease_is_taken_over_at_once() -> None:
     assert store.lease("C-1", lease_holder())
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_claim_call_the_models_once(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:

@@ -13,7 +13,7 @@ from claims_crew.errors import ConfigError
 from claims_crew.policy import library as library_module
 from claims_crew.policy.cache import index_path
 from claims_crew.policy.library import PolicyLibrary, load_index, open_pdf
-from tests.conftest import SAMPLE_POLICIES
+from tests.support.paths import SAMPLE_POLICIES
 
 
 def test_sample_index_lists_three_policies_with_dates() -> None:
@@ -45,6 +45,7 @@ def test_bad_index_names_the_file_and_key(tmp_path: Path, body: str, fragment: s
     assert str(index_file) in str(err.value) and fragment in str(err.value)
 
 
+@pytest.mark.slow
 def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -75,6 +76,7 @@ def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
     assert third.sha256 != first.sha256
 
 
+@pytest.mark.slow
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     doc = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)

@@ -18,9 +18,9 @@ from claims_crew.run.batch import run_batch
 from claims_crew.run.deadline import run_within
 from claims_crew.run.limits import Limits
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import INTAKE_WATER, settings, water_script
-from tests.store_helpers import water_loaded
+from tests.support.crew import INTAKE_WATER, settings, water_script
+from tests.support.paths import ROOT
+from tests.support.store import water_loaded
 
 
 def test_the_defaults_bound_a_claim(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,6 +91,7 @@ def test_work_past_its_deadline_is_told_to_stop_and_its_result_dropped() -> None
     assert seen == [True]
 
 
+@pytest.mark.slow
 def test_an_in_process_model_is_not_called_after_the_deadline(
     sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,7 @@ import pytest
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.llms.select import configured_model, default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
-from tests.crew_helpers import config_with
+from tests.support.crew import config_with
 
 
 @pytest.fixture

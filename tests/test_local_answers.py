@@ -25,7 +25,7 @@ from claims_crew.models import (
 )
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 THREE_ANSWERS = ["covered", "not_covered", "partially_covered"]
 

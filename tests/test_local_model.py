@@ -16,7 +16,7 @@ from claims_crew.models import Claim, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def test_local_model_reviews_a_claim_with_schema_valid_outputs(

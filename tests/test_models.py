@@ -11,7 +11,7 @@ import pytest
 from claims_crew.claim_files import load_claim
 from claims_crew.errors import ClaimFileError
 from claims_crew.models import Claim, IntakeFacts, ParseFailure, parse_claim, parse_intake
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 ALLOWED = ("covered", "not_covered")
 GOOD = {

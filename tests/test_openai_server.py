@@ -10,8 +10,16 @@ import time
 import openai
 import pytest
 
-from tests.conftest import StartServer
-from tests.openai_server import BadJSON, ChatRequest, Hang, Reply, Status, Text, ToolCall
+from tests.support.openai_server import (
+    BadJSON,
+    ChatRequest,
+    Hang,
+    Reply,
+    StartServer,
+    Status,
+    Text,
+    ToolCall,
+)
 
 ASK = [{"role": "user", "content": "Is a burst pipe covered?"}]
 

@@ -18,7 +18,7 @@ import claims_crew
 from claims_crew.errors import PolicyError
 from claims_crew.policy import reader_process
 from claims_crew.policy.library import open_pdf
-from tests.conftest import SAMPLE_POLICIES
+from tests.support.paths import SAMPLE_POLICIES
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
 # The process-wide spare keeper: the one a fork hook was registered for.

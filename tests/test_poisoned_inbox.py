@@ -15,8 +15,8 @@ from claims_crew.claim_files import MAX_CLAIM_BYTES
 from claims_crew.cli import main
 from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.paths import ROOT
 
 SAMPLES = ROOT / "claims" / "inbox"
 GOOD = ["C-1043", "C-1044", "C-1045", "C-1046", "C-1047", "C-1048", "C-2001", "C-3001"]

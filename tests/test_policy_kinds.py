@@ -16,7 +16,9 @@ from claims_crew.cli import main
 from claims_crew.policy.kinds import ClauseWords, heading_kind, settle, words_kind
 from claims_crew.policy.query import search_terms
 from claims_crew.policy.segment import segment
-from tests.conftest import ROOT, SHARED_POLICIES, OpenReal, load_script
+from tests.support.paths import ROOT, SHARED_POLICIES
+from tests.support.real_policies import OpenReal
+from tests.support.scripts import load_script
 
 
 @pytest.mark.parametrize(

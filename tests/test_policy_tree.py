@@ -21,11 +21,11 @@ from claims_crew.policy.cache import StoredIndex
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import Clause
 from claims_crew.policy.tree_page import render_tree_page
-from tests.conftest import ROOT, SHARED_POLICIES, OpenReal
-from tests.correction_helpers import POLICY_ID, policy_folder
+from tests.support.browser import CHROMEDRIVER, CHROMIUM
+from tests.support.corrections import POLICY_ID, policy_folder
+from tests.support.paths import ROOT, SHARED_POLICIES
+from tests.support.real_policies import OpenReal
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ("HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001")
 REAL = (
@@ -192,6 +192,7 @@ def _check_page(browser: Any, page: Path, doc: PolicyDocument) -> None:
     assert target.kind in article.text
 
 
+@pytest.mark.browser
 @needs_chromium
 @pytest.mark.parametrize("policy_id", SAMPLES)
 def test_sample_policy_tree_page_in_chromium(
@@ -216,6 +217,7 @@ def test_sample_policy_tree_page_in_chromium(
         assert shot.stat().st_size > 20_000
 
 
+@pytest.mark.browser
 @needs_chromium
 @pytest.mark.parametrize("name", REAL)
 def test_real_policy_tree_page_in_chromium(

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tests.postgres import (
+from tests.support.postgres import (
     NOT_INSTALLED,
     REQUIRE_ENV,
     find_bin_dir,

@@ -12,7 +12,7 @@ from claims_crew.cli import main
 from claims_crew.config_check import check_config
 from claims_crew.errors import ConfigError
 from claims_crew.prices import PriceTable, load_prices
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 BAD = """\
 currency: EUR

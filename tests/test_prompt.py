@@ -19,8 +19,8 @@ from claims_crew.crew.prompt_preview import PLACEHOLDER_DISPUTE, render_prompt
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import INTAKE_WATER, WATER_CLAIM, settings, water_script
+from tests.support.crew import INTAKE_WATER, WATER_CLAIM, settings, water_script
+from tests.support.paths import ROOT
 
 
 def prompt_json(*args: str) -> tuple[int, dict[str, Any]]:

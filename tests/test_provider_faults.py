@@ -1,8 +1,9 @@
 """The provider path under faults: CrewAI's own OpenAI client against the scripted server.
 
-MODEL=openai/gpt-4o-mini and MODEL_BASE_URL point the real pipeline at tests/openai_server.py;
-one claim of each batch meets a fault, and the others must be decided all the same. Limits are
-set small through the environment, as a user would, so that a hang costs seconds.
+MODEL=openai/gpt-4o-mini and MODEL_BASE_URL point the real pipeline at
+tests/support/openai_server.py; one claim of each batch meets a fault, and the others must be
+decided all the same. Limits are set small through the environment, as a user would, so that a hang
+costs seconds.
 """
 
 from __future__ import annotations
@@ -24,10 +25,19 @@ from claims_crew.run.batch import run_batch
 from claims_crew.run.routine import BatchItem
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import INTAKE_WATER, POLICY_COVERED, QUESTION_TAIL
-from tests.openai_server import BadJSON, ChatRequest, Hang, Reply, Status, Text, ToolCall
-from tests.provider_helpers import (
+from tests.support.crew import INTAKE_WATER, POLICY_COVERED, QUESTION_TAIL
+from tests.support.openai_server import (
+    BadJSON,
+    ChatRequest,
+    Hang,
+    Reply,
+    StartServer,
+    Status,
+    Text,
+    ToolCall,
+)
+from tests.support.paths import ROOT
+from tests.support.provider import (
     CrewScript,
     agent_of,
     answer,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from crewai import Task
@@ -26,22 +25,25 @@ from claims_crew.run.batch import run_batch
 from claims_crew.run.routine import BatchItem
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
-    INTAKE_BURST,
-    INTAKE_LEAK,
-    INTAKE_WATER,
     POLICY_COVERED,
     Script,
     config_with,
-    start_date_answer,
     targeted_config,
 )
-from tests.openai_server import ChatRequest, Exchange, Hang, OpenAIServer, Reply, ToolCall
-from tests.provider_helpers import (
+from tests.support.openai_server import (
+    ChatRequest,
+    Exchange,
+    Hang,
+    OpenAIServer,
+    Reply,
+    StartServer,
+    ToolCall,
+)
+from tests.support.paths import ROOT
+from tests.support.provider import (
     CrewScript,
-    Scripted,
     agent_of,
     answer,
     claim_of,
@@ -50,121 +52,9 @@ from tests.provider_helpers import (
     water_claims,
     water_intake,
 )
+from tests.support.sample_inbox import Meeting, inbox_script
 
 INBOX = ROOT / "claims" / "inbox"
-MEET_S = 5.0  # how long a reviewer's first call waits for the other's
-
-# C-1043 with every fact stated and sourced (INTAKE_BURST): both reviewers hold and read 4.2(b)
-# and 7.1 differently, so the rules find an interpretation dispute and ask the adjudicator.
-RULING = {
-    "choice": "policy",
-    "reason": "A pipe that burst without warning is a sudden discharge; 7.1 is about seepage.",
-    "evidence": ["4.2(b)"],
-}
-LEAK_RULING = {
-    "choice": "fraud",
-    "reason": "Damage that grew over five weeks is repeated leakage: 7.1 excludes it.",
-    "evidence": ["7.1"],
-}
-NO_FACTS: dict[str, Any] = {
-    "loss_type": None,
-    "cause": None,
-    "date_of_loss": None,
-    "damage_start_date": None,
-    "amount_claimed": None,
-    "unknowns": ["loss_type", "cause"],
-    "sources": {},
-}
-# claim id → (answer both reviewers give, the clause both look up, its words); None: both
-# look a clause up and abstain.
-AGREED: dict[str, tuple[str, str, str] | None] = {
-    "C-1044": (
-        "covered",
-        "4.4(a)",
-        "theft or attempted theft involving forcible and violent entry",
-    ),
-    "C-1045": (
-        "not_covered",
-        "7.2",
-        "the rising or overflow of any lake, river, stream or the sea",
-    ),
-    "C-1046": ("covered", "4.3(a)", "heavy snowfall or hail"),
-    "C-1047": ("not_covered", "7.1(c)", "failure or lack of grout, sealant or caulking"),
-    "C-2001": None,
-    "C-3001": None,
-}
-POLICY_OF = {"C-2001": "MR-AUTO-001", "C-3001": "WF-TRAVEL-001"}
-
-
-class Meeting:
-    """Holds a reviewer's first request until the claim's other reviewer has sent its own."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._arrived: dict[tuple[str, str], threading.Event] = {}
-
-    def _event(self, claim_id: str, agent: str) -> threading.Event:
-        with self._lock:
-            return self._arrived.setdefault((claim_id, agent), threading.Event())
-
-    def __call__(self, then: Scripted) -> Scripted:
-        def reply(request: ChatRequest) -> Reply:
-            claim_id, agent = claim_of(request), agent_of(request)
-            if not request.tool_results:  # the reviewer's first call of the task
-                self._event(claim_id, agent).set()
-                other = "fraud" if agent == "policy" else "policy"
-                self._event(claim_id, other).wait(MEET_S)
-            return then(request) if callable(then) else then
-
-        return reply
-
-
-def claim_answer(verdict: str, clause_id: str, quote: str) -> dict[str, Any]:
-    return {
-        "answer": verdict,
-        "confidence": 0.9,
-        "evidence": [{"clause_id": clause_id, "quote": quote}],
-        "facts_relied_on": [],
-        "rationale": f"{clause_id} decides it.",
-    }
-
-
-ABSTAIN = {
-    "answer": "uncertain",
-    "confidence": 0.2,
-    "evidence": [],
-    "facts_relied_on": ["cause"],
-    "rationale": "The claim does not say enough.",
-    "abstain_reason": "needs_more_evidence",
-}
-
-
-def inbox_script(meet: Meeting) -> CrewScript:
-    """Every sample claim: each reviewer looks a clause up, then answers."""
-    script = CrewScript()
-    # C-1042 never says when the damage started: asked again, intake answers null.
-    script.set("C-1042", "intake", answer(INTAKE_WATER), answer(start_date_answer(None)))
-    script.set("C-1042", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
-    script.set("C-1042", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
-    script.set("C-1043", "intake", answer(INTAKE_BURST))
-    script.set("C-1043", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
-    script.set("C-1043", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
-    script.set("C-1043", "adjudicator", answer(RULING))
-    # C-1048 says it only in the plumber's report: asked again, intake quotes it from there.
-    script.set("C-1048", "intake", answer(INTAKE_LEAK), answer(start_date_answer("2025-10-06")))
-    script.set("C-1048", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
-    script.set("C-1048", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
-    script.set("C-1048", "adjudicator", answer(LEAK_RULING))
-    for claim_id, agreed in AGREED.items():
-        script.set(claim_id, "intake", answer(NO_FACTS))
-        policy_id = POLICY_OF.get(claim_id, "HM-HOME-001")
-        for agent in ("policy", "fraud"):
-            if agreed is None:
-                reviewer = look_up_then("1", ABSTAIN, policy_id)
-            else:
-                reviewer = look_up_then(agreed[1], claim_answer(*agreed), policy_id)
-            script.set(claim_id, agent, meet(reviewer))
-    return script
 
 
 def settings_for(library: PolicyLibrary, tmp_path: Path, config: Path | None = None) -> Settings:

@@ -37,11 +37,11 @@ from claims_crew.run.limits import Limits
 from claims_crew.run.routine import BatchItem, review_in_time
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import settings, water_script
-from tests.openai_server import ChatRequest, Reply, Status
-from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
-from tests.store_helpers import water_loaded
+from tests.support.crew import settings, water_script
+from tests.support.openai_server import ChatRequest, Reply, StartServer, Status
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.store import water_loaded
 
 GUARD_S = 120.0  # turns a run that never ends into a failure, far beyond what these need
 

@@ -13,17 +13,8 @@ from click.testing import CliRunner
 
 from claims_crew.cli import main
 from claims_crew.policy.document import LookupMiss
-from tests.conftest import OpenReal, shared_pdf
-
-REAL_PDFS = [
-    "iso_ho3_ho0003_1000_us_homeowners.pdf",
-    "allstate_auto_au127_us.pdf",
-    "barclays_travel_uk.pdf",
-    "national_parivar_mediclaim_plus_in.pdf",
-    "chola_group_domestic_travel_in.pdf",
-    "glatfelter_business_auto_ca0001_fl_us.pdf",
-    "amex_card_insurance_au.pdf",
-]
+from tests.support.paths import shared_pdf
+from tests.support.real_policies import REAL_PDFS, OpenReal
 
 
 class Picked(NamedTuple):

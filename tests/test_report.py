@@ -1,6 +1,6 @@
 """`claims-crew report`: every figure of `--json` against counts made by hand from KNOWN.
 
-The thirteen decisions (tests/report_helpers.py), as the resolver decided them:
+The thirteen decisions (tests/support/report.py), as the resolver decided them:
 
   R01 ACCEPTED covered        water, start known       both 4.2(b)
   R02 ACCEPTED covered        theft, start null        both 4.4(a)
@@ -35,8 +35,7 @@ from claims_crew.report import build_report, load_rows, row_from
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Escalation, NotFound, Store
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     KNOWN_START,
@@ -48,7 +47,8 @@ from tests.crew_helpers import (
     water_claim_saying_when,
     water_script,
 )
-from tests.report_helpers import known_store
+from tests.support.paths import ROOT
+from tests.support.report import known_store
 
 # The report's one read (store/report_query.py) on each engine, figure for figure.
 pytestmark = pytest.mark.usefixtures("engine")

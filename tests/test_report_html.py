@@ -18,11 +18,10 @@ from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import ClaimRow, SideRow, build_report
 from claims_crew.report.html import render
-from tests.conftest import ROOT
-from tests.report_helpers import known_store
+from tests.support.browser import CHROMEDRIVER, CHROMIUM
+from tests.support.paths import ROOT
+from tests.support.report import known_store
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = ROOT / "tests" / "artifacts"
 REVIEW_URL = "http://review.example:8000"
 
@@ -100,6 +99,7 @@ def browser() -> Iterator[object]:
     driver.quit()
 
 
+@pytest.mark.browser
 @needs_chromium
 def test_report_opens_offline_in_chromium(
     sample_library: PolicyLibrary, tmp_path: Path, browser: object

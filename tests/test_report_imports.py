@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 REPORT = ROOT / "src" / "claims_crew" / "report"
 PREFIX = "claims_crew.report"

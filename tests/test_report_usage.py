@@ -1,6 +1,6 @@
 """`claims-crew report`: tokens and cost by task, cost per decision, and time per level.
 
-Over the thirteen known decisions (tests/report_helpers.py; test_report.py lists them). Each of
+Over the thirteen known decisions (tests/support/report.py; test_report.py lists them). Each of
 the twelve claims that reached the agents ran intake (1 call, 80 prompt + 20 completion tokens),
 policy (2 calls, 160 + 40) and fraud (1 call, 120 + 30); R07 and R09 also asked the adjudicator
 (1 call, 40 + 10, on the model `scripted-judge`). R13 was escalated before any model ran.
@@ -28,7 +28,7 @@ from claims_crew.prices import PriceTable
 from claims_crew.report import build_report, load_rows
 from claims_crew.report.html import render
 from claims_crew.store import Store
-from tests.report_helpers import KNOWN, START, known_store, loaded_claim, make_record
+from tests.support.report import KNOWN, START, known_store, loaded_claim, make_record
 
 # The report's one read (store/report_query.py) on each engine, figure for figure.
 pytestmark = pytest.mark.usefixtures("engine")

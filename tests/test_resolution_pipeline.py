@@ -14,8 +14,7 @@ from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.levels import adjudicator
 from claims_crew.run.review import review_claim
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     KNOWN_START,
@@ -26,6 +25,7 @@ from tests.crew_helpers import (
     water_claim_saying_when,
     water_script,
 )
+from tests.support.paths import ROOT
 
 RULING = {
     "choice": "policy",

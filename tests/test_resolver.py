@@ -26,7 +26,7 @@ from claims_crew.resolver.case_files import load_case
 from claims_crew.resolver.config import ResolutionConfig, load_config, parse_config
 from claims_crew.vocabulary import REASON_CODES
 from claims_crew.vocabulary import RULES as RULE_NAMES
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 CASES = ROOT / "examples" / "cases"
 RULES = load_config(ROOT / "config")

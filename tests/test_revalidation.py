@@ -30,15 +30,9 @@ from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store.tables import audit_log, superseded, validations
 from claims_crew.vocabulary import parse_stamp, utc_now
-from tests.conftest import ROOT, SAMPLE_POLICIES
-from tests.crew_helpers import (
-    KNOWN_START,
-    POLICY_COVERED,
-    STARTED,
-    Script,
-    water_script,
-)
-from tests.store_helpers import back_to, water_loaded
+from tests.support.crew import KNOWN_START, POLICY_COVERED, STARTED, Script, water_script
+from tests.support.paths import ROOT, SAMPLE_POLICIES
+from tests.support.store import back_to, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

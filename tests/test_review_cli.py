@@ -15,8 +15,8 @@ from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.crew_helpers import INTAKE_WATER, WATER_SOURCES, water_script
-from tests.store_helpers import accepted_answers, record_for, water_loaded
+from tests.support.crew import INTAKE_WATER, WATER_SOURCES, water_script
+from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from claims_crew.policy.library import PolicyLibrary
-from tests.conftest import ROOT, load_script
+from tests.support.paths import ROOT
+from tests.support.scripts import load_script
 
 # Agents that look up at least this share of the clauses they cite are held to the whole
 # dominance; below it the tool-sourced requirement costs coverage by design.
@@ -46,6 +47,7 @@ def test_the_shipped_rules_are_the_shipped_config(bench: ModuleType) -> None:
     assert bench.SHIPPED.changes == {} and bench.SHIPPED.may_abstain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(4))
 def test_shipped_rules_dominate_s1(bench: ModuleType, measured: dict[str, Any], index: int) -> None:
     profile = bench.PROFILES[index]
@@ -62,6 +64,7 @@ def test_shipped_rules_dominate_s1(bench: ModuleType, measured: dict[str, Any], 
     assert {k.split()[0] for k in rules.sources} <= {"ACCEPTED", "PREFERRED"}
 
 
+@pytest.mark.slow
 def test_the_rules_as_found_did_not_dominate(bench: ModuleType, measured: dict[str, Any]) -> None:
     """What the floor, provenance and abstention fixed: one side preferred at any confidence
     decided more claims unsafely than S1, even when the agents are right nine times in ten."""

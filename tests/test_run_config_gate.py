@@ -13,8 +13,8 @@ from rich.console import Console
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.errors import ConfigError
-from tests.conftest import ROOT
-from tests.crew_helpers import WATER_CLAIM, Script
+from tests.support.crew import WATER_CLAIM, Script
+from tests.support.paths import ROOT
 
 
 @pytest.fixture

@@ -22,8 +22,7 @@ from claims_crew import paths
 from claims_crew.cli import main
 from claims_crew.llms import select
 from claims_crew.llms.scripted import final, lookup
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
@@ -31,6 +30,7 @@ from tests.crew_helpers import (
     Script,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 CREWAI_VARS = (
     "CREWAI_DISABLE_TELEMETRY",
@@ -78,6 +78,7 @@ ENTRIES: dict[str, Callable[[], None]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", list(ENTRIES))
 def test_a_run_keeps_crewais_files_at_home_and_its_telemetry_off(
     user: Path, monkeypatch: pytest.MonkeyPatch, entry: str
@@ -165,6 +166,7 @@ def test_the_crewai_folder_is_absolute_however_home_is_given(
     assert paths.crewai_dir() == tmp_path / "data" / "crewai"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -187,6 +189,7 @@ def test_a_fresh_process_sets_the_environment_before_importing_crewai(
     assert files_under(user / "user-data") == []
 
 
+@pytest.mark.slow
 def test_listing_the_commands_does_not_import_crewai() -> None:
     """The group sets CrewAI's environment after the command's module is imported, so no
     command module may import CrewAI when it is loaded."""

@@ -16,9 +16,9 @@ from claims_crew.cli import main, progress
 from claims_crew.cli.progress import InFlight, WaitingColumn
 from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
-from tests.conftest import ROOT, StartServer
-from tests.openai_server import Hang
-from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.openai_server import Hang, StartServer
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
 
 
 def test_in_flight_names_the_longest_waits_first() -> None:
@@ -62,6 +62,7 @@ def hanging_inbox(
     return inbox
 
 
+@pytest.mark.slow
 def test_a_log_shows_each_claim_and_what_is_still_waiting(
     hanging_inbox: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -86,6 +87,7 @@ def test_a_log_shows_each_claim_and_what_is_still_waiting(
     assert "1 claim(s) failed" in result.output
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_the_claims_under_review_beside_the_bar(hanging_inbox: Path) -> None:
     console = Console(force_terminal=True, record=True, width=160)
     assert review_inbox(hanging_inbox, 1, console) == 1

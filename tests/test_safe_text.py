@@ -18,14 +18,8 @@ from claims_crew.cli.run import review_inbox
 from claims_crew.cli.safe_text import clean, json_text, markup, plain
 from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import (
-    FRAUD_EXCLUDED,
-    INTAKE_WATER,
-    WATER_CLAIM,
-    Script,
-    water_script,
-)
+from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, WATER_CLAIM, Script, water_script
+from tests.support.paths import ROOT
 
 # What a hostile claim may carry: retitle the window, clear the screen, a C1 CSI, a reordering
 # mark, and markup that would restyle or break rich.

@@ -38,8 +38,8 @@ from claims_crew.review.serving import (
 from claims_crew.review.web import LOGIN_CSRF_COOKIE, SESSION_COOKIE, create_app
 from claims_crew.store import Store
 from claims_crew.store.tables import sign_in_attempts
-from tests.store_helpers import record_for, water_loaded
-from tests.test_browser import _free_port
+from tests.support.browser import free_port
+from tests.support.store import record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -313,9 +313,10 @@ def connection_to(port: int, worker: int, workers: list[int]) -> Connection:
     raise AssertionError(f"worker {worker} took no connection in 90 s")
 
 
+@pytest.mark.slow
 def test_two_processes_share_the_sign_in_and_the_decision(store: Store) -> None:
     token = store.add_reviewer("ana")
-    port = _free_port()
+    port = free_port()
     with serving(port) as (_, workers):
         first, second = workers
 

@@ -34,8 +34,7 @@ from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.store import Store
-from tests.conftest import ROOT, SAMPLE_POLICIES
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     KNOWN_START,
@@ -46,7 +45,8 @@ from tests.crew_helpers import (
     responding,
     water_claim_saying_when,
 )
-from tests.store_rows import Rows, table_rows
+from tests.support.paths import ROOT, SAMPLE_POLICIES
+from tests.support.store_rows import Rows, table_rows
 
 SURE = {**POLICY_COVERED, "confidence": 0.9}
 UNSURE = {**POLICY_COVERED, "confidence": 0.82}

@@ -15,8 +15,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.revalidation.stale import Project
 from claims_crew.review.web import create_app, default_hosts
 from claims_crew.store import Store
-from tests.store_helpers import record_for, water_loaded
-from tests.test_browser import CHROMEDRIVER, CHROMIUM, _free_port
+from tests.support.browser import CHROMEDRIVER, CHROMIUM, free_port
+from tests.support.store import record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -56,6 +56,7 @@ def test_the_page_marks_a_stale_decision_with_its_reason(
     assert 'class="stale"' not in plain.get("/").text
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
     reason="needs Debian's chromium and chromium-driver",
@@ -67,7 +68,7 @@ def test_the_stale_mark_is_visible_in_the_browser(
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    port = _free_port()
+    port = free_port()
     app = create_app(
         store,
         default_hosts("127.0.0.1", port),

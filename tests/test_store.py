@@ -30,9 +30,9 @@ from claims_crew.store import (
 )
 from claims_crew.store.schema import revisions
 from claims_crew.store.tables import agent_outputs, audit_log, metadata, runs
-from tests import killed_run
-from tests.conftest import ROOT
-from tests.store_helpers import accepted_answers, record_for, sqlite_only, water_loaded
+from tests.support import killed_run
+from tests.support.paths import ROOT
+from tests.support.store import accepted_answers, record_for, sqlite_only, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -335,6 +335,7 @@ def _calls(log: Path) -> Counter[str]:
     return Counter(line.split()[0] for line in log.read_text(encoding="utf-8").splitlines())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_in", ["model", "write"])
 def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
     tmp_path: Path, kill_in: str
@@ -344,7 +345,7 @@ def test_a_killed_run_then_a_rerun_leaves_one_decision_per_claim(
     for claim_id in claims:
         water_loaded(inbox, claim_id)
     first_log = tmp_path / "first.log"
-    command = [sys.executable, "-m", "tests.killed_run", str(inbox), str(first_log)]
+    command = [sys.executable, "-m", "tests.support.killed_run", str(inbox), str(first_log)]
     child = subprocess.run(
         [*command, "--kill-at", "K-003", "--kill-in", kill_in],
         cwd=ROOT,

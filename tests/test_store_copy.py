@@ -30,8 +30,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from claims_crew.store.engine import DATABASE_URL_VARIABLE
 from claims_crew.store.tables import metadata
-from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     KNOWN_START,
     POLICY_COVERED,
@@ -42,9 +41,11 @@ from tests.crew_helpers import (
     water_claim_saying_when,
     water_intake,
 )
-from tests.provider_helpers import CrewScript, point_model_at, water_replies
-from tests.store_helpers import record_for, water_loaded
-from tests.store_rows import table_rows
+from tests.support.openai_server import StartServer
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, point_model_at, water_replies
+from tests.support.store import record_for, water_loaded
+from tests.support.store_rows import table_rows
 
 SURE = {**POLICY_COVERED, "confidence": 0.9}
 UNSURE = {**POLICY_COVERED, "confidence": 0.82}

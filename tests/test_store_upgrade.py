@@ -28,9 +28,9 @@ from claims_crew.store import HEAD, Review, Store
 from claims_crew.store.engine import sqlite_url
 from claims_crew.store.schema import current_revision
 from claims_crew.store.tables import metadata
-from tests.conftest import ROOT
-from tests.store_helpers import record_for, water_loaded
-from tests.store_rows import table_rows
+from tests.support.paths import ROOT
+from tests.support.store import record_for, water_loaded
+from tests.support.store_rows import table_rows
 
 OLD_STORE = ROOT / "tests" / "data" / "store-before-alembic.sqlite"
 ANA_TOKEN = "I7YT_qnIGqSC1Z_w5ToD9bmrLnD7lMHn4_EI4WMRnus"

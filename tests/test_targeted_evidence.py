@@ -21,8 +21,7 @@ from claims_crew.resolver.targeted import facts_to_ask, question_for
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_LEAK,
     KNOWN_START,
@@ -36,6 +35,7 @@ from tests.crew_helpers import (
     targeted_config,
     water_claim_saying_when,
 )
+from tests.support.paths import ROOT
 
 REPORT = LEAK_REPORT
 STARTED = LEAK_STARTED

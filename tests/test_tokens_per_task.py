@@ -2,10 +2,10 @@
 
 The tests that store what was counted run on SQLite and on PostgreSQL (the `engine` fixture).
 
-Each task's prompt and completion tokens come from the LLMCallCompletedEvent that names it, for
-our in-process models and for CrewAI's own OpenAI client (against tests/openai_server.py, which
-reports usage as the words it received and sent). Tasks that run at once are each charged their
-own calls, whatever order the calls end in.
+Each task's prompt and completion tokens come from the LLMCallCompletedEvent that names it, for our
+in-process models and for CrewAI's own OpenAI client (against tests/support/openai_server.py, which
+reports usage as the words it received and sent). Tasks that run at once are each charged their own
+calls, whatever order the calls end in.
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ from claims_crew.run.batch import run_batch
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     KNOWN_START,
     POLICY_COVERED,
@@ -42,10 +41,11 @@ from tests.crew_helpers import (
     start_date_answer,
     water_claim_saying_when,
 )
-from tests.openai_server import ChatRequest, Reply
-from tests.provider_helpers import CrewScript, agent_of, answer, point_model_at, water_claims
-from tests.report_helpers import known_store
-from tests.store_helpers import back_to
+from tests.support.openai_server import ChatRequest, Reply, StartServer
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, agent_of, answer, point_model_at, water_claims
+from tests.support.report import known_store
+from tests.support.store import back_to
 
 RULING = {
     "choice": "policy",

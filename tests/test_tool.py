@@ -7,7 +7,7 @@ from pathlib import Path
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupArgs, PolicyLookupTool, clause_ids_in
-from tests.conftest import SAMPLE_POLICIES
+from tests.support.paths import SAMPLE_POLICIES
 
 
 def _tool(library: PolicyLibrary, allowed: set[str] | None = None) -> PolicyLookupTool:

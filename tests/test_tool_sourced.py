@@ -18,8 +18,8 @@ from claims_crew.llms.scripted import final
 from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
-from tests.conftest import ROOT
-from tests.crew_helpers import INTAKE_WATER, Script, settings
+from tests.support.crew import INTAKE_WATER, Script, settings
+from tests.support.paths import ROOT
 
 INBOX = ROOT / "claims" / "inbox"
 

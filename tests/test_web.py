@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE, create_app, default_hosts
 from claims_crew.store import Store
-from tests.store_helpers import record_for, water_loaded
+from tests.support.store import record_for, water_loaded
 
 SCRIPT = "<script>alert('pwned')</script>"
 

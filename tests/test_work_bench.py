@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from tests.conftest import ROOT, load_script
+from tests.support.paths import ROOT
+from tests.support.scripts import load_script
 
 bench = load_script(ROOT / "bench" / "workers.py")
 

@@ -16,9 +16,8 @@ from click.testing import CliRunner, Result
 from claims_crew.claim_files import inbox_files
 from claims_crew.cli import main
 from claims_crew.store import Store
-from tests.conftest import StartServer
-from tests.store_helpers import water_loaded
-from tests.test_workers import (
+from tests.support.openai_server import StartServer
+from tests.support.sample_inbox import (
     CLAIM_IDS,
     INBOX,
     attempts,
@@ -26,8 +25,8 @@ from tests.test_workers import (
     calls,
     expected_calls,
     start,
-    warm_index,  # noqa: F401 (a fixture)
 )
+from tests.support.store import water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

@@ -21,11 +21,11 @@ from claims_crew.run.ingest import ingest
 from claims_crew.store import Store
 from claims_crew.store import tables as t
 from claims_crew.vocabulary import parse_stamp
-from tests.conftest import ROOT, StartServer
-from tests.openai_server import OpenAIServer
-from tests.provider_helpers import CrewScript, claim_of, point_model_at, water_claims, water_replies
-from tests.test_workers import audit_ok, warm_index  # noqa: F401 (a fixture)
-from tests.work_processes import CLAIMS_CREW, work_processes
+from tests.support.openai_server import OpenAIServer, StartServer
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, claim_of, point_model_at, water_claims, water_replies
+from tests.support.sample_inbox import audit_ok
+from tests.support.work_processes import CLAIMS_CREW, work_processes
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
 

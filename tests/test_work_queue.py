@@ -22,8 +22,8 @@ from claims_crew.store import Store, lease_holder
 from claims_crew.store import tables as t
 from claims_crew.store.work_queue import WORK_LEASE_S, Taken
 from claims_crew.vocabulary import parse_stamp, stamp, utc_now
-from tests.conftest import ROOT
-from tests.store_helpers import record_for, water_loaded
+from tests.support.paths import ROOT
+from tests.support.store import record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 

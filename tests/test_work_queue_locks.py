@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from claims_crew.store import Store, lease_holder
 from claims_crew.store import tables as t
-from tests.store_helpers import water_loaded
+from tests.support.store import water_loaded
 
 
 def test_a_take_skips_rows_another_take_has_locked_without_waiting(

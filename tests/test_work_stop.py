@@ -14,10 +14,11 @@ import pytest
 
 from claims_crew.run.ingest import ingest
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.provider_helpers import CrewScript, point_model_at, water_claims, water_replies
-from tests.test_workers import audit_ok, warm_index  # noqa: F401 (a fixture)
-from tests.work_processes import CLAIMS_CREW
+from tests.support.openai_server import StartServer
+from tests.support.paths import ROOT
+from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.sample_inbox import audit_ok
+from tests.support.work_processes import CLAIMS_CREW
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
 

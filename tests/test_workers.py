@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,54 +18,19 @@ from click.testing import CliRunner, Result
 from claims_crew.claim_files import inbox_files
 from claims_crew.cli import main
 from claims_crew.errors import ConfigError
-from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run import processes
 from claims_crew.run.limits import rpm_share, workers_from_environment
 from claims_crew.store import Store
-from tests.conftest import ROOT, StartServer
-from tests.openai_server import OpenAIServer
-from tests.provider_helpers import CrewScript, agent_of, answer, claim_of, look_up_then
-from tests.provider_helpers import point_model_at as _point_model_at
-from tests.test_provider_speed import ABSTAIN, AGREED, NO_FACTS, inbox_script
-
-INBOX = ROOT / "claims" / "inbox"
-CLAIM_IDS = [p.stem for p in inbox_files(INBOX)]
-# What each claim's agents are asked once (a reviewer looks a clause up, then answers).
-ONCE = {"intake": 1, "policy": 2, "fraud": 2}
-
-
-def sample_script() -> CrewScript:
-    """Every sample claim: each reviewer looks a clause up, then answers; C-1043 is the dispute
-    the adjudicator settles. A sample claim the speed tests do not script abstains."""
-    script = inbox_script(lambda reply: reply)
-    for claim_id in set(CLAIM_IDS) - {"C-1042", "C-1043", *AGREED}:
-        script.set(claim_id, "intake", answer(NO_FACTS))
-        for agent in ("policy", "fraud"):
-            script.set(claim_id, agent, look_up_then("1", ABSTAIN))
-    return script
-
-
-def expected_calls(claim_ids: list[str]) -> Counter[tuple[str, str]]:
-    """One review of each claim: C-1042's facts conflict, so intake is asked one targeted
-    question (level 1); C-1043 is a dispute, so the adjudicator is asked once."""
-    wanted = Counter({(c, agent): n for c in claim_ids for agent, n in ONCE.items()})
-    if "C-1042" in claim_ids:
-        wanted[("C-1042", "intake")] += 1
-    if "C-1043" in claim_ids:
-        wanted[("C-1043", "adjudicator")] = 1
-    return wanted
-
-
-def calls(server: OpenAIServer, since: int = 0) -> Counter[tuple[str, str]]:
-    """Requests the server answered per (claim, agent), from its own log."""
-    return Counter((claim_of(e.request), agent_of(e.request)) for e in server.exchanges[since:])
-
-
-def start(openai_server: StartServer, monkeypatch: pytest.MonkeyPatch) -> OpenAIServer:
-    server = openai_server(sample_script())
-    _point_model_at(server, monkeypatch)
-    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
-    return server
+from tests.support.openai_server import StartServer
+from tests.support.sample_inbox import (
+    CLAIM_IDS,
+    INBOX,
+    attempts,
+    audit_ok,
+    calls,
+    expected_calls,
+    start,
+)
 
 
 def run(*args: str) -> Result:
@@ -76,23 +40,6 @@ def run(*args: str) -> Result:
 def runs_recorded(store: Store) -> list[str]:
     with sqlite3.connect(store.path) as conn:
         return [note for (note,) in conn.execute("SELECT note FROM runs ORDER BY id")]
-
-
-def attempts(store: Store) -> dict[str, int]:
-    return {c: len(store.attempts(c)) for c in CLAIM_IDS}
-
-
-def audit_ok() -> bool:
-    result = CliRunner().invoke(main, ["audit", "verify", "--json"])
-    return result.exit_code == 0 and '"ok": true' in result.output
-
-
-@pytest.fixture
-def warm_index() -> None:
-    """The sample policies indexed where the workers look, so that no worker parses a PDF."""
-    library = PolicyLibrary()
-    for policy_id in ("HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001"):
-        library.open(policy_id)
 
 
 @pytest.mark.usefixtures("warm_index")
@@ -130,7 +77,7 @@ def test_a_killed_worker_fails_the_run_and_another_worker_finishes_its_claim(
     server = start(openai_server, monkeypatch)
     # Whichever worker begins C-1047's review first dies there, holding its leases.
     killed_at = "C-1047"
-    monkeypatch.setattr(processes, "WORKER_MODULE", "tests.killed_worker")
+    monkeypatch.setattr(processes, "WORKER_MODULE", "tests.support.killed_worker")
     monkeypatch.setenv("KILLED_WORKER_AT", killed_at)
     monkeypatch.setenv("KILLED_WORKER_MARK", str(tmp_path / "killed"))
     result = run("--workers", "2", "--concurrency", "1")

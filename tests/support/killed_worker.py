@@ -1,6 +1,6 @@
 """A run's worker process that SIGKILLs itself as it begins reviewing one claim.
 
-`python -m tests.killed_worker STORE CONFIG CONCURRENCY` is claims_crew.run.work_process,
+`python -m tests.support.killed_worker STORE CONFIG CONCURRENCY` is claims_crew.run.work_process,
 except that the first worker to begin reviewing the claim named by KILLED_WORKER_AT dies there:
 its leases held, nothing of the claim recorded. Only the first: it claims the file named by
 KILLED_WORKER_MARK, which exists once, so a worker that takes the claim afterwards reviews it.

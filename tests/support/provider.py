@@ -18,15 +18,15 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
     QUESTION_TAIL,
     start_date_answer,
 )
-from tests.openai_server import ChatRequest, OpenAIServer, Reply, Status, Text, ToolCall
+from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, Status, Text, ToolCall
+from tests.support.paths import ROOT
 
 ROLES: dict[str, str] = {
     str(agent["role"]): name

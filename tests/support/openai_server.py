@@ -317,3 +317,7 @@ def _completion(
             "total_tokens": prompt + completion,
         },
     }
+
+
+# The `openai_server` fixture (conftest.py): `openai_server(respond, latency_s=..., ...)`.
+StartServer = Callable[..., OpenAIServer]

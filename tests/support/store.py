@@ -24,8 +24,8 @@ from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store
 from claims_crew.store.schema import alembic_config
-from tests.conftest import ROOT
-from tests.crew_helpers import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
+from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
+from tests.support.paths import ROOT
 
 START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
 

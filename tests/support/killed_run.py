@@ -1,6 +1,7 @@
 """A batch over an inbox with scripted models that logs every model call by claim.
 
-Run as `python -m tests.killed_run INBOX CALLS_LOG [--kill-at CLAIM_ID --kill-in model|write]`
+Run as
+`python -m tests.support.killed_run INBOX CALLS_LOG [--kill-at CLAIM_ID --kill-in model|write]`
 to have the process SIGKILL itself: at the first model call for that claim, or inside the
 store's transaction for that claim, after part of its result is written. The store tests run
 it in a child process, then re-run the inbox, to show what a killed run leaves behind.
@@ -24,14 +25,14 @@ from claims_crew.run.ingest import ingest
 from claims_crew.run.routine import BatchItem
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store, audit
-from tests.conftest import ROOT
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,
     QUESTION_TAIL,
     start_date_answer,
 )
+from tests.support.paths import ROOT
 
 CLAIM_ID = re.compile(r"claim (K-\d+)")
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from tests.conftest import ROOT, SAMPLE_POLICIES, load_script
+from tests.support.paths import ROOT, SAMPLE_POLICIES
+from tests.support.scripts import load_script
 
 POLICY_ID = "TM-MOTOR-001"
 PDF_NAME = "tideway_motor.pdf"

@@ -28,8 +28,8 @@ from claims_crew.resolver import AdjudicationCheck, Case, apply_adjudication, po
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view
 from claims_crew.store import Store
-from tests.conftest import ROOT
-from tests.crew_helpers import INTAKE_WATER, KNOWN_START, STARTED, WATER_CLAIM
+from tests.support.crew import INTAKE_WATER, KNOWN_START, STARTED, WATER_CLAIM
+from tests.support.paths import ROOT
 
 START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from claims_crew.cli.run import review_inbox
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.store import Store
-from tests.crew_helpers import (
+from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
     POLICY_COVERED,

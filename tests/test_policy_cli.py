@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from claims_crew.cli import main
-from tests.conftest import SAMPLE_POLICIES
+from tests.support.paths import SAMPLE_POLICIES
 
 
 def _run(*args: str) -> tuple[int, str, str]:

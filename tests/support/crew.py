@@ -16,7 +16,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.targeted import question_for
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 WATER_CLAIM = ROOT / "claims" / "inbox" / "C-1042.json"
 

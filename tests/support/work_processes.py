@@ -82,7 +82,7 @@ def work_batch(
     from the first ingest, the ingest's own, and the errors of refused files."""
     from claims_crew.claim_files import inbox_files
     from claims_crew.run.ingest import ingest
-    from tests.provider_helpers import water_claims
+    from tests.support.provider import water_claims
 
     if not ids:
         return 0.0, 0.0, []

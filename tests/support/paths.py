@@ -1,0 +1,18 @@
+"""Where the project's files are: the repository, its sample policies, the real policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SAMPLE_POLICIES = ROOT / "policies"
+SHARED_POLICIES = ROOT.parent / "shared" / "policies"
+
+
+def shared_pdf(name: str) -> Path:
+    path = SHARED_POLICIES / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent: the real policy PDFs live in ../shared/policies/")
+    return path
