@@ -33,6 +33,9 @@ from tests.support.crew import (
     water_claim_saying_when,
 )
 
+# Each runs crews over several claims, and one a queue worker too.
+pytestmark = pytest.mark.slow
+
 SURE = {**POLICY_COVERED, "confidence": 0.9}
 
 
