@@ -15,7 +15,6 @@ from typing import Any, Generic, TypeVar
 import pytest
 import yaml
 from crewai.agents.agent_executor import AgentExecutor, AgentExecutorState
-from crewai.flow.flow import FlowState
 from pydantic import BaseModel
 
 from claims_crew.claim_files import load_claim
@@ -27,6 +26,7 @@ from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
 from tests.support.crew import WATER_CLAIM, Script, settings, water_script
+from tests.support.flow_states import declared_states
 from tests.support.paths import ROOT
 
 T = TypeVar("T")
@@ -107,17 +107,6 @@ def test_the_yaml_reads_as_crewai_reads_it(
 
 
 # --- the executor's state --------------------------------------------------------------------
-
-
-def declared_states(build: Callable[[], object]) -> int:
-    """How many Flow state classes building something declares."""
-    gc.disable()  # a class made and dropped stays listed until a collection
-    try:
-        before = len(FlowState.__subclasses__())
-        build()
-        return len(FlowState.__subclasses__()) - before
-    finally:
-        gc.enable()
 
 
 def test_an_executor_declares_no_state_class_and_runs_crewais_definition() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextvars
 import gc
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -15,7 +14,6 @@ import pytest
 import yaml
 from crewai import Agent, Crew, Process, Task
 from crewai.agents.agent_executor import AgentExecutor
-from crewai.flow.flow import FlowState
 from crewai.project import CrewBase, task
 from crewai.project.utils import cache as crewbase_cache
 from crewai.utilities.converter import Converter
@@ -24,6 +22,7 @@ from pydantic import BaseModel, PrivateAttr
 
 from claims_crew.crew.workarounds.kickoff_log import NoKickoffLog
 from claims_crew.llms.scripted import ScriptedLLM, final
+from tests.support.flow_states import declared_states
 
 T = TypeVar("T")
 WORKAROUNDS = "src/claims_crew/crew/workarounds"
@@ -160,17 +159,6 @@ def test_crewais_converter_asks_the_model_to_fix_an_answer() -> None:
 
 
 # --- agent_executor.py -----------------------------------------------------------------------
-
-
-def declared_states(build: Callable[[], object]) -> int:
-    """How many Flow state classes building something declares."""
-    gc.disable()  # a class made and dropped stays listed until a collection
-    try:
-        before = len(FlowState.__subclasses__())
-        build()
-        return len(FlowState.__subclasses__()) - before
-    finally:
-        gc.enable()
 
 
 def test_agent_executor_declares_a_state_class_it_throws_away() -> None:
