@@ -126,6 +126,8 @@ def run_in_workers(
     """Work the queue in `workers` processes, each at most `concurrency` claims at a time, until
     it is empty. `todo` are the run's own queued claim files: those no worker finished are
     `left`. `on_start` and `on_done` hear of each claim as a worker begins and ends it."""
+    if not todo:  # nothing of this run's is queued: no interpreter is started for nothing
+        return PoolResult([], [], [])
     env = worker_environment(workers, store)
     command = [sys.executable, "-m", WORKER_MODULE, store.where, str(config_dir), str(concurrency)]
     pool: list[WorkerProcess] = []
