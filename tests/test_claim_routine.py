@@ -82,11 +82,8 @@ def test_a_run_and_a_worker_decide_claims_through_one_routine(
     assert decided == dict.fromkeys(["R-1", "R-2", "W-1", "W-2"], ("ACCEPTED", "covered"))
 
 
-def test_a_run_reads_each_claim_file_once(
-    sample_library: PolicyLibrary,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_run_reads_each_claim_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through `run` as a user starts it: the default store in this test's CLAIMS_CREW_HOME."""
     parsed: Counter[str] = Counter()
     parse = claim_files._parse
 
@@ -98,19 +95,8 @@ def test_a_run_reads_each_claim_file_once(
     folder = tmp_path / "inbox"
     inbox(folder, "P-1", "P-2", "P-3")
     (folder / "broken.json").write_text("{not json", encoding="utf-8")
-    monkeypatch.setattr(Store, "__init__", _store_at(tmp_path / "claims.sqlite"))
     failed = review_inbox(folder, 2, Console(record=True, width=200), agreeing())
 
     assert failed == 1  # the broken file, refused with its reason
     assert parsed == dict.fromkeys(["P-1.json", "P-2.json", "P-3.json", "broken.json"], 1)
     assert sorted(d.claim_id for d in Store().decisions()) == ["P-1", "P-2", "P-3"]
-
-
-def _store_at(path: Path) -> Any:
-    """Store() opening the test's own file, as `run` opens the default store."""
-    init = Store.__init__
-
-    def opened(self: Store, *args: Any, **kwargs: Any) -> None:
-        init(self, *args or (path,), **kwargs)
-
-    return opened

@@ -24,19 +24,11 @@ from claims_crew.policy.tree_page import render_tree_page
 from tests.support.browser import CHROMEDRIVER, CHROMIUM
 from tests.support.corrections import POLICY_ID, policy_folder
 from tests.support.paths import ROOT, SHARED_POLICIES
-from tests.support.real_policies import OpenReal
+from tests.support.real_policies import REAL_PDFS, OpenReal
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SAMPLES = ("HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001")
-REAL = (
-    "iso_ho3_ho0003_1000_us_homeowners.pdf",
-    "allstate_auto_au127_us.pdf",
-    "barclays_travel_uk.pdf",
-    "national_parivar_mediclaim_plus_in.pdf",
-    "chola_group_domestic_travel_in.pdf",
-    "glatfelter_business_auto_ca0001_fl_us.pdf",
-    "amex_card_insurance_au.pdf",
-)
+REAL = tuple(REAL_PDFS)
 
 needs_chromium = pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()),

@@ -268,11 +268,10 @@ def _in_workers(
     from claims_crew.run.processes import run_in_workers
     from claims_crew.run.routine import BatchItem
 
-    for item in todo:
-        if item.refused:
-            progress.started(item.path)
-            progress.finished(BatchItem(item.path, None, item.error, code=item.code))
-    refused = [BatchItem(i.path, None, i.error, code=i.code) for i in todo if i.refused]
+    refused = [BatchItem.refused(i) for i in todo if i.refused]
+    for item in refused:
+        progress.started(item.path)
+        progress.finished(item)
     pooled = run_in_workers(
         [i.path for i in todo if not i.refused],
         settings.store,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from claims_crew.run import routine
 from claims_crew.run.ingest import Ingested, ingest
-from claims_crew.run.routine import BatchItem, Lease, StoredClaim
+from claims_crew.run.routine import BatchItem, Lease
 from claims_crew.run.settings import Settings
 from claims_crew.store import lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
@@ -69,11 +69,11 @@ def review_ingested(
 
 
 def _review_one(item: Ingested, settings: Settings, run_id: int) -> BatchItem:
-    if item.state is None or item.claim_id is None:
-        return BatchItem(item.path, None, item.error, code=item.code)
+    if item.refused:
+        return BatchItem.refused(item)
+    claim = item.stored
     if item.state in SETTLED:
-        return BatchItem(item.path, settings.store.claim_record(item.claim_id))
-    claim = StoredClaim(item.claim_id, item.sha256, item.path)
+        return BatchItem(item.path, settings.store.claim_record(claim.claim_id))
     decided = routine.decide_claim(claim, _run_lease(settings), settings, run_id)
     if decided is None:
         return BatchItem(item.path, None, "being reviewed by another process", busy=True)

@@ -18,8 +18,21 @@ from pathlib import Path
 from claims_crew.claim_files import load_claims
 from claims_crew.errors import ClaimFileError
 from claims_crew.store import Store
-from claims_crew.store.work_queue import Enqueued
+from claims_crew.store.work_queue import Enqueued, Taken
 from claims_crew.vocabulary import ClaimFileProblem
+
+
+@dataclass(frozen=True)
+class StoredClaim:
+    """A claim kept whole in the store by ingest: enough to find it and to name it."""
+
+    claim_id: str
+    sha256: str
+    path: Path
+
+    @classmethod
+    def of(cls, taken: Taken) -> StoredClaim:
+        return cls(taken.claim_id, taken.sha256, Path(taken.path))
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,12 @@ class Ingested:
     @property
     def refused(self) -> bool:
         return self.state is None
+
+    @property
+    def stored(self) -> StoredClaim:
+        """The claim as the store keeps it; only for a file that was not refused."""
+        assert self.claim_id is not None, "a refused file has no claim in the store"
+        return StoredClaim(self.claim_id, self.sha256, self.path)
 
 
 def ingest(paths: Sequence[Path], store: Store) -> list[Ingested]:

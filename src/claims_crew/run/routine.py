@@ -24,10 +24,10 @@ from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.crew.workarounds.generic_models import share_generic_models
-from claims_crew.errors import ClaimFileError
 from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.run.deadline import run_within
+from claims_crew.run.ingest import Ingested, StoredClaim
 from claims_crew.run.review import record_head, review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store.work_queue import Taken
@@ -45,25 +45,13 @@ class BatchItem:
     code: ClaimFileProblem | None = None  # why the file was refused, with `error`
 
     @classmethod
-    def refused(cls, path: Path, exc: ClaimFileError) -> BatchItem:
-        return cls(path, None, str(exc), code=exc.code)
+    def refused(cls, item: Ingested) -> BatchItem:
+        """A file ingest refused: why, and no record."""
+        return cls(item.path, None, item.error, code=item.code)
 
     @property
     def ok(self) -> bool:
         return self.busy or (self.record is not None and self.record.status == "reviewed")
-
-
-@dataclass(frozen=True)
-class StoredClaim:
-    """A claim kept whole in the store by ingest: enough to find it and to name it."""
-
-    claim_id: str
-    sha256: str
-    path: Path
-
-    @classmethod
-    def of(cls, taken: Taken) -> StoredClaim:
-        return cls(taken.claim_id, taken.sha256, Path(taken.path))
 
 
 @dataclass(frozen=True)

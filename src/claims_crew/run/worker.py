@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from claims_crew.run import routine
-from claims_crew.run.routine import BatchItem, Lease, StoredClaim
+from claims_crew.run.ingest import StoredClaim
+from claims_crew.run.routine import BatchItem, Lease
 from claims_crew.run.settings import Settings
 from claims_crew.store import lease_holder
 from claims_crew.store.work_queue import BUSY_BACKOFF_S, WORK_LEASE_S, Taken
