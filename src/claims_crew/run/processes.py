@@ -176,5 +176,6 @@ def run_in_workers(
         for w in pool
         if w.process.returncode != 0
     ]
-    items = [done[p] for p in todo if p in done] + [i for p, i in done.items() if p not in todo]
+    ours = set(todo)  # the run's own claims first, in its order; then what else was queued
+    items = [done[p] for p in todo if p in done] + [i for p, i in done.items() if p not in ours]
     return PoolResult(items, dead, [p for p in todo if p not in done])
