@@ -29,10 +29,10 @@ def documented_order() -> list[str]:
     return re.findall(r"^  ([a-z]+)\s", listed, flags=re.MULTILINE)
 
 
-def readme_order() -> list[str]:
-    """The rule names of the README's table under "## The resolver", in its order."""
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## The resolver\n", 1)[1]
-    names = re.findall(r"^\| ([a-z-]+) \|", section.split("\n## ", 1)[0], flags=re.MULTILINE)
+def page_order() -> list[str]:
+    """The rule names of the table on the resolver's page (docs/resolver.md), in its order."""
+    page = (ROOT / "docs" / "resolver.md").read_text(encoding="utf-8")
+    names = re.findall(r"^\| ([a-z-]+) \|", page.split("\n## ", 1)[0], flags=re.MULTILINE)
     # "re-read" is the reread rule; the debate row is a level the pipeline runs, not a rule.
     rules = {rule.name for rule in RULES} | {"gates"}
     return [n.replace("-", "") for n in names if n.replace("-", "") in rules]
@@ -43,8 +43,8 @@ def test_the_rules_run_in_the_documented_order() -> None:
     assert ORDER[-1] == "gates" and [rule.name for rule in RULES] == list(ORDER[:-1])
 
 
-def test_the_readme_lists_the_rules_in_the_same_order() -> None:
-    assert readme_order() == list(ORDER)
+def test_the_resolver_page_lists_the_rules_in_the_same_order() -> None:
+    assert page_order() == list(ORDER)
 
 
 def test_each_rule_has_a_module_named_for_it() -> None:

@@ -44,7 +44,7 @@ CREWAI_VARS = (
 def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A user with none of CrewAI's variables set (conftest sets them for every other test), a
     HOME and a data folder of their own, in a project folder with the water claim in its inbox,
-    and CLAIMS_CREW_HOME given relative to it as the README does."""
+    and CLAIMS_CREW_HOME given relative to it as the documentation does."""
     for name in CREWAI_VARS:
         monkeypatch.setenv(name, "")  # so that what a command sets is undone after the test
         monkeypatch.delenv(name)

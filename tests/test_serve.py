@@ -45,7 +45,7 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 PUBLIC_HOST = "review.example.com"
 CSRF_FIELD = re.compile(r'name="csrf" value="([^"]+)"')
-# What nginx adds in front of the page (README: "The review page for a team").
+# What nginx adds in front of the page (docs/scale-out.md, "The review page for a team").
 PROXY_HEADERS = {
     "Host": PUBLIC_HOST,
     "X-Forwarded-Proto": "https",

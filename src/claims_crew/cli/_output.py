@@ -1,9 +1,9 @@
 """What every command prints besides its own output: `--json` payloads, exit codes, and errors.
 
-Scripts branch on the exit codes and on the `{"error": {"code", "message"}}` shape (README:
-"Reviewing escalations", "The policy library"), so both are defined here once. The library
-raises the errors of claims_crew.errors; `reports_errors` turns them into a line on stderr, the
-JSON error with --json, and an exit code.
+Scripts branch on the exit codes and on the `{"error": {"code", "message"}}` shape
+(docs/reviewing-escalations.md, docs/policy-library.md), so both are defined here once. The
+library raises the errors of claims_crew.errors; `reports_errors` turns them into a line on
+stderr, the JSON error with --json, and an exit code.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`claims-crew policy clauses | show | search | tree`: the policy library, clause by clause.
 
-The JSON shapes are a contract (README, "The policy library"); they are built in policy/views.py.
+The JSON shapes are a contract (docs/policy-library.md); they are built in policy/views.py.
 """
 
 from __future__ import annotations

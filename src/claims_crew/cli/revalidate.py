@@ -1,6 +1,6 @@
 """`claims-crew review stale` and `claims-crew revalidate`: decisions that no longer stand as
-they were made, and running them again under the current state (README, "Expiry and
-revalidation").
+they were made, and running them again under the current state (docs/resolver.md,
+"Expiry and revalidation").
 
 Both read the project as `run` does: the policies through the library, the config in
 CLAIMS_CREW_CONFIG or config/, the decision store in CLAIMS_CREW_HOME. `revalidate` builds its

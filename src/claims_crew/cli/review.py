@@ -3,7 +3,7 @@
 Everything printed from a claim or a model goes through cli/safe_text.py: rich `Text`, never
 markup, with control characters shown as escapes, so a claim description cannot restyle or
 rewrite the terminal. Store errors become a message and an exit code through
-cli/_output.py (README, "Reviewing escalations").
+cli/_output.py (docs/reviewing-escalations.md).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """`claims-crew serve`: the review page, for one reviewer at their desk or a team behind a proxy.
 
 On its own it listens on 127.0.0.1. For a team it runs behind a reverse proxy that ends TLS
-(README, "The review page for a team"): `--allowed-host` names the public host name the proxy
-passes on, `--https` marks the cookies Secure, `--trusted-proxy` believes the proxy's
+(docs/scale-out.md, "The review page for a team"): `--allowed-host` names the public host name
+the proxy passes on, `--https` marks the cookies Secure, `--trusted-proxy` believes the proxy's
 X-Forwarded-For (so sign-in throttling sees each client, not the proxy) and X-Forwarded-Proto,
-and `--workers` serves from several processes. Every process opens the store every command
-opens (CLAIMS_CREW_DATABASE_URL, else the SQLite file), so they share one queue and one set of
+and `--workers` serves from several processes. Every process opens the store every command opens
+(CLAIMS_CREW_DATABASE_URL, else the SQLite file), so they share one queue and one set of
 sessions; a team's page is usually on PostgreSQL.
 """
 

@@ -1,9 +1,9 @@
 """`claims-crew store copy --to URL`: move the decision store into another database.
 
 The usual move is from the SQLite file to PostgreSQL, when a team outgrows one machine
-(README, "Moving the store to PostgreSQL"). The store copied is the one every command opens:
-CLAIMS_CREW_DATABASE_URL, else the SQLite file in CLAIMS_CREW_HOME. The copy's audit chain is
-verified before the command says it is done.
+(docs/scale-out.md, "Moving the store to PostgreSQL"). The store copied is the one every command
+opens: CLAIMS_CREW_DATABASE_URL, else the SQLite file in CLAIMS_CREW_HOME. The copy's audit
+chain is verified before the command says it is done.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The clauses are stored flat in document order, each naming its parent; a reviewer checking a
 new wording wants them nested, with each clause's kind and the reason for it beside its pages.
-The JSON shape is a contract (README, "Onboarding your own wording"), built only here.
+The JSON shape is a contract (docs/policy-library.md, "Onboarding your own wording"), built
+only here.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The resolver: what the policy and fraud agents' answers mean, decided by rules, not a model.
 
-The rules, in order (README, "The resolver"):
+The rules, in order (docs/resolver.md):
   checks   answers parsed and allowed; the policy exists and is in force  → else ESCALATED
   reread   every cited clause re-read: exists, quote in it, kind supports the answer
   abstain  an agent answered uncertain (one, or both: resolution.yaml)    → ESCALATED
