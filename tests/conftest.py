@@ -17,6 +17,7 @@ from claims_crew.policy.text import extract_pages
 from tests.support.openai_server import OpenAIServer, Respond, StartServer
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.real_policies import OpenReal, RealPolicy
+from tests.support.skips import reason_of, skip_summary
 
 # postgres_server and postgres_url: a throwaway PostgreSQL cluster (tests/support/postgres.py).
 pytest_plugins = ["tests.support.postgres"]
@@ -142,3 +143,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.postgres)
         if item.path.name in SLOW_FILES or SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Iterator[None]:
+    """After pytest's list of skip reasons (the outermost wrapper ends last), one line saying
+    which skips are the expected ones (tests/support/skips.py)."""
+    yield
+    line = skip_summary(reason_of(report) for report in terminalreporter.stats.get("skipped", []))
+    if line:
+        terminalreporter.write_line(line)

@@ -16,7 +16,7 @@ from claims_crew.cli import main
 from claims_crew.policy.kinds import ClauseWords, heading_kind, settle, words_kind
 from claims_crew.policy.query import search_terms
 from claims_crew.policy.segment import segment
-from tests.support.paths import ROOT, SHARED_POLICIES
+from tests.support.paths import ROOT, SHARED_POLICIES, absent
 from tests.support.real_policies import OpenReal
 from tests.support.scripts import load_script
 
@@ -188,9 +188,7 @@ SEARCH_HIT_AT_3_FLOOR = 0.92
 @pytest.fixture(scope="module")
 def scores(real_doc: OpenReal) -> dict[str, Any]:
     if not SHARED_POLICIES.exists():
-        pytest.skip(
-            f"{SHARED_POLICIES} is absent: the real policy PDFs live in ../shared/policies/"
-        )
+        pytest.skip(absent(SHARED_POLICIES))
     bench = load_script(ROOT / "bench" / "policy_kinds.py")
     golds = [g for g in bench.load_gold() if g.name in KIND_ACCURACY_FLOOR]
     if not golds:

@@ -23,7 +23,7 @@ from claims_crew.policy.segment import Clause
 from claims_crew.policy.tree_page import render_tree_page
 from tests.support.browser import CHROMEDRIVER, CHROMIUM
 from tests.support.corrections import POLICY_ID, policy_folder
-from tests.support.paths import ROOT, SHARED_POLICIES
+from tests.support.paths import ROOT, SHARED_POLICIES, absent
 from tests.support.real_policies import REAL_PDFS, OpenReal
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -216,9 +216,7 @@ def test_real_policy_tree_page_in_chromium(
     name: str, browser: Any, real_doc: OpenReal, tmp_path: Path
 ) -> None:
     if not SHARED_POLICIES.exists():
-        pytest.skip(
-            f"{SHARED_POLICIES} is absent: the real policy PDFs live in ../shared/policies/"
-        )
+        pytest.skip(absent(SHARED_POLICIES))
     doc = real_doc(name).doc
     out = tmp_path / "tree.html"
     out.write_text(render_tree_page(doc, None), encoding="utf-8")

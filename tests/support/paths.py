@@ -11,8 +11,13 @@ SAMPLE_POLICIES = ROOT / "policies"
 SHARED_POLICIES = ROOT.parent / "shared" / "policies"
 
 
+def absent(path: Path) -> str:
+    """Why a test that reads the real policies skips (tests/support/skips.py counts these)."""
+    return f"{path} is absent: the real policy PDFs live in ../shared/policies/"
+
+
 def shared_pdf(name: str) -> Path:
     path = SHARED_POLICIES / name
     if not path.exists():
-        pytest.skip(f"{path} is absent: the real policy PDFs live in ../shared/policies/")
+        pytest.skip(absent(path))
     return path
