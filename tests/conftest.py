@@ -64,6 +64,20 @@ def openai_server() -> Iterator[StartServer]:
         server.stop()
 
 
+@pytest.fixture
+def warm_crew(
+    openai_server: StartServer,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CrewAI warmed up by one scripted claim, so that a test's short claim deadline holds only
+    a warm claim's work, not the process's first-claim costs (tests/support/provider.py)."""
+    from tests.support.provider import warm_up  # imports CrewAI: only for the tests that ask
+
+    warm_up(openai_server, sample_library, tmp_path / "warm", monkeypatch)
+
+
 @pytest.fixture(scope="session")
 def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One index cache for the whole run, so each large PDF is parsed once."""

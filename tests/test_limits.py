@@ -20,6 +20,7 @@ from claims_crew.run.limits import Limits
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, settings, water_script
 from tests.support.paths import ROOT
+from tests.support.provider import DEADLINE_S
 from tests.support.store import water_loaded
 
 
@@ -92,16 +93,17 @@ def test_work_past_its_deadline_is_told_to_stop_and_its_result_dropped() -> None
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_crew")  # the deadline holds a warm claim's way to intake's call
 def test_an_in_process_model_is_not_called_after_the_deadline(
     sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The refusal sits in CrewAI's executor, so the local and scripted models obey it too:
     intake answers after the deadline, and the policy agent's model is never asked."""
-    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "1")
+    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", str(DEADLINE_S))
     gate = threading.Event()
 
     def late_intake(_messages: list[dict[str, Any]]) -> str:
-        gate.wait(10)
+        gate.wait(60)  # a guard: the gate opens once the claim has timed out
         return final(INTAKE_WATER)
 
     script = water_script()
@@ -116,7 +118,7 @@ def test_an_in_process_model_is_not_called_after_the_deadline(
 
     assert item.record is not None and item.record.error is not None
     assert item.record.error.code == "timeout"
-    review.join(10)
+    review.join(60)
     assert not review.is_alive()
     assert len(script("intake").calls) == 1
     assert script("policy").calls == [] and script("fraud").calls == []

@@ -38,6 +38,7 @@ from tests.support.openai_server import (
 )
 from tests.support.paths import ROOT
 from tests.support.provider import (
+    DEADLINE_S,
     CrewScript,
     agent_of,
     answer,
@@ -130,6 +131,7 @@ def test_a_hanging_claim_times_out_and_the_batch_goes_on(
     assert [a.error.code if a.error else None for a in store.attempts("C-1")] == ["timeout", None]
 
 
+@pytest.mark.usefixtures("warm_crew")  # the deadline holds a warm claim's way to intake's call
 def test_an_abandoned_claim_calls_no_model_and_writes_nothing_later(
     openai_server: StartServer,
     monkeypatch: pytest.MonkeyPatch,
@@ -150,7 +152,7 @@ def test_an_abandoned_claim_calls_no_model_and_writes_nothing_later(
     script = water_replies(CrewScript(), "C-1").set("C-1", "intake", late_intake)
     server = openai_server(script)
     point_model_at(server, monkeypatch)
-    limits(timeout=30, retries=0, deadline=1)
+    limits(timeout=30, retries=0, deadline=DEADLINE_S)
     paths = water_claims(tmp_path / "inbox", "C-1")
     store = Store(tmp_path / "claims.sqlite")
 
@@ -285,36 +287,49 @@ def test_prose_is_a_parse_error_and_an_unknown_tool_does_not_crash(
     assert len(told) == 1 and "not found" in told[0].lower()  # CrewAI said so, and went on
 
 
+# A fresh process imports CrewAI (4.5-10 s on two busy cores) before its first claim: a guard
+# for a stuck process, many times what a run takes, and a hang the server holds for longer still,
+# so a run that waited on the held call would meet the guard.
+PROCESS_GUARD_S = 300.0
+
+
+@pytest.mark.usefixtures("warm_index")
 def test_claims_crew_run_ends_at_the_deadline_when_the_provider_never_answers(
     openai_server: StartServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A fresh `claims-crew run`, as a user starts it: the provider holds C-1's call open for
     good, and the process still ends, with its table, exit code 1 and the other claims decided;
-    the next run decides C-1 once the provider answers."""
+    the next run decides C-1 once the provider answers.
+
+    One claim at a time, the silent one first: C-1 pays the new process's first-claim costs
+    before it waits, and C-2's deadline starts once C-1's has passed, so C-2 needs only a warm
+    claim's time (0.3 s on an idle two-core machine), not a cold one's beside the hang."""
     script = CrewScript()
     for claim_id in ("C-1", "C-2"):
         water_replies(script, claim_id)
     script.set("C-1", "intake", Hang())
-    server = openai_server(script, hang_limit_s=GUARD_S * 2)
+    server = openai_server(script, hang_limit_s=PROCESS_GUARD_S * 2)
     point_model_at(server, monkeypatch)
-    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "8")  # C-2 must fit in it on a busy machine
+    # Time for C-1's first call from a new process on a busy machine; C-2 takes a fraction.
+    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "8")
     monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
     inbox = tmp_path / "inbox"
     water_claims(inbox, "C-1", "C-2")
     command = [
         sys.executable,
         "-c",
-        f"from claims_crew.cli import main; main(['run', '--inbox', {str(inbox)!r}])",
+        "from claims_crew.cli import main; "
+        f"main(['run', '--inbox', {str(inbox)!r}, '--concurrency', '1'])",
     ]
 
-    done = subprocess.run(command, capture_output=True, text=True, timeout=GUARD_S)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=PROCESS_GUARD_S)
 
     assert done.returncode == 1, done.stderr
-    assert "C-1.json: failed (timeout)" in done.stdout
-    assert "C-2.json: reviewed in" in done.stdout
+    assert "[1/2] C-1.json: failed (timeout)" in done.stdout
+    assert "[2/2] C-2.json: reviewed in" in done.stdout
     assert "1 claim(s) failed" in done.stderr
     script.set("C-1", "intake", water_intake)
-    again = subprocess.run(command, capture_output=True, text=True, timeout=GUARD_S)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=PROCESS_GUARD_S)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "[1/1] C-1.json: reviewed in" in again.stdout  # only C-1 was left to review
     assert sorted(d.claim_id for d in Store().decisions()) == ["C-1", "C-2"]

@@ -40,7 +40,13 @@ from claims_crew.store import Store
 from tests.support.crew import settings, water_script
 from tests.support.openai_server import ChatRequest, Reply, StartServer, Status
 from tests.support.paths import ROOT
-from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.provider import (
+    DEADLINE_S,
+    CrewScript,
+    point_model_at,
+    water_claims,
+    water_replies,
+)
 from tests.support.store import water_loaded
 
 GUARD_S = 120.0  # turns a run that never ends into a failure, far beyond what these need
@@ -320,14 +326,19 @@ def test_a_429_storm_loses_no_claim(
 
 @pytest.fixture
 def capped_inbox(
-    openai_server: StartServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    warm_crew: None,
+    warm_index: None,
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> Path:
     """One water claim under a cap of one call a minute: its calls after intake are held until
-    the claim's 5 s deadline (ample for intake's call on a busy machine), and then no longer."""
+    the claim's deadline, and then no longer. With the crew warm and the policy indexed, the
+    deadline holds intake's call many times over, even on a busy machine."""
     script = water_replies(CrewScript(), "C-1")
     point_model_at(openai_server(script), monkeypatch)
     monkeypatch.setenv("CLAIMS_CREW_MAX_RPM", "1")
-    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "5")
+    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", str(DEADLINE_S))
     monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
     monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
     inbox = tmp_path / "inbox"
@@ -349,7 +360,8 @@ def test_a_log_says_when_the_run_waits_on_the_limit(
     held = [line for line in lines if line.startswith("waiting on rate limit (1/min): ")]
     # Policy and fraud may both be held, side by side; the claim is named after the wait.
     assert held and all(re.search(r": [12] calls? held; waiting on C-1\.json", h) for h in held)
-    assert any(line.startswith("[1/1] C-1.json: failed (timeout) after 5.") for line in lines)
+    timed_out = f"[1/1] C-1.json: failed (timeout) after {DEADLINE_S}."
+    assert any(line.startswith(timed_out) for line in lines)
     assert result.exit_code == 1, result.output
 
 

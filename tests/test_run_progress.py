@@ -18,7 +18,13 @@ from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
 from tests.support.openai_server import Hang, StartServer
 from tests.support.paths import ROOT
-from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
+from tests.support.provider import (
+    DEADLINE_S,
+    CrewScript,
+    point_model_at,
+    water_claims,
+    water_replies,
+)
 
 
 def test_in_flight_names_the_longest_waits_first() -> None:
@@ -45,16 +51,18 @@ def test_in_flight_names_the_longest_waits_first() -> None:
 def hanging_inbox(
     openai_server: StartServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> Path:
-    """Three water claims; the provider never answers C-1's intake, which times out after 2 s.
-    The policy is indexed first, where the run looks: the first claim would otherwise spend its
-    2 s reading the PDF on a busy machine, and never reach the silent provider."""
+    """Three water claims, one at a time; the provider never answers C-1's intake, which times
+    out at the deadline. The policy is indexed first, where the run looks: the first claim would
+    otherwise spend its time reading the PDF on a busy machine, and never reach the silent
+    provider. C-1 pays the first claim's costs, so C-2 and C-3, each with a deadline of its own
+    from its start, need only a warm claim's time."""
     PolicyLibrary().open("HM-HOME-001")
     script = CrewScript()
     for claim_id in ("C-1", "C-2", "C-3"):
         water_replies(script, claim_id)
     script.set("C-1", "intake", Hang())
     point_model_at(openai_server(script), monkeypatch)
-    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "2")
+    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", str(DEADLINE_S))
     monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
     monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
     inbox = tmp_path / "inbox"
@@ -81,7 +89,8 @@ def test_a_log_shows_each_claim_and_what_is_still_waiting(
     assert left == [1]
     lines = result.output.splitlines()
     assert "waiting on C-1.json 1 s" in lines
-    assert any(line.startswith("[1/3] C-1.json: failed (timeout) after 2.") for line in lines)
+    timed_out = f"[1/3] C-1.json: failed (timeout) after {DEADLINE_S}."
+    assert any(line.startswith(timed_out) for line in lines)
     assert any(line.startswith("[2/3] C-2.json: reviewed in ") for line in lines)
     assert any(line.startswith("[3/3] C-3.json: reviewed in ") for line in lines)
     assert "1 claim(s) failed" in result.output
