@@ -17,13 +17,11 @@ from typing import TypeVar
 
 import pytest
 
-from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.run.batch import run_batch
 from claims_crew.run.routine import BatchItem
-from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, POLICY_COVERED, QUESTION_TAIL
 from tests.support.openai_server import (
@@ -44,6 +42,7 @@ from tests.support.provider import (
     answer,
     claim_of,
     point_model_at,
+    provider_settings,
     water_claims,
     water_intake,
     water_replies,
@@ -78,12 +77,7 @@ def limits(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
 def run(
     paths: list[Path], library: PolicyLibrary, store: Store, concurrency: int = 1
 ) -> list[BatchItem]:
-    settings = Settings(
-        library=library,
-        llm_for=default_llm_factory(ROOT / "config"),
-        config_dir=ROOT / "config",
-        store=store,
-    )
+    settings = provider_settings(library, store)
     return finishes(lambda: run_batch(paths, settings, concurrency))
 
 

@@ -24,12 +24,10 @@ from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.crew.ledger import ToolLedger
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
-from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import TaskUsage
 from claims_crew.run.batch import run_batch
 from claims_crew.run.review import review_claim
-from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -42,8 +40,14 @@ from tests.support.crew import (
     water_claim_saying_when,
 )
 from tests.support.openai_server import ChatRequest, Reply, StartServer
-from tests.support.paths import ROOT
-from tests.support.provider import CrewScript, agent_of, answer, point_model_at, water_claims
+from tests.support.provider import (
+    CrewScript,
+    agent_of,
+    answer,
+    point_model_at,
+    provider_settings,
+    water_claims,
+)
 from tests.support.report import known_store
 from tests.support.store import back_to
 
@@ -222,12 +226,7 @@ def test_the_provider_reports_tokens_per_task(
     server = openai_server(script)
     point_model_at(server, monkeypatch)
     monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "60")
-    run = Settings(
-        library=sample_library,
-        llm_for=default_llm_factory(ROOT / "config"),
-        config_dir=ROOT / "config",
-        store=Store(),
-    )
+    run = provider_settings(sample_library, Store())
     (item,) = run_batch(water_claims(tmp_path / "inbox", "C-7"), run)
     record = item.record
     assert record is not None and record.status == "reviewed", record and record.error

@@ -149,6 +149,17 @@ def point_model_at(server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
 
 
+def provider_settings(library: PolicyLibrary, store: Store) -> Settings:
+    """A run's settings with the project's config, each agent's model as MODEL names it (the
+    scripted server, after point_model_at), and the limits the environment sets."""
+    return Settings(
+        library=library,
+        llm_for=default_llm_factory(ROOT / "config"),
+        config_dir=ROOT / "config",
+        store=store,
+    )
+
+
 def warm_up(
     start_server: StartServer, library: PolicyLibrary, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -162,11 +173,6 @@ def warm_up(
     with monkeypatch.context() as env:
         point_model_at(server, env)
         env.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "0")
-        settings = Settings(
-            library=library,
-            llm_for=default_llm_factory(ROOT / "config"),
-            config_dir=ROOT / "config",
-            store=Store(folder / "warm.sqlite"),
-        )
+        settings = provider_settings(library, Store(folder / "warm.sqlite"))
         (item,) = run_batch(water_claims(folder / "inbox", "W-1"), settings, 1)
     assert item.record is not None and item.record.status == "reviewed", item
