@@ -13,7 +13,10 @@ in one sentence of the text, and how far apart they may be there depends on what
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Literal
 
 _QUOTE_MARKS = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
@@ -153,22 +156,46 @@ def _after_lead_in(parts: list[str], sentences: tuple[str, ...]) -> bool:
 def _placed(parts: list[str], text: str, max_gap: int | None = None) -> bool:
     """The parts occur in `text` in this order, each after the first at most `max_gap` words
     after the one before."""
-    return _followed(parts, text, 0, max_gap, first=True)
-
-
-def _followed(parts: list[str], text: str, at: int, max_gap: int | None, first: bool) -> bool:
-    """The parts occur in order from `at`, the first of them near enough to it (anywhere, for
-    the quote's first part). With no limit the earliest place is the best one; with one, each
-    place is tried: a later one may leave the next part near enough."""
-    if not parts:
+    if max_gap is None:  # the earliest place of each part is then the best one
+        at = 0
+        for part in parts:
+            if (found := text.find(part, at)) < 0:
+                return False
+            at = found + len(part)
         return True
-    found = text.find(parts[0], at)
-    while found >= 0:
-        if not first and max_gap is not None and len(text[at:found].split()) > max_gap:
-            return False  # every later place is further still
-        if _followed(parts[1:], text, found + len(parts[0]), max_gap, first=False):
-            return True
-        if max_gap is None:
+    # With a limit a later place may leave the next part near enough, so every place is kept;
+    # each place of a part needs only the nearest end before it. Work grows with parts × places,
+    # never places ** parts, whatever quote a model sends.
+    words = _word_counts(text)
+    ends = [found + len(parts[0]) for found in _places(parts[0], text)]
+    for part in parts[1:]:
+        reached = []
+        for found in _places(part, text):
+            nearest = bisect_right(ends, found) - 1
+            if nearest >= 0 and _words_between(text, words, ends[nearest], found) <= max_gap:
+                reached.append(found + len(part))
+        if not reached:
             return False
-        found = text.find(parts[0], found + 1)
-    return False
+        ends = reached
+    return bool(ends)
+
+
+def _places(part: str, text: str) -> Iterator[int]:
+    found = text.find(part)
+    while found >= 0:
+        yield found
+        found = text.find(part, found + 1)
+
+
+def _word_counts(text: str) -> list[int]:
+    """counts[i]: how many words start before position i."""
+    starts = (c != " " and (i == 0 or text[i - 1] == " ") for i, c in enumerate(text))
+    return [0, *accumulate(starts)]
+
+
+def _words_between(text: str, counts: list[int], at: int, found: int) -> int:
+    """len(text[at:found].split()) in constant time (text is folded: single spaces)."""
+    if found <= at:
+        return 0
+    partial = 1 if text[at] != " " and at > 0 and text[at - 1] != " " else 0
+    return counts[found] - counts[at] + partial
