@@ -465,7 +465,7 @@ def check_scenarios(library: Any) -> None:
     """Every reading's clause exists in its policy, is quoted truly and is of a kind that
     supports its answer; every made-up clause is missing and every misquote fails."""
     from claims_crew.resolver.config import load_config
-    from claims_crew.resolver.quotes import fold, quote_in
+    from claims_crew.resolver.quotes import CLAUSE_QUOTES, quote_in
     from claims_crew.resolver.reread import policy_view
 
     kinds = load_config(ROOT / "config").evidence_kinds
@@ -475,9 +475,9 @@ def check_scenarios(library: Any) -> None:
             view = policy_view(library, scenario.policy, [reading.clause, made_up])
             clause = view.clauses[reading.clause]
             assert clause is not None, f"{scenario.name}: no {reading.clause}"
-            assert quote_in(reading.quote, clause.folded), f"{scenario.name}: {reading.quote}"
+            assert quote_in(reading.quote, clause.passage), f"{scenario.name}: {reading.quote}"
             assert clause.kind in kinds[reading.answer], f"{scenario.name}: {clause.kind}"
-            assert not quote_in(MISQUOTE[reading.answer], fold(clause.text))
+            assert not quote_in(MISQUOTE[reading.answer], CLAUSE_QUOTES.read(clause.text))
             assert view.clauses[made_up] is None, f"{scenario.policy} has {made_up}"
 
 

@@ -238,6 +238,26 @@ BROKEN = [
         id="abstention-is-not-an-answer",
     ),
     pytest.param(
+        "resolution.yaml",
+        "  amount_claimed: [claim,",
+        "  amount_claimd: [claim,",
+        "unknown_key",
+        "unknown key 'amount_claimd'",
+        "amount_claimd: [claim,",
+        "did you mean 'amount_claimed'?",
+        id="fact-cues-for-an-unknown-fact",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "first seen, since,",
+        "first seen, '  ', since,",
+        "invalid_value",
+        "a cue is a word or words, not blank",
+        "damage_start_date: [started",
+        "",
+        id="fact-cue-blank",
+    ),
+    pytest.param(
         "tasks.yaml",
         "adjudicate_task:\n",
         "summary_task:\n  description: x\n  expected_output: y\n  agent: intake\n\n"
@@ -379,8 +399,16 @@ def test_a_warning_alone_does_not_fail(tmp_path: Path) -> None:
             "abstention_unused",
             "abstention:",
         ),
+        (
+            "  damage_start_date: [started, start, starts, starting, began, begun, begin, begins, "
+            "beginning,\n                      first noticed, first appeared, first seen, since, "
+            "onset, burst]\n",
+            "  damage_start_date: []\n",
+            "fact_cues_off",
+            "damage_start_date: []",
+        ),
     ],
-    ids=["prefer-floor-below-agreement", "tool-sourced-off", "abstention-unused"],
+    ids=["prefer-floor-below-agreement", "tool-sourced-off", "abstention-unused", "cues-dropped"],
 )
 def test_resolution_settings_that_weaken_the_rules_warn(
     tmp_path: Path, old: str, new: str, code: str, needle: str

@@ -7,6 +7,8 @@ correctly from the description or the plumber's report.
 
 from __future__ import annotations
 
+import re
+import shutil
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -21,14 +23,22 @@ from claims_crew.resolver.fact_sources import states_amount, states_date
 from claims_crew.run.review import review_claim
 from tests.support.crew import (
     BURST_QUOTE,
+    FOUND_BY_TENANT,
     FRAUD_EXCLUDED,
     INTAKE_BURST,
+    INTAKE_LEAK,
     INTAKE_WATER,
+    LEAK_CLAIM,
+    LEAK_REPORT,
+    LEAK_STARTED,
+    PLUMBER_VISITED,
     POLICY_COVERED,
+    STITCHED,
     WATER_CLAIM,
     Script,
     settings,
     start_date_answer,
+    water_claim_adding,
 )
 from tests.support.paths import ROOT
 
@@ -75,14 +85,25 @@ ROWS: dict[str, tuple[Path, dict[str, Any], str, str, str | None]] = {
                {"where": "C-1042-plumber.txt", "quote": "2 November 2025"}),
         "ESCALATED", "unverified", "the claim has no attachment 'C-1042-plumber.txt'",
     ),
-    "quoted from the description": (
-        BURST_CLAIM, INTAKE_BURST, "ADJUDICATED", "verified", None,
+    "the date of one sentence joined to the start of the next": (
+        BURST_CLAIM,
+        _start(INTAKE_BURST, "2025-11-02",
+               {"where": "description", "quote": "2 November 2025 … The damage started"}),
+        "ESCALATED", "unverified", "the quote joins more than one sentence of the description",
     ),
-    "quoted from the plumber's report": (
+    "the plumber's report's own date": (
         BURST_CLAIM,
         _start(INTAKE_BURST, "2025-11-02",
                {"where": "C-1043-plumber.txt",
                 "quote": "Emergency call-out report, 2 November 2025, 07:45."}),
+        "ESCALATED", "unverified", "the quote does not speak of damage_start_date",
+    ),
+    "quoted from the description": (
+        BURST_CLAIM, INTAKE_BURST, "ADJUDICATED", "verified", None,
+    ),
+    "quoted from the plumber's report": (
+        LEAK_CLAIM,
+        _start(INTAKE_LEAK, "2025-10-06", {"where": LEAK_REPORT, "quote": LEAK_STARTED}),
         "ADJUDICATED", "verified", None,
     ),
 }  # fmt: skip
@@ -128,6 +149,70 @@ def test_start_date_source_through_the_crew(
         assert len(script("adjudicator").calls) == 1
         assert resolution.targeted is None  # nothing open: intake was asked once
         assert len(script("intake").calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("quote", "problem"),
+    [
+        (STITCHED, "the quote joins more than one sentence of the description"),
+        (PLUMBER_VISITED, "the quote does not speak of damage_start_date"),
+    ],
+    ids=["stitched", "another event"],
+)
+def test_intake_s_own_start_date_from_another_sentence_or_event_is_unverified(
+    quote: str, problem: str, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """The claim says when the plumber came, never when the damage started."""
+    intake = _start(INTAKE_WATER, "2025-11-03", {"where": "description", "quote": quote})
+    script = Script(
+        intake=[final(intake), final(start_date_answer(None))],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=[final(RULING)],
+    )
+    claim = load_claim(water_claim_adding(tmp_path / "inbox", FOUND_BY_TENANT))
+    record = review_claim(claim, settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "conflict")
+    assert resolution.reason_codes == ["needs_more_evidence", "fact_unverified"]
+    start = next(c for c in resolution.facts if c.name == "damage_start_date")
+    assert (start.status, start.value, start.quote) == ("unverified", "2025-11-03", quote)
+    assert start.problem is not None and start.problem.startswith(problem)
+    assert script("adjudicator").calls == []
+
+
+def test_the_cue_words_are_read_from_resolution_yaml(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """With `visited` listed as a cue for damage_start_date, the plumber's visit is taken as the
+    start (the rule is the configuration's, not a word list in the code); and with `started`
+    dropped, C-1048's report no longer settles it."""
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    rules = config / "resolution.yaml"
+    cues = re.compile(r"^  damage_start_date: \[[^]]*\]\n", re.MULTILINE)
+    assert len(cues.findall(rules.read_text(encoding="utf-8"))) == 1
+    rules.write_text(
+        cues.sub("  damage_start_date: [visited]\n", rules.read_text(encoding="utf-8")),
+        encoding="utf-8",
+    )
+    visited = _start(INTAKE_WATER, "2025-11-03", {"where": "description", "quote": PLUMBER_VISITED})
+    leak = _start(INTAKE_LEAK, "2025-10-06", {"where": LEAK_REPORT, "quote": LEAK_STARTED})
+    for claim, intake, status in (
+        (water_claim_adding(tmp_path / "inbox", FOUND_BY_TENANT), visited, "verified"),
+        (LEAK_CLAIM, leak, "unverified"),
+    ):
+        script = Script(
+            intake=[final(intake), final(start_date_answer(None))],
+            policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+            fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+            adjudicator=[final(RULING)],
+        )
+        record = review_claim(load_claim(claim), settings(sample_library, script, tmp_path, config))
+        assert record.resolution is not None, record.error
+        start = next(c for c in record.resolution.facts if c.name == "damage_start_date")
+        assert start.status == status, start.problem
 
 
 def test_a_fact_without_a_source_is_not_trusted_whatever_it_says(

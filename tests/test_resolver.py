@@ -15,10 +15,10 @@ import pytest
 from claims_crew.models import AdjudicatorAnswer, Claim, ParseFailure, parse_adjudication
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import (
+    CLAUSE_QUOTES,
     Case,
     Resolution,
     apply_adjudication,
-    fold,
     quote_in,
     resolve,
 )
@@ -182,7 +182,7 @@ def test_resolving_is_deterministic(sample_library: PolicyLibrary) -> None:
     ],
 )
 def test_quote_matching(quote: str, found: bool) -> None:
-    text = fold(
+    text = CLAUSE_QUOTES.read(
         "(b) sudden and acci-\ndental discharge of water or steam from within a plumbing, "
         "heating or air conditioning system or a household appliance;"
     )

@@ -22,17 +22,22 @@ from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.support.crew import (
+    FOUND_BY_TENANT,
     FRAUD_EXCLUDED,
     INTAKE_LEAK,
+    INTAKE_WATER,
     KNOWN_START,
     LEAK_CLAIM,
     LEAK_REPORT,
     LEAK_STARTED,
+    PLUMBER_VISITED,
     POLICY_COVERED,
+    STITCHED,
     Script,
     settings,
     start_date_answer,
     targeted_config,
+    water_claim_adding,
     water_claim_saying_when,
 )
 from tests.support.paths import ROOT
@@ -166,6 +171,51 @@ def test_a_quote_from_a_real_sentence_that_states_another_date_is_refused(
     [answer] = record.resolution.targeted.answers
     assert answer.problem == "the quote does not state 2025-10-01"
     assert record.resolution.outcome == "ESCALATED"
+
+
+@pytest.mark.parametrize(
+    ("quote", "problem"),
+    [
+        (STITCHED, "the quote joins more than one sentence of the description"),
+        (
+            PLUMBER_VISITED,
+            "the quote does not speak of damage_start_date: it has none of the words started,",
+        ),
+    ],
+    ids=["stitched", "another event"],
+)
+def test_a_date_quoted_from_another_sentence_or_event_does_not_settle_the_start(
+    quote: str, problem: str, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """The claim never says when the damage started, only when the plumber came. Taken as the
+    start, that date would send the claim to the adjudicator, who would find it covered."""
+    ruling = {
+        "choice": "policy",
+        "reason": "A joint that failed the day the plumber came is a sudden discharge.",
+        "evidence": ["4.2(b)"],
+    }
+    script = Script(
+        intake=[final(INTAKE_WATER), final(start_date_answer("2025-11-03", quote, "description"))],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=[final(ruling)],
+    )
+    claim = load_claim(water_claim_adding(tmp_path / "inbox", FOUND_BY_TENANT))
+    assert "2025" not in claim.claim.description.replace(FOUND_BY_TENANT, "")
+    record = review_claim(claim, settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "conflict")
+    assert "fact_unverified" in resolution.reason_codes
+    assert resolution.missing_facts == ["damage_start_date"]
+    targeted = resolution.targeted
+    assert targeted is not None and not targeted.verified and not targeted.settled
+    [answer] = targeted.answers
+    assert (answer.status, answer.value, answer.quote) == ("unverified", "2025-11-03", quote)
+    assert answer.problem is not None and answer.problem.startswith(problem)
+    started = next(c for c in resolution.facts if c.name == "damage_start_date")
+    assert started.status == "unknown"
+    assert script("adjudicator").calls == []
 
 
 def test_intake_answering_null_leaves_the_claim_escalated(

@@ -168,12 +168,29 @@ def water_script() -> Script:
 
 def water_claim_saying_when(folder: Path, claim_id: str = "C-1042") -> Path:
     """A copy of C-1042 (under `claim_id`) whose description says when the leak began."""
+    return water_claim_adding(folder, STARTED, claim_id)
+
+
+def water_claim_adding(folder: Path, words: str, claim_id: str = "C-1042") -> Path:
+    """A copy of C-1042 (under `claim_id`) whose description ends with `words`."""
     data = json.loads(WATER_CLAIM.read_text(encoding="utf-8"))
-    data.update(claim_id=claim_id, description=f"{data['description']} {STARTED}")
+    data.update(claim_id=claim_id, description=f"{data['description']} {words}")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{claim_id}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+# C-1042 as it would read had the claimant said when the plumber came, but not when the damage
+# started: the date is there, in a sentence about another event.
+FOUND_BY_TENANT = (
+    "The damage was found by our tenant when she moved in. "
+    "The plumber visited on 3 November 2025 and fixed the joint."
+)
+# Two quotes for that date as the damage's start: one joins the first sentence's subject to the
+# second's date with an ellipsis; the other is a true sentence about the plumber's visit.
+STITCHED = "The damage … 3 November 2025"
+PLUMBER_VISITED = "The plumber visited on 3 November 2025"
 
 
 def config_with(tmp_path: Path, agent: str, key: str, value: str) -> Path:

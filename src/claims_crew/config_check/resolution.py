@@ -3,7 +3,8 @@
 An error is whatever ResolutionConfig refuses (the same validation a run does when it loads the
 file), placed at its key and line, with a hint. A warning is a setting that is valid but lets
 weaker evidence decide without a person: a prefer floor below the agreement floor, the
-tool-sourced requirement turned off, abstention settings with no abstention allowed.
+tool-sourced requirement turned off, abstention settings with no abstention allowed, a fact's
+cue words dropped.
 """
 
 from __future__ import annotations
@@ -129,6 +130,31 @@ def _expiry_problem(
     )
 
 
+def _dropped_cues(loaded: Loaded, config: ResolutionConfig) -> list[Problem]:
+    """A fact whose cue words are emptied, where the defaults have some: any quote that holds
+    its value then verifies it, whichever event the sentence is about."""
+    from claims_crew.resolver.config import DEFAULT_FACT_CUES
+
+    problems = []
+    for name, defaults in DEFAULT_FACT_CUES.items():
+        if config.fact_cues.of(name):
+            continue
+        path, line = locate(loaded.root, ["fact_cues", name])
+        problems.append(
+            Problem(
+                loaded.name,
+                path,
+                line,
+                "fact_cues_off",
+                f"fact_cues.{name} is empty: a quote that holds the value verifies {name}, "
+                "whatever the sentence is about",
+                f"list the words that say it is the {name}, e.g. {', '.join(defaults[:3])}",
+                "warning",
+            )
+        )
+    return problems
+
+
 def _resolution_warnings(loaded: Loaded, config: ResolutionConfig) -> list[Problem]:
     """Settings that are valid but let weaker evidence decide without a person."""
     problems = []
@@ -162,6 +188,7 @@ def _resolution_warnings(loaded: Loaded, config: ResolutionConfig) -> list[Probl
                 "warning",
             )
         )
+    problems.extend(_dropped_cues(loaded, config))
     if "abstention" in loaded.data and not config.abstention_allowed:
         path, line = locate(loaded.root, ["abstention"])
         problems.append(

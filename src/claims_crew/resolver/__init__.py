@@ -28,7 +28,8 @@ resolves the same way and a table of cases can test every rule.
   case.py          the case the rules read (Case, PolicyView, ReadClause)
   resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail), and the
                    typed constructors and methods every outcome change goes through
-  quotes.py        quote matching (fold, quote_in)
+  quotes.py        quote matching (fold, quote_in): how a quote must sit in a clause or a
+                   claim's words (CLAUSE_QUOTES, FACT_QUOTES)
   evidence.py      each side's cited clauses checked, and which came from the lookup tool
   fact_sources.py  each intake fact's source checked against the claim's own words
   facts.py         the facts a conflict or an abstention asks a person about
@@ -46,7 +47,7 @@ resolves the same way and a table of cases can test every rule.
 
 from claims_crew.resolver.adjudication import AdjudicationCheck, apply_adjudication
 from claims_crew.resolver.case import Case, PolicyView, ReadClause, cited_clauses
-from claims_crew.resolver.quotes import fold, quote_in
+from claims_crew.resolver.quotes import CLAUSE_QUOTES, FACT_QUOTES, fold, quote_in
 from claims_crew.resolver.resolution import (
     ClauseCheck,
     FactCheck,
@@ -57,6 +58,8 @@ from claims_crew.resolver.resolution import (
 from claims_crew.resolver.rules import policy_checks, resolve
 
 __all__ = [
+    "CLAUSE_QUOTES",
+    "FACT_QUOTES",
     "AdjudicationCheck",
     "Case",
     "ClauseCheck",

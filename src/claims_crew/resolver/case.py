@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
-from claims_crew.resolver.quotes import fold
+from claims_crew.resolver.quotes import CLAUSE_QUOTES, Passage
 from claims_crew.vocabulary import Side
 
 
@@ -24,11 +24,12 @@ class ReadClause:
     title: str
     kind: str
     text: str
-    folded: str = ""  # fold(text), computed once when the clause is read
+    # The text as clause quotes are matched against it, read once when the clause is read.
+    passage: Passage
 
     @classmethod
     def of(cls, id: str, title: str, kind: str, text: str) -> ReadClause:
-        return cls(id, title, kind, text, fold(text))
+        return cls(id, title, kind, text, CLAUSE_QUOTES.read(text))
 
 
 @dataclass(frozen=True)

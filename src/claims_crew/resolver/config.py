@@ -10,17 +10,32 @@ import hashlib
 import json
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from claims_crew import paths
 from claims_crew.errors import ConfigError, validation_problems
 from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
 from claims_crew.resolver.expiry import Expiry
-from claims_crew.vocabulary import ABSTENTION, DECIDED_OUTCOMES, DEFAULT_ANSWERS, Outcome
+from claims_crew.resolver.quotes import fold
+from claims_crew.vocabulary import (
+    ABSTENTION,
+    DECIDED_OUTCOMES,
+    DEFAULT_ANSWERS,
+    FACT_FIELDS,
+    FactName,
+    Outcome,
+)
 
 # What a gate's `field` may start with, and the model whose fields may follow.
 GATE_SUBJECTS: dict[str, type[BaseModel]] = {
@@ -97,6 +112,63 @@ class TargetedEvidenceSettings(BaseModel):
     enabled: bool = True
 
 
+# Words a quote must hold, besides the value, to speak of the fact: a date is not the damage's
+# start unless the sentence says so. Matched as whole words, case and spacing aside.
+DEFAULT_FACT_CUES: dict[FactName, tuple[str, ...]] = {
+    "damage_start_date": (
+        "started", "start", "starts", "starting", "began", "begun", "begin", "begins",
+        "beginning", "first noticed", "first appeared", "first seen", "since", "onset", "burst",
+    ),
+    # The claim file's date_of_loss is its usual source; a quote of the claimant's words for it
+    # must name the event.
+    "date_of_loss": (
+        "happened", "occurred", "took place", "loss", "incident", "accident", "burst", "broke",
+        "broken", "stolen", "theft", "burgled", "forced", "fell", "flooded", "flood", "fire",
+        "storm", "hit", "collided", "crashed", "damaged", "lost", "did not arrive", "delayed",
+    ),
+    "amount_claimed": (
+        "claim", "claimed", "claiming", "total", "cost", "costs", "amount", "sum", "estimate",
+        "estimated", "invoice", "bill", "price", "quote", "quoted", "repair", "replacement",
+        "pay", "paid",
+    ),
+}  # fmt: skip
+
+
+def _cue_words(cues: tuple[str, ...]) -> tuple[str, ...]:
+    """Each cue folded as quotes are; a blank one would match every quote."""
+    folded = tuple(fold(cue) for cue in cues)
+    if any(not cue for cue in folded):
+        raise ValueError("a cue is a word or words, not blank")
+    return folded
+
+
+Cues = Annotated[tuple[str, ...], AfterValidator(_cue_words)]
+
+
+class FactCues(BaseModel):
+    """Per fact, the words of which a quote offered for it must hold one (fact_sources.py).
+
+    loss_type and cause have none by default: their values are intake's words for what the
+    claim says, with no date or figure for a cue to sit beside; their quotes must still lie in
+    one sentence of the claim. An empty list turns the requirement off for that fact.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    loss_type: Cues = ()
+    cause: Cues = ()
+    date_of_loss: Cues = DEFAULT_FACT_CUES["date_of_loss"]
+    damage_start_date: Cues = DEFAULT_FACT_CUES["damage_start_date"]
+    amount_claimed: Cues = DEFAULT_FACT_CUES["amount_claimed"]
+
+    def of(self, name: FactName) -> tuple[str, ...]:
+        cues: tuple[str, ...] = getattr(self, name)
+        return cues
+
+
+assert tuple(FactCues.model_fields) == FACT_FIELDS, "cues are kept for every fact, in order"
+
+
 class Debate(BaseModel):
     """One bounded debate round before the adjudicator: each side shown the other's claim once."""
 
@@ -142,6 +214,8 @@ class ResolutionConfig(BaseModel):
     targeted_evidence: TargetedEvidenceSettings = TargetedEvidenceSettings()
     # 0: a dispute goes straight to the adjudicator; 1: each side may revise once first.
     debate: Debate = Debate()
+    # The words that tie a fact's quote to that fact; facts left out keep their defaults.
+    fact_cues: FactCues = FactCues()
     # By default every decided outcome stands; listing fewer sends the rest to a person.
     automatic_outcomes: tuple[Outcome, ...] = DECIDED_OUTCOMES
     gates: tuple[Gate, ...] = ()

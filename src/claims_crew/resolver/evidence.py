@@ -66,7 +66,7 @@ def review_side(
                 clause_id=clause.id,
                 title=clause.title,
                 kind=clause.kind,
-                status="verified" if quote_in(evidence.quote, clause.folded) else "quote_mismatch",
+                status="verified" if quote_in(evidence.quote, clause.passage) else "quote_mismatch",
                 supports_answer=clause.kind in supporting,
                 tool_sourced=is_sourced,
                 quote=evidence.quote,

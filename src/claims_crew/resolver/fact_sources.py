@@ -2,10 +2,18 @@
 
 Intake names a source for each fact it states (models.FactSource). A fact that copies a field
 of the claim file (date_of_loss, amount) is checked by equality with the file. Any other is
-checked by its quote: the quote must occur in the claim's description or in the attachment it
-names, matched as clause quotes are (quotes.py), and a date's quote must state that date, an
-amount's quote that amount. A fact whose source fails is unverified, and the rules treat it as
-unknown: a guessed date decides a route as surely as a made-up clause would.
+checked by its quote, which must speak of that fact, not only hold its value:
+
+- it lies in one sentence of the claim's description or of the attachment it names, an
+  ellipsis leaving out only a few words (quotes.FACT_QUOTES): "The damage … 3 November 2025"
+  does not join a sentence about the damage to the date of another;
+- a date's quote states that date, an amount's quote that amount;
+- it holds one of the fact's cue words (resolution.yaml: fact_cues), so that "The plumber
+  visited on 3 November 2025" is not taken for the day the damage started.
+
+A fact whose source fails is unverified, and the rules treat it as unknown: a guessed date
+decides a route as surely as a made-up clause would. Intake's first answer and its answer to
+the targeted question are checked alike (targeted.py calls check_facts).
 """
 
 from __future__ import annotations
@@ -14,10 +22,12 @@ import re
 from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from claims_crew.models import FactSource, IntakeFacts
 from claims_crew.resolver.case import Case
-from claims_crew.resolver.quotes import fold, quote_in
+from claims_crew.resolver.config import FactCues
+from claims_crew.resolver.quotes import FACT_QUOTES, Passage, QuoteMiss, fold, quote_miss
 from claims_crew.resolver.resolution import FactCheck
 from claims_crew.vocabulary import DESCRIPTION_SOURCE, FACT_CLAIM_FIELDS, FACT_FIELDS, FactName
 
@@ -29,15 +39,23 @@ _ORDINAL = r"(?:st|nd|rd|th)?"
 _NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
 
 
-def check_facts(case: Case) -> list[FactCheck]:
+_MISSES: dict[QuoteMiss, str] = {
+    "absent": "the quote is not in the {}",
+    "across_sentences": "the quote joins more than one sentence of the {}",
+    "wide_gap": f"the quote's ellipsis leaves out more than {FACT_QUOTES.max_gap_words} words "
+    "of the {}",
+}
+
+
+def check_facts(case: Case, cues: FactCues) -> list[FactCheck]:
     """Each fact intake returned, verified, unverified (and why) or unknown; [] if unreadable."""
     facts = case.facts
     if not isinstance(facts, IntakeFacts):
         return []
-    return [_check(case, facts, name) for name in FACT_FIELDS]
+    return [_check(case, facts, name, cues) for name in FACT_FIELDS]
 
 
-def _check(case: Case, facts: IntakeFacts, name: FactName) -> FactCheck:
+def _check(case: Case, facts: IntakeFacts, name: FactName, cues: FactCues) -> FactCheck:
     value = getattr(facts, name)
     if value is None:
         return FactCheck(name=name, status="unknown")
@@ -45,7 +63,7 @@ def _check(case: Case, facts: IntakeFacts, name: FactName) -> FactCheck:
     source = facts.sources.get(name)
     if source is None:
         return FactCheck(name=name, status="unverified", value=said, problem="no source given")
-    problem = _source_problem(case, name, value, source)
+    problem = _source_problem(case, name, value, source, cues.of(name))
     return FactCheck(
         name=name,
         status="unverified" if problem else "verified",
@@ -56,7 +74,9 @@ def _check(case: Case, facts: IntakeFacts, name: FactName) -> FactCheck:
     )
 
 
-def _source_problem(case: Case, name: FactName, value: object, source: FactSource) -> str | None:
+def _source_problem(
+    case: Case, name: FactName, value: object, source: FactSource, cues: tuple[str, ...]
+) -> str | None:
     """Why the source does not bear the fact out; None when it does."""
     claim_file = case.claim_file
     if source.where in FACT_CLAIM_FIELDS.values():
@@ -74,13 +94,34 @@ def _source_problem(case: Case, name: FactName, value: object, source: FactSourc
         return f"the claim has no attachment {source.where!r}"
     if not source.quote.strip():
         return f"no quote from the {source.where}"
-    if not quote_in(source.quote, fold(text)):
-        return f"the quote is not in the {source.where}"
+    if (miss := quote_miss(source.quote, _claim_words(text))) is not None:
+        return _MISSES[miss].format(source.where)
     if isinstance(value, date) and not states_date(source.quote, value):
         return f"the quote does not state {value.isoformat()}"
     if isinstance(value, float) and not states_amount(source.quote, value):
         return f"the quote does not state {value:g}"
+    if cues and not names_fact(source.quote, cues):
+        listed = ", ".join(cues[:4]) + (", …" if len(cues) > 4 else "")
+        return f"the quote does not speak of {name}: it has none of the words {listed}"
     return None
+
+
+@lru_cache(maxsize=64)
+def _claim_words(text: str) -> Passage:
+    """A description or attachment as fact quotes are matched against it: every fact quoted
+    from it, and every case resolved again on the same claim, reads it once."""
+    return FACT_QUOTES.read(text)
+
+
+def names_fact(quote: str, cues: tuple[str, ...]) -> bool:
+    """The quote holds one of the cues as whole words ("since", not "sincerely")."""
+    return _cue_pattern(cues).search(fold(quote)) is not None
+
+
+@lru_cache(maxsize=16)
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
+    words = "|".join(re.escape(cue) for cue in cues)
+    return re.compile(rf"(?<!\w)(?:{words})(?!\w)")
 
 
 def same_as_file(value: object, on_file: object) -> bool:

@@ -69,7 +69,7 @@ def apply_answer(
     corrected = case.facts
     if isinstance(answer, TargetedAnswer) and isinstance(corrected, IntakeFacts):
         for given in _first_per_fact(answer, facts):
-            check, candidate = _check_one(case, corrected, given)
+            check, candidate = _check_one(case, corrected, given, config)
             checks.append(check)
             if candidate is not None:
                 corrected = candidate
@@ -105,9 +105,10 @@ def _first_per_fact(answer: TargetedAnswer, facts: Sequence[FactName]) -> list[F
 
 
 def _check_one(
-    case: Case, facts: IntakeFacts, given: FactAnswer
+    case: Case, facts: IntakeFacts, given: FactAnswer, config: ResolutionConfig
 ) -> tuple[FactCheck, IntakeFacts | None]:
-    """The answer's check, and the facts with it when its source checks out (else None)."""
+    """The answer's check, and the facts with it when its source checks out (else None): the
+    same check as intake's first answer, with the same cue words."""
     name = given.fact
     if given.value is None:
         return FactCheck(name=name, status="unknown"), None
@@ -125,5 +126,6 @@ def _check_one(
             name=name, status="unverified", value=str(given.value), problem=problem
         ), None
     candidate.unknowns = [n for n in FACT_FIELDS if getattr(candidate, n) is None]
-    [check] = [c for c in check_facts(replace(case, facts=candidate)) if c.name == name]
+    checks = check_facts(replace(case, facts=candidate), config.fact_cues)
+    [check] = [c for c in checks if c.name == name]
     return check, candidate if check.status == "verified" else None

@@ -37,7 +37,7 @@ class Context:
     def of(cls, case: Case, config: ResolutionConfig) -> Context:
         """Each intake fact is checked first: the resolution keeps the checks, whichever rule
         decides."""
-        return cls(case, config, check_facts(case))
+        return cls(case, config, check_facts(case, config.fact_cues))
 
     @cached_property
     def digest(self) -> str:
