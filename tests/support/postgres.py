@@ -255,6 +255,17 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+def local_bin_dir() -> Path:
+    """Where this machine's PostgreSQL programs are, if a cluster can be run from them here;
+    else skip (or fail, in CI) saying why."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        unavailable(NOT_INSTALLED)
+    if server_user_missing():
+        unavailable(f"PostgreSQL refuses to run as root, and there is no {SYSTEM_USER!r} user")
+    return bin_dir
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """The URL of a running PostgreSQL server (admin database), for the whole session."""
@@ -262,24 +273,14 @@ def postgres_server() -> Iterator[str]:
     if given:
         yield sqlalchemy_url(given)
         return
-    bin_dir = find_bin_dir()
-    if bin_dir is None:
-        unavailable(NOT_INSTALLED)
-    if server_user_missing():
-        unavailable(f"PostgreSQL refuses to run as root, and there is no {SYSTEM_USER!r} user")
-    with throwaway_cluster(bin_dir) as url:
+    with throwaway_cluster(local_bin_dir()) as url:
         yield url
 
 
 @pytest.fixture
 def restartable_postgres() -> Iterator[Cluster]:
     """A cluster of this test's own, which it may stop and start (the session's is shared)."""
-    bin_dir = find_bin_dir()
-    if bin_dir is None:
-        unavailable(NOT_INSTALLED)
-    if server_user_missing():
-        unavailable(f"PostgreSQL refuses to run as root, and there is no {SYSTEM_USER!r} user")
-    with own_cluster(bin_dir) as cluster:
+    with own_cluster(local_bin_dir()) as cluster:
         yield cluster
 
 
