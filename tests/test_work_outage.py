@@ -1,6 +1,7 @@
 """`claims-crew work` across a PostgreSQL restart: two workers with claims in hand ride it out,
 every claim is decided once, and both are still working afterwards. A database gone for longer
 than CLAIMS_CREW_DATABASE_WAIT ends a worker with one clear line and status 1, not a traceback.
+Only a lost connection is waited for: a wrong statement fails at once.
 
 Each test has a cluster of its own (tests/support/postgres.py: restartable_postgres), killed as a
 crash would kill it (`pg_ctl -m immediate`) and started again.
@@ -15,9 +16,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
 
 from claims_crew.run.ingest import ingest
 from claims_crew.store import Store
+from claims_crew.store.outage import lost_database
 from tests.support.openai_server import ChatRequest, Reply, Respond, StartServer
 from tests.support.paths import ROOT
 from tests.support.postgres import Cluster
@@ -135,3 +139,16 @@ def test_a_database_gone_past_the_wait_ends_the_worker_with_one_line(
         "more than 1 s (CLAIMS_CREW_DATABASE_WAIT); giving up: "
     )
     assert "Traceback" not in said([log])
+
+
+def test_only_a_lost_connection_is_waited_for(postgres_url: str, tmp_path: Path) -> None:
+    """A wrong statement is raised at once on either engine; a server nobody can reach is
+    waited for."""
+    for store in (Store(url=postgres_url), Store(tmp_path / "claims.sqlite")):
+        with pytest.raises(DBAPIError) as wrong, store.read() as conn:
+            conn.execute(text("SELECT * FROM no_such_table"))
+        assert not lost_database(wrong.value)
+    nowhere = f"postgresql+psycopg://postgres@/postgres?host={tmp_path}&port=5432"
+    with pytest.raises(DBAPIError) as gone, create_engine(nowhere).connect():
+        pass
+    assert lost_database(gone.value)
