@@ -19,7 +19,8 @@ from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.real_policies import OpenReal, RealPolicy
 from tests.support.skips import reason_of, skip_summary
 
-# postgres_server and postgres_url: a throwaway PostgreSQL cluster (tests/support/postgres.py).
+# postgres_server, postgres_url and restartable_postgres: throwaway PostgreSQL clusters
+# (tests/support/postgres.py).
 pytest_plugins = ["tests.support.postgres"]
 
 
@@ -123,7 +124,7 @@ def warm_index() -> None:
         library.open(policy_id)
 
 
-POSTGRES_FIXTURES = {"postgres_server", "postgres_url"}
+POSTGRES_FIXTURES = {"postgres_server", "postgres_url", "restartable_postgres"}
 # Files whose tests start processes, load the local model or run scripted-server batches: each
 # takes seconds. A slow test elsewhere carries @pytest.mark.slow itself.
 SLOW_FILES = {

@@ -23,16 +23,20 @@ from claims_crew.store import tables as t
 from claims_crew.vocabulary import parse_stamp
 from tests.support.openai_server import OpenAIServer, StartServer
 from tests.support.paths import ROOT
-from tests.support.provider import CrewScript, claim_of, point_model_at, water_claims, water_replies
+from tests.support.provider import (
+    CALLS_PER_REVIEW,
+    CrewScript,
+    claim_of,
+    point_model_at,
+    water_claims,
+    water_replies,
+)
 from tests.support.sample_inbox import audit_ok
 from tests.support.work_processes import CLAIMS_CREW, work_processes
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
 
 CLAIMS = [f"W-{n:02d}" for n in range(1, 13)]
-# Each review of a water claim: intake twice (facts, then the targeted question), policy twice
-# (a look-up, then its answer), fraud once.
-CALLS_PER_REVIEW = 5
 
 
 def held_by(store: Store, pid: int) -> list[str]:

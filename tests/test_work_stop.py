@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,18 +16,9 @@ from tests.support.openai_server import StartServer
 from tests.support.paths import ROOT
 from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
 from tests.support.sample_inbox import audit_ok
-from tests.support.work_processes import CLAIMS_CREW
+from tests.support.work_processes import CLAIMS_CREW, wait_for
 
 pytestmark = pytest.mark.usefixtures("engine", "warm_index")
-
-
-def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"waited {seconds:g} s for {what}")
 
 
 def test_a_waiting_worker_reviews_claims_ingested_later_and_stops_on_sigterm(

@@ -78,6 +78,24 @@ class SignInThrottled(StoreError):
         self.retry_after = retry_after
 
 
+class LeaseLost(StoreError):
+    """A claim's lease passed to another holder while this one reviewed it (this one's ran out,
+    its process paused or cut off): the review is abandoned, nothing of it is recorded, and the
+    claim is left to the holder that has it now."""
+
+    def __init__(self, claim_id: str) -> None:
+        super().__init__(
+            f"claim {claim_id}: its lease passed to another holder during the review; "
+            "abandoned, nothing recorded"
+        )
+        self.claim_id = claim_id
+
+
+class DatabaseUnavailable(StoreError):
+    """The database could not be reached for longer than the store waits for it
+    (CLAIMS_CREW_DATABASE_WAIT); the message says which, for how long, and the last error."""
+
+
 class CopyRefused(StoreError):
     """`store copy` was pointed at a database that is not an empty store (or not a database)."""
 

@@ -29,10 +29,10 @@ def main() -> None:
     kill_at, mark = os.environ["KILLED_WORKER_AT"], os.environ["KILLED_WORKER_MARK"]
     review = routine.review_in_time
 
-    def killed_review(loaded: Any, settings: Any) -> Any:
+    def killed_review(loaded: Any, settings: Any, *rest: Any) -> Any:
         if loaded.claim.claim_id == kill_at and _first_to_arrive(mark):
             os.kill(os.getpid(), signal.SIGKILL)
-        return review(loaded, settings)
+        return review(loaded, settings, *rest)
 
     routine.review_in_time = killed_review  # type: ignore[assignment]
     work_process.main()

@@ -12,8 +12,9 @@ databases). Where neither is there, the tests that need PostgreSQL skip, saying 
 
 Fixtures: `postgres_server` (session) is the server's URL, on its admin database;
 `postgres_url` is the URL of a fresh, empty database for one test, dropped when it ends. Both are
-SQLAlchemy URLs for psycopg 3 (`postgresql+psycopg://…`). `throwaway_cluster` and
-`fresh_database` are the same machinery for scripts outside pytest.
+SQLAlchemy URLs for psycopg 3 (`postgresql+psycopg://…`). `restartable_postgres` is a cluster
+of one test's own (a `Cluster`), which the test may stop and start again. `throwaway_cluster`
+and `fresh_database` are the same machinery for scripts outside pytest.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -125,23 +127,57 @@ def server_user_missing() -> bool:
     return False
 
 
+@dataclass
+class Cluster:
+    """A throwaway cluster in its own folder, which a test may stop and start again (a server
+    restart under running workers)."""
+
+    bin_dir: Path
+    base: Path
+    running: bool = False
+
+    @property
+    def data(self) -> Path:
+        return self.base / "data"
+
+    @property
+    def url(self) -> str:
+        """Its admin database `postgres`, as superuser `postgres`, over its socket."""
+        return f"postgresql+psycopg://{SUPERUSER}@/postgres?host={self.base}&port={PORT}"
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections."""
+        log = self.base / "server.log"
+        command = [str(self.bin_dir / "pg_ctl"), "--pgdata", str(self.data), "--log", str(log)]
+        try:
+            _run([*command, "-w", "start"], cwd=self.base)
+        except RuntimeError as exc:
+            server_log = log.read_text(errors="replace") if log.exists() else ""
+            raise RuntimeError(f"{exc}\nserver log:\n{server_log}") from exc
+        self.running = True
+
+    def stop(self) -> None:
+        """Kill the server as a crash would (`immediate`: no clean shutdown; it recovers on
+        start). Nothing in the cluster is kept, so there is nothing to shut down cleanly."""
+        pg_ctl = str(self.bin_dir / "pg_ctl")
+        _run([pg_ctl, "--pgdata", str(self.data), "-m", "immediate", "stop"], cwd=self.base)
+        self.running = False
+
+
 @contextmanager
-def throwaway_cluster(bin_dir: Path) -> Iterator[str]:
-    """Start a new cluster in a temporary folder and yield its URL (admin database `postgres`,
-    superuser `postgres`, trust auth, socket only); stop it and delete the folder afterwards."""
-    base = Path(tempfile.mkdtemp(prefix="claims-crew-pg-"))
-    data = base / "data"
-    log = base / "server.log"
-    started = False
+def own_cluster(bin_dir: Path) -> Iterator[Cluster]:
+    """Make and start a new cluster in a temporary folder (trust auth, socket only); stop it if
+    it runs and delete the folder afterwards."""
+    cluster = Cluster(bin_dir, Path(tempfile.mkdtemp(prefix="claims-crew-pg-")))
     try:
         if os.geteuid() == 0:
             # mkdtemp makes a 0700 folder owned by root; the server's user must own it.
             user = pwd.getpwnam(SYSTEM_USER)
-            os.chown(base, user.pw_uid, user.pw_gid)
+            os.chown(cluster.base, user.pw_uid, user.pw_gid)
         _run(
             [
                 str(bin_dir / "initdb"),
-                f"--pgdata={data}",
+                f"--pgdata={cluster.data}",
                 f"--username={SUPERUSER}",
                 "--auth=trust",
                 "--encoding=UTF8",
@@ -149,26 +185,25 @@ def throwaway_cluster(bin_dir: Path) -> Iterator[str]:
                 "--locale=C",
                 "--no-sync",
             ],
-            cwd=base,
+            cwd=cluster.base,
         )
-        with (data / "postgresql.conf").open("a", encoding="utf-8") as conf:
-            conf.write(f"unix_socket_directories = '{base}'\n")
+        with (cluster.data / "postgresql.conf").open("a", encoding="utf-8") as conf:
+            conf.write(f"unix_socket_directories = '{cluster.base}'\n")
             conf.writelines(f"{name} = {value}\n" for name, value in SETTINGS.items())
-        try:
-            _run(
-                [str(bin_dir / "pg_ctl"), "--pgdata", str(data), "--log", str(log), "-w", "start"],
-                cwd=base,
-            )
-        except RuntimeError as exc:
-            server_log = log.read_text(errors="replace") if log.exists() else ""
-            raise RuntimeError(f"{exc}\nserver log:\n{server_log}") from exc
-        started = True
-        yield f"postgresql+psycopg://{SUPERUSER}@/postgres?host={base}&port={PORT}"
+        cluster.start()
+        yield cluster
     finally:
-        if started:
-            # Nothing in the cluster is kept, so there is nothing to shut down cleanly.
-            _run([str(bin_dir / "pg_ctl"), "--pgdata", str(data), "-m", "immediate", "stop"], base)
-        shutil.rmtree(base, ignore_errors=True)
+        if cluster.running:
+            cluster.stop()
+        shutil.rmtree(cluster.base, ignore_errors=True)
+
+
+@contextmanager
+def throwaway_cluster(bin_dir: Path) -> Iterator[str]:
+    """Start a new cluster in a temporary folder and yield its URL (admin database `postgres`,
+    superuser `postgres`, trust auth, socket only); stop it and delete the folder afterwards."""
+    with own_cluster(bin_dir) as cluster:
+        yield cluster.url
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -220,6 +255,17 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+def local_bin_dir() -> Path:
+    """Where this machine's PostgreSQL programs are, if a cluster can be run from them here;
+    else skip (or fail, in CI) saying why."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        unavailable(NOT_INSTALLED)
+    if server_user_missing():
+        unavailable(f"PostgreSQL refuses to run as root, and there is no {SYSTEM_USER!r} user")
+    return bin_dir
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """The URL of a running PostgreSQL server (admin database), for the whole session."""
@@ -227,13 +273,15 @@ def postgres_server() -> Iterator[str]:
     if given:
         yield sqlalchemy_url(given)
         return
-    bin_dir = find_bin_dir()
-    if bin_dir is None:
-        unavailable(NOT_INSTALLED)
-    if server_user_missing():
-        unavailable(f"PostgreSQL refuses to run as root, and there is no {SYSTEM_USER!r} user")
-    with throwaway_cluster(bin_dir) as url:
+    with throwaway_cluster(local_bin_dir()) as url:
         yield url
+
+
+@pytest.fixture
+def restartable_postgres() -> Iterator[Cluster]:
+    """A cluster of this test's own, which it may stop and start (the session's is shared)."""
+    with own_cluster(local_bin_dir()) as cluster:
+        yield cluster
 
 
 @pytest.fixture

@@ -121,6 +121,11 @@ def water_intake(request: ChatRequest) -> Reply:
     return answer(start_date_answer(None) if asked else INTAKE_WATER)
 
 
+# Each review of a water claim by water_replies: intake twice (facts, then the targeted
+# question), policy twice (a look-up, then its answer), fraud once.
+CALLS_PER_REVIEW = 5
+
+
 def water_replies(script: CrewScript, claim_id: str) -> CrewScript:
     """The design's water example for one claim: policy looks 4.2(b) up, fraud cites 7.1; their
     conflict over the open start date asks intake once more."""

@@ -1,6 +1,7 @@
 """Long-lived `claims-crew work` processes driven from outside, as a team runs them: started,
 waited for until they take from the queue, given claims through `ingest`, stopped by SIGTERM.
-Used by the benches that time workers (bench/workers.py, bench/provider.py).
+Used by the benches that time workers (bench/workers.py, bench/provider.py) and by the worker
+tests.
 
 Only the standard library is imported at the top: the callers set the environment CrewAI reads
 before claims_crew is imported.
@@ -13,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,17 @@ if TYPE_CHECKING:
     from claims_crew.store import Store
 
 CLAIMS_CREW = str(Path(sys.executable).parent / "claims-crew")
+
+
+def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
+    """Until `condition()` holds, asked every tenth of a second: for what another process does,
+    which nothing here can be told of. Fails naming `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"waited {seconds:g} s for {what}")
 
 
 def work_command(concurrency: int) -> list[str]:

@@ -22,6 +22,7 @@ from claims_crew.errors import (
     AlreadyDecided,
     CheckpointError,
     ClaimsCrewError,
+    DatabaseUnavailable,
     LabelError,
     NotFound,
     PolicyError,
@@ -87,6 +88,8 @@ def fail_with(
         }
     elif isinstance(exc, NotFound):
         code, default_exit = "not_found", EXIT_NOT_FOUND
+    elif isinstance(exc, DatabaseUnavailable):
+        code, default_exit = "database_unavailable", EXIT_FAILED
     elif isinstance(exc, StoreError):
         code, default_exit = "refused", EXIT_BAD_INPUT
     elif isinstance(exc, PolicyError):

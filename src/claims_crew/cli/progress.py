@@ -176,8 +176,8 @@ class BatchProgress:
 
 
 def _state(item: BatchItem) -> str:
-    if item.busy:
-        return "skipped, being reviewed by another run"
+    if item.busy:  # why, where the routine said (its lease passed to another holder)
+        return f"skipped, {item.error or 'being reviewed by another run'}"
     if item.record is None:
         return "bad claim file"
     if item.record.error is not None:

@@ -324,9 +324,8 @@ def _table(items: list[BatchItem]) -> Table:
     for item in items:
         record = item.record
         if item.busy:
-            table.add_row(
-                plain(item.path.name), "-", "-", "skipped: being reviewed by another run", "-"
-            )
+            why = plain(f"skipped: {item.error or 'being reviewed by another run'}")
+            table.add_row(plain(item.path.name), "-", "-", why, "-")
             continue
         if record is None:
             why = Text("bad claim file", style="red")

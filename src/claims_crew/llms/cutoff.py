@@ -10,12 +10,17 @@ abort through, never into its task retries, so the crew ends at its next model c
 The same hook waits for the run's rate limit (rate_limit.py) before each call: every call of
 every claim, to whatever model, passes there. It waits on `stop`, so a claim given up at its
 deadline stops waiting and makes no call.
+
+Last, right before the call, it asks `held` whether the claim's lease is still this process's
+(run/routine.py): a process paused past its lease, whose claim another has taken since, makes
+no further call for it. `held` answers for itself when the store cannot: CrewAI swallows any
+error a hook raises other than HookAborted, and would then make the call.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -25,9 +30,14 @@ from claims_crew.llms.rate_limit import RateLimit
 
 
 @contextmanager
-def model_calls_until(stop: threading.Event, rate_limit: RateLimit | None = None) -> Iterator[None]:
+def model_calls_until(
+    stop: threading.Event,
+    rate_limit: RateLimit | None = None,
+    held: Callable[[], bool] | None = None,
+) -> Iterator[None]:
     """Within this block (this thread and what CrewAI starts from it), refuse every model call
-    once `stop` is set, and hold each one until `rate_limit` lets it through."""
+    once `stop` is set, hold each one until `rate_limit` lets it through, and refuse it when
+    `held` says the claim's lease is no longer this process's."""
 
     def before_each_call(_context: Any) -> None:
         if stop.is_set():
@@ -37,6 +47,8 @@ def model_calls_until(stop: threading.Event, rate_limit: RateLimit | None = None
                 f"the claim's deadline passed while waiting on the rate limit ({rate_limit.label})",
                 source="claim deadline",
             )
+        if held is not None and not held():
+            raise HookAborted("the claim's lease passed to another holder", source="claim lease")
 
     with scoped_hooks():
         register_scoped(InterceptionPoint.PRE_MODEL_CALL, before_each_call)

@@ -23,7 +23,7 @@ from claims_crew.claim_files import load_claim
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.revalidation.stale import Project, stale_reasons
-from claims_crew.run.routine import review_in_time
+from claims_crew.run.routine import LeaseCheck, review_in_time
 from claims_crew.run.settings import Settings
 from claims_crew.store import Standing, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
@@ -117,10 +117,13 @@ def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> 
     if not store.lease(standing.claim_id, holder, seconds):
         return _failed(result, "being reviewed by another process")
     try:
-        record = review_in_time(loaded, settings)
+        check = LeaseCheck(store, standing.claim_id, holder)  # asked before each model call
+        record = review_in_time(loaded, settings, check)
+        check.confirm()
         resolution = record.resolution
         if record.status != "reviewed" or resolution is None:
-            store.record(record, None, loaded)  # kept as an attempt; the decision stands
+            # Kept as an attempt; the decision stands.
+            store.record(record, None, loaded, holder=holder)
             message = record.error.message if record.error else "no resolution"
             return _failed(result, f"the review failed: {message}")
         if record.models and standing.models and record.models != standing.models:

@@ -10,6 +10,13 @@ called for a claim only by the holder of its claim lease, taken under the store'
 and only after the holder has seen no decision; the decision is written, under the same lock,
 before the lease is released, and never when one exists already (Store.record).
 
+A holder paused past its lease (a stopped process, a machine asleep) may find on waking that
+another has taken the claim. So before each model call the store is asked whether the lease is
+still this holder's (LeaseCheck, in the hook every call passes: llms/cutoff.py), and the record
+is written only while it is (Store.record with the holder). Once it is not, the review is
+abandoned: nothing is recorded, the queue item is not finished, and the claim is left to the
+holder that has it now (a `busy` item saying why).
+
 A claim gets until its deadline (limits.py); past it, the claim is recorded as failed with code
 `timeout` and the batch goes on, while the abandoned review can no longer call a model or reach
 the store (deadline.py).
@@ -24,12 +31,14 @@ from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.crew.workarounds.generic_models import share_generic_models
+from claims_crew.errors import LeaseLost
 from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.run.deadline import run_within
 from claims_crew.run.ingest import Ingested, StoredClaim
 from claims_crew.run.review import record_head, review_claim
 from claims_crew.run.settings import Settings
+from claims_crew.store import Store
 from claims_crew.store.work_queue import Taken
 from claims_crew.vocabulary import ClaimFileProblem, utc_now
 
@@ -88,12 +97,43 @@ def decide_claim(
             _finish(settings, claim, lease)
             why = "its file is not whole in the store; ingest its inbox again"
             return BatchItem(claim.path, None, f"{claim.path}: {why}", code="unreadable")
-        record = review_in_time(loaded, settings)
-        store.record(record, run_id, loaded, settings.basis(record, loaded))
+        check = LeaseCheck(store, claim_id, lease.holder)
+        record = review_in_time(loaded, settings, check)
+        check.confirm()
+        basis = settings.basis(record, loaded)
+        store.record(record, run_id, loaded, basis, holder=lease.holder)
         _finish(settings, claim, lease)
         return BatchItem(claim.path, record)
+    except LeaseLost as lost:
+        return BatchItem(claim.path, None, str(lost), busy=True)
     finally:
         store.release(claim_id, lease.holder)
+
+
+class LeaseCheck:
+    """Asked before each of a claim's model calls: is the claim's lease still this holder's?
+
+    Once it is not, or the store cannot say, it answers no to every later call as well, and
+    `confirm` raises why: LeaseLost, or the store's own error (a database gone for good).
+    """
+
+    def __init__(self, store: Store, claim_id: str, holder: str) -> None:
+        self.store, self.claim_id, self.holder = store, claim_id, holder
+        self._refused: Exception | None = None
+
+    def __call__(self) -> bool:
+        if self._refused is None:
+            try:
+                if not self.store.holds(self.claim_id, self.holder):
+                    self._refused = LeaseLost(self.claim_id)
+            except Exception as exc:  # no call on a lease nobody could confirm
+                self._refused = exc
+        return self._refused is None
+
+    def confirm(self) -> None:
+        """Raise what refused a model call of this claim, if anything did."""
+        if self._refused is not None:
+            raise self._refused
 
 
 def _finish(settings: Settings, claim: StoredClaim, lease: Lease) -> None:
@@ -104,14 +144,17 @@ def _finish(settings: Settings, claim: StoredClaim, lease: Lease) -> None:
         settings.store.finish_claim(claim.claim_id)
 
 
-def review_in_time(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
+def review_in_time(
+    loaded: LoadedClaim, settings: Settings, held: Callable[[], bool] | None = None
+) -> ClaimRecord:
     """review_claim, given until the claim's deadline; past it, a failed record with code
-    `timeout`, and the abandoned review makes no further model call."""
+    `timeout`, and the abandoned review makes no further model call. `held` is asked before
+    each model call, which it refuses by answering False (LeaseCheck)."""
     started = utc_now()
     seconds = settings.limits.claim_deadline_s
 
     def review(stop: threading.Event) -> ClaimRecord:
-        with model_calls_until(stop, settings.rate_limit):
+        with model_calls_until(stop, settings.rate_limit, held):
             return review_claim(loaded, settings)
 
     # In this thread's own context, which run_within copies: the claims this thread reviews

@@ -12,7 +12,9 @@ store as shown to people. It reports what it does on its stdout, one JSON object
 The records themselves are not sent: each is in the store once `finished` is written, and the
 parent reads it from there. Anything else the process prints (CrewAI's own output included)
 goes to stderr, so that stdout carries only these lines. It exits 0 when the queue ran empty,
-whatever became of each claim; anything else means it died.
+whatever became of each claim; anything else means it died. One of claims-crew's own errors
+(the database lost for longer than CLAIMS_CREW_DATABASE_WAIT) ends it with that error's one
+line on stderr and status 1.
 """
 
 from __future__ import annotations
@@ -52,9 +54,18 @@ def _events_out() -> IO[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from claims_crew.errors import ClaimsCrewError
+
+    try:
+        _work(*(argv or sys.argv[1:]))
+    except ClaimsCrewError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
+def _work(_store_shown: str, config_dir: str, concurrency: str) -> None:
     from claims_crew import paths
 
-    _store_shown, config_dir, concurrency = argv or sys.argv[1:]
     events = _events_out()
     paths.keep_crewai_at_home()
 

@@ -9,6 +9,12 @@ this one has finished it, or died. A holder that dies leaves its lease to run ou
 model once dead.
 
 A stop (SIGTERM, Ctrl-C: `stop`) ends the taking; the claims in hand are finished first.
+
+A lost database (a PostgreSQL restart) is waited for, up to CLAIMS_CREW_DATABASE_WAIT seconds
+(store/outage.py): the threads' store calls are tried again, and the heartbeat goes on trying, so
+the claims in hand keep their leases while the database comes back within their lease. A claim
+whose lease another worker took meanwhile is given up at its next model call (routine.py). Past
+the wait, the worker ends with DatabaseUnavailable, one line that says why.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from claims_crew.run.ingest import StoredClaim
 from claims_crew.run.routine import BatchItem, Lease
 from claims_crew.run.settings import Settings
 from claims_crew.store import lease_holder
+from claims_crew.store.outage import error_line, lost_database
 from claims_crew.store.work_queue import BUSY_BACKOFF_S, WORK_LEASE_S, Taken
 
 # How often an idle worker asks the queue again.
@@ -119,7 +126,7 @@ class Worker:
         lease = Lease(item.holder, WORK_LEASE_S, taken=item)
         claim = StoredClaim.of(item)
         done = routine.decide_claim(claim, lease, self.settings, run_id, self.on_start)
-        if done is None:
+        if done is None or done.busy:  # the item too, if it is still this holder's
             self.store.put_back(item, BUSY_BACKOFF_S)
         return done
 
@@ -129,5 +136,10 @@ class Worker:
                 holders = list(self._holders)
             try:
                 self.store.heartbeat(holders)
-            except Exception:  # a missed beat is retried; the lease outlasts several
-                log.warning("heartbeat failed; retrying in %.0f s", HEARTBEAT_S, exc_info=True)
+            except Exception as exc:  # a missed beat is retried; the lease outlasts several
+                # The database gone (restarting) is said in one line; anything else in full.
+                lost = lost_database(exc)
+                why = f" ({error_line(exc)})" if lost else ""
+                log.warning(
+                    "heartbeat failed%s; retrying in %.0f s", why, HEARTBEAT_S, exc_info=not lost
+                )

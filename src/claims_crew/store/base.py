@@ -10,7 +10,9 @@ engine.py. Either way:
   (audit.py) come one after another, on both engines;
 - a read (`read()`) is one consistent snapshot (REPEATABLE READ on PostgreSQL);
 - the work queue's take (work_queue.py) is the one write that does not wait for the lock: on
-  PostgreSQL it picks rows with FOR UPDATE SKIP LOCKED, so workers never queue behind each other.
+  PostgreSQL it picks rows with FOR UPDATE SKIP LOCKED, so workers never queue behind each other;
+- a lost database is waited for, up to CLAIMS_CREW_DATABASE_WAIT seconds, by opening the store
+  and by the calls the claim routine and the workers make (outage.py).
 
 The topic classes (recording, revalidation, leases, the review queue, reviewers, the audit
 reads, the report query, the work queue) each inherit only `StoreBase`, and `Store` composes
@@ -36,6 +38,7 @@ from claims_crew.store.engine import (
     open_engine,
     sqlite_url,
 )
+from claims_crew.store.outage import RideOut, wait_from_environment
 from claims_crew.store.schema import upgrade
 from claims_crew.vocabulary import stamp, utc_now
 
@@ -73,7 +76,8 @@ class StoreBase:
         self.path: Path | None = None if self.postgres else Path(self.url.database or "")
         self.clock = clock
         self.engine = open_engine(self.url)
-        upgrade(self.engine)
+        self.outage = RideOut(wait_from_environment(), self.where)
+        self.outage.call(lambda: upgrade(self.engine))
 
     @property
     def where(self) -> str:

@@ -15,6 +15,7 @@ from sqlalchemy import Connection, select
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.store.base import StoreBase
+from claims_crew.store.outage import rides_out
 from claims_crew.store.tables import (
     adjudications,
     agent_outputs,
@@ -54,6 +55,7 @@ class Claims(StoreBase):
             ).scalar()
         return ClaimFile.model_validate_json(fields) if fields else None
 
+    @rides_out
     def claim_record(self, claim_id: str) -> ClaimRecord | None:
         """The claim's record as the pipeline made it: the decided attempt, else the latest."""
         with self.read() as conn:

@@ -2,6 +2,12 @@
 
 A holder names a host and a process, so a lease whose process on this host has died is seen as
 free at once instead of blocking the next run until it expires.
+
+A holder is one attempt at one claim (its name ends in a random part), and taking a lease
+writes the taker's name over the last holder's: the holder's name is the lease's fencing token.
+A holder whose lease ran out while it was paused or cut off still holds it until another takes
+it; from then on `holds` says no, before each of its model calls (routine.py), and the store
+refuses its record (recording.py).
 """
 
 from __future__ import annotations
@@ -11,10 +17,11 @@ import secrets
 import socket
 from datetime import timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import Connection, delete, select
 
 from claims_crew.store import sql
 from claims_crew.store.base import StoreBase
+from claims_crew.store.outage import rides_out
 from claims_crew.store.tables import leases
 from claims_crew.vocabulary import stamp
 
@@ -41,9 +48,15 @@ def holder_gone(holder: str) -> bool:
     return False
 
 
+def holder_of(conn: Connection, claim_id: str) -> str | None:
+    """Who holds the claim's lease, run out or not, as far as `conn`'s transaction sees."""
+    return conn.scalar(select(leases.c.holder).where(leases.c.claim_id == claim_id))
+
+
 class Leases(StoreBase):
     """Taking and releasing a claim for review."""
 
+    @rides_out
     def lease(self, claim_id: str, holder: str, seconds: float = LEASE_SECONDS) -> bool:
         """Take a claim for review, unless another live holder has it; True when taken.
 
@@ -72,6 +85,13 @@ class Leases(StoreBase):
             )
             return True
 
+    @rides_out
+    def holds(self, claim_id: str, holder: str) -> bool:
+        """Whether `holder` still holds the claim: nobody has taken its lease since (one read)."""
+        with self.read() as conn:
+            return holder_of(conn, claim_id) == holder
+
+    @rides_out
     def release(self, claim_id: str, holder: str) -> None:
         with self.write() as conn:
             conn.execute(

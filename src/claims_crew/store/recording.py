@@ -11,7 +11,9 @@ How a batch stays safe to kill and re-run:
   table allows one row per claim besides), so two processes racing on a claim still leave one
   decision;
 - a claim file whose bytes changed after it was decided is flagged `changed_after_decision`
-  and left alone: deciding it again is a person's call.
+  and left alone: deciding it again is a person's call;
+- `record` given the lease's holder writes nothing, and raises LeaseLost, once another holder
+  has taken the claim's lease (leases.py): a paused process's late result is never recorded.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from __future__ import annotations
 from sqlalchemy import insert, select, update
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.errors import LeaseLost
 from claims_crew.records import ClaimRecord
 from claims_crew.store.attempt_rows import insert_result
 from claims_crew.store.base import StoreBase
 from claims_crew.store.decision_rows import Basis, Recorded, decide
+from claims_crew.store.leases import holder_of
+from claims_crew.store.outage import rides_out
 from claims_crew.store.tables import decisions, runs
 from claims_crew.store.triage import Triage, keep_file, triage_in
 
@@ -33,6 +38,7 @@ __all__ = ["Basis", "Recorded", "Recording", "Triage"]
 class Recording(StoreBase):
     """Runs, triage, and recording each attempt at a claim with its decision."""
 
+    @rides_out
     def start_run(self, note: str = "") -> int:
         with self.write() as conn:
             return int(
@@ -41,6 +47,7 @@ class Recording(StoreBase):
                 ).scalar_one()
             )
 
+    @rides_out
     def finish_run(self, run_id: int) -> None:
         with self.write() as conn:
             conn.execute(update(runs).where(runs.c.id == run_id).values(finished_at=self.now()))
@@ -51,18 +58,25 @@ class Recording(StoreBase):
         with self.write() as conn:
             return triage_in(conn, loaded, self.now())
 
+    @rides_out
     def record(
         self,
         record: ClaimRecord,
         run_id: int | None = None,
         loaded: LoadedClaim | None = None,
         basis: Basis | None = None,
+        holder: str | None = None,
     ) -> Recorded:
         """Write one claim's result whole, in one transaction: the attempt, agent outputs,
         ledger, resolution and adjudication; and, for a resolved claim not yet decided, its
         decision, its escalation if a person must decide, its audit entry, and what it stood
-        on (`basis`, with the record's versions)."""
+        on (`basis`, with the record's versions). With `holder`, only while that holder still
+        holds the claim's lease: else LeaseLost, and nothing written."""
         with self.write() as conn:
+            # Under the write lock, which taking a lease needs too: the lease cannot pass to
+            # another holder between this check and the commit.
+            if holder is not None and holder_of(conn, record.claim_id) != holder:
+                raise LeaseLost(record.claim_id)
             if loaded is not None:
                 keep_file(conn, loaded, self.now())
             attempt_id, resolution_id = insert_result(conn, record, run_id)

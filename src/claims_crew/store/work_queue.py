@@ -15,6 +15,9 @@ when the holder was a process on this host that no longer runs (the holder names
 as the claim leases do). The claim lease (leases.py) and the decision's own check when it is
 recorded stay the guarantee that a claim is decided once and never sent to a model after its
 decision; the queue only decides who tries next.
+
+What a worker calls here waits out a lost database (outage.py), except `heartbeat`, which its
+own loop tries again.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from claims_crew.models import ClaimFile
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
 from claims_crew.store.leases import holder_gone
+from claims_crew.store.outage import rides_out
 from claims_crew.store.sql import insert_new
 from claims_crew.store.triage import triage_in
 from claims_crew.vocabulary import stamp
@@ -107,6 +111,7 @@ class WorkQueue(StoreBase):
             )
             return "queued" if row.state == "done" else "already_queued"
 
+    @rides_out
     def take(self, holder: str, limit: int = 1) -> list[Taken]:
         """Up to `limit` pending claims for `holder`, oldest first, held for WORK_LEASE_S.
 
@@ -175,6 +180,7 @@ class WorkQueue(StoreBase):
             )
         return len(held)
 
+    @rides_out
     def put_back(self, item: Taken, after_s: float = 0.0) -> None:
         """Give an item up unfinished; it may be taken again after `after_s` seconds."""
         w = t.work_items.c
@@ -191,11 +197,13 @@ class WorkQueue(StoreBase):
                 )
             )
 
+    @rides_out
     def finish(self, item: Taken) -> bool:
         """The item's claim was reviewed (decided, or its attempt failed and is recorded):
         done. False when the item was no longer this holder's."""
         return self._done(item.claim_id, t.work_items.c.taken_by == item.holder)
 
+    @rides_out
     def finish_claim(self, claim_id: str) -> bool:
         """The claim was reviewed by its lease's holder outside a take (a run working its own
         inbox): its waiting item is done, so no worker takes it. False when none was waiting
@@ -214,6 +222,7 @@ class WorkQueue(StoreBase):
             ).first()
         return done is not None
 
+    @rides_out
     def decided(self, claim_id: str) -> bool:
         with self.read() as conn:
             return (
@@ -223,6 +232,7 @@ class WorkQueue(StoreBase):
                 is not None
             )
 
+    @rides_out
     def loaded(self, claim_id: str, sha256: str, path: str | None = None) -> LoadedClaim | None:
         """The claim file as an inbox read would give it, from the store; None if not kept.
 
@@ -243,6 +253,7 @@ class WorkQueue(StoreBase):
         attachments: dict[str, str] = json.loads(row.attachments or "{}")
         return LoadedClaim(Path(path or row.path), claim, bytes(row.content), attachments)
 
+    @rides_out
     def queue_counts(self) -> QueueCounts:
         w = t.work_items.c
         with self.read() as conn:
