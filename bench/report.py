@@ -138,9 +138,9 @@ def templates() -> list[Any]:
     )
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.records import ClaimRecord
-    from claims_crew.resolver import Case, apply_adjudication, resolve
+    from claims_crew.resolver import apply_adjudication, resolve
     from claims_crew.resolver.config import load_config
-    from claims_crew.resolver.reread import policy_view
+    from claims_crew.resolver.reread import read_case
 
     library = PolicyLibrary()
     config = load_config(ROOT / "config")
@@ -173,12 +173,8 @@ def templates() -> list[Any]:
             for name, c in sides.items()
             if isinstance(c, Claim)
         ]
-        citations = [
-            e.clause_id for c in sides.values() if isinstance(c, Claim) for e in c.evidence
-        ]
-        view = policy_view(library, "HM-HOME-001", citations)
         facts = IntakeFacts.model_validate(intake)
-        case = Case(claim, facts, sides["policy"], sides["fraud"], ledger, view)
+        case = read_case(library, config, claim, facts, (sides["policy"], sides["fraud"]), ledger)
         resolution = resolve(case, config)
         check = None
         if ruling is not None:
@@ -202,7 +198,7 @@ def templates() -> list[Any]:
             adjudication=check,
             model_calls={"intake_task": 1, "policy_task": 2, "fraud_task": 1},
             tokens={"intake_task": 900, "policy_task": 2400, "fraud_task": 1300},
-            policy_sha256=view.sha256,
+            policy_sha256=case.view.sha256,
             started_at=start,
             finished_at=start + timedelta(seconds=14),
         )

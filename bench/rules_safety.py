@@ -33,15 +33,22 @@ What an agent does (PROFILES; all rates per agent and claim):
   unknown, and `abstain_clear` otherwise; where they do not, it answers as above. The random
   draws are the same either way, so only the abstaining answers differ.
 - amounts stay under the large_amount gate, with no red flags and no risk class: the gates,
-  which S1 lacks, stay out of the comparison.
+  which S1 lacks, stay out of the comparison;
+- an agent looks up only the clause it cites, never the other exclusions that fit the claim.
+  So under the exclusion check, covered agreed, or won alone, is escalated wherever an
+  exclusion fits and only the losing side, if any, cited it (the flood, grout, mice, engine,
+  camera and rain run-off claims), and a one-sided win over a side that answered not_covered
+  is a dispute where one fits. No covered claim's words fit an exclusion.
 
-The rules are measured as found (no prefer floor, no tool-sourced requirement, no abstention),
-each change added in turn, the shipped config/resolution.yaml, and two alternatives to it: one
-abstention escalating only when both agents abstain, and an agreement needing a looked-up
-clause on both sides. Fixed seeds: a run repeats exactly. tests/test_rules_safety.py holds the
-shipped rules to S1: never more unsafe decisions, and as many automatic ones wherever the agents
-look up the clauses they cite. Where half of them come from memory, the tool-sourced requirement
-refuses every agreement nobody looked up, by design, and the rules decide fewer claims than S1.
+The rules are measured as found (no prefer floor, no tool-sourced requirement, no abstention,
+no exclusion check), each change added in turn, the shipped config/resolution.yaml, and four
+alternatives to it: one abstention escalating only when both agents abstain, an agreement
+needing a looked-up clause on both sides, no exclusion check, and the exclusion check without
+its guard on the prefer rule. Fixed seeds: a run repeats exactly. tests/test_rules_safety.py
+holds the shipped rules to S1: never more unsafe decisions, and as many automatic ones wherever
+the agents look up the clauses they cite. Where half of them come from memory, the tool-sourced
+requirement refuses every agreement nobody looked up, by design, and the rules decide fewer
+claims than S1.
 
     uv run python bench/rules_safety.py
     uv run python bench/rules_safety.py --claims 150 --json
@@ -227,22 +234,25 @@ class Variant:
     may_abstain: bool
 
 
-NO_ABSTENTION = {"allowed_answers": list(DEFINITE)}
+# The rules before abstention and the exclusion check came.
+EARLIER = {"allowed_answers": list(DEFINITE), "exclusions": {"check": False}}
 VARIANTS = (
     Variant(
         "as found",
-        {**NO_ABSTENTION, "prefer": {"min_confidence": 0.0}, "tool_sourced": {"required": False}},
+        {**EARLIER, "prefer": {"min_confidence": 0.0}, "tool_sourced": {"required": False}},
         may_abstain=False,
     ),
-    Variant("+ prefer floor", {**NO_ABSTENTION, "tool_sourced": {"required": False}}, False),
-    Variant("+ tool-sourced", NO_ABSTENTION, may_abstain=False),
-    Variant("shipped (+ abstention, one escalates)", {}, may_abstain=True),
+    Variant("+ prefer floor", {**EARLIER, "tool_sourced": {"required": False}}, False),
+    Variant("+ tool-sourced", EARLIER, may_abstain=False),
+    Variant("shipped (+ abstention, + exclusion check)", {}, may_abstain=True),
     Variant("  alternative: both must abstain", {"abstention": {"escalate_when": "both"}}, True),
     Variant(
         "  alternative: agreement looked up on both sides",
         {"tool_sourced": {"required": True, "agreement": "both"}},
         True,
     ),
+    Variant("  alternative: no exclusion check", {"exclusions": {"check": False}}, True),
+    Variant("  alternative: no prefer guard", {"exclusions": {"guard_prefer": False}}, True),
 )
 SHIPPED = VARIANTS[3]
 # Claims per profile: enough that a difference of a point between the rules and S1 is several

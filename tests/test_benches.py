@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver import Case, cited_clauses, resolve
+from claims_crew.resolver import resolve
 from claims_crew.resolver.config import load_config
-from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver.reread import read_case
 from tests.support.paths import ROOT
 from tests.support.scripts import load_script
 
@@ -36,8 +36,8 @@ def test_resolver_bench_cases_spread_over_every_rule(sample_library: PolicyLibra
     outcomes, rules = Counter[str](), Counter[str]()
     count = 800
     for claim_file, facts, policy, fraud, ledger in bench.generate(count, clauses):
-        view = policy_view(sample_library, "HM-HOME-001", cited_clauses(policy, fraud))
-        resolution = resolve(Case(claim_file, facts, policy, fraud, ledger, view), config)
+        case = read_case(sample_library, config, claim_file, facts, (policy, fraud), ledger)
+        resolution = resolve(case, config)
         outcomes[resolution.outcome] += 1
         rules[resolution.rule] += 1
     assert bench.mix_problems(outcomes, rules, count) == []

@@ -161,6 +161,150 @@ def test_prompt_injection_is_never_accepted(sample_library: PolicyLibrary, tmp_p
     assert "clause_not_found" in resolution.reason_codes
 
 
+# ---- an agreement on covered answers the exclusions the claim's words fit --------------------
+
+# Intake's facts for three sample claims, each sourced in the claim's own words.
+CLAIM_FACTS: dict[str, dict[str, object]] = {
+    "C-1045.json": {
+        "loss_type": "flood",
+        "cause": "the river at the bottom of the garden burst its banks",
+        "quote": "The river at the bottom of the garden burst its banks",
+        "date_of_loss": "2025-11-30",
+        "amount_claimed": 18500,
+    },
+    "C-1047.json": {
+        "loss_type": "water_damage",
+        "cause": "grout around the shower letting water into the wall",
+        "quote": "The grout around the shower has been letting water into the wall",
+        "date_of_loss": "2025-06-01",
+        "amount_claimed": 6200,
+    },
+    "C-1044.yaml": {
+        "loss_type": "theft",
+        "cause": "burglars forced the back door",
+        "quote": "Burglars forced the back door",
+        "date_of_loss": "2025-09-14",
+        "amount_claimed": 2600,
+    },
+}
+# The grant each claim's agreeing agents cite, and its words.
+GRANTS = {
+    "C-1045.json": ("4.3(a)", "torrential rain at a rate of at least 25 mm per hour"),
+    "C-1047.json": ("4.2(b)", "sudden and accidental discharge of water"),
+    "C-1044.yaml": ("4.4(a)", "theft or attempted theft involving forcible and violent entry"),
+}
+
+
+def intake_facts(claim_file: str) -> dict[str, object]:
+    facts = dict(CLAIM_FACTS[claim_file])
+    quote = facts.pop("quote")
+    return {
+        **facts,
+        "damage_start_date": None,
+        "unknowns": ["damage_start_date"],
+        "sources": {
+            "loss_type": {"where": "description", "quote": quote},
+            "cause": {"where": "description", "quote": quote},
+            "date_of_loss": {"where": "date_of_loss"},
+            "amount_claimed": {"where": "amount"},
+        },
+    }
+
+
+def covered(claim_file: str, confidence: float) -> dict[str, object]:
+    clause, words = GRANTS[claim_file]
+    return {
+        "answer": "covered",
+        "confidence": confidence,
+        "evidence": [{"clause_id": clause, "quote": words}],
+        "facts_relied_on": ["cause"],
+        "rationale": f"The loss falls under {clause}.",
+    }
+
+
+@pytest.mark.parametrize(
+    ("claim_file", "outcome", "named"),
+    [
+        ("C-1045.json", "ESCALATED", ["7.2 (Flood"]),
+        ("C-1047.json", "ESCALATED", ["7.1(a) (continuous or repeated seepage", "7.1(c)"]),
+        ("C-1044.yaml", "ACCEPTED", []),  # theft: no exclusion fits, the agreement stands
+    ],
+)
+def test_agreement_on_covered_answers_the_fitting_exclusions(
+    sample_library: PolicyLibrary, tmp_path: Path, claim_file: str, outcome: str, named: list[str]
+) -> None:
+    """Both agents answer covered, the policy agent citing a real grant it looked up; on the
+    flood claim and the injected one, neither read the exclusion their words fit."""
+    clause, _ = GRANTS[claim_file]
+    script = Script(
+        intake=[final(intake_facts(claim_file))],
+        policy=[lookup("HM-HOME-001", clause), final(covered(claim_file, 0.95))],
+        fraud=[lookup("HM-HOME-001", clause), final(covered(claim_file, 0.9))],
+    )
+    claim = load_claim(ROOT / "claims" / "inbox" / claim_file)
+    record = review_claim(claim, settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert (resolution.outcome, resolution.rule) == (outcome, "agree")
+    if outcome == "ESCALATED":
+        assert resolution.reason_codes == ["exclusion_unchecked"]
+        assert resolution.would_have_been == "ACCEPTED"
+        for name in named:
+            assert name in resolution.reason and name in (resolution.question or "")
+    else:
+        assert resolution.answer == "covered" and resolution.reason_codes == []
+
+
+def test_an_exclusion_an_agent_looked_up_is_answered(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """The fraud agent reads 7.2 through policy_lookup and still answers covered (say the
+    schedule shows flood cover): the exclusion was read, so the agreement stands."""
+    claim_file = "C-1045.json"
+    script = Script(
+        intake=[final(intake_facts(claim_file))],
+        policy=[lookup("HM-HOME-001", "4.3(a)"), final(covered(claim_file, 0.95))],
+        fraud=[lookup("HM-HOME-001", "7.2"), final(covered(claim_file, 0.9))],
+    )
+    claim = load_claim(ROOT / "claims" / "inbox" / claim_file)
+    record = review_claim(claim, settings(sample_library, script, tmp_path))
+    assert record.resolution is not None, record.error
+    assert (record.resolution.outcome, record.resolution.answer) == ("ACCEPTED", "covered")
+
+
+def test_a_side_that_cited_the_fitting_exclusion_badly_is_adjudicated(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """Fraud looks 7.2 up but misquotes it: policy alone holds, yet the flood exclusion fits
+    fraud's answer, so the adjudicator is asked, and shown 7.2, instead of policy winning."""
+    claim_file = "C-1045.json"
+    misquoted = {
+        "answer": "not_covered",
+        "confidence": 0.8,
+        "evidence": [{"clause_id": "7.2", "quote": "flood damage is never covered"}],
+        "facts_relied_on": ["cause"],
+        "rationale": "A river flood is excluded.",
+    }
+    ruling = {"choice": "fraud", "reason": "The river overflowed: 7.2.", "evidence": ["7.2"]}
+    script = Script(
+        intake=[final(intake_facts(claim_file))],
+        policy=[lookup("HM-HOME-001", "4.3(a)"), final(covered(claim_file, 0.95))],
+        fraud=[lookup("HM-HOME-001", "7.2"), final(misquoted)],
+        adjudicator=[final(ruling)],
+    )
+    claim = load_claim(ROOT / "claims" / "inbox" / claim_file)
+    record = review_claim(claim, settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert len(script("adjudicator").calls) == 1
+    prompt = json.dumps(script("adjudicator").calls[0])
+    assert "the claim's words fit" in prompt and "the rising or overflow of any lake" in prompt
+    assert record.adjudication is not None and record.adjudication.valid
+    # Fraud's own reading of 7.2 did not verify, so nothing it looked up carries not_covered.
+    assert (resolution.outcome, resolution.would_have_been) == ("ESCALATED", "ADJUDICATED")
+    assert resolution.reason_codes == ["quote_mismatch", "not_tool_sourced"]
+
+
 # ---- claims-crew resolve ---------------------------------------------------------------------
 
 

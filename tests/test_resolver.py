@@ -77,6 +77,16 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
     "prefer-not-tool-sourced": (
         "ESCALATED", "prefer", None, ["kind_mismatch", "not_tool_sourced"], []
     ),
+    # The flood claim C-1045: both agents cite a real grant they looked up, and neither the
+    # flood exclusion its words fit; alone, a side that cited badly does not win either.
+    "agree-exclusion-unchecked": ("ESCALATED", "agree", None, ["exclusion_unchecked"], []),
+    "prefer-exclusion-unchecked": (
+        "ESCALATED", "prefer", None, ["clause_not_found", "exclusion_unchecked"], []
+    ),
+    # The losing side read the exclusion that fits, but misquoted it: a dispute, not a win.
+    "prefer-exclusion-fits-loser": (
+        "ADJUDICATION_REQUIRED", "prefer", None, ["quote_mismatch"], []
+    ),
     # An agent may say it cannot tell, and why; the question follows its reason.
     "abstain-needs-more-evidence": (
         "ESCALATED", "abstain", None, ["abstained", "needs_more_evidence"], ["damage_start_date"]

@@ -94,9 +94,15 @@ def test_agreement_from_memory_is_escalated_not_accepted(
     assert not sides["policy"].clauses[0].tool_sourced
     assert not sides["fraud"].clauses[0].tool_sourced
     assert (resolution.outcome, resolution.answer) == ("ESCALATED", None)
-    assert resolution.reason_codes == ["not_tool_sourced"]
     assert resolution.would_have_been == "ACCEPTED"
-    assert resolution.question and "policy_lookup" in resolution.question
+    if name == "C-1045.json":
+        # The flood claim's words fit exclusion 7.2, which no lookup returned: the agree rule
+        # holds the agreement back before the gates are reached.
+        assert resolution.reason_codes == ["exclusion_unchecked"]
+        assert resolution.question and "7.2 (Flood)" in resolution.question
+    else:
+        assert resolution.reason_codes == ["not_tool_sourced"]
+        assert resolution.question and "policy_lookup" in resolution.question
 
 
 def test_the_requirement_can_be_turned_off(sample_library: PolicyLibrary, tmp_path: Path) -> None:
@@ -106,10 +112,14 @@ def test_the_requirement_can_be_turned_off(sample_library: PolicyLibrary, tmp_pa
     text = rules.read_text(encoding="utf-8")
     assert text.count("  required: true\n") == 1
     rules.write_text(text.replace("  required: true\n", "  required: false\n"), encoding="utf-8")
-    clause_id, quote, intake = FROM_MEMORY["C-1045.json"]
-    script = from_memory_script(clause_id, quote, intake)
-    record = review_claim(
-        load_claim(INBOX / "C-1045.json"), settings(sample_library, script, tmp_path, config)
-    )
-    assert record.resolution is not None
-    assert (record.resolution.outcome, record.resolution.answer) == ("ACCEPTED", "covered")
+    outcomes = {}
+    for name in ("C-1044.yaml", "C-1045.json"):
+        script = from_memory_script(*FROM_MEMORY[name])
+        record = review_claim(
+            load_claim(INBOX / name), settings(sample_library, script, tmp_path, config)
+        )
+        assert record.resolution is not None
+        outcomes[name] = (record.resolution.outcome, record.resolution.reason_codes)
+    assert outcomes["C-1044.yaml"] == ("ACCEPTED", [])
+    # The flood claim is still held back: its words fit exclusion 7.2, which nobody read.
+    assert outcomes["C-1045.json"] == ("ESCALATED", ["exclusion_unchecked"])

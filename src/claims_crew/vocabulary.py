@@ -74,6 +74,7 @@ ReasonCode = Literal[
     "fact_unverified",
     "policy_gate",
     "not_tool_sourced",
+    "exclusion_unchecked",
     "adjudicator_invalid",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)

@@ -24,9 +24,9 @@ from claims_crew.models import (
 )
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, StageTime, TaskUsage
-from claims_crew.resolver import AdjudicationCheck, Case, apply_adjudication, policy_checks, resolve
+from claims_crew.resolver import AdjudicationCheck, apply_adjudication, policy_checks, resolve
 from claims_crew.resolver.config import load_config
-from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver.reread import policy_view, read_case
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, KNOWN_START, STARTED, WATER_CLAIM
 from tests.support.paths import ROOT
@@ -186,9 +186,9 @@ def make_record(
         for side, claim in sides.items()
         if isinstance(claim, Claim)
     ]
-    citations = [e.clause_id for c in sides.values() if isinstance(c, Claim) for e in c.evidence]
-    view = policy_view(library, loaded.claim.policy_id, citations)
-    case = Case(loaded.claim, facts, sides["policy"], sides["fraud"], ledger, view)
+    case = read_case(
+        library, config, loaded.claim, facts, (sides["policy"], sides["fraud"]), ledger
+    )
     resolution = resolve(case, config)
     check: AdjudicationCheck | None = None
     calls = {"intake_task": 1, "policy_task": 2, "fraud_task": 1}
@@ -227,7 +227,7 @@ def make_record(
         tokens=tokens,
         tokens_by_task=by_task,
         stages=stages,
-        policy_sha256=view.sha256,
+        policy_sha256=case.view.sha256,
     )
 
 

@@ -19,9 +19,9 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
-from claims_crew.resolver import Case, resolve
+from claims_crew.resolver import resolve
 from claims_crew.resolver.config import load_config
-from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver.reread import read_case
 from claims_crew.store import Store
 from claims_crew.store.schema import alembic_config
 from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
@@ -72,10 +72,9 @@ def record_for(
             returned_clause_ids=["4.2(b)"],
         )
     ]
-    citations = [e.clause_id for c in (policy_claim, fraud_claim) for e in c.evidence]
-    view = policy_view(library, loaded.claim.policy_id, citations)
-    case = Case(loaded.claim, facts, policy_claim, fraud_claim, ledger, view)
-    resolution = resolve(case, load_config(ROOT / "config"))
+    config = load_config(ROOT / "config")
+    case = read_case(library, config, loaded.claim, facts, (policy_claim, fraud_claim), ledger)
+    resolution = resolve(case, config)
     return ClaimRecord(
         claim_id=loaded.claim.claim_id,
         claim_file=str(loaded.path),
@@ -95,7 +94,7 @@ def record_for(
         resolution=resolution,
         model_calls={"intake_task": 1, "policy_task": 2, "fraud_task": 1},
         tokens={"intake_task": 310, "policy_task": 905, "fraud_task": 402},
-        policy_sha256=view.sha256,
+        policy_sha256=case.view.sha256,
         started_at=START,
         finished_at=START,
     )

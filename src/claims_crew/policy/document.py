@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,11 +111,14 @@ class PolicyDocument:
 
         The words go through search_terms: plain words gain the policy's words for them.
         """
-        terms = search_terms(words)
+        return self.rank(search_terms(words), limit)
+
+    def rank(self, terms: Sequence[str], limit: int) -> list[SearchHit]:
+        """Clauses ranked by bm25 for these terms exactly (no thesaurus); any term may match."""
         if not terms or limit < 1:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
-        with sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True) as conn:
+        with self._connect() as conn:
             rows = conn.execute(
                 "SELECT c.id, snippet(clause_fts, 1, '[', ']', '…', 16), "
                 "bm25(clause_fts, 3.0, 1.0) AS rank "
@@ -129,6 +133,36 @@ class PolicyDocument:
             limit,
         )
         return [SearchHit(self._by_id[h.clause_id], h.snippet, h.score) for h in ranked]
+
+    def clauses_with(self, terms: Sequence[str]) -> dict[str, frozenset[str]]:
+        """The ids of the clauses each term occurs in, its forms matched as the search matches
+        them ("leaks" finds the clauses that say "leak")."""
+        with self._connect() as conn:
+            return {
+                term: frozenset(
+                    cid
+                    for (cid,) in conn.execute(
+                        "SELECT c.id FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
+                        "WHERE clause_fts MATCH ?",
+                        (f'"{term}"',),
+                    )
+                )
+                for term in dict.fromkeys(terms)
+            }
+
+    def ancestors(self, clause_id: str) -> list[str]:
+        """The ids of the clauses a clause sits within, nearest first."""
+        out: list[str] = []
+        parent = self._by_id[clause_id].parent
+        while parent is not None and parent not in out:
+            out.append(parent)
+            parent = self._by_id[parent].parent if parent in self._by_id else None
+        return out
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with contextlib.closing(sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True)) as c:
+            yield c
 
 
 def _best(candidates: list[Clause], children: dict[str, list[Clause]]) -> Clause:

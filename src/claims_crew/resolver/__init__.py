@@ -4,8 +4,11 @@ The rules, in order (docs/resolver.md):
   checks   answers parsed and allowed; the policy exists and is in force  → else ESCALATED
   reread   every cited clause re-read: exists, quote in it, kind supports the answer
   abstain  an agent answered uncertain (one, or both: resolution.yaml)    → ESCALATED
-  agree    same answer, both sides' evidence holds, confident enough  → ACCEPTED
-  prefer   only one side's evidence holds, and it reaches the floor  → PREFERRED
+  agree    same answer, both sides' evidence holds, confident enough, and
+           for covered every exclusion the claim's words fit read by an agent → ACCEPTED,
+           else ESCALATED (exclusion_unchecked names the unread exclusions)
+  prefer   only one side's evidence holds, it reaches the floor and, for covered, answers
+           the fitting exclusions  → PREFERRED; a dispute when one fits the loser's not_covered
   conflict both hold, answers differ, a fact is unknown, unverified
            (fact_unverified: its source is not in the claim) or disputed   → ESCALATED; with
            targeted_evidence on, intake is first asked once about those facts (targeted.py)
@@ -17,9 +20,12 @@ The rules, in order (docs/resolver.md):
            risk class, non-automatic outcome                           → ESCALATED
 
 Agreement needs verified evidence too: two agents that obey the same injected instruction agree
-confidently, and only the re-read tells that apart from a real agreement. And verified is not
-looked up: a quote that re-reads true may come from a model's memory, so an outcome that would
-stand without a person must rest on a clause the lookup tool returned to the winning side.
+confidently, and the re-read tells a made-up or misquoted clause apart from a real agreement.
+It cannot tell a genuine grant from a reading that never asked whether the claim is excluded:
+so the exclusions the claim's words fit (found by the policy search, exclusions.py) must have
+been read by an agent before covered stands. And verified is not looked up: a quote that
+re-reads true may come from a model's memory, so an outcome that would stand without a person
+must rest on a clause the lookup tool returned to the winning side.
 
 The rules are pure: no CrewAI, no I/O, no clock. The clauses the agents cite are read from the
 PDF before the rules run (reread.py) and handed in as a PolicyView, so the same case always
@@ -31,6 +37,7 @@ resolves the same way and a table of cases can test every rule.
   quotes.py        quote matching (fold, quote_in): how a quote must sit in a clause or a
                    claim's words (CLAUSE_QUOTES, FACT_QUOTES)
   evidence.py      each side's cited clauses checked, and which came from the lookup tool
+  exclusions.py    the exclusions the claim's words fit that no agent read (exclusion_unchecked)
   fact_sources.py  each intake fact's source checked against the claim's own words
   facts.py         the facts a conflict or an abstention asks a person about
   rules/           the rules as a list (RULES), one module each, named for its rule: each reads
@@ -41,7 +48,8 @@ resolves the same way and a table of cases can test every rule.
   targeted.py      level 1: the conflict's open facts asked of intake once, the answer checked
   debate.py        one debate round before the adjudicator, and the rules run again
   config.py        config/resolution.yaml, validated
-  reread.py        the only I/O: the cited clauses looked up in the policy PDF
+  reread.py        the only I/O: the cited clauses looked up in the policy PDF, and the
+                   exclusions the claim's words fit searched for (read_case builds the Case)
   case_files.py    CASE.json files, for `claims-crew resolve` and the tests' table
 """
 

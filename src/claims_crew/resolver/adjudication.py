@@ -2,10 +2,10 @@
 
 The adjudicator is a model, so its answer is held to the same standard as the reviewers': it
 must name a side (or escalate), give a reason, and rest on clauses that were cited and verified
-on re-reading. An answer that fails any of that escalates; one that passes still goes through
-the gates, like any outcome that would stand without a person, provenance included: among the
-clauses it names, one must support the chosen answer and have come from policy_lookup to the
-chosen side.
+on re-reading, or on the exclusions the claim's words fit, which the code found and showed it.
+An answer that fails any of that escalates; one that passes still goes through the gates, like
+any outcome that would stand without a person, provenance included: among the clauses it names,
+one must support the chosen answer and have come from policy_lookup to the chosen side.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def apply_adjudication(
     """Turn an interpretation dispute into ADJUDICATED, or ESCALATED when the answer fails a check.
 
     The answer must name a side (or escalate), give a reason, and rest on clauses that either side
-    cited and that re-read as verified, at least one of a kind that supports the chosen answer.
+    cited and that re-read as verified, or that the claim's words fit (the exclusions the code
+    found and showed it), at least one of a kind that supports the chosen answer.
     """
     if resolution.outcome != "ADJUDICATION_REQUIRED":
         raise ValueError(f"only an interpretation dispute is adjudicated, not {resolution.outcome}")
@@ -68,19 +69,17 @@ def apply_adjudication(
             trail=trail.steps,
         ), check
     chosen = resolution.sides[answer.choice]
-    verified = {
-        clause_key(c.clause_id): c
-        for review in resolution.sides.values()
-        for c in review.clauses
-        if c.status == "verified" and c.clause_id is not None
-    }
-    cited = [verified.get(clause_key(cid)) for cid in answer.evidence]
+    kinds = _readable_kinds(case, resolution)
+    cited = [kinds.get(clause_key(cid)) for cid in answer.evidence]
     if not answer.evidence:
         problems.append("no evidence given")
-    if unknown := [cid for cid, c in zip(answer.evidence, cited, strict=True) if c is None]:
-        problems.append("evidence not among the verified cited clauses: " + ", ".join(unknown))
+    if unknown := [cid for cid, kind in zip(answer.evidence, cited, strict=True) if kind is None]:
+        problems.append(
+            "evidence not among the verified cited clauses or the fitting exclusions: "
+            + ", ".join(unknown)
+        )
     supporting = config.evidence_kinds.get(chosen.answer or "", ())
-    if answer.evidence and not any(c is not None and c.kind in supporting for c in cited):
+    if answer.evidence and not any(kind in supporting for kind in cited if kind is not None):
         problems.append(f"no evidence clause is of a kind that supports {chosen.answer}")
     check = AdjudicationCheck(
         raw=raw,
@@ -102,6 +101,20 @@ def apply_adjudication(
     # The decision rests on the clauses the adjudicator named: one of them must be a supporting
     # clause that policy_lookup returned to the side it chose.
     return gated_or(case, config, trail, decided, resting_on=answer.evidence), check
+
+
+def _readable_kinds(case: Case, resolution: Resolution) -> dict[str, str]:
+    """The clauses the adjudicator may rest on, by key, with their kinds: those either side
+    cited that re-read as verified, and the exclusions the claim's words fit (the code read
+    those itself; the adjudicator is shown them)."""
+    kinds = {clause_key(f.clause.id): f.clause.kind for f in case.exclusions}
+    kinds |= {
+        clause_key(c.clause_id): c.kind or ""
+        for review in resolution.sides.values()
+        for c in review.clauses
+        if c.status == "verified" and c.clause_id is not None
+    }
+    return kinds
 
 
 def _adjudicator_invalid(

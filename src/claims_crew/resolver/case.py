@@ -32,6 +32,30 @@ class ReadClause:
         return cls(id, title, kind, text, CLAUSE_QUOTES.read(text))
 
 
+@dataclass(frozen=True, slots=True)
+class FittingClause:
+    """A clause of the policy that the claim's words fit, as the code's own search found it
+    (policy/fit.py), not as any agent cited it."""
+
+    clause: ReadClause
+    score: float  # in rare words (policy/fit.py)
+    words: tuple[str, ...]  # the claim's words found in it
+    # Clause keys whose lookup shows its text: its own and those of the clauses it sits within.
+    shown_by: frozenset[str]
+
+    def named(self) -> str:
+        """The clause as a person reads it: "7.2 (Flood)"."""
+        return f"{self.clause.id} ({self._title()})"
+
+    def found_on(self) -> str:
+        """The clause and the claim's words it was found on: "7.2 (Flood: river, flood)"."""
+        return f"{self.clause.id} ({self._title()}: {', '.join(self.words)})"
+
+    def _title(self) -> str:
+        title = self.clause.title.rstrip(".;, ")
+        return title if len(title) <= 60 else title[:59] + "…"
+
+
 @dataclass(frozen=True)
 class PolicyView:
     """The policy as the code found it, with every clause the agents cited already looked up.
@@ -69,6 +93,9 @@ class Case:
     # The attachments' text as the intake agent was shown it, by file name: with the claim
     # file's description, the only words a fact's quote may come from.
     attachments: Mapping[str, str] = field(default_factory=dict)
+    # The exclusions the claim's words fit (reread.fitting_exclusions): given at every Case
+    # built, so none is built without the search; empty when the search finds none or is off.
+    exclusions: tuple[FittingClause, ...] = field(kw_only=True)
 
     def claim(self, side: Side) -> Claim | ParseFailure:
         return self.policy if side == "policy" else self.fraud

@@ -25,9 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from claims_crew.errors import CaseError, validation_problems
 from claims_crew.models import ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver.case import Case, cited_clauses
+from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver.reread import read_case
 from claims_crew.vocabulary import SIDES, TASK_OF, Side
 
 LOOKUP_TOOL = "policy_lookup"
@@ -79,7 +79,8 @@ def parse_case_file(path: Path) -> CaseFile:
 
 
 def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> Case:
-    """A case file as the resolver's input, with every cited clause re-read from the policy."""
+    """A case file as the resolver's input, with every cited clause re-read from the policy and
+    the exclusions the claim's words fit searched for."""
     case_file = parse_case_file(path)
     allowed = config.allowed_answers
     policy = parse_claim(_as_text(case_file.claims["policy"]), allowed)
@@ -96,12 +97,13 @@ def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> C
         )
         for e in case_file.ledger
     ]
-    return Case(
-        claim_file=case_file.claim_file,
-        facts=parse_intake(_as_text(case_file.facts)),
-        policy=policy,
-        fraud=fraud,
-        ledger=ledger,
-        view=policy_view(library, case_file.policy, cited_clauses(policy, fraud)),
-        attachments=case_file.attachments,
+    return read_case(
+        library,
+        config,
+        case_file.claim_file,
+        parse_intake(_as_text(case_file.facts)),
+        (policy, fraud),
+        ledger,
+        case_file.attachments,
+        policy_ref=case_file.policy,
     )

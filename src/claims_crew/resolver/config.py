@@ -88,6 +88,27 @@ class ToolSourced(BaseModel):
     agreement: Literal["either", "both"] = "either"
 
 
+class Exclusions(BaseModel):
+    """The exclusions the claim's words fit, found by the policy search, must be answered before
+    the rules decide against them (resolver/exclusions.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    check: bool = True
+    # The kinds of clause the search looks for; an answer whose evidence_kinds include none of
+    # them (covered) is the answer they argue against.
+    kinds: tuple[ClauseKind, ...] = Field(("exclusion",), min_length=1)
+    # A clause fits when at least min_words of the claim's words are in it and its search
+    # score reaches min_score, counted in rare words (policy/fit.py).
+    min_words: int = Field(2, ge=1, strict=True)
+    min_score: float = Field(2.0, gt=0, allow_inf_nan=False)
+    # Words printed in more than this share of the policy's clauses tell none apart.
+    common_share: float = Field(0.15, gt=0, le=1, allow_inf_nan=False)
+    # Before prefer lets one side win because the other's evidence failed: an exclusion that
+    # fits the loser's answer makes the claim a dispute for the adjudicator instead.
+    guard_prefer: bool = True
+
+
 class Abstention(BaseModel):
     """What an agent's `uncertain` does, when allowed_answers lists it."""
 
@@ -208,6 +229,7 @@ class ResolutionConfig(BaseModel):
     accept: Accept = Accept()
     prefer: Prefer = Prefer()
     tool_sourced: ToolSourced = ToolSourced()
+    exclusions: Exclusions = Exclusions()
     abstention: Abstention = Abstention()
     adjudication: Adjudication = Adjudication()
     # On unless the file turns it off: one question to intake is cheaper than a person.
@@ -252,6 +274,16 @@ class ResolutionConfig(BaseModel):
     def definite_answers(self) -> tuple[str, ...]:
         """The allowed answers that decide something: all but the abstention."""
         return tuple(a for a in self.allowed_answers if a != ABSTENTION)
+
+    def argued_against(self, answer: str) -> bool:
+        """An exclusion argues against `answer`: none of the kinds the exclusion search looks
+        for can support it (covered, with the shipped evidence_kinds)."""
+        return answer in self.definite_answers and not self.argued_for(answer)
+
+    def argued_for(self, answer: str) -> bool:
+        """An exclusion argues for `answer`: it is of a kind that can support it (not_covered)."""
+        kinds = set(self.evidence_kinds.get(answer, ()))
+        return answer in self.definite_answers and bool(kinds & set(self.exclusions.kinds))
 
     @property
     def prefer_floor(self) -> float:

@@ -1,17 +1,23 @@
 """Reading what a case needs from the policy library, before the pure rules run.
 
-This is the resolver's only I/O: open the policy, check it is known, and look up every clause
-either agent cited, exactly as they wrote it.
+This is the resolver's only I/O: open the policy, check it is known, look up every clause
+either agent cited, exactly as they wrote it, and search for the exclusions the claim's words
+fit (policy/fit.py), as an adjuster checks them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from claims_crew.errors import PolicyError
+from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.policy.document import LookupMiss, PolicyDocument
+from claims_crew.policy.fit import fitting
+from claims_crew.policy.ids import clause_key
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver.case import PolicyView, ReadClause
+from claims_crew.resolver.case import Case, FittingClause, PolicyView, ReadClause, cited_clauses
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.exclusions import claim_words
 
 
 def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
@@ -42,4 +48,67 @@ def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str
         sha256=doc.sha256,
         corrections_sha256=doc.corrections_sha256,
         clauses={c: read_clause(doc, c) for c in dict.fromkeys(citations)},
+    )
+
+
+def fitting_exclusions(
+    library: PolicyLibrary,
+    policy_ref: str,
+    claim_file: ClaimFile,
+    facts: IntakeFacts | ParseFailure,
+    config: ResolutionConfig,
+) -> tuple[FittingClause, ...]:
+    """The exclusions of the policy that the claim's words fit (resolution.yaml's
+    `exclusions`); none when the check is off or the policy cannot be read (the checks rule
+    escalates that case anyway)."""
+    settings = config.exclusions
+    if not settings.check:
+        return ()
+    try:
+        doc = library.open(policy_ref)
+    except PolicyError:
+        return ()
+    fits = fitting(
+        doc,
+        claim_words(claim_file, facts),
+        settings.kinds,
+        min_words=settings.min_words,
+        min_score=settings.min_score,
+        common_share=settings.common_share,
+    )
+    return tuple(
+        FittingClause(
+            ReadClause.of(f.clause.id, f.clause.title, f.clause.kind, doc.full_text(f.clause.id)),
+            f.score,
+            f.words,
+            frozenset(clause_key(c) for c in f.shown_by),
+        )
+        for f in fits
+    )
+
+
+def read_case(
+    library: PolicyLibrary,
+    config: ResolutionConfig,
+    claim_file: ClaimFile,
+    facts: IntakeFacts | ParseFailure,
+    answers: tuple[Claim | ParseFailure, Claim | ParseFailure],
+    ledger: Sequence[LedgerEntry],
+    attachments: Mapping[str, str] | None = None,
+    policy_ref: str | None = None,
+) -> Case:
+    """The case the rules decide, with everything they read from the policy: each clause the
+    policy and fraud `answers` cite, re-read, and the exclusions the claim's words fit. The
+    policy is the claim file's unless `policy_ref` names another (an id or a PDF path)."""
+    ref = policy_ref or claim_file.policy_id
+    policy, fraud = answers
+    return Case(
+        claim_file,
+        facts,
+        policy,
+        fraud,
+        ledger,
+        policy_view(library, ref, cited_clauses(policy, fraud)),
+        dict(attachments or {}),
+        exclusions=fitting_exclusions(library, ref, claim_file, facts, config),
     )

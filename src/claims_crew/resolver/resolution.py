@@ -108,10 +108,14 @@ class Resolution(BaseModel):
     trail: list[TrailStep] = Field(default_factory=list)
     sides: dict[Side, SideReview] = Field(default_factory=dict)
     would_have_been: Outcome | None = Field(
-        None, description="The outcome before a gate or the prefer floor escalated it."
+        None,
+        description="The outcome before a gate, the prefer floor or an unread exclusion "
+        "escalated it.",
     )
     would_have_won: Side | None = Field(
-        None, description="The side that would have won before a gate or the prefer floor."
+        None,
+        description="The side that would have won before a gate, the prefer floor or an "
+        "unread exclusion.",
     )
     gates_tripped: list[str] = Field(default_factory=list)
     facts: list[FactCheck] = Field(

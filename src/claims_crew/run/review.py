@@ -18,8 +18,8 @@ from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError, ModelError
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
-from claims_crew.resolver import Case, cited_clauses, policy_checks, resolve
-from claims_crew.resolver.reread import policy_view
+from claims_crew.resolver import policy_checks, resolve
+from claims_crew.resolver.reread import policy_view, read_case
 from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
@@ -101,8 +101,9 @@ def _first_word(
 
     intake = parse_intake(raw[TASK_OF["intake"]])
     policy, fraud = reviewer(TASK_OF["policy"]), reviewer(TASK_OF["fraud"])
-    view = policy_view(settings.library, claim.policy_id, cited_clauses(policy, fraud))
-    case = Case(claim, intake, policy, fraud, ledger.entries, view, loaded.attachments)
+    case = read_case(
+        settings.library, rules, claim, intake, (policy, fraud), ledger.entries, loaded.attachments
+    )
     resolution = resolve(case, rules)
     stages.stop()
     return ReviewState(

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from claims_crew.models import Claim
-from claims_crew.resolver.case import Case
+from claims_crew.resolver.case import Case, FittingClause
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.evidence import review_side, tool_sourced
+from claims_crew.resolver.exclusions import unread
 from claims_crew.resolver.fact_sources import check_facts
 from claims_crew.resolver.resolution import (
     FactCheck,
@@ -62,6 +63,11 @@ class Context:
             )
             for side, claim in zip(SIDES, (self.policy, self.fraud), strict=True)
         }
+
+    @cached_property
+    def unread_exclusions(self) -> list[FittingClause]:
+        """The exclusions the claim's words fit that neither agent read (exclusions.py)."""
+        return unread(self.case)
 
     @property
     def holding(self) -> list[Side]:

@@ -27,7 +27,8 @@ from claims_crew.vocabulary import ADJUDICATE_TASK, SIDES, Stage
 
 
 def dispute_text(case: Case, resolution: Resolution) -> str:
-    """What the adjudicator is shown: the facts, each side's answer and its re-read clauses."""
+    """What the adjudicator is shown: the facts, each side's answer and its re-read clauses, and
+    the exclusions the claim's words fit."""
     lines = ["Facts agreed by both reviewers (from intake):"]
     if isinstance(case.facts, IntakeFacts):
         for name, value in case.facts.model_dump(exclude={"unknowns", "sources"}).items():
@@ -46,6 +47,12 @@ def dispute_text(case: Case, resolution: Resolution) -> str:
         for check in review.clauses:
             lines.append(f"  Clause {check.clause_id} {check.title or ''} [{check.kind}]:")
             lines.extend(f"    {line}" for line in (check.text or "").splitlines())
+    if case.exclusions:
+        lines.append("")
+        lines.append("Exclusions of the policy that the claim's words fit (found by a search):")
+        for fit in case.exclusions:
+            lines.append(f"  Clause {fit.clause.id} {fit.clause.title} [{fit.clause.kind}]:")
+            lines.extend(f"    {line}" for line in fit.clause.text.splitlines())
     lines.append("")
     lines.append(
         "Choose policy or fraud, whichever reading the clause words support, or escalate. Give "
