@@ -251,9 +251,15 @@ def load_claims(paths: Sequence[Path]) -> dict[Path, LoadedClaim | ClaimFileErro
     for claim_id, same in by_id.items():
         for path in same if len(same) > 1 else ():
             others = ", ".join(p.name for p in same if p != path)
-            found[path] = ClaimFileError(
-                f"{path}: claim id {claim_id} is also in {others}; none of them is reviewed "
-                "until only one file has it",
-                code="duplicate_id",
+            found[path] = duplicate_id(
+                path,
+                claim_id,
+                f"is also in {others}; none of them is reviewed until only one file has it",
             )
     return found
+
+
+def duplicate_id(path: Path, claim_id: str, why: str) -> ClaimFileError:
+    """A file refused because another file has its claim id (`why` says which and what
+    becomes of them): another file of the inbox, or a different file already queued."""
+    return ClaimFileError(f"{path}: claim id {claim_id} {why}", code="duplicate_id")

@@ -201,7 +201,7 @@ ClaimFileProblem = Literal[
     "too_deep",  # nested deeper than any claim file needs
     "malformed",  # not JSON or YAML, or not a mapping of fields
     "invalid",  # missing or bad fields
-    "duplicate_id",  # another file in the inbox has the same claim_id
+    "duplicate_id",  # another file in the inbox, or one queued, has the same claim_id
 ]
 CLAIM_FILE_PROBLEMS: tuple[ClaimFileProblem, ...] = get_args(ClaimFileProblem)
 
