@@ -21,7 +21,7 @@ from rich.text import Text
 
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import clean, plain
-from claims_crew.review.views import age, escalation_detail, escalation_list
+from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
 from claims_crew.store import Store, audit, audit_key, checkpoint
 from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
 
@@ -37,7 +37,7 @@ def review() -> None:
 
 
 @review.command("list")
-@click.option("--page", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
 @json_option
 @reports_errors
 def review_list(page: int, as_json: bool) -> None:
