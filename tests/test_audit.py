@@ -94,14 +94,6 @@ def _edit_body(body: str, rng: random.Random) -> str:
     return audit.canonical(data)
 
 
-def _valid(data: dict[str, Any]) -> bool:
-    try:
-        audit.AuditEntry.model_validate(data)
-    except ValueError:
-        return False
-    return True
-
-
 SET_BODY_AND_HASH = text("UPDATE audit_log SET body = :body, hash = :hash WHERE seq = :seq")
 DELETE_ENTRY = text("DELETE FROM audit_log WHERE seq = :seq")
 
@@ -122,13 +114,9 @@ def _tamper_db(conn: Connection, rng: random.Random) -> tuple[str, int]:
         new = _edit_body(body, rng)
         data = json.loads(new)
         conn.execute(SET_BODY_AND_HASH, {"body": new, "hash": audit.entry_hash(data), "seq": seq})
-        prev = rows[seq - 2][2] if seq > 1 else audit.GENESIS
-        old = json.loads(body)
-        # The row's own claim id and time columns, outside the hash, must agree with the body.
-        moved = (data.get("claim_id"), data.get("at")) != (old["claim_id"], old["at"])
-        if not _valid(data) or data["seq"] != seq or data["prev"] != prev or moved:
-            return how, seq
-        return how, min(seq + 1, n)  # the next entry's link, or the head, no longer matches
+        # Whatever else: the entry's signature is over its old hash, so the entry itself fails
+        # (before entries were signed, a consistent edit showed only at the next entry's link).
+        return how, seq
     if how == "hash":
         conn.execute(
             text("UPDATE audit_log SET hash = :hash WHERE seq = :seq"),
@@ -162,13 +150,13 @@ def test_random_tampering_in_the_database_is_detected(chain: Store) -> None:
         for _ in range(TRIALS):
             with conn.begin() as transaction:
                 how, first_bad = _tamper_db(conn, rng)
-                verdict = audit.verify(conn)
+                verdict = audit.verify(conn, chain.audit_key())
                 transaction.rollback()
             assert not verdict.ok, how
             assert verdict.first_bad == first_bad, (how, verdict)
             seen.add(how)
     with chain.read() as conn:
-        assert audit.verify(conn).ok  # every change was rolled back
+        assert audit.verify(conn, chain.audit_key()).ok  # every change was rolled back
     assert len(seen) == 7
 
 
@@ -183,7 +171,7 @@ def test_verify_names_the_first_broken_entry(chain: Store) -> None:
 def _tamper_export(lines: list[str], rng: random.Random) -> tuple[str, list[str]]:
     lines = list(lines)
     i = rng.randrange(len(lines))
-    how = rng.choice(["edit", "edit_hash", "delete", "swap", "duplicate"])
+    how = rng.choice(["edit", "edit_hash", "unsign", "delete", "swap", "duplicate"])
     if how == "delete":
         del lines[i]
     elif how == "duplicate":
@@ -199,6 +187,8 @@ def _tamper_export(lines: list[str], rng: random.Random) -> tuple[str, list[str]
             header[key] = _mutate(header[key], rng)
         elif how == "edit":
             item["entry"] = json.loads(_edit_body(audit.canonical(item["entry"]), rng))
+        elif how == "unsign":
+            item["signature"] = rng.choice([None, _mutate(item["signature"], rng)])
         else:
             item["hash"] = _mutate(item["hash"], rng)
         lines[i] = audit.canonical(item)
@@ -207,11 +197,12 @@ def _tamper_export(lines: list[str], rng: random.Random) -> tuple[str, list[str]
 
 def test_random_tampering_in_an_export_is_detected(chain: Store) -> None:
     lines = chain.export_audit()
-    assert len(lines) == 14 and audit.verify_export(lines) == audit.Verdict(True, 13)
+    key = chain.audit_key()
+    assert len(lines) == 14 and audit.verify_export(lines, key) == audit.Verdict(True, 13)
     rng = random.Random(7)
     for _ in range(TRIALS):
         how, changed = _tamper_export(lines, rng)
-        assert not audit.verify_export(changed).ok, (how, changed)
+        assert not audit.verify_export(changed, key).ok, (how, changed)
 
 
 def test_an_export_since_a_time_verifies_on_its_own(chain: Store) -> None:
@@ -221,9 +212,10 @@ def test_an_export_since_a_time_verifies_on_its_own(chain: Store) -> None:
     lines = chain.export_audit(since)
     header = json.loads(lines[0])["audit_export"]
     assert header["entries"] == 8 and header["first_seq"] == 6
-    assert audit.verify_export(lines) == audit.Verdict(True, 8)
-    assert not audit.verify_export([lines[0], *lines[2:]]).ok
-    assert not audit.verify_export(lines[:-1]).ok
+    key = chain.audit_key()
+    assert audit.verify_export(lines, key) == audit.Verdict(True, 8)
+    assert not audit.verify_export([lines[0], *lines[2:]], key).ok
+    assert not audit.verify_export(lines[:-1], key).ok
 
 
 def test_both_engines_hash_the_same_entries_the_same(
@@ -232,7 +224,6 @@ def test_both_engines_hash_the_same_entries_the_same(
     tmp_path: Path,
     sample_library: PolicyLibrary,
     postgres_url: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The same decisions, made on SQLite and on PostgreSQL, give byte-identical entries,
     exports and checkpoints, and each engine's checkpoint verifies the other's chain."""
@@ -243,8 +234,7 @@ def test_both_engines_hash_the_same_entries_the_same(
     )
     assert other.postgres != chain.postgres
     _decide(other, tmp_path / "other", sample_library)
-    monkeypatch.setenv(audit_key.KEY_ENV, "k" * 40)
-    key = audit_key.load_key()
+    key = audit_key.load_key()  # the one both stores' entries are signed with
     signed = {}
     for store in (chain, other):
         verdict, signed[store.postgres] = store.audit_checkpoint(key)
@@ -261,8 +251,8 @@ def test_both_engines_hash_the_same_entries_the_same(
 def test_an_empty_chain_verifies(tmp_path: Path) -> None:
     store = Store()
     assert store.verify_audit() == audit.Verdict(True, 0)
-    assert audit.verify_export(store.export_audit()) == audit.Verdict(True, 0)
-    assert not audit.verify_export([]).ok
+    assert audit.verify_export(store.export_audit(), None) == audit.Verdict(True, 0)
+    assert not audit.verify_export([], None).ok
 
 
 WRITERS = 8
@@ -296,7 +286,7 @@ def _assert_one_chain(store: Store, claim_ids: list[list[str]]) -> None:
     or a repeat, each writer's entries in the order it appended them."""
     total = sum(len(ids) for ids in claim_ids)
     with store.read() as conn:
-        assert audit.verify(conn) == audit.Verdict(True, total)
+        assert audit.verify(conn, store.audit_key()) == audit.Verdict(True, total)
         rows = conn.execute(text("SELECT seq, claim_id FROM audit_log ORDER BY seq")).all()
         last_hash = _rows(conn)[-1][2]
         assert audit.head(conn) == (total, last_hash)
@@ -314,6 +304,7 @@ def test_threads_appending_at_once_leave_one_chain(exclusive: bool) -> None:
     queue on it; without it (exclusive=False: PostgreSQL's row locks only, while SQLite locks
     the file whatever is asked) the head row's lock alone must keep them in line."""
     store = Store()
+    key = store.audit_key()
     start = threading.Barrier(WRITERS)
     errors: list[BaseException] = []
     claim_ids = [[f"C-{n}-{i:03}" for i in range(APPENDS)] for n in range(WRITERS)]
@@ -323,7 +314,7 @@ def test_threads_appending_at_once_leave_one_chain(exclusive: bool) -> None:
             start.wait()
             for claim_id in ids:
                 with store.write(exclusive=exclusive) as conn:
-                    audit.append(conn, **entry_fields(claim_id, store.now()))
+                    audit.append(conn, key, **entry_fields(claim_id, store.now()))
         except BaseException as exc:  # reported below, not lost in the thread
             errors.append(exc)
 
@@ -342,9 +333,10 @@ import json, sys
 from claims_crew.store import Store, audit, audit_key
 fields = json.loads(sys.argv[1])
 store = Store()
+key = store.audit_key()
 for claim_id in sys.argv[2:]:
     with store.write() as conn:
-        audit.append(conn, **{**fields, "claim_id": claim_id, "at": store.now()})
+        audit.append(conn, key, **{**fields, "claim_id": claim_id, "at": store.now()})
 """
 
 
@@ -353,6 +345,7 @@ def test_processes_appending_at_once_leave_one_chain() -> None:
     """Two processes on the same store (the same file, or the same PostgreSQL database by
     CLAIMS_CREW_DATABASE_URL, which they inherit) append together."""
     store = Store()  # made, and migrated, before the children race to open it
+    store.audit_key()  # and the key file, which they sign with
     claim_ids = [[f"P{n}-{i:03}" for i in range(40)] for n in range(2)]
     children = [
         subprocess.Popen(
@@ -371,6 +364,6 @@ def test_processes_appending_at_once_leave_one_chain() -> None:
 def test_an_append_outside_a_write_transaction_is_refused() -> None:
     store = Store()
     with store.engine.connect() as conn, pytest.raises(RuntimeError, match="write transaction"):
-        audit.append(conn, **entry_fields("C-1", store.now()))
+        audit.append(conn, store.audit_key(), **entry_fields("C-1", store.now()))
     with store.read() as conn:
         assert audit.head(conn) == (0, audit.GENESIS)

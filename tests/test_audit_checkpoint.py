@@ -22,7 +22,8 @@ from claims_crew.errors import CheckpointError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key, checkpoint
 from claims_crew.store.tables import metadata
-from tests.support.store import accepted_answers, record_for, water_loaded
+from tests.support.audit_trail import five_entries, signed_checkpoint
+from tests.support.chain import rewrite_unsigned
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -33,28 +34,11 @@ KEY = "k" * 40
 def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     """Entries: 1 C-1042 escalated, 2 C-2000 accepted, 3 C-3000 escalated, 4 C-4000 accepted,
     5 ana's review of C-3000."""
-    store = Store()
-    store.add_reviewer("ana")
-    for i, claim_id in enumerate(("C-1042", "C-2000", "C-3000", "C-4000")):
-        loaded = water_loaded(tmp_path / "inbox", claim_id)
-        answers = accepted_answers() if i % 2 else {}
-        store.record(record_for(loaded, sample_library, **answers), None, loaded)
-    store.decide("C-3000", "not_covered", "Seepage over weeks.", "ana")
-    return store
+    return five_entries(tmp_path / "inbox", sample_library)
 
 
 def cli(*args: str) -> Result:
     return CliRunner().invoke(main, list(args))
-
-
-def signed_checkpoint(store: Store, tmp_path: Path) -> tuple[checkpoint.Checkpoint, Path]:
-    """`audit checkpoint` as a user runs it, kept in a file outside the data folder."""
-    result = cli("audit", "checkpoint")
-    assert result.exit_code == 0, result.output
-    path = tmp_path / "elsewhere" / "checkpoint.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(result.stdout, encoding="utf-8")
-    return checkpoint.read(path), path
 
 
 def _rows(conn: Connection) -> list[tuple[int, str, str]]:
@@ -64,7 +48,9 @@ def _rows(conn: Connection) -> list[tuple[int, str, str]]:
 
 def rewrite_as_accepted(store: Store, claim_id: str) -> None:
     """Turn an escalated claim into an automatic acceptance everywhere it is written, and
-    re-hash the chain from its entry on, as an attacker with the database alone can."""
+    re-hash the chain from its entry on, as an attacker with the database alone can. Without
+    the key they cannot sign, so they make every entry look as if it was written before
+    entries were signed: no key named, no signature."""
     new = {
         "kind": "auto",
         "outcome": "ACCEPTED",
@@ -73,21 +59,13 @@ def rewrite_as_accepted(store: Store, claim_id: str) -> None:
         "reason_codes": [],
         "reason": "Both agree.",
     }
+
+    def edit(entry: dict[str, Any]) -> None:
+        if entry["claim_id"] == claim_id:
+            entry.update(new)
+
     with store.write() as conn:
-        prev, hashes = audit.GENESIS, {}
-        for seq, body, _ in _rows(conn):
-            data: dict[str, Any] = json.loads(body)
-            if data["claim_id"] == claim_id:
-                data.update(new)
-            if data["overrides"]:
-                data["overrides_hash"] = hashes[data["overrides"]]
-            data["prev"] = prev
-            prev = hashes[seq] = audit.entry_hash(data)
-            conn.execute(
-                text("UPDATE audit_log SET body = :body, hash = :hash WHERE seq = :seq"),
-                {"body": audit.canonical(data), "hash": prev, "seq": seq},
-            )
-        conn.execute(text("UPDATE audit_head SET hash = :hash"), {"hash": prev})
+        rewrite_unsigned(conn, edit)
         claim = {"claim_id": claim_id}
         conn.execute(
             text(
@@ -134,7 +112,7 @@ def cut_tail(store: Store, keep: int) -> None:
 
 
 def test_a_checkpoint_is_signed_json_and_verifies(store: Store, tmp_path: Path) -> None:
-    signed, path = signed_checkpoint(store, tmp_path)
+    signed, path = signed_checkpoint(tmp_path)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert set(data) == {
         "audit_checkpoint",
@@ -156,11 +134,12 @@ def test_a_checkpoint_is_signed_json_and_verifies(store: Store, tmp_path: Path) 
 
 
 def test_a_rehashed_rewrite_is_caught_by_the_checkpoint(store: Store, tmp_path: Path) -> None:
-    signed, path = signed_checkpoint(store, tmp_path)
+    signed, path = signed_checkpoint(tmp_path)
     assert store.open_count() == 1
     rewrite_as_accepted(store, "C-1042")
     assert store.open_count() == 0  # C-1042 left the queue
-    assert store.verify_audit().ok  # the chain and the rows agree: the rewrite is consistent
+    # The chain and the rows agree, and no entry names a key: the rewrite is consistent.
+    assert store.verify_audit() == audit.Verdict(True, 5, unsigned=5)
     verdict = store.verify_audit(signed, audit_key.load_key())
     assert not verdict.ok and verdict.first_bad == 5
     assert verdict.problem == (
@@ -172,7 +151,7 @@ def test_a_rehashed_rewrite_is_caught_by_the_checkpoint(store: Store, tmp_path: 
 
 
 def test_a_cut_tail_with_the_head_moved_back_is_caught(store: Store, tmp_path: Path) -> None:
-    _, path = signed_checkpoint(store, tmp_path)
+    _, path = signed_checkpoint(tmp_path)
     cut_tail(store, 3)
     assert store.verify_audit() == audit.Verdict(True, 3)  # the chain alone looks whole
     result = cli("audit", "verify", "--checkpoint", str(path))
@@ -184,7 +163,7 @@ def test_a_cut_tail_with_the_head_moved_back_is_caught(store: Store, tmp_path: P
 
 
 def test_an_export_with_its_last_line_dropped_is_caught(store: Store, tmp_path: Path) -> None:
-    signed, cp_path = signed_checkpoint(store, tmp_path)
+    signed, cp_path = signed_checkpoint(tmp_path)
     export = tmp_path / "audit.jsonl"
     assert cli("audit", "export", "-o", str(export)).exit_code == 0
     lines = export.read_text(encoding="utf-8").splitlines()
@@ -195,7 +174,7 @@ def test_an_export_with_its_last_line_dropped_is_caught(store: Store, tmp_path: 
     header["audit_export"].update(entries=4, last_seq=4, last_hash=last["hash"])
     cut = [audit.canonical(header), *lines[1:-1]]
     export.write_text("\n".join(cut) + "\n", encoding="utf-8")
-    assert audit.verify_export(cut).ok  # the export alone looks whole
+    assert audit.verify_export(cut, key).ok  # the export alone looks whole
     verdict = checkpoint.verify_export(cut, signed, key)
     assert not verdict.ok and verdict.first_bad == 5
     assert "the export ends at entry 4" in (verdict.problem or "")
@@ -204,7 +183,7 @@ def test_an_export_with_its_last_line_dropped_is_caught(store: Store, tmp_path: 
 
 
 def test_an_export_from_after_the_checkpoint_cannot_show_it(store: Store, tmp_path: Path) -> None:
-    signed, _ = signed_checkpoint(store, tmp_path)
+    signed, _ = signed_checkpoint(tmp_path)
     store.decide("C-1042", "covered", "The plumber dates the leak.", "ana")
     lines = store.export_audit()
     key = audit_key.load_key()
@@ -212,7 +191,7 @@ def test_an_export_from_after_the_checkpoint_cannot_show_it(store: Store, tmp_pa
     # Entry 6 alone, as an export --since would write it.
     header["audit_export"].update(entries=1, first_seq=6)
     late = [audit.canonical(header), lines[6]]
-    assert audit.verify_export(late).ok
+    assert audit.verify_export(late, key).ok
     verdict = checkpoint.verify_export(late, signed, key)
     assert not verdict.ok
     assert "starts at entry 6, after the checkpoint's entry 5" in str(verdict.problem)
@@ -222,7 +201,7 @@ def test_an_export_from_after_the_checkpoint_cannot_show_it(store: Store, tmp_pa
 
 
 def test_entries_appended_after_a_checkpoint_still_extend_it(store: Store, tmp_path: Path) -> None:
-    signed, path = signed_checkpoint(store, tmp_path)
+    signed, path = signed_checkpoint(tmp_path)
     store.decide("C-1042", "covered", "The plumber dates the leak.", "ana")
     assert store.verify_audit(signed, audit_key.load_key()) == audit.Verdict(True, 6)
     assert cli("audit", "verify", "--checkpoint", str(path)).exit_code == 0
@@ -231,7 +210,7 @@ def test_entries_appended_after_a_checkpoint_still_extend_it(store: Store, tmp_p
 def test_an_altered_or_foreign_checkpoint_is_refused(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    signed, path = signed_checkpoint(store, tmp_path)
+    signed, path = signed_checkpoint(tmp_path)
     cut_tail(store, 3)
     # Moving the checkpoint back with the chain breaks its signature.
     with store.read() as conn:
@@ -252,14 +231,18 @@ def test_an_altered_or_foreign_checkpoint_is_refused(
 
 
 def test_the_key_file_is_made_private_on_first_use_and_never_by_verify(
-    store: Store, tmp_path: Path
+    tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
     key_file = audit_key.key_path()
     assert not key_file.exists()
     with pytest.raises(CheckpointError, match="no audit key"):
         audit_key.load_key()
+    assert cli("audit", "verify").exit_code == 0  # an empty trail: nothing signed to check
+    assert not key_file.exists()
     result = cli("audit", "checkpoint")
     assert result.exit_code == 0 and "Created the audit key" in result.stderr
+    key_file.unlink()
+    store = five_entries(tmp_path / "inbox", sample_library)  # the first entry makes it
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     assert len(bytes.fromhex(key_file.read_text(encoding="ascii"))) == 32
     secret = key_file.read_bytes()
@@ -279,7 +262,7 @@ def test_the_key_file_is_made_private_on_first_use_and_never_by_verify(
 
 
 def test_verify_with_a_checkpoint_but_no_key_is_refused(store: Store, tmp_path: Path) -> None:
-    _, path = signed_checkpoint(store, tmp_path)
+    _, path = signed_checkpoint(tmp_path)
     audit_key.key_path().unlink()
     result = cli("audit", "verify", "--checkpoint", str(path))
     assert result.exit_code == 2 and "no audit key" in result.stderr
@@ -287,10 +270,11 @@ def test_verify_with_a_checkpoint_but_no_key_is_refused(store: Store, tmp_path: 
 
 
 def test_the_key_may_come_from_the_environment(
-    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(audit_key.KEY_ENV, KEY)
-    signed, path = signed_checkpoint(store, tmp_path)
+    five_entries(tmp_path / "inbox", sample_library)
+    signed, path = signed_checkpoint(tmp_path)
     assert not audit_key.key_path().exists()
     assert signed.key_id == audit_key.AuditKey(KEY.encode(), "test").key_id
     assert cli("audit", "verify", "--checkpoint", str(path)).exit_code == 0

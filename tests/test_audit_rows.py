@@ -76,7 +76,7 @@ def test_an_escalation_quietly_turned_into_an_automatic_decision_is_caught(store
     )
     assert store.open_count() == 0  # the queue no longer shows it
     with store.read() as conn:
-        assert audit.verify(conn).ok  # the chain alone cannot tell
+        assert audit.verify(conn, store.audit_key()).ok  # the chain alone cannot tell
     verdict = store.verify_audit()
     assert not verdict.ok and verdict.first_bad == 1
     assert verdict.problem == (

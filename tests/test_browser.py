@@ -6,19 +6,17 @@ downloaded. A screenshot of the escalation page is saved in tests/artifacts/.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review.web import create_app, default_hosts
 from claims_crew.store import Store
-from tests.support.browser import CHROMEDRIVER, CHROMIUM, free_port
+from tests.support.browser import CHROMEDRIVER, CHROMIUM
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
+from tests.support.web import review_page
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
@@ -41,18 +39,8 @@ def served(tmp_path: Path, sample_library: PolicyLibrary) -> Iterator[tuple[str,
     water = water_loaded(tmp_path / "inbox")
     store.record(record_for(water, sample_library), None, water)
     token = store.add_reviewer("ana")
-    port = free_port()
-    app = create_app(store, default_hosts("127.0.0.1", port))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            pytest.fail("the review server did not start")
-        thread.join(0.05)
-    yield f"http://127.0.0.1:{port}", store, token
-    server.should_exit = True
-    thread.join(10)
+    with review_page(store) as port:
+        yield f"http://127.0.0.1:{port}", store, token
 
 
 @pytest.fixture

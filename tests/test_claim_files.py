@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from claims_crew.claim_files import (
     MAX_ATTACHMENT_BYTES,
@@ -135,6 +136,21 @@ def _not_yaml(inbox: Path) -> Path:
     return path
 
 
+def _json_key_twice(inbox: Path) -> Path:
+    """The claim id given twice: json.loads alone would read the last one, U-24b."""
+    path = inbox / "U-24.json"
+    body = json.dumps({**WATER, "claim_id": "U-24"})
+    path.write_text(body[:-1] + ', "claim_id": "U-24b"}')
+    return path
+
+
+def _yaml_key_twice(inbox: Path) -> Path:
+    path = inbox / "U-24.yaml"
+    fields = yaml.safe_dump({**WATER, "claim_id": "U-24"}, sort_keys=False)
+    path.write_text(fields + "claim_id: U-24b\n")
+    return path
+
+
 def _missing_fields(inbox: Path) -> Path:
     path = inbox / "C-1.json"
     path.write_text(json.dumps({"claim_id": "C-1"}))
@@ -161,6 +177,8 @@ def _missing_fields(inbox: Path) -> Path:
         (_attachment_fifo, "not_a_file", "'notes.txt' is a FIFO"),
         (_attachment_not_text, "unreadable", "'notes.txt' cannot be read as text"),
         (_not_yaml, "malformed", "not valid YAML"),
+        (_json_key_twice, "malformed", "the key 'claim_id' is given more than once"),
+        (_yaml_key_twice, "malformed", "the key 'claim_id' is given more than once in one"),
         (_missing_fields, "invalid", "claimant: Field required"),
     ],
 )
@@ -213,6 +231,20 @@ def _free_a_blocked_reader(inbox: Path) -> None:
     for fifo in inbox.iterdir():
         if fifo.is_fifo():
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+def test_a_key_given_twice_in_yaml_is_named_with_its_line(tmp_path: Path) -> None:
+    path = _yaml_key_twice(tmp_path)
+    last = len(path.read_text().splitlines())
+    with pytest.raises(ClaimFileError, match=rf"'claim_id' .* \(line {last}\)") as refused:
+        load_claim(path)
+    assert refused.value.code == "malformed"
+    # Merge keys still override, as YAML means them to.
+    path.write_text(path.read_text().replace("claim_id: U-24b\n", "") + "base: &b {x: 1}\n")
+    path.write_text(path.read_text() + "other: {<<: *b, x: 2}\n")
+    with pytest.raises(ClaimFileError) as extra:
+        load_claim(path)
+    assert extra.value.code == "invalid"  # unknown fields, not a duplicate key
 
 
 def test_links_and_attachments_inside_the_inbox_are_read(tmp_path: Path) -> None:

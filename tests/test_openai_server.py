@@ -19,6 +19,7 @@ from tests.support.openai_server import (
     Status,
     Text,
     ToolCall,
+    Truncated,
 )
 
 ASK = [{"role": "user", "content": "Is a burst pipe covered?"}]
@@ -76,6 +77,18 @@ def test_bad_json_is_a_200_that_does_not_parse(openai_server: StartServer) -> No
     server = openai_server(lambda _request: BadJSON())
     with pytest.raises(json.JSONDecodeError):  # what the client lets through, as CrewAI sees it
         client(server.base_url).chat.completions.create(model="gpt-4o-mini", messages=ASK)
+
+
+def test_a_truncated_answer_is_a_200_cut_off_inside_its_text(openai_server: StartServer) -> None:
+    server = openai_server(lambda _request: Truncated("The burst pipe is covered under 4.2(b)."))
+    raw = client(server.base_url).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=ASK
+    )
+    body = raw.http_response.text
+    assert raw.http_response.status_code == 200
+    assert body.endswith('"content": "The burst pipe is c')  # half of the text
+    with pytest.raises(json.JSONDecodeError, match="Unterminated string"):
+        raw.parse()
 
 
 def test_a_held_call_times_out_and_is_dropped_when_the_server_stops(

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from rich.console import Console
 
+from claims_crew.cli.run import review_inbox
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
@@ -33,6 +35,7 @@ from tests.support.openai_server import (
     Status,
     Text,
     ToolCall,
+    Truncated,
 )
 from tests.support.paths import ROOT
 from tests.support.provider import (
@@ -195,13 +198,14 @@ def _unknown_tool_then_answer(request: ChatRequest) -> Reply:
     return ToolCall("no_such_tool", {"clause_id": "4.2(b)"})
 
 
-FAULTS: list[tuple[str, Callable[[ChatRequest], Reply] | Reply, int]] = [
-    ("500", Status(500, "upstream exploded"), 2),
-    ("bad JSON", BadJSON(), 1),  # a 200 the client cannot read is not retried
+FAULTS: list[tuple[str, Callable[[ChatRequest], Reply] | Reply, int, str]] = [
+    ("500", Status(500, "upstream exploded"), 2, "crew_failed"),
+    # A 200 the client cannot read is not retried.
+    ("bad JSON", BadJSON(), 1, "malformed_response"),
 ]
 
 
-@pytest.mark.parametrize(("fault", "reply", "calls"), FAULTS, ids=[f[0] for f in FAULTS])
+@pytest.mark.parametrize(("fault", "reply", "calls", "code"), FAULTS, ids=[f[0] for f in FAULTS])
 def test_a_failing_provider_fails_one_claim_within_the_retry_budget(
     openai_server: StartServer,
     monkeypatch: pytest.MonkeyPatch,
@@ -211,6 +215,7 @@ def test_a_failing_provider_fails_one_claim_within_the_retry_budget(
     fault: str,
     reply: Reply,
     calls: int,
+    code: str,
 ) -> None:
     script = water_replies(water_replies(CrewScript(), "C-1"), "C-2").set("C-1", "policy", reply)
     server = openai_server(script)
@@ -222,11 +227,42 @@ def test_a_failing_provider_fails_one_claim_within_the_retry_budget(
     done = records(run(paths, sample_library, store))
 
     assert done["C-1"].status == "failed" and done["C-1"].error is not None
-    assert done["C-1"].error.code == "crew_failed"
+    assert done["C-1"].error.code == code
     # One call and one retry, by the client: not three times that by CrewAI's task retries.
     assert len(sent(server.requests, "C-1", "policy")) == calls
     assert done["C-2"].status == "reviewed"
     assert [d.claim_id for d in store.decisions()] == ["C-2"]
+
+
+def test_a_truncated_response_is_named_as_the_provider_s_malformed_answer(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    limits: Callable[..., None],
+    tmp_path: Path,
+) -> None:
+    """The policy agent's answer arrives cut off in the middle of its text: the record and the
+    run's table say the provider sent a malformed response, and the next run retries it."""
+    script = water_replies(water_replies(CrewScript(), "C-1"), "C-2")
+    script.set("C-1", "policy", Truncated(answer(POLICY_COVERED).content))
+    server = openai_server(script)
+    point_model_at(server, monkeypatch)
+    limits(timeout=10, retries=1, deadline=30)
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
+    inbox = tmp_path / "inbox"
+    water_claims(inbox, "C-1", "C-2")
+    console = Console(record=True, width=400)
+
+    assert finishes(lambda: review_inbox(inbox, 1, console)) == 1
+
+    [attempt] = Store().attempts("C-1")
+    assert attempt.error is not None and attempt.error.code == "malformed_response"
+    assert attempt.error.message.startswith("the provider sent a malformed response")
+    assert "Unterminated string" in attempt.error.message
+    assert "JSONDecodeError" not in attempt.error.message
+    shown = console.export_text()
+    assert "malformed_response: the provider sent a malformed response" in shown
+    assert [d.claim_id for d in Store().decisions()] == ["C-2"]
+    assert len(sent(server.requests, "C-1", "policy")) == 1  # a 200 is not retried
 
 
 def test_a_429_is_retried_after_its_retry_after(

@@ -212,6 +212,7 @@ def test_audit_verify_and_a_tampered_database(store: Store) -> None:
         "entries": 2,
         "first_bad": None,
         "problem": None,
+        "unsigned": 0,
     }
     with store.write() as conn:  # behind the store's back: its own calls never edit an entry
         edited = conn.execute(

@@ -297,4 +297,10 @@ def test_json_names_each_table_and_the_copys_chain(source: Store, tmp_path: Path
     assert payload["to"] == f"sqlite:///{target}"
     assert list(payload["tables"]) == [t.name for t in metadata.sorted_tables]
     assert payload["tables"]["audit_log"] == 4 and payload["tables"]["reviews"] == 1
-    assert payload["audit"] == {"ok": True, "entries": 4, "first_bad": None, "problem": None}
+    assert payload["audit"] == {
+        "ok": True,
+        "entries": 4,
+        "first_bad": None,
+        "problem": None,
+        "unsigned": 0,  # the signatures came along, and check with the same key
+    }

@@ -24,7 +24,7 @@ from sqlalchemy.pool import NullPool
 
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.store import HEAD, Review, Store
+from claims_crew.store import HEAD, Review, Store, audit, audit_key
 from claims_crew.store.engine import sqlite_url
 from claims_crew.store.schema import current_revision
 from claims_crew.store.tables import metadata
@@ -118,6 +118,56 @@ def test_new_decisions_extend_the_old_chain(
     assert (review.id, review.audit_seq) == (2, 6)
     verdict = store.verify_audit()
     assert verdict.ok and verdict.entries == 6
+
+
+def test_old_entries_stay_unsigned_and_an_unsigned_entry_after_a_signed_one_fails(
+    old_store: Path, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """Entries written before entries were signed keep resting on the chain and the
+    checkpoints, and verify says so; the first new entry is signed, and from then on an entry
+    without a signature is one written without the key."""
+    verified = CliRunner().invoke(main, ["audit", "verify", "--json"])
+    assert verified.exit_code == 0, verified.output
+    assert json.loads(verified.stdout) == {
+        "ok": True,
+        "entries": 4,
+        "first_bad": None,
+        "problem": None,
+        "unsigned": 4,
+    }
+    store = Store()
+    loaded = water_loaded(tmp_path / "later", "C-3000")
+    store.record(record_for(loaded, sample_library), None, loaded)
+    [entry] = store.audit_entries("C-3000")
+    assert entry.key_id == audit_key.load_key().key_id
+    verified = CliRunner().invoke(main, ["audit", "verify"])
+    assert verified.exit_code == 0, verified.output
+    assert verified.stdout == (
+        "ok: 5 entries, chain intact. The first 4 were written before entries were signed: "
+        "they rest on the chain and on signed checkpoints alone.\n"
+    )
+    # An unsigned entry appended after the signed one, chained and hashed as the old ones were.
+    with store.write() as conn:
+        head = conn.execute(text("SELECT seq, hash FROM audit_head")).one()
+        body = json.loads(
+            conn.execute(text("SELECT body FROM audit_log WHERE seq = 5")).scalar_one()
+        )
+        del body["key_id"]
+        body.update(seq=6, prev=head.hash, claim_id="C-3001")
+        digest = audit.entry_hash(body)
+        conn.execute(
+            text(
+                "INSERT INTO audit_log (seq, claim_id, at, body, hash) "
+                "VALUES (6, 'C-3001', :at, :body, :hash)"
+            ),
+            {"at": body["at"], "body": audit.canonical(body), "hash": digest},
+        )
+        conn.execute(text("UPDATE audit_head SET seq = 6, hash = :hash"), {"hash": digest})
+    verdict = store.verify_audit()
+    assert not verdict.ok and verdict.first_bad == 6
+    assert verdict.problem == (
+        "entry 6 is not signed, but the entries before it are: it was written without the audit key"
+    )
 
 
 def test_the_upgraded_schema_is_the_current_one(old_store: Path) -> None:

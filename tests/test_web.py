@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import re
 from pathlib import Path
 
@@ -9,9 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review.views import MAX_PAGE
 from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE, create_app, default_hosts
 from claims_crew.store import Store
 from tests.support.store import record_for, water_loaded
+from tests.support.web import review_page
 
 SCRIPT = "<script>alert('pwned')</script>"
 
@@ -180,3 +183,62 @@ def test_sign_out_ends_the_session(store: Store) -> None:
     assert c.post("/logout", data={"csrf": "x"}).status_code == 403
     assert c.post("/logout", data={"csrf": csrf_of(html)}).status_code == 303
     assert c.get("/").status_code == 303
+
+
+def test_a_page_number_out_of_range_is_a_400_and_the_connection_goes_on(store: Store) -> None:
+    """Served for real: /?page=2**63-1 used to overflow the row offset, answer 500 without the
+    security headers, and drop the connection under the next request."""
+    store.add_reviewer("ana")
+    cookie = f"{SESSION_COOKIE}={store.open_session('ana')}"
+    with review_page(store) as port:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+        def get(path: str) -> tuple[int, dict[str, str], str]:
+            connection.request("GET", path, headers={"Cookie": cookie})
+            response = connection.getresponse()
+            headers = {name.lower(): value for name, value in response.getheaders()}
+            return response.status, headers, response.read().decode("utf-8")
+
+        status, _, body = get("/?page=1")
+        assert status == 200 and "C-1042" in body
+        assert connection.sock is not None
+        local = connection.sock.getsockname()
+        for page in ("9223372036854775807", str(MAX_PAGE + 1), "0", "-3", "two"):
+            status, headers, body = get(f"/?page={page}")
+            assert status == 400, (page, body)
+            assert body.startswith("Bad request: page: ")
+            assert page not in body  # what was sent is not echoed
+            for name, value in SECURITY_HEADERS.items():
+                assert headers[name.lower()] == value
+            assert headers.get("connection") != "close"
+            status, _, body = get("/?page=1")  # on the same connection, still open
+            assert status == 200 and "C-1042" in body
+            assert connection.sock is not None and connection.sock.getsockname() == local
+        status, _, body = get(f"/?page={MAX_PAGE}")  # the last page answered: empty
+        assert status == 200 and "C-1042" not in body
+        connection.close()
+
+
+def test_a_version_past_any_escalation_s_is_a_400(store: Store) -> None:
+    c = signed_in(store)
+    csrf = csrf_of(c.get("/escalations/C-1042").text)
+    data = {"decision": "covered", "reason": "dated", "csrf": csrf}
+    response = c.post("/escalations/C-1042/decide", data={**data, "version": str(2**63)})
+    assert response.status_code == 400 and response.text.startswith("Bad request: version: ")
+    assert response.headers["x-frame-options"] == "DENY"
+    assert store.reviews() == []
+
+
+def test_an_error_in_a_page_is_a_500_with_the_security_headers(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c = signed_in(store)
+
+    def broken() -> int:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(store, "open_count", broken)
+    response = c.get("/")
+    assert response.status_code == 500 and response.text == "Internal error"
+    for name, value in SECURITY_HEADERS.items():
+        assert response.headers[name] == value

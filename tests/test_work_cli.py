@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from sqlalchemy import select
 
 from claims_crew.claim_files import inbox_files
 from claims_crew.cli import main
 from claims_crew.store import Store
+from claims_crew.store import tables as t
 from tests.support.openai_server import StartServer
 from tests.support.sample_inbox import (
     CLAIM_IDS,
@@ -45,6 +47,27 @@ def test_ingest_lists_each_file_and_fails_when_one_is_refused(tmp_path: Path) ->
     assert "refused (invalid)" in result.output and "policy_id" in result.output
     assert "1 claim file(s) refused" in result.stderr
     assert Store().queue_counts().pending == 1
+
+
+def test_ingest_refuses_a_changed_file_for_a_queued_claim_and_keeps_the_queued_one(
+    tmp_path: Path,
+) -> None:
+    first = water_loaded(tmp_path / "first", "C-1")
+    changed = water_loaded(tmp_path / "second", "C-1", amount=9999)
+    assert cli("ingest", str(first.path.parent)).exit_code == 0
+    result = cli("ingest", str(changed.path.parent))
+    assert result.exit_code == 1
+    assert "refused (duplicate_id)" in result.output
+    assert "1 claim file(s) refused" in result.stderr
+    store = Store()
+    with store.read() as conn:
+        queued = conn.execute(select(t.work_items.c.sha256)).scalars().all()
+        kept = conn.execute(select(t.claim_files.c.sha256)).scalars().all()
+    assert queued == kept == [first.sha256]  # the changed bytes are not even kept
+    assert store.queue_counts().pending == 1
+    # The same file again is still just already queued.
+    again = cli("ingest", str(first.path.parent))
+    assert again.exit_code == 0 and "already queued" in again.output
 
 
 @pytest.mark.usefixtures("warm_index")

@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import select, update
 
 from claims_crew.claim_files import load_claim
+from claims_crew.errors import ClaimFileError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.ingest import ingest
 from claims_crew.store import Store, lease_holder
@@ -97,6 +98,20 @@ def test_a_decided_claim_is_not_queued_again_and_a_changed_file_is_flagged(
     counts = store.queue_counts()
     assert (counts.pending, counts.done) == (0, 1)
     assert store.take(lease_holder()) == []
+
+
+def test_a_changed_file_for_a_claim_under_review_is_refused(tmp_path: Path) -> None:
+    store = Store()
+    loaded = water_loaded(tmp_path / "inbox")
+    assert store.enqueue(loaded) == "queued"
+    item = store.take(lease_holder())[0]
+    assert store.enqueue(loaded) == "in_progress"
+    changed = water_loaded(tmp_path / "other", amount=9999)
+    with pytest.raises(ClaimFileError, match=r"already queued from C-1042\.json") as refused:
+        store.enqueue(changed)
+    assert refused.value.code == "duplicate_id"
+    assert item_row(store, "C-1042")["sha256"] == item.sha256 == loaded.sha256
+    assert store.loaded("C-1042", changed.sha256) is None  # nothing of it was kept
 
 
 def test_a_taken_claim_is_not_taken_again_until_finished_or_put_back(tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ what is not in the inbox. So a file is checked before it is parsed:
   opened (a FIFO would block the run until something writes to it);
 - it is at most MAX_CLAIM_BYTES, and only that much plus one byte is ever read; an attachment is
   at most MAX_ATTACHMENT_BYTES, and all of a claim's attachments MAX_ATTACHMENTS_BYTES together;
-- it is nested at most MAX_NESTING deep, checked before the YAML composer (which recurses) runs.
+- it is nested at most MAX_NESTING deep, checked before the YAML composer (which recurses) runs;
+- no mapping names a key twice (`"claim_id": "U-24", "claim_id": "U-24b"`): both parsers would
+  keep the last value without a word, so such a file is malformed.
 Whatever is wrong is a ClaimFileError naming the file, with a code saying why; the batch reports
 it and goes on with the other files. Files that share a claim id are refused together
 (`load_claims`).
@@ -22,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -172,19 +175,65 @@ def _yaml_nesting_exceeds(raw: bytes, limit: int) -> bool:
     return False
 
 
+class _DuplicateKey(Exception):
+    """A mapping that names one key twice: the parsers would keep the last value silently."""
+
+    def __init__(self, key: object, line: int | None = None) -> None:
+        super().__init__(key)
+        self.key = key
+        self.line = line
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a key given twice."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that names a key twice (PyYAML keeps the last).
+    A merge key (`<<`) may still override, as YAML intends."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                again = key in seen
+            except TypeError:  # an unhashable key, which the safe loader refuses itself
+                continue
+            if again:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def _parse(path: Path, raw: bytes) -> object:
     is_json = path.suffix.lower() == ".json"
     try:
         if is_json:
-            data = json.loads(raw)
+            data = json.loads(raw, object_pairs_hook=_unique_keys)
             if _nesting_exceeds(data, MAX_NESTING):
                 raise _too_deep(path)
             return data
         if _yaml_nesting_exceeds(raw, MAX_NESTING):
             raise _too_deep(path)
-        return yaml.safe_load(raw)
+        return yaml.load(raw, Loader=_UniqueKeyLoader)  # a SafeLoader: no arbitrary objects
     except RecursionError as exc:  # the checks above keep parsing shallow; this is the backstop
         raise _too_deep(path) from exc
+    except _DuplicateKey as exc:
+        where = f" (line {exc.line})" if exc.line is not None else ""
+        raise ClaimFileError(
+            f"{path}: the key {exc.key!r} is given more than once in one mapping{where}; "
+            "which value is meant cannot be told",
+            code="malformed",
+        ) from exc
     except (ValueError, yaml.YAMLError) as exc:
         kind = "JSON" if is_json else "YAML"
         raise ClaimFileError(f"{path}: not valid {kind}: {exc}", code="malformed") from exc
@@ -251,9 +300,15 @@ def load_claims(paths: Sequence[Path]) -> dict[Path, LoadedClaim | ClaimFileErro
     for claim_id, same in by_id.items():
         for path in same if len(same) > 1 else ():
             others = ", ".join(p.name for p in same if p != path)
-            found[path] = ClaimFileError(
-                f"{path}: claim id {claim_id} is also in {others}; none of them is reviewed "
-                "until only one file has it",
-                code="duplicate_id",
+            found[path] = duplicate_id(
+                path,
+                claim_id,
+                f"is also in {others}; none of them is reviewed until only one file has it",
             )
     return found
+
+
+def duplicate_id(path: Path, claim_id: str, why: str) -> ClaimFileError:
+    """A file refused because another file has its claim id (`why` says which and what
+    becomes of them): another file of the inbox, or a different file already queued."""
+    return ClaimFileError(f"{path}: claim id {claim_id} {why}", code="duplicate_id")

@@ -200,9 +200,9 @@ ClaimFileProblem = Literal[
     "outside_inbox",  # a link out of the inbox, or an attachment outside the claim's folder
     "too_large",  # over a size cap: the claim file, one attachment or all of them
     "too_deep",  # nested deeper than any claim file needs
-    "malformed",  # not JSON or YAML, or not a mapping of fields
+    "malformed",  # not JSON or YAML, not a mapping of fields, or a key given twice
     "invalid",  # missing or bad fields
-    "duplicate_id",  # another file in the inbox has the same claim_id
+    "duplicate_id",  # another file in the inbox, or one queued, has the same claim_id
 ]
 CLAIM_FILE_PROBLEMS: tuple[ClaimFileProblem, ...] = get_args(ClaimFileProblem)
 

@@ -16,6 +16,9 @@ What `respond` returns decides the answer (the fault modes among them):
 - `Hang()`: the call never returns. The connection is held open until the server stops (at
   the latest after `hang_limit_s`), then dropped without an answer.
 - `BadJSON()`: status 200 and a body that is not JSON.
+- `Truncated(content)`: status 200 and the completion `Text(content)` would get, cut off in the
+  middle of the answer's text (an unterminated string), as a provider or proxy that drops the
+  end of a body sends it. The body is whole as HTTP: its length is the cut length.
 
 Streaming requests (`stream: true`) get the same answer as server-sent events. `latency_s`
 delays every answer, for benches. `exchanges` is the server's own log: when each request
@@ -71,7 +74,14 @@ class BadJSON:
     body: str = '{"id": "chatcmpl-broken", "choices": [ {'
 
 
-Reply = Text | ToolCall | Status | Hang | BadJSON
+@dataclass(frozen=True)
+class Truncated:
+    """Status 200 and a real completion of `content`, cut off in the middle of `content`."""
+
+    content: str
+
+
+Reply = Text | ToolCall | Status | Hang | BadJSON | Truncated
 
 
 @dataclass(frozen=True)
@@ -243,6 +253,9 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if isinstance(reply, BadJSON):
                 self._send_bytes(200, reply.body.encode(), "application/json")
                 return
+            if isinstance(reply, Truncated):
+                self._send_bytes(200, _truncated(reply, body, number), "application/json")
+                return
             message, finish = _message(reply, number)
             model = str(body.get("model", "scripted"))
             if body.get("stream"):
@@ -298,6 +311,17 @@ def _message(reply: Text | ToolCall, number: int) -> tuple[dict[str, Any], str]:
         }
         return {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
     return {"role": "assistant", "content": reply.content}, "stop"
+
+
+def _truncated(reply: Truncated, body: dict[str, Any], number: int) -> bytes:
+    """The completion of `reply.content`, ending halfway through that text."""
+    message, finish = _message(Text(reply.content), number)
+    whole = json.dumps(
+        _completion(message, finish, str(body.get("model", "scripted")), number, body)
+    )
+    text = json.dumps(reply.content)[1:-1]  # as it is written inside the body
+    cut = whole.index(text) + max(1, len(text) // 2)
+    return whole[:cut].encode()
 
 
 def _completion(

@@ -24,6 +24,7 @@ from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import read_case
 from claims_crew.store import Store
 from claims_crew.store.schema import alembic_config
+from tests.support.chain import rewrite_unsigned
 from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, WATER_CLAIM
 from tests.support.paths import ROOT
 
@@ -133,9 +134,13 @@ def _schema(conn: Connection) -> dict[str, tuple[set[str], set[str]]]:
 def back_to(store: Store, revision: str) -> None:
     """Make the store's database look last migrated at `revision`, as an older store is: its
     revision set back, and what the later revisions made dropped (their tables with their rows,
-    the columns and the indexes they added). The next store opened on it migrates it again."""
+    the columns and the indexes they added; before entries were signed, the chain unsigned).
+    The next store opened on it migrates it again."""
     then, now = schema_at(revision), schema_at("head")
     with store.write() as conn:
+        if "signature" not in then.get("audit_log", (set(), set()))[0]:
+            # Entries written then named no key: the chain as such a store has it.
+            rewrite_unsigned(conn, lambda _entry: None)
         for table, (columns, indexes) in now.items():
             if table not in then:
                 continue

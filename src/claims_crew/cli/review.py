@@ -21,7 +21,7 @@ from rich.text import Text
 
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import clean, plain
-from claims_crew.review.views import age, escalation_detail, escalation_list
+from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
 from claims_crew.store import Store, audit, audit_key, checkpoint
 from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
 
@@ -37,7 +37,7 @@ def review() -> None:
 
 
 @review.command("list")
-@click.option("--page", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
 @json_option
 @reports_errors
 def review_list(page: int, as_json: bool) -> None:
@@ -290,10 +290,11 @@ def audit_group() -> None:
 @json_option
 @reports_errors
 def audit_verify(export_file: Path | None, checkpoint_file: Path | None, as_json: bool) -> None:
-    """Walk the chain and check the decisions, escalations and reviews it recorded; name the
-    first problem. Exits 1 when anything is broken."""
+    """Walk the chain, check each entry's signature with the audit key, and check the
+    decisions, escalations and reviews it recorded; name the first problem. Exits 1 when
+    anything is broken, 2 when signed entries or a checkpoint meet no audit key."""
     signed = checkpoint.read(checkpoint_file) if checkpoint_file is not None else None
-    key = audit_key.load_key() if signed is not None else None
+    key = audit_key.find_key()
     if export_file is not None:
         with export_file.open(encoding="utf-8") as lines:
             verdict = checkpoint.verify_export(lines.read().splitlines(), signed, key)
@@ -303,6 +304,11 @@ def audit_verify(export_file: Path | None, checkpoint_file: Path | None, as_json
         emit_json(verdict.as_json())
     elif verdict.ok:
         extends = f" It extends the signed checkpoint of entry {signed.seq}." if signed else ""
+        if verdict.unsigned:
+            extends += (
+                f" The first {verdict.unsigned} were written before entries were signed: they "
+                "rest on the chain and on signed checkpoints alone."
+            )
         click.echo(f"ok: {verdict.entries} entries, chain intact.{extends}")
     else:
         click.echo(f"BROKEN at entry {verdict.first_bad}: {verdict.problem}", err=True)

@@ -16,6 +16,10 @@ from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
 from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
 
+# An escalation's version counts its changes; a number past this is no version it can have, and
+# is refused (400) before it reaches the database, whose integers it would overflow.
+MAX_VERSION = 2**31 - 1
+
 
 def escalation_routes(pages: Pages) -> APIRouter:
     """GET /escalations/{claim_id}, POST /escalations/{claim_id}/decide."""
@@ -34,7 +38,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
         claim_id: str,
         decision: str = Form(""),
         reason: str = Form(""),
-        version: int = Form(0),
+        version: int = Form(0, ge=0, le=MAX_VERSION),
         csrf: str = Form(""),
     ) -> Response:
         session = pages.signed_in(request)

@@ -1,12 +1,16 @@
-"""The escalation queue: the list of open escalations, page by page, with stale ones marked."""
+"""The escalation queue: the list of open escalations, page by page, with stale ones marked.
+
+A page number outside 1..MAX_PAGE is refused with 400 (web.py) before anything is read."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from claims_crew.review.pages import Pages, to_login
-from claims_crew.review.views import age, escalation_list
+from claims_crew.review.views import MAX_PAGE, age, escalation_list
 
 
 def queue_routes(pages: Pages) -> APIRouter:
@@ -15,7 +19,7 @@ def queue_routes(pages: Pages) -> APIRouter:
     store = pages.store
 
     @router.get("/")
-    def queue(request: Request, page: int = 1) -> Response:
+    def queue(request: Request, page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1) -> Response:
         session = pages.signed_in(request)
         if session is None:
             return to_login()

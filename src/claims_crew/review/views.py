@@ -17,6 +17,10 @@ from claims_crew.store import Escalation, Store
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 PAGE_SIZE = 50
+# The last page number asked for that is answered: far past any queue (five million open
+# escalations), and small enough that the row offset stays an ordinary integer on either
+# engine. A larger number is refused (400 on the page, a usage error in the CLI).
+MAX_PAGE = 100_000
 
 STATUS_LABELS = {
     "verified": "verified",
@@ -49,7 +53,7 @@ def _row(e: Escalation) -> dict[str, Any]:
 def escalation_list(store: Store, page: int = 1, page_size: int = PAGE_SIZE) -> dict[str, Any]:
     """The open escalations, oldest first, one page at a time; and files changed after their
     decision, which a person must look at too."""
-    page = max(1, page)
+    page = min(max(1, page), MAX_PAGE)
     total = store.open_count()
     rows = store.open_escalations(page_size, (page - 1) * page_size)
     return {

@@ -12,14 +12,19 @@ Safety, in the order a request meets it:
 - every form carries a CSRF token tied to the session (or, on the sign-in form, to a cookie),
   and a POST without the right one is refused (403);
 - templates autoescape everything, and the Content-Security-Policy allows no script at all;
-  every response carries the security headers, the 403 for a foreign Host included.
+  every response carries the security headers, the 403 for a foreign Host included;
+- a request whose parameters do not fit (a page number out of range, a version that is no
+  number) is a 400 naming the parameter, and an error in a page is a plain 500: both are
+  ordinary responses, with the headers, and the connection stays open for the next request.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
 
 from claims_crew.revalidation.stale import Project
@@ -42,6 +47,8 @@ __all__ = [
     "create_app",
     "default_hosts",
 ]
+
+_log = logging.getLogger(__name__)
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
@@ -78,6 +85,7 @@ def create_app(
     )
     css = (template_folder() / "review.css").read_text(encoding="utf-8")
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_exception_handler(RequestValidationError, _bad_request)
     _guard_hosts(app, {h.lower() for h in allowed_hosts})
 
     @app.get("/review.css")
@@ -90,8 +98,18 @@ def create_app(
     return app
 
 
+async def _bad_request(_request: Request, exc: Exception) -> Response:
+    """400, naming each parameter that does not fit and why (never echoing what was sent)."""
+    assert isinstance(exc, RequestValidationError)
+    problems = "; ".join(
+        f"{err['loc'][-1]}: {err['msg']}" for err in exc.errors() if err.get("loc")
+    )
+    return PlainTextResponse(f"Bad request: {problems}", status_code=400)
+
+
 def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
-    """Refuse a foreign Host header (403), and put the security headers on every response."""
+    """Refuse a foreign Host header (403), and put the security headers on every response,
+    a 500 for an error in a page included."""
 
     @app.middleware("http")
     async def guard(
@@ -102,7 +120,11 @@ def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
                 "Forbidden: unknown Host header", status_code=403
             )
         else:
-            response = await call_next(request)
+            try:
+                response = await call_next(request)
+            except Exception:  # answered here, so it too has the headers and the connection
+                _log.exception("the review page failed on %s", request.url.path)
+                response = PlainTextResponse("Internal error", status_code=500)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response

@@ -3,7 +3,8 @@ half of every run.
 
 Each file is read once and validated (claim_files.load_claims: files sharing a claim id are
 refused together), then kept whole in the store (the bytes that were checked, its fields and its
-attachments' text) and its claim queued for the workers (store/work_queue.py). Everything later
+attachments' text) and its claim queued for the workers (store/work_queue.py). A file whose claim
+is already queued from other bytes is refused as a duplicate id too. Everything later
 reads the claim from the store, never from the file again. A bad file is refused with a typed
 error and the others go on. A claim already decided is not queued again; a file changed after
 its claim's decision is flagged and not queued.
@@ -46,6 +47,10 @@ class Ingested:
     code: ClaimFileProblem | None = None
     sha256: str = ""  # of the bytes kept, when the file was read
 
+    @classmethod
+    def refusal(cls, path: Path, error: ClaimFileError) -> Ingested:
+        return cls(path, None, None, str(error), error.code)
+
     @property
     def refused(self) -> bool:
         return self.state is None
@@ -64,8 +69,12 @@ def ingest(paths: Sequence[Path], store: Store) -> list[Ingested]:
     for path in paths:
         loaded = found[path]
         if isinstance(loaded, ClaimFileError):
-            results.append(Ingested(path, None, None, str(loaded), loaded.code))
+            results.append(Ingested.refusal(path, loaded))
             continue
-        state = store.enqueue(loaded)
+        try:
+            state = store.enqueue(loaded)
+        except ClaimFileError as exc:  # another version of the claim is queued
+            results.append(Ingested.refusal(path, exc))
+            continue
         results.append(Ingested(path, loaded.claim.claim_id, state, sha256=loaded.sha256))
     return results

@@ -7,6 +7,7 @@ saved: the claim routine (routine.py) records it in one transaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -69,7 +70,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         code = "model" if isinstance(exc, ModelError) else "config"
         return _failed(base, code, str(exc))
     except Exception as exc:  # a model or network failure must not stop the batch
-        return _failed(base, failure_code(exc), f"{type(exc).__name__}: {exc}")
+        return _failed(base, failure_code(exc), failure_message(exc))
     return _reviewed(base, state, stages)
 
 
@@ -160,11 +161,50 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 def failure_code(exc: BaseException) -> str:
     """`timeout` when a model call gave up waiting (the clients' timeout errors all stem from a
     socket's); `rate_limited` when the provider still answered 429 after the client's retries
-    (every provider's SDK puts the HTTP status on its error); else `crew_failed`. All three
-    leave the claim for the next run."""
+    (every provider's SDK puts the HTTP status on its error); `malformed_response` when the
+    provider's client could not read its answer (a body cut off or garbled); else
+    `crew_failed`. All four leave the claim for the next run."""
     causes = list(_causes(exc))
     if any(isinstance(cause, TimeoutError) for cause in causes):
         return "timeout"
     if any(getattr(cause, "status_code", None) == 429 for cause in causes):
         return "rate_limited"
+    if malformed_response(exc) is not None:
+        return "malformed_response"
     return "crew_failed"
+
+
+def failure_message(exc: BaseException) -> str:
+    """What the record says of a failure: the error as it was raised, or, for a response the
+    provider's client could not read, that the provider sent it."""
+    if (unreadable := malformed_response(exc)) is not None:
+        return (
+            "the provider sent a malformed response (a body that is not the JSON its API "
+            f"promises: cut off, or garbled): {unreadable}"
+        )
+    return f"{type(exc).__name__}: {exc}"
+
+
+# The provider clients that read a response body. A JSON error raised inside one of them is the
+# provider's answer failing to parse, not a fault in this program or in what the model wrote
+# (that is parsed by our code, and a parse failure of it is a reason code, not an error).
+_PROVIDER_CLIENTS = frozenset({"openai", "anthropic", "httpx", "litellm", "ollama"})
+
+
+def malformed_response(exc: BaseException) -> ValueError | None:
+    """The JSON error of a provider response its client could not read, if that is what
+    `exc` (or an error behind it) is."""
+    for cause in _causes(exc):
+        if isinstance(cause, json.JSONDecodeError) and _raised_in_client(cause):
+            return cause
+    return None
+
+
+def _raised_in_client(exc: BaseException) -> bool:
+    trace = exc.__traceback__
+    while trace is not None:
+        module = str(trace.tb_frame.f_globals.get("__name__", ""))
+        if module.partition(".")[0] in _PROVIDER_CLIENTS:
+            return True
+        trace = trace.tb_next
+    return False

@@ -6,10 +6,11 @@ reordering any entry breaks the chain at that entry. The last entry's number and
 as the chain head, so cutting entries off the end shows too.
 
 The chain alone cannot show a rewrite by someone who re-hashes every entry after the one they
-changed and moves the head (or cuts the tail and moves the head back): the hashes still agree
-with one another. A checkpoint of the head signed with a key kept outside the database
-(checkpoint.py) pins the chain up to that entry. The rows the entries recorded (decisions,
-escalations, reviews) are checked against them by audit_rows.py.
+changed and moves the head (or cuts the tail and moves the head back), nor a well-formed entry
+they append: the hashes still agree with one another. So every entry is signed as it is
+appended, with a key kept outside the database (entry_signatures.py), and a checkpoint of the
+head signed with the same key (checkpoint.py) pins the chain up to that entry. The rows the
+entries recorded (decisions, escalations, reviews) are checked against them by audit_rows.py.
 
 Entries are only ever appended, inside the caller's write transaction (base.py), on SQLite or
 PostgreSQL alike. That transaction holds the store's write lock (SQLite's file lock, or the
@@ -27,7 +28,8 @@ engines, never a JSON type the database could reformat), so an entry hashes the 
 on PostgreSQL and in a copy from one to the other.
 
 An export is JSONL: a header line with the entry count and the last hash, then one entry per
-line exactly as it was hashed, plus its hash. It can be verified on its own.
+line exactly as it was hashed, plus its hash and signature. It can be verified on its own (with
+the audit key, to check the signatures).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Connection, insert, select
 
+from claims_crew.store import entry_signatures
+from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.sql import insert_new, upsert
 from claims_crew.store.tables import audit_head, audit_log
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
@@ -99,6 +103,10 @@ class AuditEntry(BaseModel):
     changed: list[StaleReason] | None = Field(
         None, description="What had changed since the entry revalidated, or expired."
     )
+    # Entries written before entries were signed have no such key either (entry_signatures.py).
+    key_id: str | None = Field(
+        None, description="The audit key whose signature of this entry's hash is kept with it."
+    )
 
 
 def canonical(value: Any) -> str:
@@ -132,31 +140,52 @@ def _locked_head(conn: Connection) -> tuple[int, str]:
     return int(row[0]), str(row[1])
 
 
-def append(conn: Connection, **fields: Any) -> tuple[AuditEntry, str]:
-    """Add an entry after the chain head; the caller holds a write transaction."""
+def append(conn: Connection, key: AuditKey, **fields: Any) -> tuple[AuditEntry, str]:
+    """Add an entry after the chain head, signed with `key` (the key every entry of the chain
+    is signed with); the caller holds a write transaction."""
     if not conn.in_transaction():
         raise RuntimeError("audit.append needs the caller's write transaction")
     seq, prev = _locked_head(conn)
-    entry = AuditEntry(seq=seq + 1, prev=prev, **fields)
+    last = conn.execute(select(audit_log.c.body).where(audit_log.c.seq == seq)).scalar()
+    entry_signatures.same_key(_key_named(last), key)
+    entry = AuditEntry(seq=seq + 1, prev=prev, key_id=key.key_id, **fields)
     body = entry.model_dump(mode="json")
     digest = entry_hash(body)
     conn.execute(
         insert(audit_log).values(
-            seq=entry.seq, claim_id=entry.claim_id, at=entry.at, body=canonical(body), hash=digest
+            seq=entry.seq,
+            claim_id=entry.claim_id,
+            at=entry.at,
+            body=canonical(body),
+            hash=digest,
+            signature=entry_signatures.sign(key, digest),
         )
     )
     upsert(conn, audit_head, {"id": HEAD_ID, "seq": entry.seq, "hash": digest}, ["id"])
     return entry, digest
 
 
+def _key_named(body_text: str | None) -> str | None:
+    """The key an entry's body names; None for none (or a body that is no entry, which
+    `verify` reports)."""
+    try:
+        body = json.loads(body_text) if body_text else None
+    except ValueError:
+        return None
+    key_id = body.get("key_id") if isinstance(body, dict) else None
+    return key_id if isinstance(key_id, str) else None
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """What a walk over the chain found: `first_bad` is the first entry that fails, if any."""
+    """What a walk over the chain found: `first_bad` is the first entry that fails, if any;
+    `unsigned`, how many entries were written before entries were signed (the first ones)."""
 
     ok: bool
     entries: int
     first_bad: int | None = None
     problem: str | None = None
+    unsigned: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -164,17 +193,21 @@ class Verdict:
             "entries": self.entries,
             "first_bad": self.first_bad,
             "problem": self.problem,
+            "unsigned": self.unsigned,
         }
 
 
 class _Walk:
     """Checks entries one after another; the first failure sticks."""
 
-    def __init__(self, first_seq: int = 1, prev: str | None = GENESIS) -> None:
+    def __init__(
+        self, key: AuditKey | None, first_seq: int = 1, prev: str | None = GENESIS
+    ) -> None:
         self.expect_seq = first_seq
         self.prev = prev  # None: the entry before the first is unknown (an export --since)
         self.count = 0
         self.bad: Verdict | None = None
+        self.signatures = entry_signatures.Signatures(key)
 
     def fail(self, seq: int, problem: str) -> None:
         if self.bad is None:
@@ -184,11 +217,13 @@ class _Walk:
         self,
         body_text: str,
         stored_hash: str,
+        signature: str | None,
         row_seq: int | None = None,
         row_columns: tuple[str, str] | None = None,
     ) -> None:
-        """Check the next entry; `row_seq` and `row_columns` (claim id, time) are what the
-        stored row says beside the body, outside the hash, and must agree with it."""
+        """Check the next entry and its signature; `row_seq` and `row_columns` (claim id,
+        time) are what the stored row says beside the body, outside the hash, and must agree
+        with it."""
         if self.bad is not None:
             return
         at = self.expect_seq
@@ -208,6 +243,8 @@ class _Walk:
             self.fail(at, f"entry {at} was altered: its content no longer matches its hash")
         elif row_columns is not None and row_columns != (entry.claim_id, entry.at):
             self.fail(at, f"entry {at}: its row's claim id or time differs from the entry")
+        elif unsigned := self.signatures.problem(at, entry.key_id, stored_hash, signature):
+            self.fail(at, unsigned)
         if self.bad is None:
             self.prev = stored_hash
             self.expect_seq += 1
@@ -229,24 +266,26 @@ class _Walk:
             return Verdict(
                 False, self.count, last_seq, f"entry {last_seq} does not match the {what}'s hash"
             )
-        return Verdict(True, self.count)
+        return Verdict(True, self.count, unsigned=self.signatures.unsigned)
 
 
-def verify(conn: Connection) -> Verdict:
-    """Walk the stored chain from the first entry to the head. (The rows the entries recorded
-    are compared with them by audit_rows.py.)"""
-    walk = _Walk()
+def verify(conn: Connection, key: AuditKey | None) -> Verdict:
+    """Walk the stored chain from the first entry to the head, checking each entry's signature
+    with `key` (needed once an entry is signed). (The rows the entries recorded are compared
+    with them by audit_rows.py.)"""
+    walk = _Walk(key)
     rows = conn.execute(
         select(
             audit_log.c.seq,
             audit_log.c.body,
             audit_log.c.hash,
+            audit_log.c.signature,
             audit_log.c.claim_id,
             audit_log.c.at,
         ).order_by(audit_log.c.seq)
     )
     for row in rows:
-        walk.step(row.body, row.hash, int(row.seq), (row.claim_id, row.at))
+        walk.step(row.body, row.hash, row.signature, int(row.seq), (row.claim_id, row.at))
         if walk.bad is not None:
             return walk.bad
     last_seq, last_hash = head(conn)
@@ -254,14 +293,16 @@ def verify(conn: Connection) -> Verdict:
 
 
 def export_lines(conn: Connection, since: str | None, exported_at: str) -> Iterator[str]:
-    """JSONL: a header, then every entry at or after `since` (UTC ISO text), with its hash.
+    """JSONL: a header, then every entry at or after `since` (UTC ISO text), with its hash and
+    signature (null for an entry from before entries were signed).
 
     Reads one snapshot, so the header counts exactly the entries that follow it.
     """
-    query = select(audit_log.c.seq, audit_log.c.body, audit_log.c.hash).order_by(audit_log.c.seq)
+    a = audit_log.c
+    query = select(a.seq, a.body, a.hash, a.signature).order_by(a.seq)
     if since:
-        query = query.where(audit_log.c.at >= since)  # fixed-width ISO text orders as time
-    entries = [(int(row.seq), str(row.body), str(row.hash)) for row in conn.execute(query)]
+        query = query.where(a.at >= since)  # fixed-width ISO text orders as time
+    entries = [(int(r.seq), str(r.body), str(r.hash), r.signature) for r in conn.execute(query)]
     header = {
         "audit_export": {
             "version": EXPORT_VERSION,
@@ -274,12 +315,13 @@ def export_lines(conn: Connection, since: str | None, exported_at: str) -> Itera
         }
     }
     yield canonical(header)
-    for _seq, body, digest in entries:
-        yield canonical({"entry": json.loads(body), "hash": digest})
+    for _seq, body, digest, signature in entries:
+        yield canonical({"entry": json.loads(body), "hash": digest, "signature": signature})
 
 
-def verify_export(lines: Iterable[str]) -> Verdict:
-    """Check an export on its own: header, order, links between entries, every hash."""
+def verify_export(lines: Iterable[str], key: AuditKey | None) -> Verdict:
+    """Check an export on its own: header, order, links between entries, every hash, and with
+    `key` every signature (needed once an entry is signed)."""
     it = iter(line for line in lines if line.strip())
     try:
         header = json.loads(next(it))["audit_export"]
@@ -289,15 +331,16 @@ def verify_export(lines: Iterable[str]) -> Verdict:
         return Verdict(False, 0, None, "the first line is not an audit export header")
     start = int(first_seq) if first_seq is not None else 1
     # The entry before an export that starts mid-chain is not in the file: trust its first link.
-    walk = _Walk(start, GENESIS if start == 1 else None)
+    walk = _Walk(key, start, GENESIS if start == 1 else None)
     for line in it:
         try:
             item = json.loads(line)
             body, digest = canonical(item["entry"]), str(item["hash"])
-        except (ValueError, KeyError, TypeError):
+            signature = item.get("signature")
+        except (ValueError, KeyError, TypeError, AttributeError):
             walk.fail(walk.expect_seq, f"entry {walk.expect_seq}: the line is not an entry")
             break
-        walk.step(body, digest)
+        walk.step(body, digest, signature if isinstance(signature, str) else None)
         if walk.bad is not None:
             return walk.bad
     if walk.count != count:

@@ -1,14 +1,17 @@
-"""The key that signs audit checkpoints, kept outside the database.
+"""The key that signs audit entries and checkpoints, kept outside the database.
 
 The hash chain shows that the entries agree with one another, but anyone who can write the
-database can rewrite an entry and re-hash every entry after it. A checkpoint of the chain head
-signed with a key the database never holds pins the chain up to that entry (checkpoint.py).
+database can rewrite an entry and re-hash every entry after it, or append new entries. Every
+entry is signed with a key the database never holds as it is written (entry_signatures.py),
+and a checkpoint of the chain head signed with the same key pins the chain up to that entry
+(checkpoint.py).
 
 The key is an HMAC-SHA256 key (the standard library's `hmac`): CLAIMS_CREW_AUDIT_KEY when set
 (at least 32 bytes of text, e.g. the output of `python -c "import secrets;
 print(secrets.token_hex(32))"`), else `audit.key` in CLAIMS_CREW_HOME, 32 random bytes written
-as hex with mode 0600 by the first `audit checkpoint`. A key file that others may read is
-refused rather than trusted, and checking a checkpoint never creates a key.
+as hex with mode 0600 by the first write of an entry (or `audit checkpoint`). A key file that
+others may read is refused rather than trusted, and checking entries or a checkpoint never
+creates a key.
 """
 
 from __future__ import annotations
@@ -53,6 +56,14 @@ class AuditKey:
 
     def verifies(self, message: bytes, signature: str) -> bool:
         return hmac.compare_digest(self.sign(message), signature)
+
+
+def find_key() -> AuditKey | None:
+    """The audit key if there is one (the variable or the key file); None if there is neither.
+    A key that is there but unusable is an error, never taken for no key."""
+    if os.environ.get(KEY_ENV) or key_path().exists():
+        return load_key()
+    return None
 
 
 def load_key(create: bool = False) -> AuditKey:

@@ -2,9 +2,10 @@
 
 The chain itself (hashing, appending, verifying, exporting) is audit.py, over a connection;
 entries are appended by the writes that make decisions (recording.py, queue.py). Verifying here
-walks the chain, then compares the rows the entries recorded with them (audit_rows.py), then,
-given a signed checkpoint, proves the chain still extends it (checkpoint.py), all in one
-snapshot; the first problem found is the one named.
+walks the chain, checking each entry's signature with the audit key (entry_signatures.py),
+then compares the rows the entries recorded with them (audit_rows.py), then, given a signed
+checkpoint, proves the chain still extends it (checkpoint.py), all in one snapshot; the first
+problem found is the one named.
 """
 
 from __future__ import annotations
@@ -14,16 +15,17 @@ from datetime import datetime
 
 from sqlalchemy import Connection, select
 
+from claims_crew.errors import CheckpointError
 from claims_crew.store import audit, audit_rows, checkpoint
-from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.audit_key import AuditKey, find_key
 from claims_crew.store.base import StoreBase
 from claims_crew.store.tables import audit_log
 from claims_crew.vocabulary import stamp
 
 
-def _chain_and_rows(conn: Connection) -> audit.Verdict:
-    verdict = audit.verify(conn)
-    return audit_rows.check(conn, verdict.entries) if verdict.ok else verdict
+def _chain_and_rows(conn: Connection, key: AuditKey | None) -> audit.Verdict:
+    verdict = audit.verify(conn, key)
+    return audit_rows.check(conn, verdict) if verdict.ok else verdict
 
 
 class AuditReads(StoreBase):
@@ -32,12 +34,17 @@ class AuditReads(StoreBase):
     def verify_audit(
         self, against: checkpoint.Checkpoint | None = None, key: AuditKey | None = None
     ) -> audit.Verdict:
-        """The chain, the rows it recorded, and (with `against` and its `key`) a checkpoint."""
+        """The chain with each entry's signature, the rows it recorded, and (with `against`) a
+        checkpoint. The key is `key`, else the audit key if there is one (audit_key.find_key);
+        a signed entry or a checkpoint cannot be checked without one."""
+        key = key or find_key()
         with self.read() as conn:
-            verdict = _chain_and_rows(conn)
+            verdict = _chain_and_rows(conn, key)
             if verdict.ok and against is not None:
                 if key is None:
-                    raise ValueError("a checkpoint is checked with the key that signed it")
+                    raise CheckpointError(
+                        "no audit key: a checkpoint is checked with the key that signed it"
+                    )
                 verdict = checkpoint.check_chain(conn, against, key, verdict)
             return verdict
 
@@ -45,7 +52,7 @@ class AuditReads(StoreBase):
         """A signed checkpoint of the chain head, only if the whole trail verifies: a checkpoint
         of a chain already rewritten would vouch for the rewrite."""
         with self.read() as conn:
-            verdict = _chain_and_rows(conn)
+            verdict = _chain_and_rows(conn, key)
             if not verdict.ok:
                 return verdict, None
             seq, digest = audit.head(conn)

@@ -284,9 +284,11 @@ def _entry_without_rows(conn: Connection) -> Problem | None:
     return None
 
 
-def check(conn: Connection, entries: int) -> audit.Verdict:
+def check(conn: Connection, chain: audit.Verdict) -> audit.Verdict:
     """Compare every decision, escalation and review row with its audit entry, and every entry
-    with its rows; run it on a chain that has verified (`entries` long)."""
+    with its rows; run it on a chain that has verified (as `chain` says); `chain` when all
+    agree."""
+    entries = chain.entries
     if odd := _not_an_entry_number(conn):
         return audit.Verdict(False, entries, None, odd)
     first: Problem | None = None
@@ -313,5 +315,5 @@ def check(conn: Connection, entries: int) -> audit.Verdict:
     if missing := _entry_without_rows(conn):
         found(*missing)
     if first is None:
-        return audit.Verdict(True, entries)
+        return chain
     return audit.Verdict(False, entries, first[0], first[1])

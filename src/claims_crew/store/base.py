@@ -21,6 +21,7 @@ them (store.py says why).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -30,6 +31,7 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import URL, make_url
 
 from claims_crew import paths
+from claims_crew.store.audit_key import AuditKey, load_key
 from claims_crew.store.engine import (
     configured_url,
     describe,
@@ -41,6 +43,8 @@ from claims_crew.store.engine import (
 from claims_crew.store.outage import RideOut, wait_from_environment
 from claims_crew.store.schema import upgrade
 from claims_crew.vocabulary import stamp, utc_now
+
+_log = logging.getLogger(__name__)
 
 # The advisory lock every PostgreSQL writer takes (any fixed 64-bit number; this one spells
 # "claims").
@@ -112,3 +116,16 @@ class StoreBase:
 
     def now(self) -> str:
         return stamp(self.clock())
+
+    def audit_key(self) -> AuditKey:
+        """The key every audit entry is signed with (audit_key.py): CLAIMS_CREW_AUDIT_KEY, or the
+        key file in CLAIMS_CREW_HOME, made on the first write. Read at each write that appends
+        an entry: a file read, beside a decision's transaction."""
+        key = load_key(create=True)
+        if key.created:  # said once, where a person sees it: the key is theirs to keep
+            _log.warning(
+                "created the audit key %s (mode 0600); keep a copy away from the database: "
+                "the audit trail is checked, and extended, with it alone",
+                key.source,
+            )
+        return key

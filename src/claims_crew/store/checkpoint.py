@@ -7,8 +7,8 @@ that entry with that hash, intact, with every later entry linked to it. Someone 
 access to the database alone can re-hash a rewritten chain so that it verifies, or cut entries
 off the end and move the head back; neither can keep entry `seq` at the signed hash.
 
-What a checkpoint cannot show: entries appended after it. Those rest on the chain alone, until
-the next checkpoint.
+What a checkpoint cannot show: entries appended after it. Those rest on the chain and on their
+own signatures (entry_signatures.py), which the same key makes, until the next checkpoint.
 """
 
 from __future__ import annotations
@@ -72,13 +72,13 @@ def signature_problem(checkpoint: Checkpoint, key: AuditKey) -> str | None:
 
 
 def _extends(
-    checkpoint: Checkpoint, entries: int, found: str | None, last_seq: int, what: str
+    checkpoint: Checkpoint, verdict: audit.Verdict, found: str | None, last_seq: int, what: str
 ) -> audit.Verdict:
-    """Whether a chain (already verified, ending at `last_seq`) whose entry `checkpoint.seq`
-    has hash `found` extends the checkpoint."""
-    seq = checkpoint.seq
+    """Whether a chain (already verified as `verdict` says, ending at `last_seq`) whose entry
+    `checkpoint.seq` has hash `found` extends the checkpoint."""
+    seq, entries = checkpoint.seq, verdict.entries
     if seq == 0:
-        return audit.Verdict(True, entries)
+        return verdict
     if last_seq < seq:
         return audit.Verdict(
             False,
@@ -95,7 +95,7 @@ def _extends(
             f"entry {seq} no longer has the hash of the signed checkpoint: "
             f"the chain was rewritten at or before entry {seq}",
         )
-    return audit.Verdict(True, entries)
+    return verdict
 
 
 def check_chain(
@@ -109,20 +109,20 @@ def check_chain(
     found = conn.execute(
         select(audit_log.c.hash).where(audit_log.c.seq == checkpoint.seq)
     ).scalar_one_or_none()
-    return _extends(checkpoint, verdict.entries, found, last_seq, "chain")
+    return _extends(checkpoint, verdict, found, last_seq, "chain")
 
 
 def verify_export(
     lines: Sequence[str], checkpoint: Checkpoint | None = None, key: AuditKey | None = None
 ) -> audit.Verdict:
-    """An export checked on its own, and, given a checkpoint, checked to extend it: the export
-    must hold the checkpoint's entry with its hash (an export that starts later cannot show
-    that, and fails)."""
-    verdict = audit.verify_export(lines)
+    """An export checked on its own (its signatures with `key`), and, given a checkpoint,
+    checked to extend it: the export must hold the checkpoint's entry with its hash (an export
+    that starts later cannot show that, and fails)."""
+    verdict = audit.verify_export(lines, key)
     if not verdict.ok or checkpoint is None:
         return verdict
     if key is None:
-        raise CheckpointError("a checkpoint needs the audit key to be checked")
+        raise CheckpointError("no audit key: a checkpoint is checked with the key that signed it")
     if problem := signature_problem(checkpoint, key):
         return audit.Verdict(False, verdict.entries, None, problem)
     items = [json.loads(line) for line in lines if line.strip()]
@@ -137,4 +137,4 @@ def verify_export(
             f"{checkpoint.seq}: export from an earlier time to check it",
         )
     found = next((str(i["hash"]) for i in items[1:] if i["entry"]["seq"] == checkpoint.seq), None)
-    return _extends(checkpoint, verdict.entries, found, last_seq or 0, "export")
+    return _extends(checkpoint, verdict, found, last_seq or 0, "export")

@@ -19,6 +19,7 @@ from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
+from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -79,6 +80,7 @@ def expires_at(now: str, basis: Basis) -> str | None:
 
 def decide(
     conn: Connection,
+    key: AuditKey,
     now: str,
     record: ClaimRecord,
     resolution: Resolution,
@@ -89,7 +91,8 @@ def decide(
     links: dict[str, Any] | None = None,
 ) -> Recorded:
     """In a write transaction: the decision, its escalation if a person must decide, its audit
-    entry (with any revalidation `links`), and what it stands on (validations)."""
+    entry (with any revalidation `links`, signed with `key`), and what it stands on
+    (validations)."""
     until = expires_at(now, basis)
     waits = resolution.outcome in OPEN_OUTCOMES
     by_adjudicator = resolution.rule == "adjudicator"
@@ -101,6 +104,7 @@ def decide(
         evidence = cited_clauses(resolution)
     entry, _ = audit.append(
         conn,
+        key,
         kind=kind,
         **decision_fields(record, resolution),
         evidence=evidence,

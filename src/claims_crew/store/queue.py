@@ -17,6 +17,7 @@ from sqlalchemy import Connection, func, insert, select, update
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
+from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
 from claims_crew.store.tables import (
     audit_log,
@@ -142,16 +143,23 @@ def _close(
 
 
 def _human_entry(
-    conn: Connection, escalation: Escalation, reviewer: str, decision: str, reason: str, now: str
+    conn: Connection,
+    key: AuditKey,
+    escalation: Escalation,
+    reviewer: str,
+    decision: str,
+    reason: str,
+    now: str,
 ) -> int:
-    """The person's audit entry, overriding the escalation's entry by number and hash; returns
-    its number."""
+    """The person's audit entry, overriding the escalation's entry by number and hash, signed
+    with `key`; returns its number."""
     overridden = conn.execute(
         select(audit_log.c.hash, audit_log.c.body).where(audit_log.c.seq == escalation.audit_seq)
     ).one()
     base = json.loads(overridden.body)
     entry, _ = audit.append(
         conn,
+        key,
         kind="human",
         claim_id=escalation.claim_id,
         claim_sha256=base["claim_sha256"],
@@ -231,7 +239,9 @@ class Queue(StoreBase):
                 )
             now = self.now()
             _close(conn, escalation, version, reviewer, decision, now)
-            seq = _human_entry(conn, escalation, reviewer, decision, reason.strip(), now)
+            seq = _human_entry(
+                conn, self.audit_key(), escalation, reviewer, decision, reason.strip(), now
+            )
             review = Review(
                 id=0,  # the row's own, once inserted
                 escalation_id=escalation.id,

@@ -92,6 +92,7 @@ class Recording(StoreBase):
                 return Recorded(attempt_id, decided=False, outcome=resolution.outcome)
             return decide(
                 conn,
+                self.audit_key(),
                 self.now(),
                 record,
                 resolution,

@@ -200,7 +200,16 @@ class Revalidations(StoreBase):
             self._supersede(conn, record.claim_id, audit.head(conn)[0] + 1)
             now = self.now()
             done = decide(
-                conn, now, record, resolution, attempt_id, resolution_id, loaded, basis, links
+                conn,
+                self.audit_key(),
+                now,
+                record,
+                resolution,
+                attempt_id,
+                resolution_id,
+                loaded,
+                basis,
+                links,
             )
             assert done.audit_seq is not None
             return Revalidated(attempt_id, done.audit_seq, verdict, done.escalation_id)
@@ -220,6 +229,7 @@ class Revalidations(StoreBase):
         changed = ", ".join(links["changed"]) or "nothing"
         entry, _ = audit.append(
             conn,
+            self.audit_key(),
             kind="revalidated",
             **decision_fields(record, resolution),
             evidence=cited_clauses(resolution),

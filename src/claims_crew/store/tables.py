@@ -188,6 +188,8 @@ audit_log = Table(
     Column("at", Text, nullable=False),
     Column("body", Text, nullable=False),
     Column("hash", Text, nullable=False),
+    # HMAC of `hash` with the audit key (entry_signatures.py); NULL in entries from before.
+    Column("signature", Text),
 )
 
 audit_head = Table(

@@ -32,7 +32,7 @@ from typing import Literal, cast
 
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
 
-from claims_crew.claim_files import LoadedClaim
+from claims_crew.claim_files import LoadedClaim, duplicate_id
 from claims_crew.models import ClaimFile
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
@@ -75,8 +75,11 @@ class WorkQueue(StoreBase):
         """Keep the claim file and queue its claim; a decided claim is not queued again.
 
         A file whose bytes differ from the decided one is flagged in changed_files (deciding
-        it again is a person's call), as a run's triage does. A claim queued and not yet taken
-        takes the newer file; one under review keeps the file its worker has.
+        it again is a person's call), as a run's triage does. A file whose bytes differ from
+        the one already queued (waiting or under review) is refused with code duplicate_id,
+        as two files with one claim id in an inbox are, and nothing of it is kept: the queue
+        reviews the file that was queued, never a version swapped in under it. A claim whose
+        review failed takes the newer file, as a first ingest would.
         """
         claim_id, sha = loaded.claim.claim_id, loaded.sha256
         with self.write() as conn:
@@ -87,11 +90,20 @@ class WorkQueue(StoreBase):
             item = {"claim_id": claim_id, "sha256": sha, "path": str(loaded.path)}
             if insert_new(conn, t.work_items, {**item, "enqueued_at": now}, ["claim_id"]):
                 return "queued"
+            w = t.work_items.c
             row = conn.execute(
-                select(t.work_items.c.state, t.work_items.c.taken_by, t.work_items.c.expires_at)
-                .where(t.work_items.c.claim_id == claim_id)
+                select(w.state, w.taken_by, w.expires_at, w.sha256, w.path)
+                .where(w.claim_id == claim_id)
                 .with_for_update()
             ).one()
+            if row.state == "pending" and row.sha256 != sha:
+                # Raised inside the write: the file kept by triage above is not kept either.
+                raise duplicate_id(
+                    loaded.path,
+                    claim_id,
+                    f"is already queued from {Path(row.path).name}, with other content; this "
+                    "file is not queued (the queued one is reviewed as it was ingested)",
+                )
             if row.state == "pending" and row.taken_by is not None and row.expires_at > now:
                 return "in_progress"
             # Waiting, or done without a decision (its review failed): queued again, as a run

@@ -1,0 +1,32 @@
+"""The review page served for real: uvicorn on a free local port, in a thread of the test."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+
+from claims_crew.review.web import create_app, default_hosts
+from claims_crew.store import Store
+from tests.support.browser import free_port
+
+
+@contextmanager
+def review_page(store: Store) -> Iterator[int]:
+    """The review page over `store`, on 127.0.0.1; yields its port, stops when the block ends."""
+    port = free_port()
+    app = create_app(store, default_hosts("127.0.0.1", port))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the review server did not start")
+        thread.join(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
