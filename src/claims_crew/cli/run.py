@@ -89,14 +89,16 @@ def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Setting
     """What every claim of a run shares: the config (checked first, so a broken one is refused
     before any model call is spent on it), the library, the models and the store."""
     from claims_crew.config_check import check_or_raise
-    from claims_crew.llms.select import default_llm_factory
-    from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
 
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     config_dir = paths.config_dir()
     check_or_raise(config_dir)
+    # Imported after the check: a broken config is refused without loading CrewAI.
+    from claims_crew.llms.select import default_llm_factory
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.settings import Settings
+
     return Settings(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(config_dir),
@@ -198,13 +200,14 @@ def review_inbox(
     processes, which build their models from the environment and the config (not from
     `llm_for`); a claim no worker finished counts as failed, and each dead worker is named."""
     from claims_crew.cli import shadow as shadow_output
-    from claims_crew.run.batch import review_ingested
     from claims_crew.run.shadows import open_shadow
     from claims_crew.store import Store
 
     if workers > 1 and llm_for is not None:
         raise ValueError("worker processes build their own models: llm_for cannot reach them")
     settings = checked_settings(open_shadow(shadow, fresh) if shadow else Store(), llm_for)
+    from claims_crew.run.batch import review_ingested  # CrewAI: only once the config passed
+
     if shadow:
         shadow_output.announce(console, shadow, settings.store)
     todo, changed = _ingest_inbox(inbox, settings, console)
