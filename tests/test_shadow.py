@@ -307,6 +307,20 @@ def test_compare_in_the_terminal_leads_with_the_totals(
     assert "not_covered → covered" in out  # S-104's fraud agent
 
 
+def test_compare_at_80_columns_keeps_claim_ids_and_outcomes_whole(
+    tuning: Tuning, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten columns do not fit 80 with every word whole: the claim ids and the outcomes do."""
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tuning.home))
+    result = CliRunner().invoke(main, ["compare", "tuned"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    table = result.output[result.output.index("Claim by claim") :]
+    assert max(len(line) for line in table.splitlines()) <= 80
+    words = set(table.split())
+    assert {"S-101", "S-102", "S-103", "S-104", "S-105", "S-106"} <= words
+    assert {"ESCALATED", "(low_confidence)", "ACCEPTED"} <= words
+
+
 @pytest.mark.parametrize("name", ["../prod", "a/b", ".hidden", "", "x" * 65, "tuned.sqlite"])
 def test_a_bad_shadow_name_is_refused_before_anything_runs(name: str) -> None:
     result = CliRunner().invoke(main, ["run", "--shadow", name])

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew.cli._output import (
@@ -22,6 +21,7 @@ from claims_crew.cli._output import (
     reports_errors,
 )
 from claims_crew.cli.safe_text import clean, markup, plain
+from claims_crew.cli.tables import Table
 
 if TYPE_CHECKING:
     from claims_crew.policy.document import PolicyDocument
@@ -59,7 +59,7 @@ def policy_clauses(file_or_id: str, with_text: bool, as_json: bool) -> None:
         f"{doc.page_count} pages"
     )
     for column in ("id", "label", "kind", "pages", "title", *(["text"] if with_text else [])):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("id", "kind"))
     for c in doc.clauses:
         table.add_row(
             plain(c.id),
@@ -117,7 +117,7 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
         return
     table = Table(title=f"{len(payload['hits'])} hits for {markup(repr(words))}")
     for column in ("id", "kind", "pages", "score", "snippet"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("id", "kind"))
     for hit in payload["hits"]:
         table.add_row(
             plain(hit["id"]),

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import plain
+from claims_crew.cli.tables import Table
 from claims_crew.vocabulary import utc_now
 
 if TYPE_CHECKING:
@@ -43,7 +43,9 @@ def show_stale(as_json: bool) -> None:
         return
     table = Table(title=f"{len(found)} stale decision(s)")
     for column in ("claim", "decision", "decided by", "since", "why"):
-        table.add_column(column, overflow="fold")
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "decision"
+        )
     for stale in found:
         decision = stale.outcome + (f" {stale.answer}" if stale.answer else "")
         if stale.human_decision:
@@ -87,7 +89,12 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
         console = Console()
         table = Table(title=f"{len(results)} decision(s) revalidated")
         for column in ("claim", "changed", "before", "after", "result"):
-            table.add_column(column, overflow="fold")
+            table.add_column(
+                column,
+                overflow="fold",
+                no_wrap=column == "claim",
+                whole_words=column in ("before", "after"),
+            )
         for r in results:
             after = "-" if r.after is None else " ".join(v for v in r.after if v)
             if r.error is not None:

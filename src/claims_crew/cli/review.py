@@ -16,11 +16,11 @@ from typing import Any
 import click
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import clean, plain
+from claims_crew.cli.tables import Table
 from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
 from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
 
@@ -52,7 +52,9 @@ def review_list(page: int, as_json: bool) -> None:
         title=f"{payload['total']} open escalation(s), page {payload['page']}/{payload['pages']}"
     )
     for column in ("claim", "amount", "why", "question", "age"):
-        table.add_column(column, overflow="fold")
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "why"
+        )
     for row in payload["escalations"]:
         table.add_row(
             plain(row["claim_id"]),
@@ -201,7 +203,7 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(grid)
     trail = Table(title="Resolver trail", show_lines=False)
     for column in ("rule", "fired", "code", "detail"):
-        trail.add_column(column, overflow="fold")
+        trail.add_column(column, overflow="fold", no_wrap=column in ("rule", "code"))
     for step in detail["trail"]:
         trail.add_row(
             step["rule"],

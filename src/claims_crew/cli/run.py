@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew import paths
@@ -30,6 +29,7 @@ from claims_crew.cli._output import EXIT_FAILED, fail_with
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
+from claims_crew.cli.tables import Table
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import OPEN_OUTCOMES
