@@ -161,6 +161,9 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
             payload["html"] = str(html_file)
         emit_json(payload)
         return
+    if html_file is not None:  # the page is the tree: the terminal says where it went
+        click.echo(f"Clause tree written to {html_file}")
+        return
     from rich.tree import Tree
 
     summary = tree_json(doc, policy_id)["policy"]
@@ -186,10 +189,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
             add(branch.add(label), node.children)
 
     add(root, build_tree(doc.clauses))
-    console = Console()
-    console.print(root)
-    if html_file is not None:
-        console.print(f"wrote {markup(html_file)}", style="dim")
+    Console().print(root)
 
 
 _KIND_STYLE = {

@@ -353,12 +353,12 @@ def report_command(
         tmp = html_file.with_name(f".{html_file.name}.tmp")
         tmp.write_text(render(result, review_url), encoding="utf-8")
         tmp.replace(html_file)
-        if not as_json:
-            click.echo(f"HTML report written to {html_file}", err=True)
     if as_json:
         emit_json(result)
-        return
-    show_report(Console(), result)
+    elif html_file is not None:  # the page is the report: the terminal says where it went
+        click.echo(f"HTML report written to {html_file}")
+    else:
+        show_report(Console(), result)
 
 
 @click.command("evaluate")
