@@ -73,13 +73,15 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
     overwritten: a new outcome on a claim a person decided goes back to the review queue.
     Exits 1 when a claim could not be reviewed again (its decision then stands).
     """
-    from claims_crew.revalidation.revalidate import revalidate
-
     paths.keep_crewai_at_home()
     from claims_crew.cli.run import checked_settings
     from claims_crew.store import Store
 
-    results = revalidate(checked_settings(Store()), utc_now(), list(claim_ids) or None)
+    settings = checked_settings(Store())
+    # CrewAI (through the claim routine) only once the config check has passed.
+    from claims_crew.revalidation.revalidate import revalidate
+
+    results = revalidate(settings, utc_now(), list(claim_ids) or None)
     failed = sum(r.error is not None for r in results)
     if as_json:
         emit_json({"revalidated": [r.as_json() for r in results], "failed": failed})
@@ -106,7 +108,7 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
             table.add_row(
                 plain(r.claim_id),
                 plain(", ".join(r.changed) or "-"),
-                plain(" ".join(v for v in r.before if v)),
+                plain(r.before_shown()),
                 plain(after),
                 plain(result),
             )
