@@ -2,6 +2,7 @@
 
     uv run python bench/cli_startup.py [--runs 7]
     uv run python bench/cli_startup.py --small    # one run each: CI's check that it runs
+    uv run python bench/cli_startup.py --before /tmp/main/src   # another checkout, in turn
 
 Each command runs as a fresh process, as a person would type it, twice over:
 
@@ -51,15 +52,18 @@ def condition_env(cache: Path, home: Path, write: bool) -> dict[str, str]:
     return env
 
 
-def median_ms(argv: list[str], runs: int, env: dict[str, str]) -> float:
-    # One run first, not timed: it writes the warm cache, the store and the policy index.
-    subprocess.run(argv, cwd=ROOT, env=env, check=True, capture_output=True)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
+def medians_ms(argv: list[str], envs: list[dict[str, str]], runs: int) -> list[float]:
+    """The median wall time of `argv` under each environment, the runs taken in turn so that a
+    change in the machine's load falls on all of them alike."""
+    for env in envs:  # one run each first, not timed: the cache, the store, the policy index
         subprocess.run(argv, cwd=ROOT, env=env, check=True, capture_output=True)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    times: list[list[float]] = [[] for _ in envs]
+    for _ in range(runs):
+        for env, kept in zip(envs, times, strict=True):
+            start = time.perf_counter()
+            subprocess.run(argv, cwd=ROOT, env=env, check=True, capture_output=True)
+            kept.append((time.perf_counter() - start) * 1000)
+    return [statistics.median(kept) for kept in times]
 
 
 def compile_cost(prefix: Path) -> tuple[int, float]:
@@ -83,6 +87,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="one run each (CI's run)")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout's src/ (e.g. main's, from git archive): its commands are timed "
+        "in turn with this one's, in the same run",
+    )
     args = parser.parse_args()
     if args.small:
         args.runs = 1
@@ -97,25 +107,29 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        warm = condition_env(folder / "warm", folder / "home", write=True)
-        cold = condition_env(folder / "none", folder / "home", write=False)
-        print(f"median of {args.runs} runs, {os.cpu_count()} CPUs")
-        print(f"{'':<34} {'warm bytecode cache':>22} {'no bytecode':>20}")
-        base: dict[str, float] = {}
-        crewai: dict[str, float] = {}
+        conditions = {
+            "warm bytecode cache": condition_env(folder / "warm", folder / "home", write=True),
+            "no bytecode": condition_env(folder / "none", folder / "home", write=False),
+        }
+        codes: dict[str, dict[str, str]] = {"": {}}
+        if args.before is not None:  # the other checkout's package is found first
+            codes = {"before": {"PYTHONPATH": str(args.before)}, "after": {}}
+        envs = [{**env, **extra} for env in conditions.values() for extra in codes.values()]
+        print(f"median of {args.runs} runs, {os.cpu_count()} CPUs; ratios to python -c pass")
+        heads = [f"{c} {k}".strip() for c in conditions for k in codes]
+        print(f"{'':<32}" + "".join(f"{h:>26}" for h in heads))
+        base: list[float] = []
+        crewai: list[float] = []
         for label, argv in commands.items():
-            cells = []
-            for name, env in (("warm", warm), ("none", cold)):
-                ms = median_ms(argv, args.runs, env)
-                base.setdefault(name, ms)
-                if "crewai" in label:
-                    crewai[name] = ms
-                cells.append(f"{ms:8.0f} ms {ms / base[name]:6.1f}x")
-            print(f"{label:<34} {cells[0]:>22} {cells[1]:>20}")
+            found = medians_ms(argv, envs, args.runs)
+            base = base or found
+            crewai = found if "crewai" in label else crewai
+            cells = [f"{ms:8.0f} ms {ms / b:6.1f}x" for ms, b in zip(found, base, strict=True)]
+            print(f"{label:<32}" + "".join(f"{c:>26}" for c in cells))
         if args.small:
             return
         files, seconds = compile_cost(folder / "install")
-        saved = crewai["none"] - crewai["warm"]
+        saved = crewai[-1] - crewai[len(codes) - 1]  # the last code: no bytecode, then warm
         print(
             f"compiling the environment at install (compile-bytecode): {files} modules, "
             f"{seconds:.1f} s wall on {os.cpu_count()} CPUs"
