@@ -17,16 +17,8 @@ from rich.console import Console
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.cli.tables import Table
-from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
-from tests.support.crew import (
-    FRAUD_EXCLUDED,
-    INTAKE_WATER,
-    POLICY_COVERED,
-    WATER_CLAIM,
-    Script,
-    start_date_answer,
-)
+from tests.support.crew import WATER_CLAIM, water_script
 from tests.support.report import known_store
 
 
@@ -46,12 +38,8 @@ def test_the_run_table_keeps_ids_and_outcomes_whole_at_80_columns(tmp_path: Path
     shutil.copy(WATER_CLAIM, inbox / WATER_CLAIM.name)
     # A claim file refused with a long reason shares the table with the decided claim.
     (inbox / "C-1099.json").write_text(json.dumps({"claim_id": "C-1099"}), encoding="utf-8")
-    script = Script()
-    script("intake").enqueue(final(INTAKE_WATER), final(start_date_answer(None)))
-    script("policy").enqueue(lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED))
-    script("fraud").enqueue(final(FRAUD_EXCLUDED))
     console = Console(record=True, width=80)
-    review_inbox(inbox, 1, console, llm_for=script)
+    review_inbox(inbox, 1, console, llm_for=water_script())
     table = table_lines(console.export_text(), "Claims reviewed")
     assert max(len(line) for line in table.splitlines()) <= 80
     assert {"C-1042", "ESCALATED", "C-1099.json", "not_covered"} <= words(table)
