@@ -17,9 +17,11 @@ from claims_crew.cli import main
 from claims_crew.config_check import (
     AGENT_IGNORED,
     AGENT_KEYS,
+    MODEL_SETTINGS,
     PROVIDER_ALIASES,
     TASK_IGNORED,
     TASK_KEYS,
+    TASK_REFUSED,
     check_config,
     check_or_raise,
     llm_problem,
@@ -189,13 +191,43 @@ BROKEN = [
     ),
     pytest.param(
         "resolution.yaml",
-        "  max_confidence_gap: 0.25\n",
-        "  max_confidence_gap: 0.25\n  min_confidance: 0.5\n",
+        "  min_confidence: 0.85\n",
+        "  min_confidance: 0.85\n",
         "unknown_key",
         "unknown key 'min_confidance'",
         "min_confidance",
         "did you mean 'min_confidence'?",
         id="resolution-unknown-key",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "fraud:\n  role:",
+        "fraud:\n  temprature: 0.2\n  role:",
+        "unknown_key",
+        "unknown key 'temprature'",
+        "temprature: 0.2",
+        "did you mean 'temperature'? temperature is a setting of the model, not of the agent",
+        id="misspelt-model-setting",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "  agent: fraud\n",
+        "  agent: fraud\n  human_input: true\n",
+        "refused_key",
+        "human_input: true makes CrewAI stop after the task and wait for a person",
+        "human_input: true",
+        "review queue",
+        id="human-input-stalls-a-run",
+    ),
+    pytest.param(
+        "tasks.yaml",
+        "  agent: fraud\n",
+        "  agent: fraud\n  output_file: fraud.md\n",
+        "refused_key",
+        "outside CLAIMS_CREW_HOME",
+        "output_file: fraud.md",
+        "every answer is kept in the claim's record",
+        id="output-file-writes-claim-data-outside-home",
     ),
     pytest.param(
         "resolution.yaml",
@@ -265,7 +297,7 @@ BROKEN = [
         "unknown_task",
         "crew.py defines no task 'summary_task'; CrewAI never reads this entry",
         "summary_task:",
-        "intake_task",
+        "every task crew.py builds is already here",
         id="task-crew-py-does-not-define",
     ),
     pytest.param(
@@ -438,6 +470,80 @@ def test_intake_task_that_drops_the_sources_warns(tmp_path: Path) -> None:
     assert warning["line"] == line_of(text, "The claim's facts as JSON") - 1  # the key's line
 
 
+def test_human_input_false_and_an_empty_output_file_pass(tmp_path: Path) -> None:
+    config, _ = broken_copy(
+        tmp_path, "tasks.yaml", "  agent: fraud\n", "  agent: fraud\n  human_input: false\n"
+    )
+    text = (config / "tasks.yaml").read_text(encoding="utf-8")
+    text = text.replace("  agent: intake\n", "  agent: intake\n  output_file: null\n", 1)
+    (config / "tasks.yaml").write_text(text, encoding="utf-8")
+    assert check_config(config) == []
+
+
+# (file, old text, new text, the unknown word, what is already written beside it)
+BESIDE = [
+    pytest.param(
+        "tasks.yaml",
+        "  agent: policy\n",
+        "  agent: policy\n  context: [intake_task, intake_tsk]\n",
+        "intake_tsk",
+        "intake_task",
+        id="context-item-beside-the-task-it-misspells",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "fraud:\n  role:",
+        "fraud:\n  rol: Fraud analyst\n  role:",
+        "rol",
+        "role",
+        id="agent-key-beside-the-key-it-misspells",
+    ),
+    pytest.param(
+        "agents.yaml",
+        "fraud:\n  role:",
+        "fruad:\n  role: x\n  goal: y\n  backstory: z\n\nfraud:\n  role:",
+        "fruad",
+        "fraud",
+        id="agent-entry-beside-the-agent-it-misspells",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "  max_confidence_gap: 0.25\n",
+        "  max_confidence_gap: 0.25\n  min_confidance: 0.5\n",
+        "min_confidance",
+        "min_confidence",
+        id="resolution-key-beside-the-key-it-misspells",
+    ),
+    pytest.param(
+        "resolution.yaml",
+        "automatic_outcomes: [ACCEPTED, PREFERRED, ADJUDICATED]",
+        "automatic_outcomes: [ACCEPTED, PREFERRED, ADJUDICATED, ACEPTED]",
+        "ACEPTED",
+        "ACCEPTED",
+        id="outcome-beside-the-outcome-it-misspells",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "word", "beside"), BESIDE)
+def test_a_hint_never_proposes_what_is_already_there(
+    tmp_path: Path, file: str, old: str, new: str, word: str, beside: str
+) -> None:
+    """Renaming the word to what is already beside it would only make a duplicate."""
+    config, _ = broken_copy(tmp_path, file, old, new)
+    [problem] = [p for p in check_config(config) if repr(word) in p.message]
+    assert repr(beside) not in problem.hint
+    assert "already" in problem.hint and "remove it" in problem.hint
+
+
+def test_a_hint_proposes_the_nearest_name_not_yet_there(tmp_path: Path) -> None:
+    config, _ = broken_copy(
+        tmp_path, "tasks.yaml", "  agent: fraud\n", "  agent: fraud\n  context: [intake_tsk]\n"
+    )
+    [problem] = [p for p in check_config(config) if "'intake_tsk'" in p.message]
+    assert problem.hint == "did you mean 'intake_task'?"
+
+
 def test_check_or_raise_lists_every_error(tmp_path: Path) -> None:
     config, _ = broken_copy(
         tmp_path, "tasks.yaml", "  agent: fraud\n", "  agent: frau\n  output_json: X\n"
@@ -480,6 +586,15 @@ def test_crew_names_match_crew_py() -> None:
     tasks = {n for n, m in methods.items() if getattr(m, "is_task", False)}
     assert agents == set(AGENTS)
     assert tasks == set(TASKS)
+
+
+def test_model_settings_are_crewai_model_fields_and_not_agent_fields() -> None:
+    from crewai import Agent
+    from crewai.llms.base_llm import BaseLLM
+
+    assert set(BaseLLM.model_fields) >= MODEL_SETTINGS
+    assert not MODEL_SETTINGS & set(Agent.model_fields)
+    assert set(TASK_REFUSED) <= TASK_KEYS
 
 
 def test_providers_match_crewai() -> None:

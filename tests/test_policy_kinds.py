@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from claims_crew.cli import main
+from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.kinds import ClauseWords, heading_kind, settle, words_kind
 from claims_crew.policy.query import search_terms
 from claims_crew.policy.segment import segment
@@ -59,6 +60,23 @@ from tests.support.scripts import load_script
         ),
         ("London E14 9SR Telephone 0800 015 0365", "grant", "other", ""),
         ("The insurance does not apply:", None, "exclusion", "The insurance does not apply"),
+        # What the policyholder must do for the cover to hold is a condition, under a grant too.
+        (
+            "Cover is subject to you taking all reasonable steps to prevent loss or damage.",
+            "grant",
+            "condition",
+            "Cover is subject to you",
+        ),
+        ("Claims are conditional upon the insured reporting the theft.", None, "condition", ""),
+        (
+            "Reasonable precautions Cover is subject to you taking all reasonable steps.",
+            "grant",
+            "condition",
+            "Cover is subject to you",
+        ),
+        # Cover subject to the policy's own terms is no duty of anyone's.
+        ("Cover is subject to the limits shown in the schedule.", "grant", None, ""),
+        ("We will pay, subject to you paying the excess.", None, "grant", "We will pay"),
     ],
 )
 def test_words_kind(words: str, inherited: str | None, kind: str | None, reason: str) -> None:
@@ -66,6 +84,19 @@ def test_words_kind(words: str, inherited: str | None, kind: str | None, reason:
     assert (call.kind if call else None) == kind
     if call is not None and reason:
         assert call.reason == f"words: {reason!r}"
+
+
+def test_the_home_samples_reasonable_precautions_is_a_condition(
+    home_policy: PolicyDocument,
+) -> None:
+    """2.3 sits under "THE COVER WE PROVIDE", whose grant it inherited, but its words say what
+    the policyholder must do for cover to hold; its siblings stay grants."""
+    clauses = {c.id: c for c in home_policy.clauses}
+    assert (clauses["2.3"].kind, clauses["2.3"].kind_reason) == (
+        "condition",
+        "words: 'Cover is subject to you'",
+    )
+    assert clauses["2.1"].kind == clauses["2.2"].kind == "grant"
 
 
 @pytest.mark.parametrize(

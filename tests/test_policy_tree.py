@@ -122,6 +122,14 @@ def test_the_page_escapes_outside_text_and_shows_control_characters(tmp_path: Pa
     assert "title: &lt;i&gt;x&lt;/i&gt;" in page
 
 
+def test_html_prints_only_where_the_page_went(tmp_path: Path) -> None:
+    out = tmp_path / "tree.html"
+    result = CliRunner().invoke(main, ["policy", "tree", "HM-HOME-001", "--html", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"Clause tree written to {out}\n"
+    assert "4.2(b)" in out.read_text(encoding="utf-8")
+
+
 def test_html_to_a_folder_that_does_not_exist_is_a_clear_error(tmp_path: Path) -> None:
     out = tmp_path / "no" / "such" / "tree.html"
     result = CliRunner().invoke(main, ["policy", "tree", "HM-HOME-001", "--html", str(out)])

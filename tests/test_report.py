@@ -385,7 +385,7 @@ def test_a_guessed_start_date_counts_as_unverified_not_null(
     assert all(f["unverified_in_conflicts"] == m(0, 1) for f in data["by_field"][1:])
     assert data["overall"]["evidence_resolution"] == m(0, 1)
     table = CliRunner().invoke(main, ["report"], env={"COLUMNS": "200"}).output
-    assert "unverified" in table and "null, unverified or disputed" in table
+    assert "not verified" in table and "null, not verified or disputed" in table
 
 
 def test_water_example_once_intake_reads_the_start_date(

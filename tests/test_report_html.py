@@ -85,6 +85,17 @@ def test_html_option_writes_the_page(sample_library: PolicyLibrary, tmp_path: Pa
     assert not list(tmp_path.glob(".report.html*"))  # written under a temporary name, renamed
 
 
+def test_html_option_prints_only_where_the_page_went(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    known_store(sample_library, tmp_path / "claims")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", "--html", str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert result.output == f"HTML report written to {out}\n"
+    assert "Which fields drive disagreement" in out.read_text(encoding="utf-8")
+
+
 @pytest.fixture
 def browser() -> Iterator[object]:
     from selenium import webdriver

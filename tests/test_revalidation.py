@@ -182,7 +182,7 @@ def test_a_replaced_policy_pdf_is_stale_and_revalidate_links_a_replay(
     assert done["claim_id"] == "C-1042" and done["changed"] == ["policy"]
     # 4.2(b) and 7.1 are not in the motor policy: nobody's evidence holds, escalated again.
     assert done["before"] == done["after"] == {"outcome": "ESCALATED", "answer": None}
-    assert done["verdict"] == "replay" and not done["back_to_queue"]
+    assert done["verdict"] == "replay" and not done["back_to_queue"] and done["person"] is None
 
     after = entries("C-1042")
     assert after[:-1] == before
@@ -234,7 +234,7 @@ def test_a_config_change_is_stale_and_revalidation_makes_a_new_decision(
 
 
 def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
-    project: Path, session_cache: Path
+    project: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = water_loaded(project / "inbox", "C-1042").path
     decide(project, path, water_script(), session_cache)
@@ -253,8 +253,15 @@ def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
     assert listed[0]["human_decision"] == "not_covered"
     assert listed[0]["decided_by"] == "human:ana"
 
-    (done,) = revalidate(settings(project, agreeing_script(), session_cache), utc_now(), ["C-1042"])
-    assert done.verdict == "new" and done.after == ("ACCEPTED", "covered") and done.reopened
+    script = agreeing_script()
+    monkeypatch.setattr("claims_crew.llms.select.default_llm_factory", lambda *_a, **_k: script)
+    result = CliRunner().invoke(main, ["revalidate", "C-1042"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    # Before: what the person decided, not the rules' ESCALATED that sent it to them.
+    [row] = [line for line in result.output.splitlines() if "C-1042" in line]
+    cells = [cell.strip() for cell in row.strip("│ ").split("│")]
+    assert cells[2:4] == ["not_covered (decided by ana)", "ACCEPTED covered"]
+    assert "back to the review queue" in cells[4]
     # Back in the queue, saying what the person decided and what the rules now say.
     (open_one,) = store.open_escalations()
     assert open_one.claim_id == "C-1042" and open_one.audit_seq > human["seq"]

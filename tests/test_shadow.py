@@ -295,16 +295,33 @@ def test_compare_with_labels_shows_safe_and_unsafe_before_and_after(
     }
 
 
+def compare_text(tuning: Tuning, monkeypatch: pytest.MonkeyPatch, columns: int) -> str:
+    """What `claims-crew compare tuned` prints in a terminal `columns` wide."""
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tuning.home))
+    result = CliRunner().invoke(main, ["compare", "tuned"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def test_compare_in_the_terminal_leads_with_the_totals(
     tuning: Tuning, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tuning.home))
-    result = CliRunner().invoke(main, ["compare", "tuned"], env={"COLUMNS": "240"})
-    assert result.exit_code == 0, result.output
-    out = result.output
+    out = compare_text(tuning, monkeypatch, 240)
     assert out.index("Shadow tuned against production") < out.index("Claim by claim")
     assert "ESCALATED (low_confidence) → ACCEPTED" in out  # S-102's row
     assert "not_covered → covered" in out  # S-104's fraud agent
+
+
+def test_compare_at_80_columns_keeps_claim_ids_and_outcomes_whole(
+    tuning: Tuning, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten columns do not fit 80 with every word whole: the claim ids and the outcomes do."""
+    out = compare_text(tuning, monkeypatch, 80)
+    table = out[out.index("Claim by claim") :]
+    assert max(len(line) for line in table.splitlines()) <= 80
+    words = set(table.split())
+    assert {"S-101", "S-102", "S-103", "S-104", "S-105", "S-106"} <= words
+    assert {"ESCALATED", "(low_confidence)", "ACCEPTED"} <= words
 
 
 @pytest.mark.parametrize("name", ["../prod", "a/b", ".hidden", "", "x" * 65, "tuned.sqlite"])

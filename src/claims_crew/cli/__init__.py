@@ -1,25 +1,34 @@
 """`claims-crew …`: the command group. Each command lives in a module of this package, imported
-only when that command runs (or when --help lists it)."""
+only when that command runs; `--help` lists the commands from a table here without importing
+any of them."""
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
 from claims_crew import paths
 
 
+class Lazy(NamedTuple):
+    """Where a command lives, and the line `claims-crew --help` shows for it (the command's own
+    short help: tests/test_cli_startup.py holds the two equal)."""
+
+    target: str  # module:attribute
+    short_help: str
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported only when one of them is run.
 
     `claims-crew config check` then loads the config checker alone, not the store, the web app
-    or the report, and starts in little more than the time click and pydantic take. A command
-    module imports CrewAI inside its commands only, so listing the commands stays fast too.
+    or the report, and `claims-crew --help` loads none of them: the command list comes from the
+    `Lazy` table. A command module imports CrewAI inside its commands only.
     """
 
-    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lazy: dict[str, Lazy] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = lazy or {}
 
@@ -29,30 +38,92 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.lazy:
             return super().get_command(ctx, cmd_name)
-        module, attribute = self.lazy[cmd_name].split(":")
+        module, attribute = self.lazy[cmd_name].target.split(":")
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command) and command.name == cmd_name
         return command
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, as click writes it, from the table rather than the modules."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            # A lazy command's line is shortened by a stand-in that has it as its whole help.
+            stand_in = name in self.lazy and click.Command(name, help=self.lazy[name].short_help)
+            command = stand_in or super().get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
-# name → module:attribute.
+
 LAZY_COMMANDS = {
-    "policy": "claims_crew.cli.policy:policy",
-    "resolve": "claims_crew.cli.resolve:resolve_command",
-    "run": "claims_crew.cli.run:run_command",
-    "ingest": "claims_crew.cli.work:ingest_command",
-    "work": "claims_crew.cli.work:work_command",
-    "config": "claims_crew.cli.tuning:config",
-    "prompt": "claims_crew.cli.tuning:prompt",
-    "review": "claims_crew.cli.review:review",
-    "audit": "claims_crew.cli.review:audit_group",
-    "reviewer": "claims_crew.cli.review:reviewer",
-    "serve": "claims_crew.cli.serve:serve",
-    "revalidate": "claims_crew.cli.revalidate:revalidate_command",
-    "report": "claims_crew.cli.report:report_command",
-    "evaluate": "claims_crew.cli.report:evaluate_command",
-    "compare": "claims_crew.cli.compare:compare_command",
-    "store": "claims_crew.cli.store:store_group",
+    "audit": Lazy(
+        "claims_crew.cli.audit:audit_group",
+        "The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it.",
+    ),
+    "compare": Lazy(
+        "claims_crew.cli.compare:compare_command",
+        "Compare the shadow NAME (`claims-crew run --shadow NAME`) with production, claim by "
+        "claim: outcomes, answers, escalations and open fields before and after.",
+    ),
+    "config": Lazy(
+        "claims_crew.cli.tuning:config",
+        "Check the crew's YAML (agents, tasks, resolution) before spending a model call.",
+    ),
+    "evaluate": Lazy(
+        "claims_crew.cli.report:evaluate_command",
+        "Measure the decisions in the store against LABELS (CSV or JSONL: claim_id, label).",
+    ),
+    "ingest": Lazy(
+        "claims_crew.cli.work:ingest_command",
+        "Read the claim files in INBOX into the store and queue them for `claims-crew work`.",
+    ),
+    "policy": Lazy(
+        "claims_crew.cli.policy:policy",
+        "Inspect the policy library: clauses, one clause, word search, the clause tree.",
+    ),
+    "prompt": Lazy(
+        "claims_crew.cli.tuning:prompt",
+        "Show the exact messages TASK's agent would be sent for a claim; no model is called.",
+    ),
+    "report": Lazy(
+        "claims_crew.cli.report:report_command",
+        "Disagreement, coverage, escalations and calibration over the decisions in the store.",
+    ),
+    "resolve": Lazy(
+        "claims_crew.cli.resolve:resolve_command",
+        "Run the resolver's rules on one case file; no model is called without --adjudicate.",
+    ),
+    "revalidate": Lazy(
+        "claims_crew.cli.revalidate:revalidate_command",
+        "Run decisions again under the current state: the claims named, else every stale one.",
+    ),
+    "review": Lazy(
+        "claims_crew.cli.review:review",
+        "The queue of escalated claims: list them, show one side by side, decide it.",
+    ),
+    "reviewer": Lazy("claims_crew.cli.review:reviewer", "People who may decide escalations."),
+    "run": Lazy(
+        "claims_crew.cli.run:run_command",
+        "Review every claim in the inbox that has not been reviewed yet.",
+    ),
+    "serve": Lazy(
+        "claims_crew.cli.serve:serve",
+        "Serve the review queue as a web page (sign in with a reviewer token).",
+    ),
+    "store": Lazy(
+        "claims_crew.cli.store:store_group",
+        "The decision store itself: copy it into another database.",
+    ),
+    "work": Lazy(
+        "claims_crew.cli.work:work_command",
+        "Take pending claims from the store and review them, until stopped (SIGTERM, Ctrl-C).",
+    ),
 }
 
 

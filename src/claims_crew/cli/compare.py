@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, reports_errors
 from claims_crew.cli.safe_text import plain
+from claims_crew.cli.tables import Table
 
 if TYPE_CHECKING:
     from claims_crew.report.compare import ClaimChange, Comparison, Decided
@@ -108,7 +108,7 @@ def _fields(console: Console, result: Comparison) -> None:
         "(production → shadow)",
         title_justify="left",
     )
-    table.add_column("field")
+    table.add_column("field", no_wrap=True)
     for _, heading in FIELD_COLUMNS:
         table.add_column(heading, justify="right", overflow="fold")
     for row in result.by_field:
@@ -168,7 +168,10 @@ def _claims(console: Console, result: Comparison) -> None:
     if labelled:
         columns += ["label", "verdict"]
     for column in columns:
-        table.add_column(column, overflow="fold")
+        # The claim id and the outcomes' words stay whole (cli/tables.py); the rest may fold.
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "outcome"
+        )
     for change in result.claims:
         row: list[Text | str] = [
             plain(change.claim_id),

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew.cli._output import (
@@ -22,6 +21,7 @@ from claims_crew.cli._output import (
     reports_errors,
 )
 from claims_crew.cli.safe_text import clean, markup, plain
+from claims_crew.cli.tables import Table
 
 if TYPE_CHECKING:
     from claims_crew.policy.document import PolicyDocument
@@ -59,7 +59,7 @@ def policy_clauses(file_or_id: str, with_text: bool, as_json: bool) -> None:
         f"{doc.page_count} pages"
     )
     for column in ("id", "label", "kind", "pages", "title", *(["text"] if with_text else [])):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("id", "kind"))
     for c in doc.clauses:
         table.add_row(
             plain(c.id),
@@ -117,7 +117,7 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
         return
     table = Table(title=f"{len(payload['hits'])} hits for {markup(repr(words))}")
     for column in ("id", "kind", "pages", "score", "snippet"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("id", "kind"))
     for hit in payload["hits"]:
         table.add_row(
             plain(hit["id"]),
@@ -161,6 +161,9 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
             payload["html"] = str(html_file)
         emit_json(payload)
         return
+    if html_file is not None:  # the page is the tree: the terminal says where it went
+        click.echo(f"Clause tree written to {html_file}")
+        return
     from rich.tree import Tree
 
     summary = tree_json(doc, policy_id)["policy"]
@@ -186,10 +189,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
             add(branch.add(label), node.children)
 
     add(root, build_tree(doc.clauses))
-    console = Console()
-    console.print(root)
-    if html_file is not None:
-        console.print(f"wrote {markup(html_file)}", style="dim")
+    Console().print(root)
 
 
 _KIND_STYLE = {

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from claims_crew.cli._output import emit_json, reports_errors
 from claims_crew.cli.safe_text import markup, plain
+from claims_crew.cli.tables import Table
 
 if TYPE_CHECKING:
     from claims_crew.report import Amount, Figures, Metric, Report
@@ -31,7 +31,7 @@ def _pct(m: Metric) -> str:
 
 def _metric_table(title: str, items: list[tuple[str, Metric]], first: str = "metric") -> Table:
     table = Table(title=title, title_justify="left")
-    table.add_column(first)
+    table.add_column(first, whole_words=True)  # outcomes and reason codes stay whole
     for column in ("figure", "count", "denominator"):
         table.add_column(column, justify="right")
     for label, m in items:
@@ -47,7 +47,7 @@ def _amount_row(table: Table, label: str, a: Amount) -> None:
 def _slice_table(title: str, keys: list[str], rows: list[tuple[list[str], Figures]]) -> Table:
     table = Table(title=title, title_justify="left")
     for key in keys:
-        table.add_column(key, overflow="fold")
+        table.add_column(key, overflow="fold", no_wrap=True)
     for column in ("claims", "conflict", "material", "automatic", "adjudicator", "escalated"):
         table.add_column(column, justify="right")
     for values, f in rows:
@@ -85,7 +85,9 @@ def show_usage(console: Console, cost: CostFigures, levels: list[LevelTime]) -> 
     currency = cost.currency
     tasks = Table(title="Tokens and cost by task", title_justify="left")
     for column in ("task", "claims", "calls", "prompt tokens", "completion tokens", "cost"):
-        tasks.add_column(column, justify="left" if column == "task" else "right")
+        tasks.add_column(
+            column, justify="left" if column == "task" else "right", no_wrap=column == "task"
+        )
     for t in cost.by_task:
         tasks.add_row(
             plain(t.task or "(no task)"),
@@ -185,19 +187,22 @@ def _show_outcomes(console: Console, f: Figures) -> None:
 
 def _fields_table(by_field: list[FieldRow]) -> Table:
     fields = Table(
-        title="Fields null, unverified or disputed in the claims that disagreed",
+        title="Fields null, not verified or disputed in the claims that disagreed, and open "
+        "when the agents agreed",
         title_justify="left",
     )
     for column in (
         "field",
-        "null in conflicts",
-        "unverified",
+        "null",
+        "not verified",
         "disputed",
-        "open and relied on",
-        "open in agreements",
+        "open, relied on",
+        "open when agreed",
         "asked",
     ):
-        fields.add_column(column, justify="left" if column == "field" else "right", overflow="fold")
+        fields.add_column(
+            column, justify="left" if column == "field" else "right", no_wrap=column == "field"
+        )
     for r in by_field:
         fields.add_row(
             r.field,
@@ -290,7 +295,7 @@ def show_evaluation(console: Console, ev: Evaluation) -> None:
         )
     )
     table = Table(title="Outcome by label", title_justify="left")
-    table.add_column("outcome")
+    table.add_column("outcome", no_wrap=True)
     labels = list(ev.label_counts)
     for label in labels:
         table.add_column(plain(label), justify="right")
@@ -348,12 +353,12 @@ def report_command(
         tmp = html_file.with_name(f".{html_file.name}.tmp")
         tmp.write_text(render(result, review_url), encoding="utf-8")
         tmp.replace(html_file)
-        if not as_json:
-            click.echo(f"HTML report written to {html_file}", err=True)
     if as_json:
         emit_json(result)
-        return
-    show_report(Console(), result)
+    elif html_file is not None:  # the page is the report: the terminal says where it went
+        click.echo(f"HTML report written to {html_file}")
+    else:
+        show_report(Console(), result)
 
 
 @click.command("evaluate")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from claims_crew.cli.safe_text import markup
+from claims_crew.cli.tables import Table
 from claims_crew.resolver import AdjudicationCheck, Resolution
 from claims_crew.vocabulary import ABSTENTION
 
@@ -40,7 +40,7 @@ def show_resolution(
     show_targeted(console, resolution)
     sides = Table(title="Evidence, re-read from the policy")
     for column in ("side", "answer", "cited", "clause", "kind", "re-read", "tool"):
-        sides.add_column(column, overflow="fold")
+        sides.add_column(column, overflow="fold", no_wrap=column in ("clause", "kind"))
     for side, review in resolution.sides.items():
         if review.abstain_reason is not None and not review.clauses:
             sides.add_row(
@@ -77,7 +77,7 @@ def show_resolution(
         console.print(sides)
     trail = Table(title="Trail")
     for column in ("rule", "fired", "reason", "detail"):
-        trail.add_column(column, overflow="fold")
+        trail.add_column(column, overflow="fold", no_wrap=column in ("rule", "reason"))
     for step in resolution.trail:
         trail.add_row(
             step.rule, "yes" if step.fired else "no", step.reason_code or "", markup(step.detail)

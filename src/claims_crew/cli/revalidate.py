@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import plain
+from claims_crew.cli.tables import Table
 from claims_crew.vocabulary import utc_now
 
 if TYPE_CHECKING:
@@ -43,7 +43,9 @@ def show_stale(as_json: bool) -> None:
         return
     table = Table(title=f"{len(found)} stale decision(s)")
     for column in ("claim", "decision", "decided by", "since", "why"):
-        table.add_column(column, overflow="fold")
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "decision"
+        )
     for stale in found:
         decision = stale.outcome + (f" {stale.answer}" if stale.answer else "")
         if stale.human_decision:
@@ -71,13 +73,15 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
     overwritten: a new outcome on a claim a person decided goes back to the review queue.
     Exits 1 when a claim could not be reviewed again (its decision then stands).
     """
-    from claims_crew.revalidation.revalidate import revalidate
-
     paths.keep_crewai_at_home()
     from claims_crew.cli.run import checked_settings
     from claims_crew.store import Store
 
-    results = revalidate(checked_settings(Store()), utc_now(), list(claim_ids) or None)
+    settings = checked_settings(Store())
+    # CrewAI (through the claim routine) only once the config check has passed.
+    from claims_crew.revalidation.revalidate import revalidate
+
+    results = revalidate(settings, utc_now(), list(claim_ids) or None)
     failed = sum(r.error is not None for r in results)
     if as_json:
         emit_json({"revalidated": [r.as_json() for r in results], "failed": failed})
@@ -87,7 +91,12 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
         console = Console()
         table = Table(title=f"{len(results)} decision(s) revalidated")
         for column in ("claim", "changed", "before", "after", "result"):
-            table.add_column(column, overflow="fold")
+            table.add_column(
+                column,
+                overflow="fold",
+                no_wrap=column == "claim",
+                whole_words=column in ("before", "after"),
+            )
         for r in results:
             after = "-" if r.after is None else " ".join(v for v in r.after if v)
             if r.error is not None:
@@ -99,7 +108,7 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
             table.add_row(
                 plain(r.claim_id),
                 plain(", ".join(r.changed) or "-"),
-                plain(" ".join(v for v in r.before if v)),
+                plain(r.before_shown()),
                 plain(after),
                 plain(result),
             )

@@ -1,28 +1,27 @@
-"""`claims-crew review | audit | reviewer`: the review queue, the audit trail and reviewers.
+"""`claims-crew review | reviewer`: the review queue and the people who work it.
 
 Everything printed from a claim or a model goes through cli/safe_text.py: rich `Text`, never
 markup, with control characters shown as escapes, so a claim description cannot restyle or
 rewrite the terminal. Store errors become a message and an exit code through
 cli/_output.py (docs/reviewing-escalations.md).
+
+The store (SQLAlchemy) is imported inside each command, so `claims-crew review --help` never
+loads it.
 """
 
 from __future__ import annotations
 
-import sys
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
-from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
+from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import clean, plain
+from claims_crew.cli.tables import Table
 from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
-from claims_crew.store import Store, audit, audit_key, checkpoint
 from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
@@ -42,6 +41,8 @@ def review() -> None:
 @reports_errors
 def review_list(page: int, as_json: bool) -> None:
     """Open escalations, oldest first: claim, amount, why escalated, and age."""
+    from claims_crew.store import Store
+
     payload = escalation_list(Store(), page)
     if as_json:
         emit_json(payload)
@@ -51,7 +52,9 @@ def review_list(page: int, as_json: bool) -> None:
         title=f"{payload['total']} open escalation(s), page {payload['page']}/{payload['pages']}"
     )
     for column in ("claim", "amount", "why", "question", "age"):
-        table.add_column(column, overflow="fold")
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "why"
+        )
     for row in payload["escalations"]:
         table.add_row(
             plain(row["claim_id"]),
@@ -164,6 +167,8 @@ def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) ->
 @reports_errors
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
+    from claims_crew.store import Store
+
     detail = escalation_detail(Store(), ref)
     if as_json:
         emit_json(detail)
@@ -198,7 +203,7 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(grid)
     trail = Table(title="Resolver trail", show_lines=False)
     for column in ("rule", "fired", "code", "detail"):
-        trail.add_column(column, overflow="fold")
+        trail.add_column(column, overflow="fold", no_wrap=column in ("rule", "code"))
     for step in detail["trail"]:
         trail.add_row(
             step["rule"],
@@ -244,6 +249,8 @@ def review_stale(as_json: bool) -> None:
 @reports_errors
 def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
     """Record a person's decision on an open escalation (a new, linked audit entry)."""
+    from claims_crew.store import Store
+
     done = Store().decide(ref, decision, reason, reviewer)
     if as_json:
         emit_json(
@@ -266,111 +273,6 @@ def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: 
     )
 
 
-# ---- audit -------------------------------------------------------------------------------
-
-
-@click.group("audit")
-def audit_group() -> None:
-    """The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it."""
-
-
-@audit_group.command("verify")
-@click.option(
-    "--file",
-    "export_file",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Verify an exported JSONL file instead of the store.",
-)
-@click.option(
-    "--checkpoint",
-    "checkpoint_file",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Also prove the chain still extends this checkpoint from `audit checkpoint`.",
-)
-@json_option
-@reports_errors
-def audit_verify(export_file: Path | None, checkpoint_file: Path | None, as_json: bool) -> None:
-    """Walk the chain, check each entry's signature with the audit key, and check the
-    decisions, escalations and reviews it recorded; name the first problem. Exits 1 when
-    anything is broken, 2 when signed entries or a checkpoint meet no audit key."""
-    signed = checkpoint.read(checkpoint_file) if checkpoint_file is not None else None
-    key = audit_key.find_key()
-    if export_file is not None:
-        with export_file.open(encoding="utf-8") as lines:
-            verdict = checkpoint.verify_export(lines.read().splitlines(), signed, key)
-    else:
-        verdict = Store().verify_audit(signed, key)
-    if as_json:
-        emit_json(verdict.as_json())
-    elif verdict.ok:
-        extends = f" It extends the signed checkpoint of entry {signed.seq}." if signed else ""
-        if verdict.unsigned:
-            extends += (
-                f" The first {verdict.unsigned} were written before entries were signed: they "
-                "rest on the chain and on signed checkpoints alone."
-            )
-        click.echo(f"ok: {verdict.entries} entries, chain intact.{extends}")
-    else:
-        click.echo(f"BROKEN at entry {verdict.first_bad}: {verdict.problem}", err=True)
-    if not verdict.ok:
-        sys.exit(EXIT_FAILED)
-
-
-@audit_group.command("checkpoint")
-@reports_errors
-def audit_checkpoint() -> None:
-    """Print a signed checkpoint of the chain head (JSON) to keep away from the database.
-
-    Signed with CLAIMS_CREW_AUDIT_KEY, or the key file audit.key in CLAIMS_CREW_HOME (made on
-    first use, mode 0600). Refused, exit 1, when the trail does not verify."""
-    key = audit_key.load_key(create=True)
-    verdict, signed = Store().audit_checkpoint(key)
-    if signed is None:
-        click.echo(
-            f"BROKEN at entry {verdict.first_bad}: {verdict.problem}; no checkpoint signed.",
-            err=True,
-        )
-        sys.exit(EXIT_FAILED)
-    if key.created:
-        click.echo(f"Created the audit key {key.source} (mode 0600); keep a copy.", err=True)
-    click.echo(audit.canonical(signed.model_dump()))
-    click.echo(
-        f"Checkpoint of entry {signed.seq}, signed with key {signed.key_id}: keep it away from "
-        "the database, and check it with: claims-crew audit verify --checkpoint FILE",
-        err=True,
-    )
-
-
-@audit_group.command("export")
-@click.option(
-    "--since",
-    type=click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ"]),
-    help="Only entries at or after this UTC time.",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to this file (default: standard output).",
-)
-@json_option
-@reports_errors
-def audit_export(since: datetime | None, output: Path | None, as_json: bool) -> None:
-    """Write the trail as JSONL: a header line, then one entry per line with its hash."""
-    lines = Store().export_audit(since.replace(tzinfo=UTC) if since else None)
-    if output is None:
-        for line in lines:
-            click.echo(line)
-        return
-    tmp = output.with_name(f".{output.name}.tmp")
-    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    tmp.replace(output)
-    if as_json:
-        emit_json({"output": str(output), "entries": len(lines) - 1})
-    else:
-        click.echo(f"{len(lines) - 1} entries written to {output}.")
-
-
 # ---- reviewers ---------------------------------------------------------------------------
 
 
@@ -385,6 +287,8 @@ def reviewer() -> None:
 @reports_errors
 def reviewer_add(name: str, as_json: bool) -> None:
     """Add a reviewer and print their sign-in token once (only its hash is kept)."""
+    from claims_crew.store import Store
+
     token = Store().add_reviewer(name)
     if as_json:
         emit_json({"reviewer": name.strip(), "token": token})

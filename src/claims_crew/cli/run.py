@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew import paths
@@ -30,6 +29,7 @@ from claims_crew.cli._output import EXIT_FAILED, fail_with
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
+from claims_crew.cli.tables import Table
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import OPEN_OUTCOMES
@@ -89,14 +89,16 @@ def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Setting
     """What every claim of a run shares: the config (checked first, so a broken one is refused
     before any model call is spent on it), the library, the models and the store."""
     from claims_crew.config_check import check_or_raise
-    from claims_crew.llms.select import default_llm_factory
-    from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
 
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
     config_dir = paths.config_dir()
     check_or_raise(config_dir)
+    # Imported after the check: a broken config is refused without loading CrewAI.
+    from claims_crew.llms.select import default_llm_factory
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.settings import Settings
+
     return Settings(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(config_dir),
@@ -198,13 +200,14 @@ def review_inbox(
     processes, which build their models from the environment and the config (not from
     `llm_for`); a claim no worker finished counts as failed, and each dead worker is named."""
     from claims_crew.cli import shadow as shadow_output
-    from claims_crew.run.batch import review_ingested
     from claims_crew.run.shadows import open_shadow
     from claims_crew.store import Store
 
     if workers > 1 and llm_for is not None:
         raise ValueError("worker processes build their own models: llm_for cannot reach them")
     settings = checked_settings(open_shadow(shadow, fresh) if shadow else Store(), llm_for)
+    from claims_crew.run.batch import review_ingested  # CrewAI: only once the config passed
+
     if shadow:
         shadow_output.announce(console, shadow, settings.store)
     todo, changed = _ingest_inbox(inbox, settings, console)

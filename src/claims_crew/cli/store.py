@@ -12,10 +12,10 @@ import sys
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import plain
+from claims_crew.cli.tables import Table
 from claims_crew.store import Store
 from claims_crew.store.copy import copy_store, target_url
 from claims_crew.store.engine import DATABASE_URL_VARIABLE, describe

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_BAD_INPUT, emit_json, fail, json_option, reports_errors
 from claims_crew.cli.safe_text import markup, plain
+from claims_crew.cli.tables import Table
 from claims_crew.config_check import Problem, check_config, errors
 from claims_crew.vocabulary import TASKS
 
@@ -42,7 +42,7 @@ config_dir_option = click.option(
 def _problem_table(problems: list[Problem], title: str) -> Table:
     table = Table(title=title, show_lines=False)
     for column in ("", "where", "key", "problem", "hint"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("where", "key"))
     for p in problems:
         mark = Text("error", style="red") if p.severity == "error" else Text("warn", "yellow")
         where = p.file if p.line is None else f"{p.file}:{p.line}"

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from claims_crew import paths
@@ -36,6 +35,7 @@ from claims_crew.cli.run import (
     leave,
 )
 from claims_crew.cli.safe_text import clean, markup, plain
+from claims_crew.cli.tables import Table
 from claims_crew.errors import ClaimsCrewError
 
 if TYPE_CHECKING:

@@ -13,9 +13,11 @@ from claims_crew.config_check.checks import check_config, check_or_raise, errors
 from claims_crew.config_check.crewai_facts import (
     AGENT_IGNORED,
     AGENT_KEYS,
+    MODEL_SETTINGS,
     PROVIDER_ALIASES,
     TASK_IGNORED,
     TASK_KEYS,
+    TASK_REFUSED,
     llm_problem,
 )
 from claims_crew.config_check.problems import Problem, format_problems
@@ -23,9 +25,11 @@ from claims_crew.config_check.problems import Problem, format_problems
 __all__ = [
     "AGENT_IGNORED",
     "AGENT_KEYS",
+    "MODEL_SETTINGS",
     "PROVIDER_ALIASES",
     "TASK_IGNORED",
     "TASK_KEYS",
+    "TASK_REFUSED",
     "Problem",
     "check_config",
     "check_or_raise",

@@ -12,7 +12,7 @@ in crewai_facts.py; source.py reads the files so that every problem has a file, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 import yaml
@@ -23,11 +23,14 @@ from claims_crew.config_check.crewai_facts import (
     AGENT_KEYS,
     AGENT_REQUIRED,
     INTERPOLATED,
+    MODEL_SETTINGS,
     PLACEHOLDER,
     TASK_IGNORED,
     TASK_KEYS,
+    TASK_REFUSED,
     TASK_REQUIRED,
     llm_problem,
+    model_setting_hint,
 )
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
@@ -75,11 +78,13 @@ def _check_entry(
     known: frozenset[str],
     ignored: dict[str, str],
     required: tuple[str, ...],
+    elsewhere: frozenset[str] = frozenset(),
 ) -> Iterator[Problem]:
-    present = set()
+    """One entry's keys: ignored, unknown (`elsewhere`: keys that belong to something else, such
+    as the model's settings in an agent), empty or missing."""
+    present = [key for key, _, _ in mapping_items(node)]
     for key, key_node, value_node in mapping_items(node):
         path = f"{entry}.{key}"
-        present.add(key)
         if key in ignored:
             yield Problem(
                 loaded.name,
@@ -96,7 +101,7 @@ def _check_entry(
                 line_of(key_node),
                 "unknown_key",
                 f"unknown key {key!r}: CrewAI skips it without a word",
-                did_you_mean(key, known),
+                _unknown_key_hint(key, known | set(ignored) | elsewhere, present, elsewhere),
             )
         elif key in required and not (scalar_of(value_node) or "").strip():
             yield Problem(
@@ -121,11 +126,32 @@ def _check_entry(
             )
 
 
+def _unknown_key_hint(
+    key: str, choices: Collection[str], present: list[str], elsewhere: frozenset[str]
+) -> str:
+    """The nearest key not already in the entry; for a model's setting, where it belongs."""
+    if key in elsewhere:
+        return model_setting_hint(key)
+    guess = nearest(key, [c for c in choices if c not in present])
+    if guess in elsewhere:
+        return f"did you mean {guess!r}? {model_setting_hint(guess)}"
+    return did_you_mean(key, choices, present, "a key this entry already has")
+
+
 def check_agents(loaded: Loaded) -> list[Problem]:
     problems: list[Problem] = []
     for name, line, entries in _entries_of(loaded, AGENTS, "agent", problems):
         problems.extend(
-            _check_entry(loaded, name, line, entries, AGENT_KEYS, AGENT_IGNORED, AGENT_REQUIRED)
+            _check_entry(
+                loaded,
+                name,
+                line,
+                entries,
+                AGENT_KEYS,
+                AGENT_IGNORED,
+                AGENT_REQUIRED,
+                MODEL_SETTINGS,
+            )
         )
         for key, _key_node, value_node in mapping_items(entries):
             if key == "llm":
@@ -163,11 +189,23 @@ def check_tasks(loaded: Loaded, agents: Sequence[str]) -> list[Problem]:
                         or f"the agents are {', '.join(agents) or 'none'}",
                     )
                 )
+            if key in TASK_REFUSED:
+                problems.extend(_refused(loaded, name, key, value_node))
             if key == "context":
                 problems.extend(_check_context(loaded, name, value_node))
             if key == "expected_output" and name == TASK_OF["intake"]:
                 problems.extend(_check_intake_sources(loaded, name, value_node))
     return problems
+
+
+def _refused(loaded: Loaded, task: str, key: str, node: yaml.Node) -> Iterator[Problem]:
+    """A key CrewAI honours that stalls a run or writes claim data where it should not; left
+    out, null, or at its harmless value (human_input: false) it passes."""
+    harmless, message, hint = TASK_REFUSED[key]
+    value = loaded.data[task][key]  # the value CrewAI reads: the last, if written twice
+    if value is None or value == harmless:
+        return
+    yield Problem(loaded.name, f"{task}.{key}", line_of(node), "refused_key", message, hint)
 
 
 def _check_intake_sources(loaded: Loaded, task: str, node: yaml.Node) -> Iterator[Problem]:
@@ -200,6 +238,7 @@ def _check_context(loaded: Loaded, task: str, node: yaml.Node) -> Iterator[Probl
         )
         return
     order = list(loaded.data)
+    listed = [scalar_of(item) for item in items]
     for item in items:
         ref = scalar_of(item)
         if ref in loaded.data and ref != task and order.index(ref) > order.index(task):
@@ -221,7 +260,13 @@ def _check_context(loaded: Loaded, task: str, node: yaml.Node) -> Iterator[Probl
                 line_of(item),
                 "unknown_task",
                 f"{task}'s context names {ref!r}, which is not another task in tasks.yaml",
-                did_you_mean(str(ref), [t for t in loaded.data if t != task]),
+                # Only a task above this one can be its context.
+                did_you_mean(
+                    str(ref),
+                    order[: order.index(task)],
+                    [t for t in listed if t != ref and t is not None],
+                    "a task this context already lists",
+                ),
             )
 
 
@@ -241,7 +286,7 @@ def _entries_of(
                     line_of(key_node),
                     f"unknown_{what}",
                     f"crew.py defines no {what} {name!r}; CrewAI never reads this entry",
-                    did_you_mean(name, expected) or f"the crew's {what}s: {', '.join(expected)}",
+                    _entry_hint(name, expected, list(loaded.data), what),
                 )
             )
         elif not isinstance(value_node, yaml.MappingNode):
@@ -269,6 +314,18 @@ def _entries_of(
                 )
             )
     return good
+
+
+def _entry_hint(name: str, expected: tuple[str, ...], present: list[str], what: str) -> str:
+    """The nearest entry crew.py reads that the file lacks; never one it already has."""
+    missing = [n for n in expected if n not in present]
+    hint = did_you_mean(name, expected, present, f"one of the {what}s the file already has")
+    if hint or not missing:
+        return hint or (
+            f"every {what} crew.py builds is already here: remove this entry, or give crew.py "
+            f"an @{what} method of that name"
+        )
+    return f"the file lacks {', '.join(missing)}"
 
 
 # --- the whole folder ---------------------------------------------------------------------

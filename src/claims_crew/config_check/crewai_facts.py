@@ -97,6 +97,40 @@ TASK_IGNORED: dict[str, str] = {
     "tools": "crew.py gives the tools to the agents; a tool name here needs a @tool method",
 }
 
+# Task keys CrewAI honours that break a run of this crew, the value that is harmless (None:
+# none is), and why. DESIGN.md's CrewAI traps say more.
+TASK_REFUSED: dict[str, tuple[object, str, str]] = {
+    "human_input": (
+        False,
+        "human_input: true makes CrewAI stop after the task and wait for a person to type at the "
+        "console: a batch run stalls, and with no console it fails (EOFError)",
+        "remove it: a claim the rules cannot settle already goes to a person, through the "
+        "review queue (claims-crew review list)",
+    ),
+    "output_file": (
+        None,
+        "output_file makes CrewAI write the agent's answer, claim details and all, to that path "
+        "on every claim: outside CLAIMS_CREW_HOME, each claim overwriting the one before",
+        "remove it: every answer is kept in the claim's record in the store "
+        "(claims-crew review show CLAIM_ID, claims-crew report)",
+    ),
+}
+
+# Settings of a model (CrewAI's LLM), not of an agent: written in agents.yaml they are unknown
+# keys, and near misses of them ("temprature") are pointed here rather than left without a hint.
+MODEL_SETTINGS: frozenset[str] = frozenset(
+    {"temperature", "top_p", "seed", "frequency_penalty", "presence_penalty", "stop"}
+)
+
+
+def model_setting_hint(key: str) -> str:
+    return (
+        f"{key} is a setting of the model, not of the agent: CrewAI's Agent has no such field, "
+        f"and the crew builds each model from MODEL (or the agent's llm:) with the provider's "
+        f"default {key}"
+    )
+
+
 # CrewAI's model providers and the prefixes that name them (crewai.llm.PROVIDER_ALIASES).
 # LiteLLM is not installed, so a model string must reach one of these natively.
 PROVIDER_ALIASES: dict[str, str] = {
@@ -148,7 +182,7 @@ def _installed(module: str) -> bool:
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_\-]*)}")
 INTERPOLATED: dict[str, tuple[str, ...]] = {
     "agents.yaml": ("role", "goal", "backstory"),
-    "tasks.yaml": ("description", "expected_output", "output_file"),
+    "tasks.yaml": ("description", "expected_output"),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from claims_crew.config_check.problems import Problem, did_you_mean
-from claims_crew.config_check.source import Loaded, locate
+from claims_crew.config_check.source import Loaded, locate, siblings
 
 PRICE_HINT = "a price is a plain number per million tokens, e.g. input: 0.15, output: 0.60"
 # pydantic's error types for a value that is there but is not a usable number.
@@ -35,7 +35,13 @@ def check_prices(loaded: Loaded) -> list[Problem]:
         if kind == "extra_forbidden":
             known = list(Price.model_fields) if len(loc) == 3 else list(PriceTable.model_fields)
             code, message = "unknown_key", f"unknown key {str(loc[-1])!r}"
-            hint = did_you_mean(str(loc[-1]), known) or "the keys here are " + ", ".join(known)
+            given = siblings(loaded.data, loc)
+            left = [k for k in known if k not in given]
+            hint = did_you_mean(str(loc[-1]), known, given, "a key already set here") or (
+                "the keys left to set here: " + ", ".join(left)
+                if left
+                else "every key here is set already: remove it"
+            )
         elif kind == "greater_than_equal":
             code, message = "negative_price", f"price {err['input']!r} is below zero"
             hint = "a price is zero or more (zero for a model you run yourself)"

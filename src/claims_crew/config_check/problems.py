@@ -7,7 +7,7 @@ a run all show the same file, key path, line and hint.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -43,11 +43,24 @@ def format_problems(problems: Sequence[Problem]) -> str:
     return "\n".join(lines)
 
 
-def nearest(word: str, choices: Sequence[str] | frozenset[str]) -> str | None:
+def nearest(word: str, choices: Collection[str]) -> str | None:
     found = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
     return found[0] if found else None
 
 
-def did_you_mean(word: str, choices: Sequence[str] | frozenset[str]) -> str:
-    guess = nearest(word, choices)
-    return f"did you mean {guess!r}?" if guess else ""
+def did_you_mean(
+    word: str,
+    choices: Collection[str],
+    taken: Collection[str] = (),
+    already: str = "one already given here",
+) -> str:
+    """The nearest of `choices` as a hint, never one of `taken`: those already written beside
+    the word (the other keys of its mapping, the other items of its list). Renaming the word to
+    one of them would only make a duplicate, so when the word is nearest to one of them the
+    hint says it looks like a leftover instead, and names none."""
+    guess = nearest(word, [c for c in choices if c not in taken and c != word])
+    if guess:
+        return f"did you mean {guess!r}?"
+    if nearest(word, [c for c in choices if c in taken]):
+        return f"it looks like a misspelling of {already}: remove it"
+    return ""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from claims_crew.config_check.problems import Problem, did_you_mean
-from claims_crew.config_check.source import Loaded, locate
+from claims_crew.config_check.source import Loaded, locate, siblings
 from claims_crew.vocabulary import ABSTENTION, OUTCOMES
 
 if TYPE_CHECKING:
@@ -76,7 +76,12 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
         if kind == "extra_forbidden":
             code = "unknown_key"
             message = f"unknown key {str(loc[-1])!r}"
-            hint = did_you_mean(str(loc[-1]), _keys_at(ResolutionConfig, loc[:-1]))
+            hint = did_you_mean(
+                str(loc[-1]),
+                _keys_at(ResolutionConfig, loc[:-1]),
+                siblings(loaded.data, loc),
+                "a key already set here",
+            )
         elif kind in ("greater_than_equal", "less_than_equal") and loc[:1] in (
             ["accept"],
             ["prefer"],
@@ -88,7 +93,9 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
             choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
             code = "unknown_outcome" if loc[:1] == ["automatic_outcomes"] else "invalid_value"
             message = f"{err['input']!r} is not one of {', '.join(choices)}"
-            hint = did_you_mean(str(err["input"]), choices)
+            hint = did_you_mean(
+                str(err["input"]), choices, siblings(loaded.data, loc), "one already listed"
+            )
             if code == "unknown_outcome":
                 message = f"unknown outcome {err['input']!r}; the outcomes are " + ", ".join(
                     OUTCOMES
@@ -118,7 +125,7 @@ def _expiry_problem(
             line,
             "unknown_outcome" if what == "outcome" else "unknown_risk_class",
             f"expiry: unknown {what} {err['input']!r}; the {whats} are {', '.join(choices)}",
-            did_you_mean(str(err["input"]), choices),
+            did_you_mean(str(err["input"]), choices, siblings(loaded.data, loc), f"a {what} here"),
         )
     return Problem(
         loaded.name,

@@ -151,3 +151,21 @@ def locate(root: yaml.Node, loc: Sequence[int | str]) -> tuple[str, int | None]:
         else:
             break
     return path, line
+
+
+def siblings(data: Any, loc: Sequence[int | str]) -> list[str]:
+    """What is written beside the part of `data` at `loc`: the other keys of the mapping that
+    holds it, or the other items of its list (a hint must not propose one of those)."""
+    holder = data
+    for part in loc[:-1]:
+        in_mapping = isinstance(holder, dict) and part in holder
+        in_list = isinstance(holder, list) and isinstance(part, int) and part < len(holder)
+        if not (in_mapping or in_list):
+            return []
+        holder = holder[part]
+    last = loc[-1] if loc else None
+    if isinstance(holder, dict):
+        return [str(k) for k in holder if k != last]
+    if isinstance(holder, list):
+        return [str(v) for i, v in enumerate(holder) if i != last]
+    return []

@@ -16,12 +16,16 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-
-from crewai import LLM, BaseLLM
+from typing import TYPE_CHECKING
 
 from claims_crew.run.limits import Limits
 
-LLMFactory = Callable[[str], BaseLLM]
+if TYPE_CHECKING:
+    from crewai import BaseLLM
+
+# CrewAI is imported only when a factory is made: `run` asks configured_model for its default
+# concurrency before the config check, which refuses a broken config without loading CrewAI.
+LLMFactory = Callable[[str], "BaseLLM"]
 
 
 def configured_model(agent_name: str) -> str | None:
@@ -38,6 +42,8 @@ def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = 
     (default: the project's config) allows; it is read when the local model is first needed.
     Remote models get the call timeout and retries of `limits` (default: the environment's).
     """
+    from crewai import LLM
+
     limits = limits or Limits.from_environment()
     local: list[BaseLLM] = []
     remote: dict[tuple[str, str | None], BaseLLM] = {}

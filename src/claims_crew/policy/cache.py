@@ -25,7 +25,7 @@ from claims_crew.policy.ids import clause_key
 from claims_crew.policy.segment import Clause
 
 # Bump when the segmenter or the schema changes, so old indexes are rebuilt, not misread.
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 # marshal's format belongs to one Python version; another version rebuilds instead of guessing.
 _PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 

@@ -251,6 +251,9 @@ _WORD_RULES: tuple[_Rule, ...] = (
         "condition",
         _rx(
             r"\bit is a condition\b|\bas a condition\b|\bconditions? precedent\b|^you must\b"
+            # "Cover is subject to you taking …": a duty, even after a sentence-case title.
+            r"|\b(?:(?:the |this |your )?(?:cover|insurance)|(?:any )?(?:payments?|claims?)) (?:is"
+            r"|are) (?:subject to|conditional (?:up)?on) (?:your?|the insured|the policyholder)\b"
             # "c. Special Conditions applicable to ...", a heading written as an item's words.
             r"|^(?:special|specific|general|additional|standard|common|claims?) conditions\b"
             r"|\b(?:is|are|will be|shall be) (?:under (?:an |the )?obligations?|obliged)\b"

@@ -14,7 +14,7 @@ A claim whose review fails keeps its decision; the failed attempt is recorded li
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -36,19 +36,33 @@ class Outcome:
 
     claim_id: str
     changed: list[StaleReason]
-    before: tuple[str, str | None]
+    before: tuple[str, str | None]  # the rules' outcome and answer in force
+    # On a claim a person decided, their decision in force: (reviewer, decision, decided at).
+    person: tuple[str, str, str] | None = None
     after: tuple[str, str | None] | None = None
     verdict: RevalidationVerdict | None = None
     reopened: bool = False
     audit_seq: int | None = None
     error: str | None = None
 
+    def before_shown(self) -> str:
+        """The decision in force, as people read it: the person's where a person decided."""
+        if self.person is not None:
+            reviewer, decision, _ = self.person
+            return f"{decision} (decided by {reviewer})"
+        return " ".join(v for v in self.before if v)
+
     def as_json(self) -> dict[str, Any]:
+        person = None
+        if self.person is not None:
+            reviewer, decision, decided_at = self.person
+            person = {"reviewer": reviewer, "decision": decision, "decided_at": decided_at}
         return {
             "claim_id": self.claim_id,
             "verdict": self.verdict,
             "changed": self.changed,
             "before": {"outcome": self.before[0], "answer": self.before[1]},
+            "person": person,
             "after": ({"outcome": self.after[0], "answer": self.after[1]} if self.after else None),
             "back_to_queue": self.reopened,
             "audit_seq": self.audit_seq,
@@ -102,7 +116,7 @@ def revalidate(
 
 def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> Outcome:
     before = (standing.outcome, standing.answer)
-    result = Outcome(standing.claim_id, changed, before)
+    result = Outcome(standing.claim_id, changed, before, standing.human)
     try:
         loaded = load_claim(Path(standing.claim_path))
     except ClaimFileError as exc:
@@ -128,7 +142,7 @@ def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> 
             return _failed(result, f"the review failed: {message}")
         if record.models and standing.models and record.models != standing.models:
             changed = [*changed, "models"]
-        result = Outcome(standing.claim_id, changed, before)
+        result = replace(result, changed=changed)
         after = (resolution.outcome, resolution.answer)
         verdict: RevalidationVerdict = "replay" if after == before else "new"
         back = verdict == "new" and standing.human is not None
@@ -143,8 +157,8 @@ def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> 
         return _failed(result, str(exc))
     finally:
         store.release(standing.claim_id, holder)
-    return Outcome(standing.claim_id, changed, before, after, verdict, back, done.audit_seq)
+    return replace(result, after=after, verdict=verdict, reopened=back, audit_seq=done.audit_seq)
 
 
 def _failed(result: Outcome, error: str) -> Outcome:
-    return Outcome(result.claim_id, result.changed, result.before, error=error)
+    return replace(result, error=error)

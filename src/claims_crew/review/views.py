@@ -9,12 +9,16 @@ the one question to answer.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
-from claims_crew.store import Escalation, Store
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
+
+if TYPE_CHECKING:
+    # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
+    # loading SQLAlchemy.
+    from claims_crew.store import Escalation, Store
 
 PAGE_SIZE = 50
 # The last page number asked for that is answered: far past any queue (five million open

@@ -13,13 +13,17 @@ last one it had, then carried on from there, in place.
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, inspect, text
 
 from claims_crew.store.engine import locked_transaction
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+# Alembic (and Mako, which it loads) is imported only when a database needs migrating: opening
+# a store that is current, as every command but the first does, is one read without it.
 
 # The newest revision: a store here needs no migration (checked against the scripts by a test).
 HEAD = "0010_audit_entry_signatures"
@@ -28,6 +32,8 @@ MIGRATION_LOCK = 0x636C61696D7300
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option(
         "script_location", str(resources.files("claims_crew.store") / "migrations")
@@ -39,6 +45,8 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 def revisions() -> list[str]:
     """Every revision id, oldest first."""
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(alembic_config())
     return [s.revision for s in reversed(list(script.walk_revisions()))]
 
@@ -63,6 +71,8 @@ def upgrade(engine: Engine) -> list[str]:
     with engine.connect() as conn:
         if current_revision(conn) == HEAD:
             return []
+    from alembic import command
+
     with locked_transaction(engine, MIGRATION_LOCK) as conn:
         # Checked again under the lock: another process may have migrated it meanwhile.
         start = current_revision(conn)

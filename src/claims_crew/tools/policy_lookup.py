@@ -3,6 +3,11 @@
 Every answer names the clauses it returned on lines that start with ``clause_id:``, so the
 provenance code can tell from the tool's output alone which clauses an agent has really seen.
 Misses and unreadable policies come back as text the agent can act on, never as exceptions.
+
+The arguments take a clause id or search words, either one. CrewAI sends tools to providers as
+strict schemas, where every key is required and an unused one is null, so each of the two says
+so in its description; a call with neither is refused by the arguments' own validation, and
+CrewAI hands that reason back to the agent as the tool's answer.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import re
 
 from crewai.tools import BaseTool
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from claims_crew.errors import PolicyError
 from claims_crew.policy.document import LookupMiss, PolicyDocument
@@ -21,6 +26,12 @@ MAX_TEXT_CHARS = 6000
 _CLAUSE_ID_LINE = re.compile(r"^clause_id: (?P<id>.+?)(?: \|.*)?$", re.MULTILINE)
 
 
+NEITHER = (
+    "give clause_id (a clause id, e.g. 4.2(b)) to read one clause, or query (words) to search "
+    "the policy: both are empty"
+)
+
+
 class PolicyLookupArgs(SchemaCached):
     """Arguments of policy_lookup: a policy id and either a clause id or search words."""
 
@@ -28,9 +39,21 @@ class PolicyLookupArgs(SchemaCached):
 
     policy_id: str = Field(description="The claim's policy id, e.g. HM-HOME-001.")
     clause_id: str | None = Field(
-        None, description="A clause id or label as printed, e.g. 4.2(b) or Section I A.1."
+        None,
+        description="A clause id or label as printed, e.g. 4.2(b) or Section I A.1; "
+        "null to search with query instead.",
     )
-    query: str | None = Field(None, description="Words to search for when the id is unknown.")
+    query: str | None = Field(
+        None,
+        description="Words to search for when the clause id is unknown; null when giving "
+        "clause_id.",
+    )
+
+    @model_validator(mode="after")
+    def _clause_or_words(self) -> PolicyLookupArgs:
+        if not (self.clause_id or "").strip() and not (self.query or "").strip():
+            raise ValueError(NEITHER)
+        return self
 
 
 def clause_ids_in(output: str) -> list[str]:
@@ -67,8 +90,6 @@ class PolicyLookupTool(BaseTool):
         if self.allowed_policies is not None and policy_id not in self.allowed_policies:
             allowed = ", ".join(sorted(self.allowed_policies))
             return f"Policy {policy_id!r} is not this claim's policy. Use policy_id {allowed}."
-        if not (clause_id or "").strip() and not (query or "").strip():
-            return "Give clause_id (e.g. 4.2(b)) or query (words to search for)."
         try:
             doc = self.library.open(policy_id)
         except PolicyError as exc:
