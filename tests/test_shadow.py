@@ -169,8 +169,11 @@ def m(count: int, denominator: int) -> dict[str, Any]:
     }
 
 
-def test_a_shadow_run_changes_no_production_row(tuning: Tuning) -> None:
+def test_a_shadow_run_changes_no_production_row(
+    tuning: Tuning, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert tuning.before["decisions"], "production decided nothing: the test would prove nothing"
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tuning.home))  # where the audit key is kept
     assert tuning.after == tuning.before
     assert tuning.head_after == tuning.head_before == (5, tuning.head_before[1])
     assert Store(tuning.production).verify_audit().ok
