@@ -97,11 +97,11 @@ def main() -> None:
     if args.kill_in == "write":
         append = audit.append
 
-        def killed_append(conn: Any, **fields: Any) -> Any:
+        def killed_append(conn: Any, key: Any, **fields: Any) -> Any:
             # The claim's attempt, outputs and ledger are written by now, uncommitted.
             if fields["claim_id"] == args.kill_at:
                 os.kill(os.getpid(), signal.SIGKILL)
-            return append(conn, **fields)
+            return append(conn, key, **fields)
 
         audit.append = killed_append  # type: ignore[assignment]
         run(args.inbox, args.calls_log)
