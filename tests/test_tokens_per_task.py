@@ -39,7 +39,7 @@ from tests.support.crew import (
     start_date_answer,
     water_claim_saying_when,
 )
-from tests.support.openai_server import ChatRequest, Reply, StartServer
+from tests.support.openai_server import ChatRequest, Reply, StartServer, Status
 from tests.support.provider import (
     CrewScript,
     agent_of,
@@ -242,3 +242,33 @@ def test_the_provider_reports_tokens_per_task(
         ), task
     stored = run.store.claim_record("C-7")
     assert stored is not None and stored.tokens_by_task == record.tokens_by_task
+
+
+def test_a_call_the_provider_failed_is_counted_once_in_its_task(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    """The targeted question gets a 500: the provider received the call, so it counts, once
+    (CrewAI reports a failed call twice), with no tokens, since none were reported."""
+
+    def intake(request: ChatRequest) -> Reply:
+        if QUESTION_TAIL in request.text:
+            return Status(500)
+        return answer(KNOWN_START)
+
+    script = CrewScript().set("C-8", "intake", intake)
+    for agent, payload in (("policy", POLICY_COVERED), ("fraud", FRAUD_EXCLUDED)):
+        script.set("C-8", agent, answer(payload))
+    server = openai_server(script)
+    point_model_at(server, monkeypatch)
+    monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
+    run = provider_settings(sample_library, Store())
+    (item,) = run_batch(water_claims(tmp_path / "inbox", "C-8"), run)
+    record = item.record
+    assert record is not None and record.status == "reviewed", record and record.error
+    asked = [r for r in server.requests if QUESTION_TAIL in r.text]
+    assert len(asked) == 1
+    assert record.tokens_by_task["targeted_question_task"] == TaskUsage(calls=1)
+    assert sum(record.model_calls.values()) == len(server.requests)
