@@ -25,10 +25,10 @@ from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
+from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.run import (
     _escalations,
-    _table,
     checked_settings,
     concurrency_option,
     default_concurrency,
@@ -111,7 +111,7 @@ def work_command(concurrency: int | None, until_empty: bool) -> None:
     except ClaimsCrewError as exc:
         fail_with(exc, exit_code=EXIT_FAILED)
     if failed:
-        click.echo(f"{failed} claim(s) failed; see the table above.", err=True)
+        click.echo(f"{failed} claim(s) failed; the table and the reasons are above.", err=True)
     leave(EXIT_FAILED if failed else 0)
 
 
@@ -129,7 +129,9 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
         f"{concurrency}, {how}.",
         highlight=False,
     )
-    with BatchProgress(console, pending, rate_limit=settings.rate_limit) as progress:
+    # Other workers take from the same queue and ingests add to it: how many this one will
+    # review is not known, so its lines are numbered without a total.
+    with BatchProgress(console, None, rate_limit=settings.rate_limit) as progress:
         worker = Worker(
             settings,
             concurrency,
@@ -139,9 +141,15 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
         )
         with _stopping_on_signals(worker):
             items = worker.run()
-    console.print(_table(items))
+    if items:
+        console.print(claims_table(items))
+    else:
+        console.print("No claim reviewed.")
     _escalations(console, items, [], store)
-    return sum(not item.ok for item in items)
+    reasons = failure_reasons(items)
+    if reasons:
+        console.print(plain(failures_said(reasons), style="red"), soft_wrap=True)
+    return sum(reasons.values())
 
 
 @contextmanager
