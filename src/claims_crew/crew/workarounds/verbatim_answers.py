@@ -37,14 +37,12 @@ class Verbatim(RootModel[Any]):
         return cls.schema_model.model_json_schema(*args, **kwargs)
 
     @classmethod
-    def model_validate_json(  # type: ignore[override]
-        cls, json_data: str | bytes | bytearray, **_options: Any
-    ) -> Self:
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **_options: Any) -> Self:
         """Any text at all, kept as it is: not even parsed, so prose survives too."""
         text = json_data if isinstance(json_data, str) else bytes(json_data).decode("utf-8")
         return cls(root=text)
 
-    def model_dump_json(self, **_options: Any) -> str:  # type: ignore[override]
+    def model_dump_json(self, **_options: Any) -> str:
         """The text as it came; an object a client parsed itself, as JSON."""
         if isinstance(self.root, str):
             return self.root
