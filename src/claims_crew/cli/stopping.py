@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -31,6 +31,21 @@ STOPPED = (
 )
 
 
+STOP_SIGNALS = (signal.SIGTERM.value, signal.SIGINT.value)
+
+
+@contextmanager
+def on_stop_signals(handler: Callable[[int, FrameType | None], None]) -> Iterator[dict[int, Any]]:
+    """Within this block SIGTERM and SIGINT call `handler`. Yields the handlers they had before
+    (a handler may put them back), and puts them back after."""
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    try:
+        yield previous
+    finally:
+        for sig, before in previous.items():
+            signal.signal(sig, before)
+
+
 @contextmanager
 def ending_on_signals(
     console: Console, note: str = "", through_pool: bool = False
@@ -40,7 +55,6 @@ def ending_on_signals(
     if threading.current_thread() is not threading.main_thread():
         yield  # signals are the main thread's
         return
-    previous: dict[int, Any] = {}
 
     def end(signum: int, _frame: FrameType | None) -> None:
         console.show_cursor(True)  # a terminal's bar hides it while it runs
@@ -53,10 +67,5 @@ def ending_on_signals(
             raise SystemExit(128 + signum)
         os._exit(128 + signum)
 
-    for sig in (signal.SIGTERM.value, signal.SIGINT.value):
-        previous[sig] = signal.signal(sig, end)
-    try:
+    with on_stop_signals(end):
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)

@@ -35,6 +35,7 @@ from claims_crew.cli.run import (
     leave,
 )
 from claims_crew.cli.safe_text import clean, markup, plain
+from claims_crew.cli.stopping import on_stop_signals
 from claims_crew.cli.tables import Table
 from claims_crew.errors import ClaimsCrewError
 
@@ -167,10 +168,6 @@ def _stopping_on_signals(worker: Worker) -> Iterator[None]:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
-    for sig in (signal.SIGTERM.value, signal.SIGINT.value):
-        previous[sig] = signal.signal(sig, stop)
-    try:
+    with on_stop_signals(stop) as before:
+        previous.update(before)
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
