@@ -3,8 +3,9 @@
 Each claim gets its line as it finishes (claim_lines.py: the decision, each agent's answer and
 the time, or why it failed), in a terminal above the bar and elsewhere as a plain line, so a run
 stopped halfway has still shown what it decided; the table comes at the end. The lines are
-numbered "[3/9]" against the claims the run has to review, or "[3]" where that is not known (a
-`work` process, whose queue others share and add to).
+numbered "[3/9]" against the claims the run has to review (a `work` process: the claims pending
+when it started), or "[3]" where that is not known: a worker that started on an empty queue,
+or once the count has passed the total (others add to a worker's queue).
 
 A claim can wait minutes on a slow provider (up to its deadline, limits.py). A bar that only
 moves when a claim finishes would then look stuck, so the display names the claims under review

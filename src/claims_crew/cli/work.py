@@ -130,9 +130,9 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
         f"{concurrency}, {how}.",
         highlight=False,
     )
-    # Other workers take from the same queue and ingests add to it: how many this one will
-    # review is not known, so its lines are numbered without a total.
-    with BatchProgress(console, None, rate_limit=settings.rate_limit) as progress:
+    # Counted against the claims pending now; other workers take from the same queue and
+    # ingests add to it, so past those (or with none pending) the lines have no total.
+    with BatchProgress(console, pending or None, rate_limit=settings.rate_limit) as progress:
         worker = Worker(
             settings,
             concurrency,
