@@ -125,8 +125,8 @@ def run_inbox(
 
     paths.keep_crewai_at_home()
     console = Console()
-    workers = workers or workers_from_environment()
     try:
+        workers = workers or workers_from_environment()
         with ending_on_signals(console, failure_note, through_pool=workers > 1):
             failed = review_inbox(
                 inbox or paths.inbox_dir(),
