@@ -71,11 +71,12 @@ def default_threads() -> int:
     """Half the cores this process may run on, at least one.
 
     llama.cpp's threads wait for each other at every step of every token, spinning, so one
-    thread kept off its core by other work holds all the others up: on a two-core machine that
-    other work kept busy, bench/local_model.py measured a claim at 120 s with one thread and
-    657 s with two (with two busy loops beside it: 313 s and 878 s), and two threads burned
-    six times the CPU. Half the cores leaves room for that other work, and is what llama.cpp's
-    own Python binding uses for generation.
+    thread kept off its core by other work holds all the others up. On a two-core machine,
+    bench/local_model.py measured one claim at 32 s with one thread and 30 s with two when idle,
+    but 111 s against 417 s with four busy loops beside it, and 120 s against 657 s while other
+    people's work kept the machine busy; two threads burned up to six times the CPU. Half the
+    cores leaves room for that other work, and is what llama.cpp's own Python binding uses for
+    generation.
     """
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, (cores or 1) // 2)
