@@ -17,6 +17,12 @@ src/ and reading the tree's own config/, policies/ and claims/inbox/; only the c
 is timed, not the child's imports or the policy index, which is built once per tree first. One
 claim runs at a time: the model uses every core.
 
+`--threads 1,2,cores-1,cores` runs the same claims once per thread count instead
+(CLAIMS_CREW_LOCAL_THREADS, read by src/claims_crew/llms/local.py), again alternating claim by
+claim, and prints each setting's mean against the first's. `--load N` keeps N busy loops
+(`sh -c 'while :; do :; done'`) running beside the claims for the whole measurement, the way
+other work keeps a shared machine busy; they are stopped when it ends.
+
 Everything a claim writes (its store, CrewAI's storage, the policy index) goes into a temporary
 folder. The benchmark only prints; generation is deterministic (temperature 0, fixed seed), so
 token counts repeat while seconds depend on what else the machine is doing.
@@ -26,6 +32,7 @@ Run it from the project root (about a minute a claim on two cores):
     uv run python bench/local_model.py
     uv run python bench/local_model.py --claims 3 --compare /tmp/last-commit
     uv run python bench/local_model.py --small      # one claim: CI's check that it runs
+    uv run python bench/local_model.py --claims 1 --threads 1,2,cores-1,cores --load 2
 
 It exits non-zero when a claim was not reviewed (an unreadable answer is the model's doing and
 only counts in the figures).
@@ -44,6 +51,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +144,12 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
 # --- the parent: alternate trees, print -----------------------------------------------------
 
 
-def run_child(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
+def run_child(
+    tree: Path, claim: Path | None, workdir: Path, threads: int | None = None
+) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+    if threads is not None:
+        env["CLAIMS_CREW_LOCAL_THREADS"] = str(threads)
     args = [sys.executable, str(Path(__file__).resolve()), "--child", str(tree), str(workdir)]
     if claim is not None:
         args.append(str(claim))
@@ -196,6 +208,34 @@ def print_summary(label: str, results: list[dict[str, Any]]) -> tuple[float, flo
     return seconds, cpu, generated
 
 
+def thread_counts(spec: str, cores: int) -> list[int]:
+    """ "1,2,cores-1,cores" as thread counts, each once, in the order given (at least 1)."""
+    counts: list[int] = []
+    for part in spec.split(","):
+        word = part.strip().replace(" ", "")
+        if word.startswith("cores"):
+            count = cores - int(word[len("cores-") :] or 0) if word != "cores" else cores
+        else:
+            count = int(word)
+        if max(1, count) not in counts:
+            counts.append(max(1, count))
+    return counts
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What one column of the figures runs: a source tree, and a thread count (None: the tree's
+    own default)."""
+
+    tree: Path
+    threads: int | None = None
+
+
+def busy_loops(count: int) -> list[subprocess.Popen[bytes]]:
+    """`count` shell loops that keep a core each busy until stopped."""
+    return [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(count)]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:
@@ -208,44 +248,74 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--compare", type=Path, metavar="DIR", help="a second source tree, run alternately"
     )
+    parser.add_argument(
+        "--threads", metavar="LIST", help='thread counts to compare, e.g. "1,2,cores-1,cores"'
+    )
+    parser.add_argument(
+        "--load", type=int, default=0, metavar="N", help="busy loops to run beside the claims"
+    )
     parser.add_argument("--raw", action="store_true", help="print each task's final answer")
     parser.add_argument("--small", action="store_true", help="one claim (CI's run)")
     args = parser.parse_args(argv)
     if args.small:
         args.claims = 1
-    trees = {"this": ROOT}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    variants = {"this": Variant(ROOT)}
     if args.compare is not None:
-        trees["compare"] = args.compare.resolve()
+        variants["compare"] = Variant(args.compare.resolve())
+    if args.threads:
+        variants = {f"{n} thr": Variant(ROOT, n) for n in thread_counts(args.threads, cores)}
     claims = sorted(
         p for p in (ROOT / "claims" / "inbox").iterdir() if p.suffix in (".json", ".yaml")
     )[: max(1, args.claims)]
 
-    with tempfile.TemporaryDirectory(prefix="bench-local-model-") as tmp:
-        workdirs = {label: Path(tmp) / label for label in trees}
-        for label, tree in trees.items():
-            index = run_child(tree, None, workdirs[label])
-            print(f"{label}: {tree} (claims_crew from {index['package']})", flush=True)
-        print(f"{len(claims)} claims, one at a time, {os.cpu_count()} cores", flush=True)
-        results: dict[str, list[dict[str, Any]]] = {label: [] for label in trees}
-        for claim in claims:
-            for label, tree in trees.items():
-                result = run_child(tree, tree / "claims" / "inbox" / claim.name, workdirs[label])
-                results[label].append(result)
-                print_claim(label, result, args.raw)
-        print("Means")
-        means = {label: print_summary(label, found) for label, found in results.items()}
+    loops = busy_loops(args.load)
+    try:
+        results = measure(variants, claims, args.raw, cores, args.load)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    print("Means")
+    means = {label: print_summary(label, found) for label, found in results.items()}
     # An unreadable answer is the model's doing; a claim not reviewed is the code's.
     broken = [r for found in results.values() for r in found if r["status"] != "reviewed"]
     if broken:
         raise SystemExit(f"{len(broken)} claim(s) not reviewed: {broken[0]['error']}")
-    if "compare" in means:
-        (this_s, this_cpu, this_tokens) = means["this"]
-        (other_s, other_cpu, other_tokens) = means["compare"]
-        print(
-            f"compare / this: {other_s / this_s:.2f}x the seconds, "
-            f"{other_cpu / this_cpu:.2f}x the CPU seconds, "
-            f"{other_tokens / max(this_tokens, 1):.2f}x the generated tokens"
+    first, *others = means
+    for label in others:
+        (base_s, base_cpu, base_tokens), (other_s, other_cpu, other_tokens) = (
+            means[first],
+            means[label],
         )
+        print(
+            f"{label} / {first}: {other_s / base_s:.2f}x the seconds, "
+            f"{other_cpu / base_cpu:.2f}x the CPU seconds, "
+            f"{other_tokens / max(base_tokens, 1):.2f}x the generated tokens"
+        )
+
+
+def measure(
+    variants: dict[str, Variant], claims: list[Path], raw: bool, cores: int, load: int
+) -> dict[str, list[dict[str, Any]]]:
+    """Each claim on each variant, alternating claim by claim; every variant's results."""
+    with tempfile.TemporaryDirectory(prefix="bench-local-model-") as tmp:
+        workdirs = {label: Path(tmp) / label.replace(" ", "-") for label in variants}
+        for label, variant in variants.items():
+            index = run_child(variant.tree, None, workdirs[label])
+            print(f"{label}: {variant.tree} (claims_crew from {index['package']})", flush=True)
+        busy = f", {load} busy loop(s) beside them" if load else ""
+        print(f"{len(claims)} claims, one at a time, {cores} cores{busy}", flush=True)
+        results: dict[str, list[dict[str, Any]]] = {label: [] for label in variants}
+        for claim in claims:
+            for label, variant in variants.items():
+                inbox = variant.tree / "claims" / "inbox"
+                result = run_child(
+                    variant.tree, inbox / claim.name, workdirs[label], variant.threads
+                )
+                results[label].append(result)
+                print_claim(label, result, raw)
+    return results
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Canaries for crew/workarounds/: each checks that the installed CrewAI (or pydantic) still
 behaves the way one workaround assumes, and fails with the module to drop or revisit once an
-upgrade changes that. They exercise CrewAI's own objects, offline, with no model behind them."""
+upgrade changes that. They exercise CrewAI's own objects, offline, with no model behind them
+(CrewAI's OpenAI client talks to the scripted server on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -12,17 +13,21 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 import yaml
-from crewai import Agent, Crew, Process, Task
+from crewai import LLM, Agent, Crew, Process, Task
 from crewai.agents.agent_executor import AgentExecutor
 from crewai.project import CrewBase, task
 from crewai.project.utils import cache as crewbase_cache
 from crewai.utilities.converter import Converter
 from crewai.utilities.task_output_storage_handler import TaskOutputStorageHandler
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel, PrivateAttr, ValidationError
 
+from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
 from claims_crew.crew.workarounds.kickoff_log import NoKickoffLog
+from claims_crew.crew.workarounds.verbatim_answers import verbatim
 from claims_crew.llms.scripted import ScriptedLLM, final
+from claims_crew.models import AdjudicatorAnswer, TargetedAnswer
 from tests.support.flow_states import declared_states
+from tests.support.openai_server import OpenAIServer, StartServer, Text
 
 T = TypeVar("T")
 WORKAROUNDS = "src/claims_crew/crew/workarounds"
@@ -169,6 +174,49 @@ def test_agent_executor_declares_a_state_class_it_throws_away() -> None:
     assert declared_states(AgentExecutor) == 1, drop(
         "agent_executor.py", "building an AgentExecutor no longer declares a Flow state class"
     )
+
+
+# --- verbatim_answers.py ---------------------------------------------------------------------
+
+EXTRA_KEY = '{"answers": [], "note": "a key the schema does not allow"}'
+
+
+def _client(openai_server: StartServer) -> tuple[LLM, OpenAIServer]:
+    """CrewAI's own OpenAI client, against the scripted server answering EXTRA_KEY."""
+    server = openai_server(lambda _request: Text(EXTRA_KEY))
+    client = LLM(model="openai/gpt-4o-mini", base_url=server.base_url, api_key="sk-test")
+    return client, server
+
+
+def test_crewais_client_validates_structured_output_and_loses_the_text(
+    openai_server: StartServer,
+) -> None:
+    with pytest.raises(ValidationError) as refused:
+        _client(openai_server)[0].call("answer", response_model=TargetedAnswer)
+    assert EXTRA_KEY not in str(refused.value), drop(
+        "verbatim_answers.py", "CrewAI's client now keeps the text of an answer it refuses"
+    )
+
+
+def test_the_client_is_held_to_the_schema_and_the_answer_kept_as_sent(
+    openai_server: StartServer,
+) -> None:
+    client, server = _client(openai_server)
+    kept = client.call("answer", response_model=verbatim(TargetedAnswer))
+    assert isinstance(kept, BaseModel) and kept.model_dump_json() == EXTRA_KEY
+    [request] = server.requests
+    sent = request.body["response_format"]["json_schema"]
+    assert sent["name"] == "TargetedAnswer"
+    assert set(sent["schema"]["properties"]) == set(TargetedAnswer.model_fields)
+
+
+def test_every_executor_hands_the_client_the_verbatim_model() -> None:
+    """CrewAI sets the executor's response_model when it builds it and again per task."""
+    agent = Agent(role="r", goal="g", backstory="b", llm=ScriptedLLM([]))
+    built = ClaimsAgentExecutor(llm=agent.llm, agent=agent, response_model=TargetedAnswer)
+    assert built.response_model is verbatim(TargetedAnswer)
+    built.response_model = AdjudicatorAnswer
+    assert built.response_model is verbatim(AdjudicatorAnswer)
 
 
 # --- kickoff_log.py --------------------------------------------------------------------------

@@ -6,11 +6,14 @@ tiny model inside the ReAct format and the task's JSON schema.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from claims_crew.claim_files import load_claim
+from claims_crew.errors import ModelError
+from claims_crew.llms.local import LocalLLM
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
@@ -40,3 +43,17 @@ def test_local_model_reviews_a_claim_with_schema_valid_outputs(
     assert record.resolution is not None
     assert "parse_error" not in record.resolution.reason_codes
     assert all(m.startswith("local/") for m in record.models.values())
+
+
+def test_the_threads_come_from_the_environment_or_half_the_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CLAIMS_CREW_LOCAL_THREADS", raising=False)
+    cores = len(os.sched_getaffinity(0))
+    assert LocalLLM.from_environment().threads == max(1, cores // 2)
+    monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", "3")
+    assert LocalLLM.from_environment().threads == 3
+    for wrong in ("0", "two", "-1"):
+        monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", wrong)
+        with pytest.raises(ModelError, match="CLAIMS_CREW_LOCAL_THREADS"):
+            LocalLLM.from_environment()

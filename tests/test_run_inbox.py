@@ -101,3 +101,15 @@ def test_concurrent_claims_keep_their_own_ledgers(tmp_path: Path, concurrency: i
         # Each claim's own intake answered its targeted question: null, as the claim says.
         targeted = record.resolution and record.resolution.targeted
         assert targeted and targeted.parse_error is None and not targeted.verified
+
+
+def test_a_run_in_which_every_claim_failed_says_how_many_and_why(tmp_path: Path) -> None:
+    """Two files refused and one claim whose crew failed: the summary counts them by reason."""
+    inbox = _inbox(tmp_path, "C-1042.json")
+    (inbox / "C-9998.json").write_text("{not json")
+    (inbox / "C-9999.json").write_text("[1, 2")
+    console = Console(record=True, width=200)
+    # No answer is scripted: C-1042's crew fails at its first model call.
+    assert review_inbox(inbox, 1, console, llm_for=Script()) == 3
+    said = console.export_text().splitlines()
+    assert "3 claim(s) failed: 2 bad claim file (malformed), 1 crew_failed" in said

@@ -1,9 +1,13 @@
-"""What a run shows while it waits: the claims under review and for how long, in a terminal and
-in a log, so that a slow or silent provider never leaves the user looking at the header alone."""
+"""What a run shows while it works: each claim's line as it finishes, and the claims under review
+and for how long, in a terminal and in a log, so that a slow or silent provider never leaves the
+user looking at the header alone, and a run stopped halfway has still shown what it decided."""
 
 from __future__ import annotations
 
+import io
 import os
+import re
+import threading
 from pathlib import Path
 from typing import NoReturn
 
@@ -13,9 +17,13 @@ from rich.console import Console
 from rich.progress import Progress
 
 from claims_crew.cli import main, progress
-from claims_crew.cli.progress import InFlight, WaitingColumn
+from claims_crew.cli.progress import BatchProgress, InFlight, WaitingColumn
 from claims_crew.cli.run import review_inbox
+from claims_crew.llms.base import Messages
+from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.routine import BatchItem
+from tests.support.crew import FRAUD_EXCLUDED, POLICY_COVERED, looked_up, responding, water_intake
 from tests.support.openai_server import Hang, StartServer
 from tests.support.paths import ROOT
 from tests.support.provider import (
@@ -91,9 +99,13 @@ def test_a_log_shows_each_claim_and_what_is_still_waiting(
     assert "waiting on C-1.json 1 s" in lines
     timed_out = f"[1/3] C-1.json: failed (timeout) after {DEADLINE_S}."
     assert any(line.startswith(timed_out) for line in lines)
-    assert any(line.startswith("[2/3] C-2.json: reviewed in ") for line in lines)
-    assert any(line.startswith("[3/3] C-3.json: reviewed in ") for line in lines)
-    assert "1 claim(s) failed" in result.output
+    decided = ": ESCALATED (needs_more_evidence); policy covered 0.82 ✓, fraud not_covered 0.70 ✗"
+    for number, name in ((2, "C-2.json"), (3, "C-3.json")):
+        assert any(
+            line.startswith(f"[{number}/3] {name}: reviewed in ") and line.endswith(decided)
+            for line in lines
+        ), "\n".join(lines)
+    assert "1 claim(s) failed: 1 timeout" in result.output
 
 
 @pytest.mark.slow
@@ -112,3 +124,88 @@ def test_a_file_name_cannot_drive_the_terminal() -> None:
     bar.add_task("reviewing")
     shown = WaitingColumn(in_flight).render(bar.tasks[0])
     assert shown.plain == "waiting on C-9\\x1b[2J[red]x.json 0 s"
+
+
+# --- each claim's line as it finishes --------------------------------------------------------
+
+TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+GUARD_S = 120.0  # far beyond what a claim takes here: a missing line fails, it never hangs
+
+
+class Watched(io.StringIO):
+    """A console's file that tells the moment `wanted` has been written to it."""
+
+    def __init__(self, wanted: str) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.seen = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.wanted in self.getvalue():
+            self.seen.set()
+        return written
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "log"])
+def test_each_claims_line_is_printed_as_it_finishes(tmp_path: Path, terminal: bool) -> None:
+    """C-2's review waits, in its first model call, until C-1's line is on the console: a run
+    that printed its lines only at the end, or only in a log, would never let it go."""
+    watched = Watched("C-1.json: reviewed in ")
+
+    def intake(messages: Messages) -> str:
+        if "claim C-2" in str(messages):
+            assert watched.seen.wait(GUARD_S), "C-1's line was not printed when it finished"
+        return water_intake(messages)
+
+    script = responding(
+        intake=intake,
+        policy=lambda m: final(POLICY_COVERED) if looked_up(m) else lookup("HM-HOME-001", "4.2(b)"),
+        fraud=lambda _m: final(FRAUD_EXCLUDED),
+    )
+    inbox = tmp_path / "inbox"
+    water_claims(inbox, "C-1", "C-2")
+    console = Console(file=watched, force_terminal=terminal, width=200)
+    assert console.is_terminal is terminal
+
+    assert review_inbox(inbox, 1, console, llm_for=script) == 0
+    shown = TERMINAL_CODES.sub("", watched.getvalue())  # the colours and the bar's redrawing
+    decided = "ESCALATED (needs_more_evidence); policy covered 0.82 ✓, fraud not_covered 0.70 ✗"
+    for line in ("[1/2] C-1.json: reviewed in ", "[2/2] C-2.json: reviewed in "):
+        start = shown.index(line)
+        assert decided in shown[start : shown.index("\n", start)]
+    # ...and the table still comes at the end.
+    assert shown.index("[2/2] C-2.json") < shown.index("Claims reviewed")
+
+
+def test_a_run_with_nothing_to_review_says_so_in_one_line(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    console = Console(record=True, width=200)
+    assert review_inbox(inbox, 1, console, llm_for=responding()) == 0
+    shown = console.export_text()
+    assert f"0 claim file(s) in {inbox}; nothing to review." in shown
+    assert "reviewing" not in shown and "Claims reviewed" not in shown  # no bar, no table
+
+
+def _refused(name: str) -> BatchItem:
+    return BatchItem(Path("inbox") / name, None, "not valid JSON", code="malformed")
+
+
+def test_lines_count_against_the_total_until_it_is_passed() -> None:
+    """A run knows how many claims it has to review; a worker does not (its queue is shared and
+    grows), and neither does a run whose workers took claims of other inboxes too."""
+    console = Console(record=True, width=200)
+    with BatchProgress(console, 1) as known:
+        known.finished(_refused("a.json"))
+        known.finished(_refused("b.json"))
+    with BatchProgress(console, None) as unknown:
+        unknown.finished(_refused("c.json"))
+        unknown.finished(_refused("d.json"))
+    lines = [line for line in console.export_text().splitlines() if line.startswith("[")]
+    assert lines == [
+        "[1/1] a.json: bad claim file (malformed): not valid JSON",
+        "[2] b.json: bad claim file (malformed): not valid JSON",
+        "[1] c.json: bad claim file (malformed): not valid JSON",
+        "[2] d.json: bad claim file (malformed): not valid JSON",
+    ]

@@ -25,7 +25,7 @@ from claims_crew.cli import main
 from claims_crew.crew.ledger import ToolLedger
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.records import TaskUsage
+from claims_crew.records import ClaimRecord, TaskUsage
 from claims_crew.run.batch import run_batch
 from claims_crew.run.review import review_claim
 from claims_crew.store import Store
@@ -39,7 +39,7 @@ from tests.support.crew import (
     start_date_answer,
     water_claim_saying_when,
 )
-from tests.support.openai_server import ChatRequest, Reply, StartServer
+from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, StartServer, Status
 from tests.support.provider import (
     CrewScript,
     agent_of,
@@ -194,6 +194,19 @@ def test_an_old_store_upgrades_in_place_and_its_audit_still_verifies(
     assert [t["claims"] for t in report["time_per_level"]][:3] == [0, 0, 0]
 
 
+def reviewed_over(
+    server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, library: PolicyLibrary, inbox: Path
+) -> tuple[ClaimRecord, Store]:
+    """A copy of C-1042 named after `inbox`'s folder, reviewed by CrewAI's own OpenAI client
+    against the scripted server: its record, and the store it is in."""
+    point_model_at(server, monkeypatch)
+    run = provider_settings(library, Store())
+    (item,) = run_batch(water_claims(inbox, inbox.name), run)
+    record = item.record
+    assert record is not None and record.status == "reviewed", record and record.error
+    return record, run.store
+
+
 @pytest.mark.usefixtures("engine")
 def test_the_provider_reports_tokens_per_task(
     openai_server: StartServer,
@@ -224,12 +237,8 @@ def test_the_provider_reports_tokens_per_task(
     for agent in ("policy", "fraud"):
         script.set("C-7", agent, answer(replies[f"{agent}_task"]))
     server = openai_server(script)
-    point_model_at(server, monkeypatch)
     monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "60")
-    run = provider_settings(sample_library, Store())
-    (item,) = run_batch(water_claims(tmp_path / "inbox", "C-7"), run)
-    record = item.record
-    assert record is not None and record.status == "reviewed", record and record.error
+    record, store = reviewed_over(server, monkeypatch, sample_library, tmp_path / "C-7")
 
     assert set(record.tokens_by_task) == set(replies)
     for task, payload in replies.items():
@@ -240,5 +249,31 @@ def test_the_provider_reports_tokens_per_task(
             completion=len(requests) * words(json.dumps(payload)),
             calls=len(requests),
         ), task
-    stored = run.store.claim_record("C-7")
+    stored = store.claim_record("C-7")
     assert stored is not None and stored.tokens_by_task == record.tokens_by_task
+
+
+def test_a_call_the_provider_failed_is_counted_once_in_its_task(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    """The targeted question gets a 500: the provider received the call, so it counts, once
+    (CrewAI reports a failed call twice), with no tokens, since none were reported."""
+
+    def intake(request: ChatRequest) -> Reply:
+        if QUESTION_TAIL in request.text:
+            return Status(500)
+        return answer(KNOWN_START)
+
+    script = CrewScript().set("C-8", "intake", intake)
+    for agent, payload in (("policy", POLICY_COVERED), ("fraud", FRAUD_EXCLUDED)):
+        script.set("C-8", agent, answer(payload))
+    server = openai_server(script)
+    monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
+    record, _store = reviewed_over(server, monkeypatch, sample_library, tmp_path / "C-8")
+    asked = [r for r in server.requests if QUESTION_TAIL in r.text]
+    assert len(asked) == 1
+    assert record.tokens_by_task["targeted_question_task"] == TaskUsage(calls=1)
+    assert sum(record.model_calls.values()) == len(server.requests)

@@ -1,11 +1,17 @@
 """A run's progress on the console, including what it is still waiting for.
 
+Each claim gets its line as it finishes (claim_lines.py: the decision, each agent's answer and
+the time, or why it failed), in a terminal above the bar and elsewhere as a plain line, so a run
+stopped halfway has still shown what it decided; the table comes at the end. The lines are
+numbered "[3/9]" against the claims the run has to review (a `work` process: the claims pending
+when it started), or "[3]" where that is not known: a worker that started on an empty queue,
+or once the count has passed the total (others add to a worker's queue).
+
 A claim can wait minutes on a slow provider (up to its deadline, limits.py). A bar that only
 moves when a claim finishes would then look stuck, so the display names the claims under review
 and for how long. In a terminal that is a column of the bar, redrawn several times a second.
 Where nothing is redrawn (a pipe, a CI log, `crewai run` captured by a tool), rich shows the bar
-only when it stops, so each finished claim gets a line instead, and while claims are under way a
-line names them every HEARTBEAT_S seconds.
+only when it stops, so while claims are under way a line names them every HEARTBEAT_S seconds.
 
 A run under a requests-per-minute cap (CLAIMS_CREW_MAX_RPM) may hold model calls back for most
 of a minute; the display then says so first ("waiting on rate limit (60/min): 3 calls held"), so
@@ -36,6 +42,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from claims_crew.cli.claim_lines import claim_line
 from claims_crew.cli.safe_text import plain
 
 if TYPE_CHECKING:
@@ -103,12 +110,13 @@ class WaitingColumn(ProgressColumn):
 
 
 class BatchProgress:
-    """The bar (or the lines) for one batch: call `started` and `finished` from any thread."""
+    """The bar and the claims' lines for one batch: call `started` and `finished` from any
+    thread. `total` is how many claims the batch has to review, None when nobody knows."""
 
     def __init__(
         self,
         console: Console,
-        total: int,
+        total: int | None,
         heartbeat_s: float | None = None,
         rate_limit: RateLimit | None = None,
     ) -> None:
@@ -155,31 +163,19 @@ class BatchProgress:
 
     def finished(self, item: BatchItem) -> None:
         self.in_flight.finish(item.path)
-        self._progress.advance(self._bar)
         with self._lock:
             self._finished += 1
             count = self._finished
-            # A worker's queue may grow while it works: the total follows.
-            if count > self.total:
-                self.total = count
-                self._progress.update(self._bar, total=count)
-        if not self._live:
-            self._line(f"[{count}/{self.total}] {item.path.name}: {_state(item)}")
+            # A worker's queue may grow while it works: past the total, the total is unknown.
+            if self.total is not None and count > self.total:
+                self.total = None
+                self._progress.update(self._bar, total=None)
+            number = f"[{count}/{self.total}]" if self.total is not None else f"[{count}]"
+            self._progress.advance(self._bar)
+            # In a terminal, rich prints it above the bar.
+            self.console.print(Text(f"{number} ").append_text(claim_line(item)), soft_wrap=True)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):
             if now := waiting(self.in_flight, self.rate_limit):
-                self._line(now)
-
-    def _line(self, text: str) -> None:
-        self.console.print(plain(text), highlight=False)
-
-
-def _state(item: BatchItem) -> str:
-    if item.busy:  # why, where the routine said (its lease passed to another holder)
-        return f"skipped, {item.error or 'being reviewed by another run'}"
-    if item.record is None:
-        return "bad claim file"
-    if item.record.error is not None:
-        return f"failed ({item.record.error.code}) after {item.record.seconds:.1f} s"
-    return f"reviewed in {item.record.seconds:.1f} s"
+                self.console.print(plain(now), highlight=False, soft_wrap=True)

@@ -22,21 +22,19 @@ from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
+from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
-from claims_crew.cli.tables import Table
+from claims_crew.cli.stopping import ending_on_signals
 from claims_crew.errors import ClaimsCrewError
-from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
     from claims_crew.llms.select import LLMFactory
-    from claims_crew.resolver import Resolution
     from claims_crew.run.ingest import Ingested
     from claims_crew.run.processes import DeadWorker, PoolResult
     from claims_crew.run.routine import BatchItem
@@ -113,33 +111,49 @@ def run_inbox(
     shadow: str | None = None,
     fresh: bool = False,
     workers: int | None = None,
+    failure_note: str = "",
 ) -> None:
     """Review the inbox (default: claims/inbox); exit 1 when a claim failed or the run could not
-    start, so that CI and `crewai run` users see it. With `shadow` (else CLAIMS_CREW_SHADOW),
-    into that shadow instead of production (claims_crew.run.shadows). With `workers` (else
-    CLAIMS_CREW_WORKERS) above 1, in that many processes (claims_crew.run.processes)."""
+    start, so that CI and scripts see it, and 128 + the signal when stopped (stopping.py). With
+    `shadow` (else CLAIMS_CREW_SHADOW), into that shadow instead of production
+    (claims_crew.run.shadows). With `workers` (else CLAIMS_CREW_WORKERS) above 1, in that many
+    processes (claims_crew.run.processes). `failure_note` is the last line on stderr of a run
+    that fails or is stopped (the `crewai run` entry says there what CrewAI's exit status
+    hides)."""
     from claims_crew.run.limits import workers_from_environment
     from claims_crew.run.shadows import shadow_from_environment
 
     paths.keep_crewai_at_home()
+    console = Console()
     try:
-        failed = review_inbox(
-            inbox or paths.inbox_dir(),
-            concurrency or default_concurrency(),
-            Console(),
-            shadow=shadow or shadow_from_environment(),
-            fresh=fresh,
-            workers=workers or workers_from_environment(),
-        )
+        workers = workers or workers_from_environment()
+        with ending_on_signals(console, failure_note, through_pool=workers > 1):
+            failed = review_inbox(
+                inbox or paths.inbox_dir(),
+                concurrency or default_concurrency(),
+                console,
+                shadow=shadow or shadow_from_environment(),
+                fresh=fresh,
+                workers=workers,
+            )
     except ClaimsCrewError as exc:
-        fail_with(exc, exit_code=EXIT_FAILED)
+        try:
+            fail_with(exc, exit_code=EXIT_FAILED)
+        finally:
+            _note(failure_note)
     if failed:
-        click.echo(f"{failed} claim(s) failed; see the table above.", err=True)
-    leave(EXIT_FAILED if failed else 0)
+        click.echo(f"{failed} claim(s) failed; the table and the reasons are above.", err=True)
+    leave(EXIT_FAILED if failed else 0, failure_note)
 
 
-def leave(exit_code: int) -> None:
-    """Return, or exit with `exit_code`, once the run's work is done and written.
+def _note(note: str) -> None:
+    if note:
+        click.echo(note, err=True)
+
+
+def leave(exit_code: int, failure_note: str = "") -> None:
+    """Return, or exit with `exit_code` (saying `failure_note` first), once the run's work is
+    done and written.
 
     A claim given up on at its deadline may still have a model call open, made from a worker
     thread that Python waits for before the process may exit: up to the call's timeout and
@@ -147,6 +161,8 @@ def leave(exit_code: int) -> None:
     """
     from claims_crew.run.deadline import abandoned_work
 
+    if exit_code:
+        _note(failure_note)
     if abandoned_work():
         sys.stdout.flush()
         sys.stderr.flush()
@@ -163,25 +179,6 @@ def default_concurrency() -> int:
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
     return 4 if configured_model("intake") else 1
-
-
-def _answer(side: Claim | ParseFailure | None) -> str:
-    if side is None:
-        return "-"
-    if isinstance(side, ParseFailure):
-        return "[red]parse_error[/red]"
-    checked = "✓" if side.source_checked else "✗"
-    return f"{markup(side.answer)} {side.confidence:.2f} {checked}"
-
-
-def _outcome(resolution: Resolution | None) -> str:
-    if resolution is None:
-        return "-"
-    colour = {"ESCALATED": "yellow", "ADJUDICATION_REQUIRED": "yellow"}.get(resolution.outcome)
-    text = resolution.outcome + (f" {markup(resolution.answer)}" if resolution.answer else "")
-    if resolution.reason_codes:
-        text += f" ({', '.join(resolution.reason_codes)})"
-    return f"[{colour}]{text}[/{colour}]" if colour else text
 
 
 def review_inbox(
@@ -213,6 +210,9 @@ def review_inbox(
     todo, changed = _ingest_inbox(inbox, settings, console)
     dead: list[DeadWorker] = []
     left: list[Path] = []
+    if not todo:  # said by _ingest_inbox: no empty bar, no empty table
+        _summary(console, [], changed, settings.store, shadow)
+        return 0
     with BatchProgress(console, len(todo), rate_limit=settings.rate_limit) as progress:
         if workers > 1:
             pooled = _in_workers(todo, settings, concurrency, workers, progress)
@@ -221,7 +221,7 @@ def review_inbox(
             items = review_ingested(
                 todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
             )
-    console.print(_table(items))
+    console.print(claims_table(items))
     for worker in dead:
         console.print(plain(worker.describe()), style="red", soft_wrap=True)
     if left:
@@ -233,12 +233,23 @@ def review_inbox(
             style="red",
             soft_wrap=True,
         )
+    _summary(console, items, changed, settings.store, shadow)
+    # A worker that died still fails the run, even when the others finished its claims.
+    reasons = failure_reasons(items, workers_lost=max(len(left), len(dead)))
+    if reasons:
+        console.print(plain(failures_said(reasons), style="red"), soft_wrap=True)
+    return sum(reasons.values())
+
+
+def _summary(
+    console: Console, items: list[BatchItem], changed: list[str], store: Store, shadow: str | None
+) -> None:
+    from claims_crew.cli import shadow as shadow_output
+
     if shadow:
         shadow_output.summary(console, shadow, items, changed)
     else:
-        _escalations(console, items, changed, settings.store)
-    # A worker that died still fails the run, even when the others finished its claims.
-    return sum(not item.ok for item in items) + max(len(left), len(dead))
+        _escalations(console, items, changed, store)
 
 
 def _ingest_inbox(
@@ -256,7 +267,13 @@ def _ingest_inbox(
     ingested = ingest(inbox_files(inbox), settings.store)
     todo = [item for item in ingested if item.state not in SETTLED]
     changed = [i.path.name for i in ingested if i.state == "changed_after_decision"]
-    console.print(f"{len(ingested)} claim file(s) in {markup(inbox)}; {len(todo)} to review.")
+    if todo:
+        said = f"{len(todo)} to review."
+    elif ingested:
+        said = "0 to review: each has a decision already."
+    else:
+        said = "nothing to review."
+    console.print(f"{len(ingested)} claim file(s) in {markup(inbox)}; {said}")
     return todo, changed
 
 
@@ -316,35 +333,3 @@ def _escalations(
             style="yellow",
             markup=False,
         )
-
-
-def _table(items: list[BatchItem]) -> Table:
-    """One row per claim file. File names, file errors and provider messages are outside text:
-    they go in as plain Text, never as markup."""
-    table = Table(title="Claims reviewed (✓ = every cited clause came from policy_lookup)")
-    for column in ("claim", "policy agent", "fraud agent", "decision", "time"):
-        table.add_column(column)
-    for item in items:
-        record = item.record
-        if item.busy:
-            why = plain(f"skipped: {item.error or 'being reviewed by another run'}")
-            table.add_row(plain(item.path.name), "-", "-", why, "-")
-            continue
-        if record is None:
-            why = Text("bad claim file", style="red")
-            why.append(f" ({item.code})" if item.code else "", style="red")
-            why.append(": " + clean(item.error or ""))
-            table.add_row(plain(item.path.name), "-", "-", why, "-")
-            continue
-        status: Text | str = _outcome(record.resolution)
-        if record.error is not None:
-            status = Text(record.error.code, style="red")
-            status.append(": " + clean(record.error.message))
-        table.add_row(
-            plain(record.claim_id),
-            _answer(record.policy),
-            _answer(record.fraud),
-            status,
-            f"{record.seconds:.1f} s",
-        )
-    return table

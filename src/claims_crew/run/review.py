@@ -59,6 +59,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             finished_at=utc_now(),
         )
     stages = StageClock()
+    ledger: ToolLedger | None = None
     try:
         stages.start("crew")
         crew = ClaimsCrew(claim.policy_id, settings.llm_for, settings.library, settings.config_dir)
@@ -68,9 +69,9 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             walk(state, stages)
     except ClaimsCrewError as exc:
         code = "model" if isinstance(exc, ModelError) else "config"
-        return _failed(base, code, str(exc))
+        return _failed(base, code, str(exc), ledger)
     except Exception as exc:  # a model or network failure must not stop the batch
-        return _failed(base, failure_code(exc), failure_message(exc))
+        return _failed(base, failure_code(exc), failure_message(exc), ledger)
     return _reviewed(base, state, stages)
 
 
@@ -143,9 +144,26 @@ def _reviewed(base: dict[str, Any], state: ReviewState, stages: StageClock) -> C
     )
 
 
-def _failed(base: dict[str, Any], code: str, message: str) -> ClaimRecord:
+def _failed(
+    base: dict[str, Any], code: str, message: str, ledger: ToolLedger | None = None
+) -> ClaimRecord:
+    """A failed attempt, with the model calls it made before it failed: the provider received
+    them, and may bill them."""
+    used = (
+        {}
+        if ledger is None
+        else {
+            "model_calls": ledger.model_calls,
+            "tokens": ledger.tokens,
+            "tokens_by_task": ledger.usage,
+        }
+    )
     return ClaimRecord(
-        **base, status="failed", finished_at=utc_now(), error=RunError(code=code, message=message)
+        **base,
+        **used,
+        status="failed",
+        finished_at=utc_now(),
+        error=RunError(code=code, message=message),
     )
 
 

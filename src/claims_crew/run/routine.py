@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.crew.console import crewai_console_off
 from claims_crew.crew.workarounds.generic_models import share_generic_models
 from claims_crew.errors import LeaseLost
 from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
+from claims_crew.run.claim_log import capturing
 from claims_crew.run.deadline import run_within
 from claims_crew.run.ingest import Ingested, StoredClaim
 from claims_crew.run.review import record_head, review_claim
@@ -154,7 +156,12 @@ def review_in_time(
     seconds = settings.limits.claim_deadline_s
 
     def review(stop: threading.Event) -> ClaimRecord:
-        with model_calls_until(stop, settings.rate_limit, held):
+        # What CrewAI logs or prints meanwhile goes to the claim's log, not the terminal.
+        with (
+            model_calls_until(stop, settings.rate_limit, held),
+            capturing(loaded.claim.claim_id),
+            crewai_console_off(),
+        ):
             return review_claim(loaded, settings)
 
     # In this thread's own context, which run_within copies: the claims this thread reviews

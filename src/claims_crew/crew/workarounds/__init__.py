@@ -13,6 +13,8 @@ no longer behaves that way, and says which module to drop or revisit.
 - task_schema: `output_pydantic` written in YAML is dropped; the schema is set in Python.
 - strict_converter: CrewAI's converter asks a model to fix an answer that does not parse.
 - agent_executor: AgentExecutor declares a throw-away Flow state class per executor.
+- verbatim_answers: a provider's client validates native structured output itself, and loses
+  the answer it refuses.
 - kickoff_log: every crew writes its task outputs to one SQLite file under a file lock.
 - generic_models: pydantic's generic-model cache is per context, and CrewAI copies contexts.
 """

@@ -21,16 +21,43 @@ AgentExecutor runs (same name, same methods and routes). What differs is only wh
 class itself: the flow name CrewAI's tracing records when an executor runs outside any flow,
 and `executor_class` in an Agent dumped to JSON (which CrewAI could not load back by that name;
 nothing here loads agents back: a claim is run again from its file).
+
+It also hands the provider's client `verbatim(schema)` wherever CrewAI hands it the task's
+output schema (verbatim_answers.py), so a native structured answer is kept as the provider sent
+it and validated by the pipeline, never lost in the client.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from crewai.agents.agent_executor import AgentExecutor, AgentExecutorState
 from crewai.flow.flow_definition import FlowDefinition
+from pydantic import BaseModel, field_validator
+
+from claims_crew.crew.workarounds.verbatim_answers import verbatim
+
+
+def _kept(schema: Any) -> Any:
+    return (
+        verbatim(schema) if isinstance(schema, type) and issubclass(schema, BaseModel) else schema
+    )
 
 
 class ClaimsAgentExecutor(AgentExecutor):
-    """AgentExecutor whose initial Flow state is the AgentExecutorState it ends up with anyway."""
+    """AgentExecutor whose initial Flow state is the AgentExecutorState it ends up with anyway,
+    and whose structured answers are kept verbatim."""
+
+    # CrewAI passes the task's schema when it builds the executor and sets it again for each
+    # task (Agent._update_executor_parameters); pydantic validates only the first, so the
+    # second is caught where it is set.
+    @field_validator("response_model")
+    @classmethod
+    def _verbatim_answers(cls, schema: Any) -> Any:
+        return _kept(schema)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, _kept(value) if name == "response_model" else value)
 
     @classmethod
     def flow_definition(cls) -> FlowDefinition:
