@@ -10,6 +10,7 @@ that claim's log; and every request the server received is counted.
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from claims_crew.run.claim_log import log_path
+from claims_crew.run.claim_log import capturing, for_the_terminal, log_path
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, QUESTION_TAIL, start_date_answer
 from tests.support.openai_server import ChatRequest, Reply, StartServer, Status
@@ -105,3 +106,19 @@ def test_bad_answers_and_failed_calls_stay_out_of_the_terminal(
     assert figures["overall"]["model_calls"]["count"] == len(decided)
     by_task = {row["task"]: row for row in figures["cost"]["by_task"]}
     assert by_task["targeted_question_task"]["calls"] == len(ANSWERING)
+
+
+@pytest.mark.parametrize(
+    ("logger", "shown"),
+    [("crewai.flow.runtime", False), ("root", False), ("claims_crew.store.outage", True)],
+)
+def test_within_a_claim_only_the_store_s_own_trouble_reaches_the_terminal(
+    logger: str, shown: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database lost during a review is the worker's trouble, not the claim's: whoever runs
+    the worker sees it; CrewAI's lines about the claim stay in the claim's log."""
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tmp_path))
+    record = logging.LogRecord(logger, logging.WARNING, __file__, 1, "said", None, None)
+    assert for_the_terminal(record)  # outside any claim, everything is shown
+    with capturing("C-1"):
+        assert for_the_terminal(record) is shown

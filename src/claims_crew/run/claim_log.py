@@ -10,7 +10,9 @@ CLAIMS_CREW_HOME/logs/<claim id>.log, under a header naming the attempt.
 
 Which claim a record belongs to is a context variable set for the review (`capturing`): the
 claim's thread and the threads CrewAI starts from it copy it, so claims reviewed side by side
-each get their own lines. A record logged outside any claim goes to stderr as before.
+each get their own lines. A record logged outside any claim goes to stderr as before, and so
+does one from the store (a database lost, or back): that is the process's trouble, not the
+claim's, and whoever runs the worker has to see it while it lasts.
 """
 
 from __future__ import annotations
@@ -72,11 +74,14 @@ class _ToClaimLog(logging.Handler):
             self.handleError(record)
 
 
-class _OutsideClaims(logging.Filter):
-    """Lets through only what was logged outside every claim's review."""
+# Loggers whose records are about the whole process, wherever they were logged.
+PROCESS_LOGGERS = ("claims_crew.store.",)
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        return _current.get() is None
+
+def for_the_terminal(record: logging.LogRecord) -> bool:
+    """What was logged outside every claim's review, and what the process's own loggers say
+    within one."""
+    return _current.get() is None or record.name.startswith(PROCESS_LOGGERS)
 
 
 _install_lock = threading.Lock()
@@ -97,7 +102,7 @@ def install() -> None:
         if not root.handlers:
             outside = logging.StreamHandler()
             outside.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
-            outside.addFilter(_OutsideClaims())
+            outside.addFilter(for_the_terminal)
             handlers.append(outside)
         for handler in handlers:
             root.addHandler(handler)
