@@ -49,6 +49,12 @@ class ClaimFile(BaseModel):
     risk_class: RiskClass | None = Field(
         None, description="Underwriting risk class, if the claims system assigns one."
     )
+    jurisdiction: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$",
+        description="Whose claim-handling rules apply (e.g. US-CA): picks the row of "
+        "config/clocks.yaml.",
+    )
 
 
 class FactSource(BaseModel):

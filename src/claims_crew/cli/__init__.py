@@ -62,6 +62,10 @@ class LazyGroup(click.Group):
 
 
 LAZY_COMMANDS = {
+    "appeal": Lazy(
+        "claims_crew.cli.appeal:appeal_command",
+        "Reopen a decided claim with new evidence (--attach FILE…, --reason TEXT).",
+    ),
     "audit": Lazy(
         "claims_crew.cli.audit:audit_group",
         "The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it.",

@@ -21,8 +21,9 @@ from rich.text import Text
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
+from claims_crew.desk import clocks
 from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
-from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
+from claims_crew.vocabulary import HUMAN_DECISIONS
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
 
@@ -37,23 +38,28 @@ def review() -> None:
 
 @review.command("list")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
+@click.option("--overdue", is_flag=True, help="Only escalations past their deadline to decide.")
 @json_option
 @reports_errors
-def review_list(page: int, as_json: bool) -> None:
-    """Open escalations, oldest first: claim, amount, why escalated, and age."""
+def review_list(page: int, overdue: bool, as_json: bool) -> None:
+    """Open escalations, nearest deadline first: claim, amount, why escalated, due, and age."""
     from claims_crew.store import Store
 
-    payload = escalation_list(Store(), page)
+    payload = escalation_list(Store(), page, overdue=overdue)
     if as_json:
         emit_json(payload)
         return
-    now = utc_now()
+    now = clocks.now()  # as the due column counts it (CLAIMS_CREW_NOW moves both)
+    which = "overdue" if overdue else "open"
     table = Table(
-        title=f"{payload['total']} open escalation(s), page {payload['page']}/{payload['pages']}"
+        title=f"{payload['total']} {which} escalation(s), page {payload['page']}/{payload['pages']}"
     )
-    for column in ("claim", "amount", "why", "question", "age"):
+    for column in ("claim", "amount", "why", "question", "due", "age"):
         table.add_column(
-            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "why"
+            column,
+            overflow="fold",
+            no_wrap=column == "claim",
+            whole_words=column in ("why", "due"),
         )
     for row in payload["escalations"]:
         table.add_row(
@@ -61,6 +67,7 @@ def review_list(page: int, as_json: bool) -> None:
             plain(f"{row['amount'] or '-'} {row['currency'] or ''}".strip()),
             plain(", ".join(row["reason_codes"])),
             plain(row["question"] or ""),
+            Text(row["due"], style="red" if row["overdue"] else ""),
             age(row["opened_at"], now),
         )
     console = Console()
@@ -185,6 +192,8 @@ def review_show(ref: str, as_json: bool) -> None:
     if claim.get("description"):
         console.print(plain(claim["description"], style="italic"))
     console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
+    if detail["due"]:
+        console.print(_clock_line(detail))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
     if detail["fact_checks"]:
         console.print(_fact_lines(detail["fact_checks"]))
@@ -228,6 +237,19 @@ def review_show(ref: str, as_json: bool) -> None:
             style="dim",
             markup=False,
         )
+
+
+def _clock_line(detail: dict[str, Any]) -> Text:
+    """Due in / overdue by, with the last days to acknowledge and decide."""
+    line = Text(detail["due"], style="bold red" if detail["overdue"] else "bold")
+    where = f", {detail['jurisdiction']}" if detail["jurisdiction"] else ""
+    line.append(
+        clean(f"  (decide by {detail['decide_by']}; acknowledge by {detail['acknowledge_by']}")
+        + clean(where + ")")
+    )
+    if detail["excluded_reviewers"]:
+        line.append(clean("  not for: " + ", ".join(detail["excluded_reviewers"])))
+    return line
 
 
 @review.command("stale")

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from claims_crew import paths
+from claims_crew.config_check.clocks import check_clocks
 from claims_crew.config_check.crewai_facts import (
     AGENT_IGNORED,
     AGENT_KEYS,
@@ -330,7 +331,13 @@ def _entry_hint(name: str, expected: tuple[str, ...], present: list[str], what: 
 
 # --- the whole folder ---------------------------------------------------------------------
 
-FILES: tuple[str, ...] = ("agents.yaml", "tasks.yaml", "resolution.yaml", "prices.yaml")
+FILES: tuple[str, ...] = (
+    "agents.yaml",
+    "tasks.yaml",
+    "resolution.yaml",
+    "prices.yaml",
+    "clocks.yaml",
+)
 
 
 def check_config(config_dir: Path | None = None, policies_dir: Path | None = None) -> list[Problem]:
@@ -353,6 +360,10 @@ def check_config(config_dir: Path | None = None, policies_dir: Path | None = Non
         prices = load_file(folder, "prices.yaml", problems)
         if prices is not None:
             problems.extend(check_prices(prices))
+    if (folder / "clocks.yaml").exists():  # optional: without it the NAIC defaults run
+        clock_table = load_file(folder, "clocks.yaml", problems)
+        if clock_table is not None:
+            problems.extend(check_clocks(clock_table))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
     return ordered + check_policy_index(policies_dir or paths.policies_dir())

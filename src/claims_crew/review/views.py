@@ -8,9 +8,10 @@ the one question to answer.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from claims_crew.desk import clocks
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
@@ -42,7 +43,22 @@ def age(opened_at: str, now: datetime) -> str:
     return f"{seconds}s"
 
 
-def _row(e: Escalation) -> dict[str, Any]:
+def _clock(e: Escalation, on: date) -> dict[str, Any]:
+    """An escalation's deadlines, and how near or late the decision is on day `on` (an
+    escalation decided has its clock stopped: no "due")."""
+    left = clocks.days_left(e.decide_by, on) if e.state == "open" else None
+    return {
+        "jurisdiction": e.jurisdiction,
+        "acknowledge_by": e.acknowledge_by,
+        "decide_by": e.decide_by,
+        "days_left": left,
+        "overdue": left is not None and left < 0,
+        "due": clocks.due_text(left) if e.state == "open" else None,
+        "excluded_reviewers": list(e.excluded_reviewers),
+    }
+
+
+def _row(e: Escalation, on: date) -> dict[str, Any]:
     return {
         "id": e.id,
         "claim_id": e.claim_id,
@@ -51,17 +67,25 @@ def _row(e: Escalation) -> dict[str, Any]:
         "reason_codes": e.reason_codes,
         "question": e.question,
         "opened_at": e.opened_at,
+        **_clock(e, on),
     }
 
 
-def escalation_list(store: Store, page: int = 1, page_size: int = PAGE_SIZE) -> dict[str, Any]:
-    """The open escalations, oldest first, one page at a time; and files changed after their
+def escalation_list(
+    store: Store, page: int = 1, page_size: int = PAGE_SIZE, overdue: bool = False
+) -> dict[str, Any]:
+    """The open escalations, nearest deadline first, one page at a time (with `overdue`, only
+    those past their deadline to decide, as of clocks.today()); and files changed after their
     decision, which a person must look at too."""
     page = min(max(1, page), MAX_PAGE)
-    total = store.open_count()
-    rows = store.open_escalations(page_size, (page - 1) * page_size)
+    on = clocks.today()
+    before = on.isoformat() if overdue else None
+    total = store.open_count(before)
+    rows = store.open_escalations(page_size, (page - 1) * page_size, before)
     return {
-        "escalations": [_row(e) for e in rows],
+        "escalations": [_row(e, on) for e in rows],
+        "overdue_only": overdue,
+        "today": on.isoformat(),
         "total": total,
         "page": page,
         "pages": max(1, -(-total // page_size)),
@@ -211,6 +235,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "currency": escalation.currency,
         "question": escalation.question,
         "reason_codes": escalation.reason_codes,
+        **_clock(escalation, clocks.today()),
         "claim": claim_file.model_dump(mode="json") if claim_file else None,
         "facts": facts,
         "fact_checks": _fact_checks(intake, resolution),

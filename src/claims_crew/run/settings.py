@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
@@ -30,10 +31,14 @@ class Settings:
     rate_limit: RateLimit | None = None
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
+    # The desk's clocks (config_dir/clocks.yaml), loaded with the rules when not given.
+    clocks: ClockTable | None = None
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
             object.__setattr__(self, "rules", load_config(self.config_dir))
+        if self.clocks is None:
+            object.__setattr__(self, "clocks", load_clocks(self.config_dir))
         if not self.config_sha256:
             object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
         if self.rate_limit is None and self.limits.max_rpm is not None:
@@ -46,7 +51,11 @@ class Settings:
         return self.rules
 
     def basis(self, record: ClaimRecord, loaded: LoadedClaim) -> Basis:
-        """What a decision from `record` stands on: this run's config, and its expiry rule."""
+        """What a decision from `record` stands on: this run's config, its expiry rule, and the
+        desk's deadlines should it escalate (from the day the claim was reported)."""
         outcome = record.resolution.outcome if record.resolution is not None else ""
         valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
-        return Basis(self.config_sha256, valid_for)
+        assert self.clocks is not None
+        claim = loaded.claim
+        clock = deadlines(self.clocks, claim.date_reported, claim.jurisdiction)
+        return Basis(self.config_sha256, valid_for, clock)

@@ -59,6 +59,20 @@ EXPORT_VERSION = 1
 EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated"]
 
 
+class AppealLink(BaseModel):
+    """What an appeal's decision says of the decision it replaces (desk/appeal.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    replaces: int = Field(ge=1, description="Seq of the claim's entry in force when appealed.")
+    replaces_hash: str = Field(description="Hash of that entry.")
+    reason: str = Field(min_length=1, description="Why the claim was appealed.")
+    attachments: list[str] = Field(description="The new attachments, by name.")
+    previous_reviewer: str | None = Field(
+        None, description="Who decided the claim before, left out of deciding the appeal."
+    )
+
+
 class AuditEntry(BaseModel):
     """One decision event, as hashed."""
 
@@ -102,6 +116,10 @@ class AuditEntry(BaseModel):
     )
     changed: list[StaleReason] | None = Field(
         None, description="What had changed since the entry revalidated, or expired."
+    )
+    # Entries written before appeals have no such key either.
+    appeal: AppealLink | None = Field(
+        None, description="An appeal's decision: the decision it replaces, and why."
     )
     # Entries written before entries were signed have no such key either (entry_signatures.py).
     key_id: str | None = Field(

@@ -45,6 +45,11 @@ class Escalation:
     decided_at: str | None
     decision: str | None
     audit_seq: int
+    # The desk's clock (desk/clocks.py), and who may not decide it (an appeal's).
+    jurisdiction: str | None = None
+    acknowledge_by: str | None = None
+    decide_by: str | None = None
+    excluded_reviewers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,10 @@ _ESCALATION = select(
     escalations.c.decided_at,
     escalations.c.decision,
     escalations.c.audit_seq,
+    escalations.c.jurisdiction,
+    escalations.c.acknowledge_by,
+    escalations.c.decide_by,
+    escalations.c.excluded_reviewers,
 )
 # Review's fields, in its order.
 _REVIEW_COLUMNS = (
@@ -105,7 +114,17 @@ _REVIEW_COLUMNS = (
 def _escalation(row: Sequence[Any]) -> Escalation:
     values = list(row)
     values[4] = json.loads(values[4])
+    values[-1] = tuple(json.loads(values[-1])) if values[-1] else ()
     return Escalation(*values)
+
+
+def _open(overdue_before: str | None) -> list[Any]:
+    """Open escalations; with `overdue_before` (an ISO date), those whose last day to decide
+    came before it."""
+    where: list[Any] = [escalations.c.state == "open"]
+    if overdue_before is not None:
+        where.append(escalations.c.decide_by < overdue_before)
+    return where
 
 
 def _close(
@@ -184,21 +203,28 @@ def _human_entry(
 class Queue(StoreBase):
     """Escalations, the human decisions on them, and the decided claims."""
 
-    def open_escalations(self, limit: int = 50, offset: int = 0) -> list[Escalation]:
-        """Open escalations, oldest first."""
+    def open_escalations(
+        self, limit: int = 50, offset: int = 0, overdue_before: str | None = None
+    ) -> list[Escalation]:
+        """Open escalations, the nearest deadline to decide first (those without a clock
+        last), then oldest first; with `overdue_before` (an ISO date), only those due before."""
         with self.read() as conn:
             rows = conn.execute(
-                _ESCALATION.where(escalations.c.state == "open")
-                .order_by(escalations.c.opened_at, escalations.c.id)
+                _ESCALATION.where(*_open(overdue_before))
+                .order_by(
+                    escalations.c.decide_by.asc().nulls_last(),
+                    escalations.c.opened_at,
+                    escalations.c.id,
+                )
                 .limit(limit)
                 .offset(offset)
             ).all()
         return [_escalation(row) for row in rows]
 
-    def open_count(self) -> int:
+    def open_count(self, overdue_before: str | None = None) -> int:
         with self.read() as conn:
             count = conn.execute(
-                select(func.count()).select_from(escalations).where(escalations.c.state == "open")
+                select(func.count()).select_from(escalations).where(*_open(overdue_before))
             ).scalar_one()
         return int(count)
 
@@ -236,6 +262,11 @@ class Queue(StoreBase):
             if known is None:
                 raise NotFound(
                     f"no reviewer named {reviewer!r}; add one with: claims-crew reviewer add NAME"
+                )
+            if reviewer in escalation.excluded_reviewers:
+                raise StoreError(
+                    f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
+                    "a different reviewer decides the appeal"
                 )
             now = self.now()
             _close(conn, escalation, version, reviewer, decision, now)

@@ -138,6 +138,11 @@ escalations = Table(
     Column("decided_by", Text),
     Column("decided_at", Text),
     Column("decision", Text),
+    # The desk's clock (desk/clocks.py): ISO dates, fixed when the escalation opens.
+    Column("jurisdiction", Text),
+    Column("acknowledge_by", Text),
+    Column("decide_by", Text),
+    Column("excluded_reviewers", Text),  # JSON list: who may not decide it (an appeal's)
 )
 
 reviews = Table(
@@ -261,6 +266,7 @@ work_items = Table(
 # The indexes the migrations make, named as they are there.
 Index("attempts_claim", attempts.c.claim_id, attempts.c.id)
 Index("escalations_open", escalations.c.state, escalations.c.opened_at, escalations.c.id)
+Index("escalations_due", escalations.c.state, escalations.c.decide_by, escalations.c.id)
 Index("audit_log_claim", audit_log.c.claim_id, audit_log.c.seq)
 Index("audit_log_at", audit_log.c.at)
 Index("reviews_claim", reviews.c.claim_id)
