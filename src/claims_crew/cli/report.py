@@ -152,6 +152,9 @@ def show_report(console: Console, report: Report) -> None:
     console.print(_fields_table(report.by_field))
     _show_slices(console, report)
     _show_reviews(console, report.reviews)
+    from claims_crew.cli.report_desk import show_desk
+
+    show_desk(console, report.desk)
 
 
 def _show_outcomes(console: Console, f: Figures) -> None:

@@ -86,23 +86,11 @@ def run_command(
 def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Settings:
     """What every claim of a run shares: the config (checked first, so a broken one is refused
     before any model call is spent on it), the library, the models and the store."""
-    from claims_crew.config_check import check_or_raise
+    from claims_crew.run.project import project_settings
 
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
-    config_dir = paths.config_dir()
-    check_or_raise(config_dir)
-    # Imported after the check: a broken config is refused without loading CrewAI.
-    from claims_crew.llms.select import default_llm_factory
-    from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
-
-    return Settings(
-        library=PolicyLibrary(),
-        llm_for=llm_for or default_llm_factory(config_dir),
-        config_dir=config_dir,
-        store=store,
-    )
+    return project_settings(store, llm_for)
 
 
 def run_inbox(

@@ -34,9 +34,10 @@ from claims_crew.desk import clocks
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.revalidation.revalidate import claim_lease
+from claims_crew.run.project import project_settings
 from claims_crew.run.routine import review_in_time
 from claims_crew.run.settings import Settings
-from claims_crew.store import Standing
+from claims_crew.store import Standing, Store
 
 
 class AppealRefused(StoreError):
@@ -188,3 +189,9 @@ def appeal(
         audit_seq=done.audit_seq,
         escalated=done.escalation_id is not None,
     )
+
+
+def appeal_from_page(store: Store, claim_id: str, files: list[Path], reason: str) -> str | None:
+    """An appeal sent from the review page, under the project's settings (the config checked
+    as `claims-crew appeal` checks it); why it was not decided, or None."""
+    return appeal(project_settings(store), claim_id, files, reason).error

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from claims_crew.desk import clocks
+from claims_crew.report.desk import DeskFigures, desk_figures
 from claims_crew.report.metrics import Figures, Metric, count_where, figures, metric
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import CostFigures, LevelTime, cost_figures, time_per_level
@@ -145,6 +147,9 @@ class Report(BaseModel):
     escalations: list[EscalationLink]
     cost: CostFigures = Field(description="Tokens and cost by task, per decision (usage.py).")
     time_per_level: list[LevelTime] = Field(description="Seconds at each level (usage.py).")
+    desk: DeskFigures | None = Field(
+        None, description="Ageing of open escalations and on-time rates (desk.py)."
+    )
 
 
 def _field_row(
@@ -289,9 +294,10 @@ def build_report(
     since: date | None = None,
     now: datetime | None = None,
     prices: PriceTable | None = None,
+    desk: DeskFigures | None = None,
 ) -> Report:
     """The report over the rows decided on or after `since` (UTC); pure but for `now`.
-    Costs are at `prices`; without a table, none are shown."""
+    Costs are at `prices`; without a table, none are shown. `desk`: the desk's figures."""
     cutoff = day_stamp(since)
     rows = [r for r in rows if r.decided_at >= cutoff]
     escalations = [
@@ -320,8 +326,10 @@ def build_report(
         escalations=escalations,
         cost=cost_figures(rows, prices),
         time_per_level=time_per_level(rows),
+        desk=desk,
     )
 
 
 def report(store: Store, since: date | None = None, prices: PriceTable | None = None) -> Report:
-    return build_report(load_rows(store, since), since, prices=prices)
+    desk = desk_figures(store.escalation_clocks(), clocks.today())
+    return build_report(load_rows(store, since), since, prices=prices, desk=desk)

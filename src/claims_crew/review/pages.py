@@ -55,6 +55,11 @@ class Session:
     csrf: str
 
 
+# An appeal as the page runs it: (claim id, the uploaded files, reason) → why it was not
+# decided, or None (desk/appeal.py).
+Appealer = Callable[[str, list[Path], str], str | None]
+
+
 @dataclass(frozen=True)
 class Pages:
     """The review app's state, handed to each route module."""
@@ -64,6 +69,8 @@ class Pages:
     limits: SignInLimits
     project: Callable[[], Project] | None
     secure_cookies: bool
+    # Runs an appeal (claim id, the new files, reason); None: the page takes no appeals.
+    appeal: Appealer | None = None
 
     def signed_in(self, request: Request) -> Session | None:
         """The session a live session cookie names, else None."""

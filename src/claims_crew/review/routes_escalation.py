@@ -30,7 +30,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        return _detail_page(pages, request, session, claim_id)
+        return detail_page(pages, request, session, claim_id)
 
     @router.post("/escalations/{claim_id}/decide")
     def decide(
@@ -51,7 +51,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
                 claim_id, decision, reason, session.reviewer, expected_version=version
             )
         except AlreadyDecided as exc:
-            return _detail_page(
+            return detail_page(
                 pages,
                 request,
                 session,
@@ -62,13 +62,13 @@ def escalation_routes(pages: Pages) -> APIRouter:
         except NotFound:
             return PlainTextResponse("No such escalation", status_code=404)
         except StoreError as exc:
-            return _detail_page(pages, request, session, claim_id, 400, str(exc))
+            return detail_page(pages, request, session, claim_id, 400, str(exc))
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
 
 
-def _detail_page(
+def detail_page(
     pages: Pages,
     request: Request,
     session: Session,
@@ -93,6 +93,7 @@ def _detail_page(
             "decisions": HUMAN_DECISIONS,
             "error": error,
             "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
+            "appeals": pages.appeal is not None,
         },
         status_code=status_code,
     )
