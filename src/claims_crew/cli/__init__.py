@@ -64,7 +64,7 @@ class LazyGroup(click.Group):
 LAZY_COMMANDS = {
     "appeal": Lazy(
         "claims_crew.cli.appeal:appeal_command",
-        "Reopen a decided claim with new evidence (--attach FILE…, --reason TEXT).",
+        "Reopen a decided claim with new evidence and review it again.",
     ),
     "audit": Lazy(
         "claims_crew.cli.audit:audit_group",
