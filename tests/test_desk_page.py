@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -16,19 +17,18 @@ from claims_crew.desk.appeal import appeal
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.settings import Settings
 from claims_crew.store import Basis, Store
-from tests.support.browser import CHROMEDRIVER, CHROMIUM
+from tests.support.browser import headless_chromium, needs_chromium
 from tests.support.crew import water_script
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
 from tests.support.web import review_page
 
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver "
-        "(apt-get install chromium chromium-driver; .ci/run installs them)",
-    ),
+    needs_chromium,
     pytest.mark.usefixtures("engine"),
 ]
 
@@ -60,27 +60,17 @@ def served(
 
 
 @pytest.fixture
-def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(5)
-    yield driver
-    driver.quit()
+def browser() -> Iterator[WebDriver]:
+    with headless_chromium() as driver:
+        yield driver
 
 
 def test_due_dates_and_an_appeal_in_the_browser(
-    served: tuple[str, Store, str], browser: object, tmp_path: Path
+    served: tuple[str, Store, str], browser: WebDriver, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import WebDriverWait
 
-    assert isinstance(browser, WebDriver)
     url, store, token = served
     browser.get(f"{url}/login")
     browser.find_element(By.ID, "token").send_keys(token)
@@ -104,12 +94,16 @@ def test_due_dates_and_an_appeal_in_the_browser(
     browser.find_element(By.ID, "appeal-files").send_keys(str(report))
     browser.find_element(By.ID, "appeal-reason").send_keys("The plumber dates the leak.")
     browser.find_element(By.ID, "submit-appeal").click()
+    # The answer comes once the claim is reviewed again: wait for the reopened escalation's
+    # form, which the decided page did not have (a page condition, however long that takes).
+    WebDriverWait(browser, 300).until(
+        lambda driver: driver.find_elements(By.ID, "submit-decision")
+    )
 
     # Back in the queue for someone other than ana, on a new clock from the day of the appeal.
     clock = browser.find_element(By.ID, "clock").text
     assert "due in 30 days" in clock and "not for ana" in clock, clock
     assert "claimant appeals" in browser.find_element(By.ID, "question").text
-    assert browser.find_elements(By.ID, "submit-decision")
     trail = browser.find_element(By.ID, "audit").text
     assert "human:ana" in trail and "Appealed (The plumber dates the leak.)" in trail
     reopened = store.escalation("C-1042")

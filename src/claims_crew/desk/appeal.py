@@ -32,8 +32,7 @@ from claims_crew import paths
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.desk import clocks
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
-from claims_crew.resolver import Resolution
-from claims_crew.revalidation.revalidate import claim_lease
+from claims_crew.revalidation.revalidate import claim_lease, for_a_person, said
 from claims_crew.run.project import project_settings
 from claims_crew.run.routine import review_in_time
 from claims_crew.run.settings import Settings
@@ -123,25 +122,6 @@ def reopened_claim(
         raise AppealRefused(str(exc)) from exc
 
 
-def for_a_person(resolution: Resolution, reviewer: str, decision: str, reason: str) -> Resolution:
-    """The appeal's review of a claim a person decided, as an escalation back to the queue: the
-    rules' outcome kept as would_have_been, the question naming the decision appealed."""
-    now = resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")
-    return resolution.model_copy(
-        update={
-            "outcome": "ESCALATED",
-            "answer": None,
-            "winner": None,
-            "would_have_been": resolution.outcome,
-            "would_have_won": resolution.winner,
-            "reason": f"Appealed ({reason}); {reviewer} decided {decision}. With the new "
-            f"evidence the rules say {now}. A different reviewer decides.",
-            "question": f"{reviewer} decided {decision}; the claimant appeals with new "
-            "evidence. Does the decision stand?",
-        }
-    )
-
-
 def appeal(
     settings: Settings, claim_id: str, attachments: Sequence[Path], reason: str
 ) -> AppealOutcome:
@@ -170,7 +150,13 @@ def appeal(
             return replace(result, error=f"the review failed: {why}; the decision stands")
         if person is not None:
             reviewer, decision, _ = person
-            resolution = for_a_person(resolution, reviewer, decision, reason)
+            resolution = for_a_person(
+                resolution,
+                f"Appealed ({reason}); {reviewer} decided {decision}. With the new evidence "
+                f"the rules say {said(resolution)}. A different reviewer decides.",
+                f"{reviewer} decided {decision}; the claimant appeals with new evidence. "
+                "Does the decision stand?",
+            )
             record = record.model_copy(update={"resolution": resolution})
         basis = settings.basis(record, loaded)
         assert settings.clocks is not None

@@ -72,13 +72,10 @@ class Outcome:
         }
 
 
-def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReason]) -> Resolution:
-    """A new outcome on a claim a person decided, as an escalation back to the queue: the rules'
-    outcome is kept as would_have_been, and the question says what the person decided."""
-    assert standing.human is not None
-    reviewer, decision, decided_at = standing.human
-    now = f"{resolution.outcome}" + (f" {resolution.answer}" if resolution.answer else "")
-    what = ", ".join(changed) or "nothing recorded"
+def for_a_person(resolution: Resolution, reason: str, question: str) -> Resolution:
+    """The rules' new outcome on a claim a person decided, as an escalation back to the queue:
+    their outcome is kept as would_have_been; `reason` and `question` say what the person
+    decided and why it is asked again."""
     return resolution.model_copy(
         update={
             "outcome": "ESCALATED",
@@ -86,15 +83,28 @@ def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReas
             "winner": None,
             "would_have_been": resolution.outcome,
             "would_have_won": resolution.winner,
-            "reason": (
-                f"{reviewer} decided {decision} on {decided_at}; under a changed state "
-                f"({what}) the rules now say {now}. A person decides again."
-            ),
-            "question": (
-                f"{reviewer} decided {decision}; the rules now say {now} ({what} changed). "
-                "Does the decision stand?"
-            ),
+            "reason": reason,
+            "question": question,
         }
+    )
+
+
+def said(resolution: Resolution) -> str:
+    """What the rules say, as people read it: the outcome and any answer."""
+    return resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")
+
+
+def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReason]) -> Resolution:
+    """A new outcome on a claim a person decided, under a changed state, back to the queue."""
+    assert standing.human is not None
+    reviewer, decision, decided_at = standing.human
+    now, what = said(resolution), ", ".join(changed) or "nothing recorded"
+    return for_a_person(
+        resolution,
+        f"{reviewer} decided {decision} on {decided_at}; under a changed state "
+        f"({what}) the rules now say {now}. A person decides again.",
+        f"{reviewer} decided {decision}; the rules now say {now} ({what} changed). "
+        "Does the decision stand?",
     )
 
 

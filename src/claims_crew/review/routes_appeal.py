@@ -8,7 +8,6 @@ the page comes back on the claim with its new escalation, or with why the appeal
 
 from __future__ import annotations
 
-import secrets
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +16,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES
-from claims_crew.review.pages import Pages, wrong_csrf
+from claims_crew.review.pages import Pages, Session
 from claims_crew.review.routes_escalation import detail_page
 from claims_crew.store import NotFound, StoreError
 
@@ -34,11 +33,9 @@ def appeal_routes(pages: Pages) -> APIRouter:
         reason: str = Form(""),
         csrf: str = Form(""),
     ) -> Response:
-        session = pages.signed_in(request)
-        if session is None:
-            return PlainTextResponse("Sign in first", status_code=401)
-        if not secrets.compare_digest(csrf, session.csrf):
-            return wrong_csrf()
+        session = pages.posted(request, csrf)
+        if not isinstance(session, Session):
+            return session
         if pages.appeal is None:
             return PlainTextResponse("This page takes no appeals", status_code=404)
         with tempfile.TemporaryDirectory(prefix="appeal-") as folder:

@@ -6,12 +6,10 @@ meantime the page comes back with 409 and who did.
 
 from __future__ import annotations
 
-import secrets
-
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.review.pages import Pages, Session, to_login, wrong_csrf
+from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
 from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
@@ -41,11 +39,9 @@ def escalation_routes(pages: Pages) -> APIRouter:
         version: int = Form(0, ge=0, le=MAX_VERSION),
         csrf: str = Form(""),
     ) -> Response:
-        session = pages.signed_in(request)
-        if session is None:
-            return PlainTextResponse("Sign in first", status_code=401)
-        if not secrets.compare_digest(csrf, session.csrf):
-            return wrong_csrf()
+        session = pages.posted(request, csrf)
+        if not isinstance(session, Session):
+            return session
         try:
             pages.store.decide(
                 claim_id, decision, reason, session.reviewer, expected_version=version
