@@ -20,8 +20,10 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.support.crew import Script, water_script
+from tests.support.openai_server import StartServer
 from tests.support.paths import ROOT
-from tests.support.store import water_loaded
+from tests.support.provider import CrewScript, point_model_at, water_replies
+from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -130,3 +132,32 @@ def test_an_appeal_naming_an_attachment_the_claim_has_is_refused(
         appeal(settings, "C-1042", twice, "Twice.")
     with pytest.raises(AppealRefused, match="reason"):
         appeal(settings, "C-1042", twice[:1], "  ")
+
+
+def test_the_appeal_command_reviews_an_automatic_decision_through_the_provider(
+    tmp_path: Path,
+    sample_library: PolicyLibrary,
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = Store()
+    water = water_loaded(tmp_path / "inbox", "C-1042")
+    accepted = store.record(record_for(water, sample_library, **accepted_answers()), None, water)
+    assert accepted.outcome == "ACCEPTED"
+    server = openai_server(water_replies(CrewScript(), "C-1042"))
+    point_model_at(server, monkeypatch)
+
+    result = CliRunner().invoke(
+        main,
+        ["appeal", "C-1042", "--attach", str(evidence(tmp_path)), "--reason", "Seepage after all"],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert f"replaces entry {accepted.audit_seq}" in result.output
+    assert "ESCALATED" in result.output and "back to the review queue" in result.output
+    # Nobody decided it before: any reviewer may decide the appeal.
+    assert store.escalation("C-1042").excluded_reviewers == ()
+    [entry] = [e for e in store.audit_entries("C-1042") if e.appeal is not None]
+    assert entry.appeal is not None and entry.appeal.previous_reviewer is None
+    assert entry.appeal.reason == "Seepage after all"
+    assert store.verify_audit().ok

@@ -18,10 +18,11 @@ from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
 from claims_crew.desk import clocks
 from claims_crew.errors import ConfigError
+from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.crew import water_script
 from tests.support.paths import ROOT
-from tests.support.store import water_loaded
+from tests.support.store import back_to, record_for, water_loaded
 
 # C-1042 was reported on 2025-11-04: 15 days to acknowledge, 30 to decide by default, and 40 to
 # decide in US-CA (config/clocks.yaml).
@@ -142,3 +143,18 @@ def test_an_overdue_escalation_is_listed_by_overdue(
     assert "overdue by 6 days" in text.output and "C-1099" not in text.output
     shown = cli("review", "show", "C-1099")
     assert "due in 4 days" in shown.output and f"decide by {CA_DUE}" in shown.output
+
+
+@pytest.mark.usefixtures("engine")
+def test_escalations_opened_before_the_clocks_get_the_default_clock_on_upgrade(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store = Store()
+    water = water_loaded(tmp_path / "inbox", "C-1042", jurisdiction="US-CA")
+    store.record(record_for(water, sample_library), None, water)
+    back_to(store, "0010_audit_entry_signatures")
+    store.close()
+    [escalation] = Store().open_escalations()
+    # The default row, whatever the claim names: the upgrade reads no config.
+    assert (escalation.acknowledge_by, escalation.decide_by) == ("2025-11-19", DEFAULT_DUE)
+    assert Store().verify_audit().ok
