@@ -96,9 +96,7 @@ def test_due_dates_and_an_appeal_in_the_browser(
     browser.find_element(By.ID, "submit-appeal").click()
     # The answer comes once the claim is reviewed again: wait for the reopened escalation's
     # form, which the decided page did not have (a page condition, however long that takes).
-    WebDriverWait(browser, 300).until(
-        lambda driver: driver.find_elements(By.ID, "submit-decision")
-    )
+    WebDriverWait(browser, 300).until(lambda driver: driver.find_elements(By.ID, "submit-decision"))
 
     # Back in the queue for someone other than ana, on a new clock from the day of the appeal.
     clock = browser.find_element(By.ID, "clock").text
