@@ -26,10 +26,14 @@ class ReadClause:
     text: str
     # The text as clause quotes are matched against it, read once when the clause is read.
     passage: Passage
+    # The pages of the PDF the clause is printed on, so a letter can cite them.
+    pages: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, id: str, title: str, kind: str, text: str) -> ReadClause:
-        return cls(id, title, kind, text, CLAUSE_QUOTES.read(text))
+    def of(
+        cls, id: str, title: str, kind: str, text: str, pages: tuple[int, ...] = ()
+    ) -> ReadClause:
+        return cls(id, title, kind, text, CLAUSE_QUOTES.read(text), pages)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,9 @@ def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
     found = doc.lookup(citation)
     if isinstance(found, LookupMiss):
         return None
-    return ReadClause.of(found.id, found.title, found.kind, doc.full_text(found.id))
+    return ReadClause.of(
+        found.id, found.title, found.kind, doc.full_text(found.id), tuple(found.pages)
+    )
 
 
 def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str]) -> PolicyView:
@@ -78,7 +80,13 @@ def fitting_exclusions(
     )
     return tuple(
         FittingClause(
-            ReadClause.of(f.clause.id, f.clause.title, f.clause.kind, doc.full_text(f.clause.id)),
+            ReadClause.of(
+                f.clause.id,
+                f.clause.title,
+                f.clause.kind,
+                doc.full_text(f.clause.id),
+                tuple(f.clause.pages),
+            ),
             f.score,
             f.words,
             frozenset(clause_key(c) for c in f.shown_by),

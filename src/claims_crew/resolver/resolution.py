@@ -44,6 +44,9 @@ class ClauseCheck(BaseModel):
     tool_sourced: bool = Field(description="policy_lookup returned it to this side's task.")
     quote: str = ""
     text: str | None = Field(None, description="The clause text as re-read from the PDF.")
+    pages: list[int] = Field(
+        default_factory=list, description="The PDF pages the clause is printed on, from 1."
+    )
 
 
 class SideReview(BaseModel):

@@ -55,8 +55,9 @@ GENESIS = "0" * 64
 EXPORT_VERSION = 1
 
 # `revalidated`: a decision checked again under the current state that came out the same (a
-# replay); it records the versions it now stands on and changes no decision.
-EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated"]
+# replay); it records the versions it now stands on and changes no decision. `letter`: a decision
+# letter issued (letter_rows.py), with its hash; it decides nothing.
+EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated", "letter"]
 
 
 class AuditEntry(BaseModel):
@@ -107,6 +108,10 @@ class AuditEntry(BaseModel):
     key_id: str | None = Field(
         None, description="The audit key whose signature of this entry's hash is kept with it."
     )
+    # Only letter entries have the keys below; every other entry reads them as None.
+    letter_sha256: str | None = Field(None, description="SHA-256 of the letter's bytes.")
+    letter_format: str | None = Field(None, description="md, html or pdf.")
+    letter_of: int | None = Field(None, description="Seq of the decision entry it states.")
 
 
 def canonical(value: Any) -> str:

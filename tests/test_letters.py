@@ -1,0 +1,161 @@
+"""Decision letters for claims decided through the real crew (only the model scripted): the
+letter states the decision, quotes the clauses as the code re-read them, is read back from the
+PDF, and leaves an audit entry with its hash that `audit verify` accepts."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from pypdf import PdfReader
+
+from claims_crew.claim_files import load_claim
+from claims_crew.cli import main
+from claims_crew.llms.scripted import final, lookup
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.review import review_claim
+from claims_crew.run.settings import Settings
+from claims_crew.store import Store
+from tests.support.crew import Script, water_script
+from tests.support.paths import ROOT
+
+INBOX = ROOT / "claims" / "inbox"
+FLOOD_WORDS = "the rising or overflow of any lake, river, stream or the sea"
+THEFT_WORDS = "theft or attempted theft involving forcible and violent entry"
+
+
+def _intake(loss_type: str, quote: str, day: str, amount: int) -> dict[str, object]:
+    return {
+        "loss_type": loss_type,
+        "cause": quote.lower(),
+        "date_of_loss": day,
+        "damage_start_date": None,
+        "amount_claimed": amount,
+        "unknowns": ["damage_start_date"],
+        "sources": {
+            "loss_type": {"where": "description", "quote": quote},
+            "cause": {"where": "description", "quote": quote},
+            "date_of_loss": {"where": "date_of_loss"},
+            "amount_claimed": {"where": "amount"},
+        },
+    }
+
+
+def _answer(answer: str, clause: str, words: str, confidence: float) -> dict[str, object]:
+    return {
+        "answer": answer,
+        "confidence": confidence,
+        "evidence": [{"clause_id": clause, "quote": words}],
+        "facts_relied_on": ["cause"],
+        "rationale": f"Clause {clause}.",
+    }
+
+
+def agreeing(claim_file: str) -> Script:
+    """Both agents look the deciding clause up, quote it truly and agree: the rules decide."""
+    intake, answer, clause, words = AGREEMENTS[claim_file]
+    return Script(
+        intake=[final(intake)],
+        policy=[lookup("HM-HOME-001", clause), final(_answer(answer, clause, words, 0.95))],
+        fraud=[lookup("HM-HOME-001", clause), final(_answer(answer, clause, words, 0.9))],
+    )
+
+
+FLOOD_SAID = "The river at the bottom of the garden burst its banks"
+AGREEMENTS = {
+    "C-1045.json": (_intake("flood", FLOOD_SAID, "2025-11-30", 18500), "not_covered", "7.2",
+                    FLOOD_WORDS),
+    "C-1044.yaml": (_intake("theft", "Burglars forced the back door", "2025-09-14", 2600),
+                    "covered", "4.4(a)", THEFT_WORDS),
+}  # fmt: skip
+
+
+def decide(library: PolicyLibrary, claim_file: str, script: Script | None = None) -> Store:
+    """Review the claim through the real crew and record its decision in the default store."""
+    store = Store()
+    loaded = load_claim(INBOX / claim_file)
+    settings = Settings(
+        library=library,
+        llm_for=script or agreeing(claim_file),
+        store=store,
+        config_dir=ROOT / "config",
+    )
+    record = review_claim(loaded, settings)
+    assert record.resolution is not None, record.error
+    store.record(record, None, loaded)
+    return store
+
+
+def letter(*args: str) -> tuple[int, bytes, str]:
+    result = CliRunner().invoke(main, ["letter", *args])
+    return result.exit_code, result.stdout_bytes, result.stderr
+
+
+def test_the_flood_claim_gets_a_pdf_quoting_the_exclusion(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    store = decide(sample_library, "C-1045.json")
+    out = tmp_path / "C-1045.pdf"
+    code, shown, err = letter("C-1045", "--format", "pdf", "--out", str(out))
+    assert code == 0, err
+    assert "audit entry" in shown.decode()
+    text = " ".join(
+        " ".join((page.extract_text() or "").split())
+        for page in PdfReader(io.BytesIO(out.read_bytes())).pages
+    )
+    assert "Your claim is not covered." in text
+    # The exclusion as the code re-read it from the policy PDF, with its id and page.
+    assert f"Flood, meaning {FLOOD_WORDS}" in text
+    assert "Clause 7.2, Flood (page 4)" in text
+    assert "How to appeal" in text
+    [issued] = store.letters_issued("C-1045")
+    assert issued.format == "pdf"
+    assert issued.sha256 == hashlib.sha256(out.read_bytes()).hexdigest()
+    entry = store.audit_entries("C-1045")[-1]
+    assert (entry.kind, entry.answer) == ("letter", "not_covered")
+    assert entry.letter_sha256 == issued.sha256
+    assert store.verify_audit().ok
+
+
+def test_the_theft_claim_gets_a_covered_letter(sample_library: PolicyLibrary) -> None:
+    decide(sample_library, "C-1044.yaml")
+    code, shown, err = letter("C-1044")
+    assert code == 0, err
+    text = shown.decode("utf-8")
+    assert "**Your claim is covered.**" in text
+    assert "covered by clause 4.4(a)" in text
+    assert f"> (a) {THEFT_WORDS}" in text
+    assert "You claimed 2600 GBP." in text
+    assert "Our claim rules decided your claim (the 'agree' rule)" in text
+    # The facts relied on are those the code checked against the claim's own words.
+    assert '**Loss type**: theft (your words: "Burglars forced the back door")' in text
+    verified = CliRunner().invoke(main, ["audit", "verify"])
+    assert verified.exit_code == 0 and verified.stdout.startswith("ok: 2 entries")
+
+
+def test_an_escalated_claim_gets_no_letter_until_a_person_decides(
+    sample_library: PolicyLibrary,
+) -> None:
+    store = decide(sample_library, "C-1042.json", water_script())
+    code, shown, err = letter("C-1042", "--format", "html")
+    assert code != 0 and shown == b""
+    assert "escalated" in err and "waits for a person's decision" in err
+    assert store.letters_issued("C-1042") == []
+    store.add_reviewer("ana")
+    store.decide("C-1042", "covered", "The plumber dates the leak to 3 November.", "ana")
+    code, shown, err = letter("C-1042", "--json")
+    assert code == 0, err
+    payload = json.loads(shown)
+    assert "A claims reviewer, ana, decided your claim." in payload["letter"]
+    assert "The plumber dates the leak to 3 November." in payload["letter"]
+    # The person's answer was the policy agent's, so its re-read clause is quoted.
+    assert "sudden and accidental discharge of water" in payload["letter"]
+    assert store.verify_audit().ok
+
+
+def test_a_claim_never_seen_gets_no_letter() -> None:
+    code, _, err = letter("C-9999")
+    assert code == 3 and "no claim 'C-9999'" in err
