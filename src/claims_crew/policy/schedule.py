@@ -9,6 +9,7 @@ figure against the printed words; the amount payable is computed from it in code
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal, get_args
@@ -59,6 +60,37 @@ class Schedule(BaseModel):
 def schedules_dir(policies_root: Path) -> Path:
     """Where a policyholder's schedule files live, beside policies/index.yaml."""
     return policies_root / "schedules"
+
+
+@dataclass(frozen=True)
+class ScheduleSource:
+    """The schedule a claim is paid under and where it was written, or why there is none."""
+
+    name: str  # "HM-HOME-001 in policies/index.yaml", or the schedule file's name
+    schedule: Schedule | None
+    problem: str | None = None  # why there is no schedule, in words
+
+
+def find_schedule(
+    policies_root: Path, policy_id: str, in_index: Schedule | None, claim_names: str | None
+) -> ScheduleSource:
+    """The claim's own schedule file when it names one, else the policy's in index.yaml.
+
+    A schedule file that cannot be read is a problem of this claim's amount, not of the run:
+    the claim gets no amount, and the reason says which file and why.
+    """
+    if claim_names is not None:
+        path = schedules_dir(policies_root) / claim_names
+        try:
+            return ScheduleSource(claim_names, load_schedule_file(path))
+        except ConfigError as exc:
+            return ScheduleSource(claim_names, None, str(exc))
+    name = f"{policy_id} in policies/index.yaml"
+    if in_index is None:
+        return ScheduleSource(
+            name, None, f"policy {policy_id} has no schedule and the claim names no schedule file"
+        )
+    return ScheduleSource(name, in_index)
 
 
 def load_schedule_file(path: Path) -> Schedule:

@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew.policy.ids import clause_key
-from claims_crew.policy.schedule import Schedule, ScheduleItem, ScheduleKind
+from claims_crew.policy.schedule import Schedule, ScheduleItem, ScheduleKind, ScheduleSource
 
 PayableStepKind = Literal["claimed", "limit", "sub_limit", "deductible"]
 PAYABLE_STEP_KINDS: tuple[PayableStepKind, ...] = get_args(PayableStepKind)
@@ -56,30 +56,26 @@ class Payable(BaseModel):
 
 
 def compute_payable(
-    claimed: Decimal,
-    claim_currency: str,
-    schedule: Schedule | None,
-    within: Sequence[str],
-    *,
-    schedule_name: str = "the policy",
+    claimed: Decimal, claim_currency: str, source: ScheduleSource, within: Sequence[str]
 ) -> Payable:
     """The payable amount for a claim decided covered on the clause `within[0]`.
 
     `within` is the deciding clause's id then the ids of the clauses it sits within, innermost
     first (the clause tree's parents); empty when the decision names no clause.
     """
-    if schedule is None:
-        return Payable.none(claim_currency, f"{schedule_name} has no schedule")
     deciding = within[0] if within else None
+    schedule = source.schedule
+    if schedule is None:
+        return Payable.none(claim_currency, source.problem or f"{source.name}: no schedule")
     if claim_currency != schedule.currency:
         return Payable.none(
             claim_currency,
-            f"the claim is in {claim_currency}, the schedule of {schedule_name} in "
+            f"the claim is in {claim_currency}, the schedule ({source.name}) in "
             f"{schedule.currency}: no exchange rate is applied in code",
             deciding,
         )
     if deciding is None:
-        return Payable.none(schedule.currency, "the decision names no clause of cover")
+        return Payable.none(schedule.currency, "the decision rests on no clause of cover")
     keys = [clause_key(c) for c in within]
     steps = [
         PayableStep(
