@@ -107,6 +107,7 @@ def test_the_flood_claim_gets_a_pdf_quoting_the_exclusion(
         for page in PdfReader(io.BytesIO(out.read_bytes())).pages
     )
     assert "Your claim is not covered." in text
+    assert "Nothing is payable: the claim is not covered." in text
     # The exclusion as the code re-read it from the policy PDF, with its id and page.
     assert f"Flood, meaning {FLOOD_WORDS}" in text
     assert "Clause 7.2, Flood (page 4)" in text
@@ -129,6 +130,9 @@ def test_the_theft_claim_gets_a_covered_letter(sample_library: PolicyLibrary) ->
     assert "covered by clause 4.4(a)" in text
     assert f"> (a) {THEFT_WORDS}" in text
     assert "You claimed 2600 GBP." in text
+    # The amount payable as the decision recorded it: 2600 within the 50000 limit, less 250.
+    assert "**Payable: 2350 GBP**" in text
+    assert "less the deductible of 250 for the whole policy: 2600 to 2350 (clause 5.4)" in text
     assert "Our claim rules decided your claim (the 'agree' rule)" in text
     # The facts relied on are those the code checked against the claim's own words.
     assert '**Loss type**: theft (your words: "Burglars forced the back door")' in text

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.resolver import Resolution
+from claims_crew.resolver.payable import Payable
 from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES
 
 if TYPE_CHECKING:
@@ -208,12 +209,39 @@ def _answer(on_file: DecisionOnFile) -> str:
     return on_file.answer
 
 
-def no_amount(answer: str, claimed: str, currency: str) -> LetterAmount:
-    reason = {
-        "not_covered": "Nothing is payable: the claim is not covered.",
-        "needs_more_evidence": "Nothing is payable until the claim is decided.",
-    }.get(answer, "No amount payable is recorded with this decision.")
-    return LetterAmount(claimed=claimed, currency=currency, amount=None, reason=reason, steps=[])
+def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str) -> LetterAmount:
+    """The amount payable as the decision recorded it (computed in code from the schedule),
+    or why there is none: a missing figure is never shown as a zero."""
+    if answer != "covered":
+        reason = {
+            "not_covered": "Nothing is payable: the claim is not covered.",
+            "needs_more_evidence": "Nothing is payable until the claim is decided.",
+        }.get(answer, "Nothing is payable on this decision.")
+        return LetterAmount(
+            claimed=claimed, currency=currency, amount=None, reason=reason, steps=[]
+        )
+    if payable is None:
+        reason = "No amount payable is recorded with this decision."
+        return LetterAmount(
+            claimed=claimed, currency=currency, amount=None, reason=reason, steps=[]
+        )
+    steps = [
+        AmountStep(
+            kind=step.kind,
+            clause_id=step.clause_id,
+            before=str(step.before),
+            after=str(step.after),
+            note=step.note,
+        )
+        for step in payable.steps
+    ]
+    return LetterAmount(
+        claimed=claimed,
+        currency=payable.currency,
+        amount=None if payable.amount is None else str(payable.amount),
+        reason=payable.reason or "",
+        steps=steps,
+    )
 
 
 def letter_for(on_file: DecisionOnFile) -> Letter:
@@ -234,7 +262,7 @@ def letter_for(on_file: DecisionOnFile) -> Letter:
         outcome=on_file.outcome,
         answer=answer,
         headline=HEADLINES.get(answer, f"Your claim is decided: {answer}."),
-        amount=no_amount(answer, str(claim.amount), claim.currency),
+        amount=amount_of(answer, on_file.resolution.payable, str(claim.amount), claim.currency),
         facts=verified_facts(on_file.resolution),
         clauses=clauses,
         reason=plain_reason(answer, claim.policy_id, clauses),
