@@ -7,8 +7,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
 
@@ -163,3 +165,57 @@ def test_an_escalated_claim_gets_no_letter_until_a_person_decides(
 def test_a_claim_never_seen_gets_no_letter() -> None:
     code, _, err = letter("C-9999")
     assert code == 3 and "no claim 'C-9999'" in err
+
+
+# ---- config check renders the templates ------------------------------------------------------
+
+
+def _config_with(tmp_path: Path, template: str, line: int, text: str) -> Path:
+    """A copy of config/ with `text` put in as line `line` of config/letters/`template`."""
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    path = config / "letters" / template
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(line - 1, text + "\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return config
+
+
+def _check(config: Path) -> tuple[int, list[dict[str, object]]]:
+    result = CliRunner().invoke(main, ["config", "check", "--json", "--config-dir", str(config)])
+    return result.exit_code, json.loads(result.stdout)["problems"]
+
+
+def test_config_check_passes_the_shipped_templates() -> None:
+    code, problems = _check(ROOT / "config")
+    assert code == 0 and [p for p in problems if str(p["file"]).startswith("letters")] == []
+
+
+@pytest.mark.parametrize(
+    ("template", "line", "text"),
+    [
+        ("letter.md.j2", 12, "Paid on {{ letter.amount.paid_on }}"),
+        # In the part the page and the PDF share: charged to that file, not to the page.
+        ("body.html.j2", 29, "<p>{{ letter.decided_by.reviewer_email }}</p>"),
+        # Only in the branch for a letter with no amount: the samples take it too.
+        ("letter.md.j2", 28, "{{ letter.amount.why_not }}"),
+        ("body.html.j2", 20, "<p>{{ letter.amount.why_not }}</p>"),
+    ],
+)
+def test_config_check_names_a_bad_field_on_its_line(
+    tmp_path: Path, template: str, line: int, text: str
+) -> None:
+    code, problems = _check(_config_with(tmp_path, template, line, text))
+    assert code == 2
+    [problem] = [p for p in problems if str(p["file"]).startswith("letters")]
+    assert (problem["file"], problem["line"]) == (f"letters/{template}", line)
+    assert problem["severity"] == "error"
+    field = text.split(".")[-1].split(" ")[0]
+    assert field in str(problem["message"])
+
+
+def test_config_check_names_a_template_syntax_error_on_its_line(tmp_path: Path) -> None:
+    code, problems = _check(_config_with(tmp_path, "letter.md.j2", 5, "{% if letter.answer %}"))
+    assert code == 2
+    [problem] = [p for p in problems if str(p["file"]).startswith("letters")]
+    assert problem["file"] == "letters/letter.md.j2" and "syntax" in str(problem["message"])

@@ -32,6 +32,7 @@ from claims_crew.config_check.crewai_facts import (
     llm_problem,
     model_setting_hint,
 )
+from claims_crew.config_check.letters import check_letters
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
@@ -355,6 +356,7 @@ def check_config(config_dir: Path | None = None, policies_dir: Path | None = Non
             problems.extend(check_prices(prices))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
+    ordered += check_letters(folder)
     return ordered + check_policy_index(policies_dir or paths.policies_dir())
 
 
