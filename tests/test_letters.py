@@ -8,6 +8,8 @@ import hashlib
 import io
 import json
 import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
+from claims_crew.store.base import default_path
+from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
 from tests.support.crew import Script, water_script
 from tests.support.paths import ROOT
 
@@ -219,3 +223,85 @@ def test_config_check_names_a_template_syntax_error_on_its_line(tmp_path: Path) 
     assert code == 2
     [problem] = [p for p in problems if str(p["file"]).startswith("letters")]
     assert problem["file"] == "letters/letter.md.j2" and "syntax" in str(problem["message"])
+
+
+# ---- the HTML letter in a real browser ---------------------------------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+)
+def test_the_html_letter_opens_in_chromium_without_console_errors(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    decide(sample_library, "C-1045.json")
+    out = tmp_path / "C-1045.html"
+    code, _, err = letter("C-1045", "--format", "html", "--out", str(out))
+    assert code == 0, err
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1000,900"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    try:
+        driver.get(out.as_uri())
+        assert driver.title == "Decision on claim C-1045"
+        assert (
+            "Your claim is not covered."
+            in driver.find_element(By.ID, "outcome")
+            .find_element(By.XPATH, "following-sibling::p")
+            .text
+        )
+        [quoted] = driver.find_elements(By.TAG_NAME, "blockquote")
+        assert f"Flood, meaning {FLOOD_WORDS}" in " ".join(quoted.text.split())
+        assert quoted.is_displayed() and quoted.size["height"] > 0
+        assert driver.find_element(By.ID, "appeal").is_displayed()
+        assert console_errors(driver) == []
+        # The check can fail: a script error on the same page is reported.
+        driver.execute_script("setTimeout(() => { throw new Error('letter broke'); }, 0)")
+        driver.execute_async_script("setTimeout(arguments[0], 50)")
+        assert any("letter broke" in m for m in console_errors(driver))
+    finally:
+        driver.quit()
+
+
+# ---- the trail says what was sent --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("statement", "problem"),
+    [
+        ("UPDATE letters SET sha256 = 'f00d'", "the md letter of claim C-1044 says hash 'f00d'"),
+        ("UPDATE letters SET format = 'pdf'", "says format 'pdf', its audit entry 2 says 'md'"),
+        ("DELETE FROM letters", "audit entry 2 (letter, claim C-1044) has no letter row"),
+    ],
+)
+def test_a_letter_row_edited_under_the_trail_fails_audit_verify(
+    sample_library: PolicyLibrary, statement: str, problem: str
+) -> None:
+    store = decide(sample_library, "C-1044.yaml")
+    assert letter("C-1044")[0] == 0
+    assert store.verify_audit().ok
+    with closing(sqlite3.connect(default_path())) as db, db:
+        db.execute(statement)
+    verdict = store.verify_audit()
+    assert not verdict.ok and verdict.first_bad == 2
+    assert problem in str(verdict.problem)
+
+
+def test_a_letter_entry_is_not_the_decision_revalidation_links_to(
+    sample_library: PolicyLibrary,
+) -> None:
+    store = decide(sample_library, "C-1044.yaml")
+    [before] = store.standings(["C-1044"])
+    assert letter("C-1044")[0] == 0
+    [after] = store.standings(["C-1044"])
+    assert after.entry_seq == before.entry_seq == 1
+    assert [e.kind for e in store.audit_entries("C-1044")] == ["auto", "letter"]
