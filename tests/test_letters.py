@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 from pypdf import PdfReader
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review.web import create_app
 from claims_crew.run.review import review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
@@ -154,8 +156,21 @@ def test_an_escalated_claim_gets_no_letter_until_a_person_decides(
     assert code != 0 and shown == b""
     assert "escalated" in err and "waits for a person's decision" in err
     assert store.letters_issued("C-1042") == []
-    store.add_reviewer("ana")
+    assert "Letter preview" not in CliRunner().invoke(main, ["review", "show", "C-1042"]).stdout
+    token = store.add_reviewer("ana")
     store.decide("C-1042", "covered", "The plumber dates the leak to 3 November.", "ana")
+    # Decided: `review show` and the review page preview the letter; a preview sends nothing.
+    shown_in_terminal = (
+        CliRunner().invoke(main, ["review", "show", "C-1042"], env={"COLUMNS": "200"}).stdout
+    )
+    assert "Letter preview" in shown_in_terminal
+    assert "A claims reviewer, ana, decided your claim." in shown_in_terminal
+    page = TestClient(create_app(store, ["testserver"]))
+    csrf = page.get("/login").context["csrf"]  # type: ignore[attr-defined]
+    page.post("/login", data={"token": token, "csrf": csrf})
+    html = page.get("/escalations/C-1042").text
+    assert 'id="letter-preview"' in html and "A claims reviewer, ana, decided" in html
+    assert store.letters_issued("C-1042") == []
     code, shown, err = letter("C-1042", "--json")
     assert code == 0, err
     payload = json.loads(shown)

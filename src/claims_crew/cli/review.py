@@ -221,6 +221,9 @@ def review_show(ref: str, as_json: bool) -> None:
                 style="green",
             )
         )
+        if letter := detail.get("letter"):
+            preview = plain(letter["text"] or f"No letter: {letter['why']}")
+            console.print(Panel(preview, title="Letter preview", title_align="left"))
     else:
         console.print(
             f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import jinja2
+
 from claims_crew.letters.content import Letter, NoLetter, letter_for
-from claims_crew.letters.pdf import pdf_bytes
 from claims_crew.letters.render import Format, render_text
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ def letter_bytes(folder: Path, format: Format, letter: Letter) -> bytes:
     """The letter as sent, in `format`, from the templates in `folder`."""
     text = render_text(folder, format, letter)
     if format == "pdf":
+        from claims_crew.letters.pdf import pdf_bytes  # fpdf2 only when a PDF is written
+
         return pdf_bytes(text, f"Decision on claim {letter.claim_id}")
     return text.encode("utf-8")
 
@@ -69,3 +72,18 @@ def issue_letter(
         raise
     os.replace(partial, out)
     return Issued(content, digest, entry)
+
+
+def letter_preview(store: Store, claim_id: str, folder: Path) -> dict[str, str | None]:
+    """The Markdown letter a decided claim would get, for the review page and `review show`:
+    `text`, or `why` there is none. A preview is not a letter sent: nothing is recorded."""
+    try:
+        text = render_text(folder, "md", stored_letter(store, claim_id))
+    except NoLetter as exc:
+        return {"text": None, "why": str(exc)}
+    except (OSError, jinja2.TemplateError) as exc:
+        return {
+            "text": None,
+            "why": f"the letter templates cannot render it ({exc}); run claims-crew config check",
+        }
+    return {"text": text, "why": None}

@@ -11,6 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from claims_crew import paths
+from claims_crew.letters.issue import letter_preview
+from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
@@ -236,4 +239,8 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
             e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
             for e in store.audit_entries(escalation.claim_id)
         ],
+        # Once a person has decided: the letter the claimant would get (letters/issue.py).
+        "letter": letter_preview(store, escalation.claim_id, paths.config_dir() / LETTERS_DIR)
+        if escalation.state == "decided"
+        else None,
     }
