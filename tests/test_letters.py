@@ -19,6 +19,7 @@ from pypdf import PdfReader
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.letters import pdf
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
@@ -320,3 +321,50 @@ def test_a_letter_entry_is_not_the_decision_revalidation_links_to(
     [after] = store.standings(["C-1044"])
     assert after.entry_seq == before.entry_seq == 1
     assert [e.kind for e in store.audit_entries("C-1044")] == ["auto", "letter"]
+
+
+# ---- characters beyond Latin-1 in the PDF ------------------------------------------------------
+
+WIDE = "Łukasiewicz paid 25 € — “in full” ≥ Ωmega"
+
+
+def _pdf_text(content: bytes) -> str:
+    return " ".join(
+        " ".join((page.extract_text() or "").split())
+        for page in PdfReader(io.BytesIO(content)).pages
+    )
+
+
+@pytest.mark.skipif(pdf.unicode_font() is None, reason="needs fonts-dejavu-core (apt-get)")
+def test_the_pdf_keeps_characters_beyond_latin1() -> None:
+    text = _pdf_text(pdf.pdf_bytes(f"<h1>Dear {WIDE}</h1><blockquote>{WIDE}</blockquote>", "t"))
+    assert text.count(WIDE) == 2
+    assert pdf.FALLBACK_NOTE not in text
+
+
+def test_without_a_unicode_font_the_pdf_says_what_it_could_not_show(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv(pdf.FONT_ENV, raising=False)
+    monkeypatch.setattr(pdf, "DEJAVU", tmp_path / "no-fonts")
+    assert pdf.unicode_font() is None
+    text = _pdf_text(pdf.pdf_bytes(f"<p>Dear {WIDE}</p>", "t"))
+    assert "Dear ?ukasiewicz paid 25 ? ? ?in full? ? ?mega" in text
+    assert " ".join(pdf.FALLBACK_NOTE.split()) in text
+    # Latin-1 alone needs no note.
+    assert pdf.FALLBACK_NOTE not in _pdf_text(pdf.pdf_bytes("<p>Dear Zoë Müller</p>", "t"))
+
+
+def test_a_letter_that_cannot_render_leaves_no_file_and_no_entry(
+    sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = decide(sample_library, "C-1044.yaml")
+    config = _config_with(tmp_path, "body.html.j2", 5, "{{ letter.nonsense }}")
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(config))
+    out = tmp_path / "out" / "C-1044.pdf"
+    out.parent.mkdir()
+    code, _, err = letter("C-1044", "--format", "pdf", "--out", str(out))
+    assert code != 0 and "nonsense" in err
+    assert list(out.parent.iterdir()) == []
+    assert store.letters_issued("C-1044") == []
+    assert [e.kind for e in store.audit_entries("C-1044")] == ["auto"]

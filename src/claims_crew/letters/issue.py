@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import jinja2
-
+from claims_crew.errors import ConfigError
 from claims_crew.letters.content import Letter, NoLetter, letter_for
 from claims_crew.letters.render import Format, render_text
 
@@ -81,9 +80,6 @@ def letter_preview(store: Store, claim_id: str, folder: Path) -> dict[str, str |
         text = render_text(folder, "md", stored_letter(store, claim_id))
     except NoLetter as exc:
         return {"text": None, "why": str(exc)}
-    except (OSError, jinja2.TemplateError) as exc:
-        return {
-            "text": None,
-            "why": f"the letter templates cannot render it ({exc}); run claims-crew config check",
-        }
+    except ConfigError as exc:
+        return {"text": None, "why": f"the letter template cannot render it: {exc}"}
     return {"text": text, "why": None}

@@ -16,6 +16,7 @@ from typing import Literal, get_args
 
 import jinja2
 
+from claims_crew.errors import ConfigError
 from claims_crew.letters.content import Letter
 
 Format = Literal["md", "html", "pdf"]
@@ -40,10 +41,22 @@ def environment(folder: Path) -> jinja2.Environment:
     )
 
 
-def render_text(folder: Path, format: Format, letter: Letter) -> str:
-    """The letter through its format's template (for pdf: the HTML pdf.py lays out)."""
+def _render(folder: Path, format: Format, letter: Letter) -> str:
     template = environment(folder).get_template(TEMPLATES[format])
     return template.render(letter=letter.model_dump(mode="json"))
+
+
+def render_text(folder: Path, format: Format, letter: Letter) -> str:
+    """The letter through its format's template (for pdf: the HTML pdf.py lays out); a
+    template that cannot render it is a ConfigError naming its file and line."""
+    try:
+        return _render(folder, format, letter)
+    except jinja2.TemplateError as exc:
+        problem = _described(folder, format, exc)
+        where = f"{folder / problem.file}" + (f":{problem.line}" if problem.line else "")
+        raise ConfigError(
+            f"{where}: {problem.message} (claims-crew config check finds these)"
+        ) from exc
 
 
 @dataclass(frozen=True)
@@ -64,21 +77,24 @@ def _line_in(folder: Path, exc: BaseException) -> tuple[str, int | None]:
     return found
 
 
+def _described(folder: Path, format: Format, exc: jinja2.TemplateError) -> TemplateProblem:
+    name = TEMPLATES[format]
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        file = Path(exc.filename).relative_to(folder).as_posix() if exc.filename else name
+        return TemplateProblem(file, exc.lineno, f"syntax: {exc.message}")
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return TemplateProblem(str(exc.name or name), None, "the template file is missing")
+    file, line = _line_in(folder, exc)
+    if isinstance(exc, jinja2.UndefinedError):
+        return TemplateProblem(file or name, line, f"names a field the letter lacks: {exc}")
+    return TemplateProblem(file or name, line, str(exc))
+
+
 def template_problem(folder: Path, format: Format, letter: Letter) -> TemplateProblem | None:
     """Why the format's template cannot render `letter`, with its file and line; None if it
     renders."""
-    name = TEMPLATES[format]
     try:
-        render_text(folder, format, letter)
-    except jinja2.TemplateSyntaxError as exc:
-        file = Path(exc.filename).relative_to(folder).as_posix() if exc.filename else name
-        return TemplateProblem(file, exc.lineno, f"syntax: {exc.message}")
-    except jinja2.TemplateNotFound as exc:
-        return TemplateProblem(str(exc.name or name), None, "the template file is missing")
-    except jinja2.UndefinedError as exc:
-        file, line = _line_in(folder, exc)
-        return TemplateProblem(file or name, line, f"names a field the letter lacks: {exc}")
+        _render(folder, format, letter)
     except jinja2.TemplateError as exc:
-        file, line = _line_in(folder, exc)
-        return TemplateProblem(file or name, line, str(exc))
+        return _described(folder, format, exc)
     return None
