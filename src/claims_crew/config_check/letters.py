@@ -40,7 +40,14 @@ def check_letters(config_dir: Path) -> list[Problem]:
             file = f"{LETTERS_DIR}/{problem.file}"
             found.setdefault(
                 f"{file}:{problem.line}",
-                Problem(file, "", problem.line, "letter_template", problem.message),
+                Problem(
+                    file,
+                    "",
+                    problem.line,
+                    "letter_template",
+                    problem.message,
+                    "docs/letters.md lists the fields a letter has",
+                ),
             )
             break
     return list(found.values())
