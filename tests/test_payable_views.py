@@ -64,3 +64,14 @@ def test_the_review_page_shows_the_amount_and_the_steps(store: Store) -> None:
     assert 'id="payable"' in html and "Payable if covered: 2350 GBP" in html
     assert '<tr class="step-deductible"><td>deductible</td><td>5.4</td>' in html
     assert 'id="external-codes"' in html and "R50" in html
+
+
+def test_the_report_names_the_team_code_beside_each_reason(store: Store) -> None:
+    result = CliRunner().invoke(main, ["report", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["external_codes"] == {"over_authority": "R50"}
+    [escalation] = report["escalations"]
+    assert (escalation["reason_codes"], escalation["external_code"]) == (["over_authority"], "R50")
+    shown = CliRunner().invoke(main, ["report"], env={"COLUMNS": "200"})
+    assert "over_authority (R50)" in shown.output
