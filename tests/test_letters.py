@@ -117,6 +117,8 @@ def test_the_flood_claim_gets_a_pdf_quoting_the_exclusion(
     )
     assert "Your claim is not covered." in text
     assert "Nothing is payable: the claim is not covered." in text
+    # The team's code for a refusal that rests on an exclusion (config/reason_codes.yaml).
+    assert "Decision code: D10" in text
     # The exclusion as the code re-read it from the policy PDF, with its id and page.
     assert f"Flood, meaning {FLOOD_WORDS}" in text
     assert "Clause 7.2, Flood (page 4)" in text
@@ -137,6 +139,7 @@ def test_the_theft_claim_gets_a_covered_letter(sample_library: PolicyLibrary) ->
     text = shown.decode("utf-8")
     assert "**Your claim is covered.**" in text
     assert "covered by clause 4.4(a)" in text
+    assert "Decision code: C01" in text
     assert f"> (a) {THEFT_WORDS}" in text
     assert "You claimed 2600 GBP." in text
     # The amount payable as the decision recorded it: 2600 within the 50000 limit, less 250.
@@ -218,8 +221,8 @@ def test_config_check_passes_the_shipped_templates() -> None:
         # In the part the page and the PDF share: charged to that file, not to the page.
         ("body.html.j2", 29, "<p>{{ letter.decided_by.reviewer_email }}</p>"),
         # Only in the branch for a letter with no amount: the samples take it too.
-        ("letter.md.j2", 28, "{{ letter.amount.why_not }}"),
-        ("body.html.j2", 20, "<p>{{ letter.amount.why_not }}</p>"),
+        ("letter.md.j2", 32, "{{ letter.amount.why_not }}"),
+        ("body.html.j2", 23, "<p>{{ letter.amount.why_not }}</p>"),
     ],
 )
 def test_config_check_names_a_bad_field_on_its_line(

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from claims_crew.claim_files import load_claim
-from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import ClaimFile
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import Schedule, ScheduleKind, ScheduleSource, find_schedule
 from claims_crew.resolver.payable import Payable, compute_payable
 from claims_crew.run.review import review_claim
-from tests.support.crew import Script, settings
+from tests.support.amounts import config_with_limit, theft_script
+from tests.support.crew import settings
 from tests.support.paths import ROOT, SAMPLE_POLICIES
 
 INBOX = ROOT / "claims" / "inbox"
@@ -144,49 +144,6 @@ def test_a_fractional_amount_in_yaml_must_be_text() -> None:
 
 
 # ---- the amount on a decision, and the authority limit, through the real crew ---------------
-
-THEFT = "theft or attempted theft involving forcible and violent entry"
-THEFT_FACTS = {
-    "loss_type": "theft",
-    "cause": "burglars forced the back door",
-    "date_of_loss": "2025-09-14",
-    "damage_start_date": None,
-    "amount_claimed": 2600,
-    "unknowns": ["damage_start_date"],
-    "sources": {
-        "loss_type": {"where": "description", "quote": "Burglars forced the back door"},
-        "cause": {"where": "description", "quote": "Burglars forced the back door"},
-        "date_of_loss": {"where": "date_of_loss"},
-        "amount_claimed": {"where": "amount"},
-    },
-}
-
-
-def theft_script() -> Script:
-    answer = {
-        "answer": "covered",
-        "evidence": [{"clause_id": "4.4(a)", "quote": THEFT}],
-        "facts_relied_on": ["cause"],
-        "rationale": "Forcible entry: 4.4(a).",
-    }
-    return Script(
-        intake=[final(THEFT_FACTS)],
-        policy=[lookup("HM-HOME-001", "4.4(a)"), final({**answer, "confidence": 0.95})],
-        fraud=[lookup("HM-HOME-001", "4.4(a)"), final({**answer, "confidence": 0.9})],
-    )
-
-
-def config_with_limit(tmp_path: Path, gbp: str) -> Path:
-    config = tmp_path / "config"
-    config.mkdir()
-    for name in ("agents.yaml", "tasks.yaml"):
-        (config / name).write_text((ROOT / "config" / name).read_text(encoding="utf-8"))
-    rules = (ROOT / "config" / "resolution.yaml").read_text(encoding="utf-8")
-    assert "automatic_limit: {GBP: 25000," in rules
-    (config / "resolution.yaml").write_text(
-        rules.replace("automatic_limit: {GBP: 25000,", f"automatic_limit: {{GBP: {gbp},")
-    )
-    return config
 
 
 def test_an_automatic_decision_keeps_its_amount(

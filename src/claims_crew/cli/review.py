@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
 from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
@@ -186,6 +187,7 @@ def review_show(ref: str, as_json: bool) -> None:
         console.print(plain(claim["description"], style="italic"))
     console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
+    console.print(amount_block(detail))
     if detail["fact_checks"]:
         console.print(_fact_lines(detail["fact_checks"]))
     if asked := detail.get("targeted"):

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict
 
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.resolver import Resolution
+from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.resolver.payable import Payable
-from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES
+from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES, PAID_ANSWER
 
 if TYPE_CHECKING:
     from claims_crew.store.letters import DecisionOnFile
@@ -84,6 +85,8 @@ class Letter(_Part):
     description: str
     outcome: str
     answer: str
+    # The team's code for the answer (config/reason_codes.yaml); null without a mapping.
+    code: str | None
     headline: str
     amount: LetterAmount
     facts: list[LetterFact]
@@ -212,7 +215,7 @@ def _answer(on_file: DecisionOnFile) -> str:
 def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str) -> LetterAmount:
     """The amount payable as the decision recorded it (computed in code from the schedule),
     or why there is none: a missing figure is never shown as a zero."""
-    if answer != "covered":
+    if answer != PAID_ANSWER:
         reason = {
             "not_covered": "Nothing is payable: the claim is not covered.",
             "needs_more_evidence": "Nothing is payable until the claim is decided.",
@@ -244,8 +247,9 @@ def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str)
     )
 
 
-def letter_for(on_file: DecisionOnFile) -> Letter:
-    """The letter for a decided claim; NoLetter for one escalated or without its claim file."""
+def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> Letter:
+    """The letter for a decided claim, with the team's code for its answer from `codes`;
+    NoLetter for one escalated or without its claim file."""
     answer = _answer(on_file)
     claim = on_file.claim
     if claim is None:
@@ -261,6 +265,12 @@ def letter_for(on_file: DecisionOnFile) -> Letter:
         description=claim.description,
         outcome=on_file.outcome,
         answer=answer,
+        # A refusal is coded by the kind of clause it rests on, as external_codes.py does.
+        code=codes.for_answer(
+            answer, clauses[0].kind if answer != PAID_ANSWER and clauses else None
+        )
+        if codes is not None
+        else None,
         headline=HEADLINES.get(answer, f"Your claim is decided: {answer}."),
         amount=amount_of(answer, on_file.resolution.payable, str(claim.amount), claim.currency),
         facts=verified_facts(on_file.resolution),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from claims_crew.errors import ConfigError
 from claims_crew.letters.content import Letter, NoLetter, letter_for
 from claims_crew.letters.render import Format, render_text
+from claims_crew.resolver.external_codes import load_external_codes
 
 if TYPE_CHECKING:
     from claims_crew.store import Store
@@ -32,14 +33,15 @@ def letter_bytes(folder: Path, format: Format, letter: Letter) -> bytes:
     return text.encode("utf-8")
 
 
-def stored_letter(store: Store, claim_id: str) -> Letter:
-    """The letter for the claim's decision in force; NoLetter when it has none."""
+def stored_letter(store: Store, claim_id: str, folder: Path) -> Letter:
+    """The letter for the claim's decision in force, with the team's code from the
+    reason_codes.yaml beside the letters folder; NoLetter when it has none."""
     on_file = store.decision_on_file(claim_id)
     if on_file is None:
         if store.knows_claim(claim_id):
             raise NoLetter(f"claim {claim_id} is pending: it has no decision yet")
         raise NoLetter(f"no claim {claim_id!r} in the store")
-    return letter_for(on_file)
+    return letter_for(on_file, load_external_codes(folder.parent))
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ def issue_letter(
     """Render the claim's letter, record it in the audit trail and, given `out`, write it
     there. The file is written beside `out` first and moved into place only once the entry is
     recorded: a letter that cannot be rendered or recorded leaves neither file nor entry."""
-    letter = stored_letter(store, claim_id)
+    letter = stored_letter(store, claim_id, folder)
     content = letter_bytes(folder, format, letter)
     digest = hashlib.sha256(content).hexdigest()
     if out is None:
@@ -77,7 +79,7 @@ def letter_preview(store: Store, claim_id: str, folder: Path) -> dict[str, str |
     """The Markdown letter a decided claim would get, for the review page and `review show`:
     `text`, or `why` there is none. A preview is not a letter sent: nothing is recorded."""
     try:
-        text = render_text(folder, "md", stored_letter(store, claim_id))
+        text = render_text(folder, "md", stored_letter(store, claim_id, folder))
     except NoLetter as exc:
         return {"text": None, "why": str(exc)}
     except ConfigError as exc:

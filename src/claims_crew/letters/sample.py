@@ -59,6 +59,7 @@ def sample_letters() -> list[Letter]:
         description="Burglars forced the back door.",
         outcome="ACCEPTED",
         answer="covered",
+        code="C01",
         headline="Your claim is covered.",
         amount=LetterAmount(claimed="2600", currency="GBP", amount="2350", reason="", steps=_STEPS),
         facts=[_FACT],
@@ -76,6 +77,7 @@ def sample_letters() -> list[Letter]:
         covered.model_copy(
             update={
                 "answer": "not_covered",
+                "code": None,
                 "amount": nothing,
                 "facts": [],
                 "clauses": [],

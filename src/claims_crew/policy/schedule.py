@@ -54,6 +54,9 @@ class Schedule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code, e.g. GBP.")
+    policy: str | None = Field(
+        None, description="In a policyholder's file: the policy id (index.yaml) it belongs to."
+    )
     items: tuple[ScheduleItem, ...] = ()
 
 
@@ -82,9 +85,14 @@ def find_schedule(
     if claim_names is not None:
         path = schedules_dir(policies_root) / claim_names
         try:
-            return ScheduleSource(claim_names, load_schedule_file(path))
+            schedule = load_schedule_file(path)
         except ConfigError as exc:
             return ScheduleSource(claim_names, None, str(exc))
+        if schedule.policy not in (None, policy_id):
+            return ScheduleSource(
+                claim_names, None, f"{claim_names} is for policy {schedule.policy}, not {policy_id}"
+            )
+        return ScheduleSource(claim_names, schedule)
     name = f"{policy_id} in policies/index.yaml"
     if in_index is None:
         return ScheduleSource(
