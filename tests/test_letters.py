@@ -28,29 +28,12 @@ from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store.base import default_path
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
-from tests.support.crew import Script, water_script
+from tests.support.crew import Script, intake_facts, water_script
 from tests.support.paths import ROOT
 
 INBOX = ROOT / "claims" / "inbox"
 FLOOD_WORDS = "the rising or overflow of any lake, river, stream or the sea"
 THEFT_WORDS = "theft or attempted theft involving forcible and violent entry"
-
-
-def _intake(loss_type: str, quote: str, day: str, amount: int) -> dict[str, object]:
-    return {
-        "loss_type": loss_type,
-        "cause": quote.lower(),
-        "date_of_loss": day,
-        "damage_start_date": None,
-        "amount_claimed": amount,
-        "unknowns": ["damage_start_date"],
-        "sources": {
-            "loss_type": {"where": "description", "quote": quote},
-            "cause": {"where": "description", "quote": quote},
-            "date_of_loss": {"where": "date_of_loss"},
-            "amount_claimed": {"where": "amount"},
-        },
-    }
 
 
 def _answer(answer: str, clause: str, words: str, confidence: float) -> dict[str, object]:
@@ -73,13 +56,10 @@ def agreeing(claim_file: str) -> Script:
     )
 
 
-FLOOD_SAID = "The river at the bottom of the garden burst its banks"
 AGREEMENTS = {
-    "C-1045.json": (_intake("flood", FLOOD_SAID, "2025-11-30", 18500), "not_covered", "7.2",
-                    FLOOD_WORDS),
-    "C-1044.yaml": (_intake("theft", "Burglars forced the back door", "2025-09-14", 2600),
-                    "covered", "4.4(a)", THEFT_WORDS),
-}  # fmt: skip
+    "C-1045.json": (intake_facts("C-1045.json"), "not_covered", "7.2", FLOOD_WORDS),
+    "C-1044.yaml": (intake_facts("C-1044.yaml"), "covered", "4.4(a)", THEFT_WORDS),
+}
 
 
 def decide(library: PolicyLibrary, claim_file: str, script: Script | None = None) -> Store:
@@ -111,10 +91,7 @@ def test_the_flood_claim_gets_a_pdf_quoting_the_exclusion(
     code, shown, err = letter("C-1045", "--format", "pdf", "--out", str(out))
     assert code == 0, err
     assert "audit entry" in shown.decode()
-    text = " ".join(
-        " ".join((page.extract_text() or "").split())
-        for page in PdfReader(io.BytesIO(out.read_bytes())).pages
-    )
+    text = _pdf_text(out.read_bytes())
     assert "Your claim is not covered." in text
     assert "Nothing is payable: the claim is not covered." in text
     # The team's code for a refusal that rests on an exclusion (config/reason_codes.yaml).

@@ -69,11 +69,11 @@ class LetterAmount(_Part):
 class DecidedBy(_Part):
     kind: Literal["rules", "adjudicator", "reviewer"]
     rule: str
-    model: str | None
-    reviewer: str | None
-    reviewer_reason: str | None
     at: str
     summary: str
+    model: str | None = None
+    reviewer: str | None = None
+    reviewer_reason: str | None = None
 
 
 class Letter(_Part):
@@ -163,7 +163,6 @@ def decided_by(on_file: DecisionOnFile) -> DecidedBy:
         return DecidedBy(
             kind="reviewer",
             rule=rule,
-            model=None,
             reviewer=review.reviewer,
             reviewer_reason=review.reason,
             at=review.decided_at,
@@ -175,8 +174,6 @@ def decided_by(on_file: DecisionOnFile) -> DecidedBy:
             kind="adjudicator",
             rule=rule,
             model=model,
-            reviewer=None,
-            reviewer_reason=None,
             at=on_file.decided_at,
             summary=(
                 f"The adjudicator model ({model}) chose between the two assessments of your "
@@ -187,9 +184,6 @@ def decided_by(on_file: DecisionOnFile) -> DecidedBy:
     return DecidedBy(
         kind="rules",
         rule=rule,
-        model=None,
-        reviewer=None,
-        reviewer_reason=None,
         at=on_file.decided_at,
         summary=(
             f"Our claim rules decided your claim (the '{rule}' rule), after every clause cited "

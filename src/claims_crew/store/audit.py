@@ -114,6 +114,20 @@ class AuditEntry(BaseModel):
     letter_of: int | None = Field(None, description="Seq of the decision entry it states.")
 
 
+# What an entry that follows from another (a person's decision on an escalation, a letter that
+# states a decision) copies from it: the claim, the versions it stood on, the rule and evidence.
+_CARRIED = ("claim_sha256", "policy_sha256", "config_sha256", "models", "outcome", "rule")
+_CARRIED_LISTS = ("reason_codes", "evidence")
+
+
+def carried_from(body: dict[str, Any]) -> dict[str, Any]:
+    """The fields an entry takes over from the entry `body` it follows from."""
+    return {
+        **{name: body[name] for name in (*_CARRIED, *_CARRIED_LISTS)},
+        "policy_corrections_sha256": body.get("policy_corrections_sha256"),
+    }
+
+
 def canonical(value: Any) -> str:
     """The one JSON text hashed for a value: sorted keys, no whitespace, UTF-8 kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -21,7 +21,7 @@ from claims_crew.models import ClaimFile
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
-from claims_crew.store.queue import Review
+from claims_crew.store.queue import REVIEW_COLUMNS, Review
 from claims_crew.store.tables import (
     audit_log,
     claim_files,
@@ -68,16 +68,7 @@ def _review(conn: Connection, claim_id: str) -> tuple[bool, Review | None]:
     if escalation is None:
         return False, None
     row = conn.execute(
-        select(
-            reviews.c.id,
-            reviews.c.escalation_id,
-            reviews.c.claim_id,
-            reviews.c.reviewer,
-            reviews.c.decision,
-            reviews.c.reason,
-            reviews.c.decided_at,
-            reviews.c.audit_seq,
-        ).where(reviews.c.escalation_id == escalation.id)
+        select(*REVIEW_COLUMNS).where(reviews.c.escalation_id == escalation.id)
     ).first()
     values: tuple[Any, ...] | None = tuple(row) if row is not None else None
     return escalation.state == "open", Review(*values) if values is not None else None
@@ -149,23 +140,14 @@ class Letters(StoreBase):
             stated_text: str = conn.execute(
                 select(audit_log.c.body).where(audit_log.c.seq == letter_of)
             ).scalar_one()
-            stated = json.loads(stated_text)
             issued_at = self.now()
             entry, _ = audit.append(
                 conn,
                 self.audit_key(),
                 kind="letter",
                 claim_id=claim_id,
-                claim_sha256=stated["claim_sha256"],
-                policy_sha256=stated["policy_sha256"],
-                policy_corrections_sha256=stated.get("policy_corrections_sha256"),
-                config_sha256=stated["config_sha256"],
-                models=stated["models"],
-                outcome=stated["outcome"],
+                **audit.carried_from(json.loads(stated_text)),
                 answer=on_file.review.decision if on_file.review else on_file.answer,
-                rule=stated["rule"],
-                reason_codes=stated["reason_codes"],
-                evidence=stated["evidence"],
                 actor="letter",
                 reason=None,
                 overrides=None,
