@@ -28,7 +28,15 @@ from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store.base import default_path
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
-from tests.support.crew import Script, intake_facts, water_script
+from tests.support.crew import (
+    FRAUD_EXCLUDED,
+    KNOWN_START,
+    POLICY_COVERED,
+    Script,
+    intake_facts,
+    water_claim_saying_when,
+    water_script,
+)
 from tests.support.paths import ROOT
 
 INBOX = ROOT / "claims" / "inbox"
@@ -62,13 +70,14 @@ AGREEMENTS = {
 }
 
 
-def decide(library: PolicyLibrary, claim_file: str, script: Script | None = None) -> Store:
-    """Review the claim through the real crew and record its decision in the default store."""
+def decide(library: PolicyLibrary, claim_file: str | Path, script: Script | None = None) -> Store:
+    """Review the claim (a sample's name, or a path) through the real crew and record its
+    decision in the default store."""
     store = Store()
     loaded = load_claim(INBOX / claim_file)
     settings = Settings(
         library=library,
-        llm_for=script or agreeing(claim_file),
+        llm_for=script or agreeing(str(claim_file)),
         store=store,
         config_dir=ROOT / "config",
     )
@@ -159,6 +168,30 @@ def test_an_escalated_claim_gets_no_letter_until_a_person_decides(
     assert "The plumber dates the leak to 3 November." in payload["letter"]
     # The person's answer was the policy agent's, so its re-read clause is quoted.
     assert "sudden and accidental discharge of water" in payload["letter"]
+    assert store.verify_audit().ok
+
+
+def test_an_adjudicated_claim_names_the_model_and_the_rule_that_checked_it(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """The water claim saying when the leak began: both readings hold, the adjudicator picks
+    the policy agent's, and the code checks its answer."""
+    ruling = {"choice": "policy", "reason": "A sudden leak: 4.2(b).", "evidence": ["4.2(b)"]}
+    script = Script(
+        intake=[final(KNOWN_START)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=[final(ruling)],
+    )
+    store = decide(sample_library, water_claim_saying_when(tmp_path / "inbox"), script)
+    code, shown, err = letter("C-1042")
+    assert code == 0, err
+    text = shown.decode("utf-8")
+    assert "The adjudicator model (scripted-adjudicator) chose between" in text
+    assert "the 'adjudicator' rule then checked its answer" in text
+    # Only the winning side's clause is quoted: the fraud agent's 7.1 did not decide it.
+    assert "sudden and accidental discharge of water" in text
+    assert "continuous or repeated seepage" not in text
     assert store.verify_audit().ok
 
 
