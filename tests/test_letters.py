@@ -92,6 +92,7 @@ def letter(*args: str) -> tuple[int, bytes, str]:
     return result.exit_code, result.stdout_bytes, result.stderr
 
 
+@pytest.mark.usefixtures("engine")  # the letter and its entry on SQLite and PostgreSQL
 def test_the_flood_claim_gets_a_pdf_quoting_the_exclusion(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
