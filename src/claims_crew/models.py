@@ -55,6 +55,12 @@ class ClaimFile(BaseModel):
         description="Whose claim-handling rules apply (e.g. US-CA): picks the row of "
         "config/clocks.yaml.",
     )
+    schedule: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.ya?ml$",
+        description="The policyholder's schedule file in policies/schedules/, if the policy's "
+        "limits and deductibles are not in policies/index.yaml.",
+    )
 
 
 class FactSource(BaseModel):

@@ -76,9 +76,13 @@ ReasonCode = Literal[
     "not_tool_sourced",
     "exclusion_unchecked",
     "adjudicator_invalid",
+    "over_authority",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 assert set(ABSTAIN_REASONS) <= set(REASON_CODES), "an abstention's reason is a reason code"
+
+# The answer a payable amount is computed for (resolver/payable.py).
+PAID_ANSWER = "covered"
 
 # ---- what a person decides -----------------------------------------------------------------
 

@@ -45,3 +45,10 @@ def headless_chromium() -> Iterator[WebDriver]:
         yield driver
     finally:
         driver.quit()
+
+
+def console_errors(driver: object) -> list[str]:
+    """What the page wrote to the browser console at SEVERE level (errors, failed loads);
+    the driver must be started with `goog:loggingPrefs` {"browser": "ALL"}."""
+    entries: list[dict[str, str]] = driver.get_log("browser")  # type: ignore[attr-defined]
+    return [e["message"] for e in entries if e.get("level") == "SEVERE"]

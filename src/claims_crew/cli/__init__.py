@@ -87,6 +87,10 @@ LAZY_COMMANDS = {
         "claims_crew.cli.work:ingest_command",
         "Read the claim files in INBOX into the store and queue them for `claims-crew work`.",
     ),
+    "letter": Lazy(
+        "claims_crew.cli.letter:letter_command",
+        "Write a decided claim's letter; each letter issued is an audit entry with its hash.",
+    ),
     "policy": Lazy(
         "claims_crew.cli.policy:policy",
         "Inspect the policy library: clauses, one clause, word search, the clause tree.",

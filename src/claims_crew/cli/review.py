@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
 from claims_crew.desk import clocks
@@ -195,6 +196,7 @@ def review_show(ref: str, as_json: bool) -> None:
     if detail["due"]:
         console.print(_clock_line(detail))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
+    console.print(amount_block(detail))
     if detail["fact_checks"]:
         console.print(_fact_lines(detail["fact_checks"]))
     if asked := detail.get("targeted"):
@@ -230,6 +232,9 @@ def review_show(ref: str, as_json: bool) -> None:
                 style="green",
             )
         )
+        if letter := detail.get("letter"):
+            preview = plain(letter["text"] or f"No letter: {letter['why']}")
+            console.print(Panel(preview, title="Letter preview", title_align="left"))
     else:
         console.print(
             f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "

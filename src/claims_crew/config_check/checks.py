@@ -33,10 +33,13 @@ from claims_crew.config_check.crewai_facts import (
     llm_problem,
     model_setting_hint,
 )
+from claims_crew.config_check.letters import check_letters
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
+from claims_crew.config_check.reason_codes import check_reason_codes
 from claims_crew.config_check.resolution import check_resolution
+from claims_crew.config_check.schedules import check_schedules
 from claims_crew.config_check.source import (
     Loaded,
     line_of,
@@ -45,7 +48,8 @@ from claims_crew.config_check.source import (
     scalar_of,
 )
 from claims_crew.errors import ConfigError
-from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASK_OF, TASKS
+from claims_crew.resolver.config import load_config
+from claims_crew.vocabulary import AGENTS, DEFAULT_ANSWERS, KICKOFF_INPUTS, TASK_OF, TASKS
 
 # --- agents.yaml and tasks.yaml -----------------------------------------------------------
 
@@ -337,6 +341,7 @@ FILES: tuple[str, ...] = (
     "resolution.yaml",
     "prices.yaml",
     "clocks.yaml",
+    "reason_codes.yaml",
 )
 
 
@@ -364,9 +369,24 @@ def check_config(config_dir: Path | None = None, policies_dir: Path | None = Non
         clock_table = load_file(folder, "clocks.yaml", problems)
         if clock_table is not None:
             problems.extend(check_clocks(clock_table))
+    if (folder / "reason_codes.yaml").exists():  # optional: without it no external code
+        codes = load_file(folder, "reason_codes.yaml", problems)
+        if codes is not None:
+            problems.extend(check_reason_codes(codes, _answers(folder)))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
-    return ordered + check_policy_index(policies_dir or paths.policies_dir())
+    ordered += check_letters(folder)
+    policies = policies_dir or paths.policies_dir()
+    return ordered + check_policy_index(policies) + check_schedules(policies)
+
+
+def _answers(folder: Path) -> tuple[str, ...]:
+    """The definite answers resolution.yaml allows; the defaults when it has an error (reported
+    on its own)."""
+    try:
+        return load_config(folder).definite_answers
+    except ConfigError:
+        return DEFAULT_ANSWERS
 
 
 def errors(problems: Sequence[Problem]) -> list[Problem]:

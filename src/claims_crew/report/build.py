@@ -39,6 +39,7 @@ from claims_crew.report.desk import DeskFigures, desk_figures
 from claims_crew.report.metrics import Figures, Metric, count_where, figures, metric
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import CostFigures, LevelTime, cost_figures, time_per_level
+from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.vocabulary import (
     ABSTENTION,
     DEFINITE_DECISIONS,
@@ -134,6 +135,9 @@ class EscalationLink(BaseModel):
     question: str | None
     state: str | None
     review: str | None
+    external_code: str | None = Field(
+        None, description="The first reason code's code in config/reason_codes.yaml."
+    )
 
 
 class Report(BaseModel):
@@ -149,6 +153,10 @@ class Report(BaseModel):
     time_per_level: list[LevelTime] = Field(description="Seconds at each level (usage.py).")
     desk: DeskFigures | None = Field(
         None, description="Ageing of open escalations and on-time rates (desk.py)."
+    )
+    external_codes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each reason code the report names → its code in config/reason_codes.yaml.",
     )
 
 
@@ -295,9 +303,11 @@ def build_report(
     now: datetime | None = None,
     prices: PriceTable | None = None,
     desk: DeskFigures | None = None,
+    codes: ExternalCodes | None = None,
 ) -> Report:
     """The report over the rows decided on or after `since` (UTC); pure but for `now`.
-    Costs are at `prices`; without a table, none are shown. `desk`: the desk's figures."""
+    Costs are at `prices`; without a table, none are shown. `desk`: the desk's figures.
+    `codes` names the team's code beside each reason code; without a mapping, none is shown."""
     cutoff = day_stamp(since)
     rows = [r for r in rows if r.decided_at >= cutoff]
     escalations = [
@@ -309,6 +319,9 @@ def build_report(
             question=r.question,
             state=r.escalation_state,
             review=r.review,
+            external_code=codes.for_reasons(r.reason_codes)[0]
+            if codes and codes.for_reasons(r.reason_codes)
+            else None,
         )
         for r in rows
         if r.waiting
@@ -327,9 +340,20 @@ def build_report(
         cost=cost_figures(rows, prices),
         time_per_level=time_per_level(rows),
         desk=desk,
+        external_codes={
+            c: codes.reason_codes[c]
+            for r in rows
+            for c in r.reason_codes
+            if codes is not None and c in codes.reason_codes
+        },
     )
 
 
-def report(store: Store, since: date | None = None, prices: PriceTable | None = None) -> Report:
+def report(
+    store: Store,
+    since: date | None = None,
+    prices: PriceTable | None = None,
+    codes: ExternalCodes | None = None,
+) -> Report:
     desk = desk_figures(store.escalation_clocks(), clocks.today())
-    return build_report(load_rows(store, since), since, prices=prices, desk=desk)
+    return build_report(load_rows(store, since), since, prices=prices, desk=desk, codes=codes)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from claims_crew.policy.ids import clause_key
+from claims_crew.resolver.authority import decision_payable, over_authority
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import Gate, ResolutionConfig
 from claims_crew.resolver.evidence import looked_up_support
@@ -118,7 +119,11 @@ def gated_or(
         resolution.outcome != "ADJUDICATION_REQUIRED"
         and resolution.outcome not in config.automatic_outcomes
     )
-    if no_source is None and not tripped and not not_automatic:
+    # Kept on the resolution whether it stands or is held back: a person confirms the amount too.
+    payable = decision_payable(case, resolution, resting_on)
+    resolution = resolution.with_payable(payable)
+    over = over_authority(config, payable)
+    if no_source is None and not tripped and not not_automatic and over is None:
         checked = config.tool_sourced.required and resolution.outcome in DECIDED_OUTCOMES
         trail.add(
             "gates",
@@ -140,6 +145,10 @@ def gated_or(
         trail.add("gates", True, "; ".join(gate_why), "policy_gate")
         codes.append("policy_gate")
         why.extend(gate_why)
+    if over is not None:
+        trail.add("gates", True, over, "over_authority")
+        codes.append("over_authority")
+        why.append(over)
     would = resolution.answer or resolution.outcome
     read = "read the cited clauses in the policy; " if no_source is not None else ""
     return resolution.hold_back(

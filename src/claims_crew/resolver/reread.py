@@ -8,6 +8,7 @@ fit (policy/fit.py), as an adjuster checks them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from claims_crew.errors import PolicyError
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
@@ -15,6 +16,7 @@ from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.fit import fitting
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.policy.schedule import find_schedule
 from claims_crew.resolver.case import Case, FittingClause, PolicyView, ReadClause, cited_clauses
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.exclusions import claim_words
@@ -24,7 +26,15 @@ def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
     found = doc.lookup(citation)
     if isinstance(found, LookupMiss):
         return None
-    return ReadClause.of(found.id, found.title, found.kind, doc.full_text(found.id))
+    within = tuple(doc.ancestors(found.id))
+    return ReadClause.of(
+        found.id,
+        found.title,
+        found.kind,
+        doc.full_text(found.id),
+        within,
+        pages=tuple(found.pages),
+    )
 
 
 def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str]) -> PolicyView:
@@ -78,7 +88,13 @@ def fitting_exclusions(
     )
     return tuple(
         FittingClause(
-            ReadClause.of(f.clause.id, f.clause.title, f.clause.kind, doc.full_text(f.clause.id)),
+            ReadClause.of(
+                f.clause.id,
+                f.clause.title,
+                f.clause.kind,
+                doc.full_text(f.clause.id),
+                pages=tuple(f.clause.pages),
+            ),
             f.score,
             f.words,
             frozenset(clause_key(c) for c in f.shown_by),
@@ -102,13 +118,18 @@ def read_case(
     policy is the claim file's unless `policy_ref` names another (an id or a PDF path)."""
     ref = policy_ref or claim_file.policy_id
     policy, fraud = answers
+    view = policy_view(library, ref, cited_clauses(policy, fraud))
+    entry = library.entries.get(ref)
+    schedule = find_schedule(
+        library.root, ref, entry.schedule if entry else None, claim_file.schedule
+    )
     return Case(
         claim_file,
         facts,
         policy,
         fraud,
         ledger,
-        policy_view(library, ref, cited_clauses(policy, fraud)),
+        replace(view, schedule=schedule),
         dict(attachments or {}),
         exclusions=fitting_exclusions(library, ref, claim_file, facts, config),
     )

@@ -18,6 +18,7 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew.models import Claim, ParseFailure
+from claims_crew.resolver.payable import Payable
 from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
     AbstainReason,
@@ -44,6 +45,9 @@ class ClauseCheck(BaseModel):
     tool_sourced: bool = Field(description="policy_lookup returned it to this side's task.")
     quote: str = ""
     text: str | None = Field(None, description="The clause text as re-read from the PDF.")
+    pages: list[int] = Field(
+        default_factory=list, description="The PDF pages the clause is printed on, from 1."
+    )
 
 
 class SideReview(BaseModel):
@@ -133,6 +137,11 @@ class Resolution(BaseModel):
         None,
         description="The one debate round before the adjudicator: each side's revised answer "
         "and the resolution before it; null when none was held.",
+    )
+    payable: Payable | None = Field(
+        None,
+        description="The amount payable on a covered decision, or on the covered outcome a gate "
+        "held back, computed from the schedule; null for any other.",
     )
 
     @property
@@ -274,6 +283,9 @@ class Resolution(BaseModel):
     def with_debate(self, debate: DebateRound) -> Resolution:
         return self._changed(ResolutionChanges(debate=debate))
 
+    def with_payable(self, payable: Payable | None) -> Resolution:
+        return self._changed(ResolutionChanges(payable=payable))
+
     def _changed(self, changes: ResolutionChanges) -> Resolution:
         # The one copy with changes: `changes` is a TypedDict, so mypy checks each key and value.
         return self.model_copy(update=changes)
@@ -303,6 +315,7 @@ class ResolutionChanges(TypedDict, total=False):
     config_sha256: str
     targeted: TargetedEvidence | None
     debate: DebateRound | None
+    payable: Payable | None
 
 
 class TargetedEvidence(BaseModel):

@@ -12,8 +12,12 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from claims_crew.desk import clocks
+from claims_crew import paths
+from claims_crew.letters.issue import letter_preview
+from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
+from claims_crew.review.amounts import external_detail, payable_detail
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 if TYPE_CHECKING:
@@ -249,6 +253,8 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "would_have_won": resolution.would_have_won if resolution else None,
         "gates_tripped": list(resolution.gates_tripped) if resolution else [],
         "targeted": _targeted(resolution),
+        "payable": payable_detail(resolution),
+        "external": external_detail(resolution),
         "sides": sides,
         "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],
         "models": record.models if record else {},
@@ -261,4 +267,8 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
             e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
             for e in store.audit_entries(escalation.claim_id)
         ],
+        # Once a person has decided: the letter the claimant would get (letters/issue.py).
+        "letter": letter_preview(store, escalation.claim_id, paths.config_dir() / LETTERS_DIR)
+        if escalation.state == "decided"
+        else None,
     }

@@ -55,8 +55,9 @@ GENESIS = "0" * 64
 EXPORT_VERSION = 1
 
 # `revalidated`: a decision checked again under the current state that came out the same (a
-# replay); it records the versions it now stands on and changes no decision.
-EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated"]
+# replay); it records the versions it now stands on and changes no decision. `letter`: a decision
+# letter issued (letter_rows.py), with its hash; it decides nothing.
+EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated", "letter"]
 
 
 class AppealLink(BaseModel):
@@ -125,6 +126,24 @@ class AuditEntry(BaseModel):
     key_id: str | None = Field(
         None, description="The audit key whose signature of this entry's hash is kept with it."
     )
+    # Only letter entries have the keys below; every other entry reads them as None.
+    letter_sha256: str | None = Field(None, description="SHA-256 of the letter's bytes.")
+    letter_format: str | None = Field(None, description="md, html or pdf.")
+    letter_of: int | None = Field(None, description="Seq of the decision entry it states.")
+
+
+# What an entry that follows from another (a person's decision on an escalation, a letter that
+# states a decision) copies from it: the claim, the versions it stood on, the rule and evidence.
+_CARRIED = ("claim_sha256", "policy_sha256", "config_sha256", "models", "outcome", "rule")
+_CARRIED_LISTS = ("reason_codes", "evidence")
+
+
+def carried_from(body: dict[str, Any]) -> dict[str, Any]:
+    """The fields an entry takes over from the entry `body` it follows from."""
+    return {
+        **{name: body[name] for name in (*_CARRIED, *_CARRIED_LISTS)},
+        "policy_corrections_sha256": body.get("policy_corrections_sha256"),
+    }
 
 
 def canonical(value: Any) -> str:

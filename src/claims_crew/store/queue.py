@@ -98,8 +98,8 @@ _ESCALATION = select(
     escalations.c.decide_by,
     escalations.c.excluded_reviewers,
 )
-# Review's fields, in its order.
-_REVIEW_COLUMNS = (
+# Review's fields, in its order (letters.py reads a review with them too).
+REVIEW_COLUMNS = (
     reviews.c.id,
     reviews.c.escalation_id,
     reviews.c.claim_id,
@@ -181,16 +181,8 @@ def _human_entry(
         key,
         kind="human",
         claim_id=escalation.claim_id,
-        claim_sha256=base["claim_sha256"],
-        policy_sha256=base["policy_sha256"],
-        policy_corrections_sha256=base.get("policy_corrections_sha256"),
-        config_sha256=base["config_sha256"],
-        models=base["models"],
-        outcome=base["outcome"],
+        **audit.carried_from(base),
         answer=decision,
-        rule=base["rule"],
-        reason_codes=base["reason_codes"],
-        evidence=base["evidence"],
         actor=f"human:{reviewer}",
         reason=reason,
         overrides=escalation.audit_seq,
@@ -291,7 +283,7 @@ class Queue(StoreBase):
             return replace(review, id=int(review_id))
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
-        query = select(*_REVIEW_COLUMNS).order_by(reviews.c.id)
+        query = select(*REVIEW_COLUMNS).order_by(reviews.c.id)
         if claim_id is not None:
             query = query.where(reviews.c.claim_id == claim_id)
         with self.read() as conn:
@@ -310,7 +302,7 @@ class Queue(StoreBase):
                     decisions.c.decided_by,
                     decisions.c.decided_at,
                     resolutions.c.body,
-                    *_REVIEW_COLUMNS,
+                    *REVIEW_COLUMNS,
                 )
                 .join(resolutions, resolutions.c.id == decisions.c.resolution_id)
                 .outerjoin(reviews, reviews.c.claim_id == decisions.c.claim_id)

@@ -46,6 +46,7 @@ from claims_crew.store.tables import (
     changed_files,
     decisions,
     escalations,
+    letters,
     reviews,
     superseded,
     validations,
@@ -81,9 +82,11 @@ class Standing:
 
 
 # Each decided claim with what it stands on, its latest entry and any person's review of it.
+# A letter's entry decides nothing (letters.py): read past it.
+_DECIDING = audit_log.c.seq.not_in(select(letters.c.audit_seq))
 _LATEST_ENTRY = (
     select(func.max(audit_log.c.seq))
-    .where(audit_log.c.claim_id == decisions.c.claim_id)
+    .where(audit_log.c.claim_id == decisions.c.claim_id, _DECIDING)
     .scalar_subquery()
 )
 _STANDING = select(
@@ -210,7 +213,7 @@ class Revalidations(StoreBase):
         with self.write() as conn:
             row = conn.execute(
                 select(audit_log.c.seq, audit_log.c.hash)
-                .where(audit_log.c.claim_id == record.claim_id)
+                .where(audit_log.c.claim_id == record.claim_id, _DECIDING)
                 .order_by(audit_log.c.seq.desc())
                 .limit(1)
             ).first()

@@ -263,6 +263,18 @@ work_items = Table(
     Column("finished_at", Text),
 )
 
+letters = Table(
+    "letters",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    # No foreign key: a revalidation replaces the decision row, and the letters sent stay.
+    Column("claim_id", Text, nullable=False),
+    Column("format", Text, nullable=False),  # 'md' | 'html' | 'pdf'
+    Column("sha256", Text, nullable=False),
+    Column("issued_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+)
+
 # The indexes the migrations make, named as they are there.
 Index("attempts_claim", attempts.c.claim_id, attempts.c.id)
 Index("escalations_open", escalations.c.state, escalations.c.opened_at, escalations.c.id)
@@ -280,3 +292,5 @@ Index("superseded_audit_seq", superseded.c.audit_seq)
 Index("superseded_claim", superseded.c.claim_id, superseded.c.id)
 Index("work_items_take", work_items.c.state, work_items.c.enqueued_at, work_items.c.claim_id)
 Index("work_items_holder", work_items.c.taken_by)
+Index("letters_claim", letters.c.claim_id, letters.c.id)
+Index("letters_audit_seq", letters.c.audit_seq)
