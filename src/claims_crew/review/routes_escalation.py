@@ -11,6 +11,7 @@ import secrets
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
+from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.pages import Pages, Session, to_login, wrong_csrf
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
@@ -47,8 +48,14 @@ def escalation_routes(pages: Pages) -> APIRouter:
         if not secrets.compare_digest(csrf, session.csrf):
             return wrong_csrf()
         try:
+            payable = payable_on_decision(pages.store, claim_id, decision)
             pages.store.decide(
-                claim_id, decision, reason, session.reviewer, expected_version=version
+                claim_id,
+                decision,
+                reason,
+                session.reviewer,
+                expected_version=version,
+                payable=payable,
             )
         except AlreadyDecided as exc:
             return _detail_page(

@@ -19,7 +19,7 @@ from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 if TYPE_CHECKING:
     # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
     # loading SQLAlchemy.
-    from claims_crew.store import Escalation, Store
+    from claims_crew.store import Escalation, Review, Store
 
 PAGE_SIZE = 50
 # The last page number asked for that is answered: far past any queue (five million open
@@ -182,6 +182,12 @@ def _targeted(resolution: Resolution | None) -> dict[str, Any] | None:
     }
 
 
+def _last_review(store: Store, escalation: Escalation) -> Review | None:
+    if escalation.state != "decided":
+        return None
+    return next(reversed(store.reviews(escalation.claim_id)), None)
+
+
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
     escalation = store.escalation(ref)
@@ -225,7 +231,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "would_have_won": resolution.would_have_won if resolution else None,
         "gates_tripped": list(resolution.gates_tripped) if resolution else [],
         "targeted": _targeted(resolution),
-        "payable": payable_detail(resolution),
+        "payable": payable_detail(resolution, _last_review(store, escalation)),
         "external": external_detail(resolution),
         "sides": sides,
         "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],
