@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
+from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
 from claims_crew.review.amounts import external_detail, payable_detail
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
@@ -43,13 +44,15 @@ def age(opened_at: str, now: datetime) -> str:
     return f"{seconds}s"
 
 
-def _row(e: Escalation) -> dict[str, Any]:
+def _row(e: Escalation, codes: ExternalCodes | None) -> dict[str, Any]:
     return {
         "id": e.id,
         "claim_id": e.claim_id,
         "amount": e.amount,
         "currency": e.currency,
         "reason_codes": e.reason_codes,
+        # Each reason code's code in config/reason_codes.yaml; empty without the file.
+        "external_codes": {c: codes.reason_codes.get(c) for c in e.reason_codes} if codes else {},
         "question": e.question,
         "opened_at": e.opened_at,
     }
@@ -61,8 +64,9 @@ def escalation_list(store: Store, page: int = 1, page_size: int = PAGE_SIZE) -> 
     page = min(max(1, page), MAX_PAGE)
     total = store.open_count()
     rows = store.open_escalations(page_size, (page - 1) * page_size)
+    codes = load_external_codes()
     return {
-        "escalations": [_row(e) for e in rows],
+        "escalations": [_row(e, codes) for e in rows],
         "total": total,
         "page": page,
         "pages": max(1, -(-total // page_size)),
