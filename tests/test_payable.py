@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from claims_crew.models import ClaimFile
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import Schedule, ScheduleKind, ScheduleSource, find_schedule
 from claims_crew.resolver.payable import Payable, compute_payable
+from claims_crew.resolver.reread import schedule_for
 from claims_crew.run.review import review_claim
 from tests.support.amounts import config_with_limit, theft_script
 from tests.support.crew import settings
@@ -190,3 +192,23 @@ def test_samples_schedule_files_live_beside_the_index() -> None:
     }
     for name in named - {None}:
         assert name is not None and (SAMPLE_POLICIES / "schedules" / name).is_file()
+
+
+def test_a_schedule_naming_a_clause_the_policy_lacks_gives_no_amount(
+    tmp_path: Path, session_cache: Path
+) -> None:
+    """The run does not stop on it (`config check` reports it); the claim gets no amount."""
+    policies = tmp_path / "policies"
+    shutil.copytree(SAMPLE_POLICIES, policies, ignore=shutil.ignore_patterns("src"))
+    declarations = policies / "schedules" / "lindqvist-declarations.yaml"
+    text = declarations.read_text(encoding="utf-8")
+    declarations.write_text(text.replace('"Section II.D.2"', '"Section II.D.9"'), "utf-8")
+    library = PolicyLibrary(root=policies, cache_dir=session_cache)
+    claim = load_claim(INBOX / "C-2001.json").claim
+    source = schedule_for(library, "MR-AUTO-001", claim)
+    assert source.schedule is None
+    assert source.problem == (
+        "lindqvist-declarations.yaml names clause(s) MR-AUTO-001 lacks: Section II.D.9"
+    )
+    payable = compute_payable(claim.amount, claim.currency, source, ["Section II.A.2"])
+    assert payable.amount is None and payable.reason == source.problem

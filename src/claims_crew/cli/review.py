@@ -276,9 +276,12 @@ def review_stale(as_json: bool) -> None:
 @reports_errors
 def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
     """Record a person's decision on an open escalation (a new, linked audit entry)."""
+    from claims_crew.review.amounts import payable_on_decision
     from claims_crew.store import Store
 
-    done = Store().decide(ref, decision, reason, reviewer)
+    store = Store()
+    payable = payable_on_decision(store, store.escalation(ref).claim_id, decision)
+    done = store.decide(ref, decision, reason, reviewer, payable=payable)
     if as_json:
         emit_json(
             {
@@ -291,6 +294,7 @@ def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: 
                     "reason": done.reason,
                     "decided_at": done.decided_at,
                     "audit_seq": done.audit_seq,
+                    "payable": payable.model_dump(mode="json") if payable else None,
                 }
             }
         )

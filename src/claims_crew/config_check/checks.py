@@ -48,8 +48,7 @@ from claims_crew.config_check.source import (
     scalar_of,
 )
 from claims_crew.errors import ConfigError
-from claims_crew.resolver.config import load_config
-from claims_crew.vocabulary import AGENTS, DEFAULT_ANSWERS, KICKOFF_INPUTS, TASK_OF, TASKS
+from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASK_OF, TASKS
 
 # --- agents.yaml and tasks.yaml -----------------------------------------------------------
 
@@ -345,9 +344,12 @@ FILES: tuple[str, ...] = (
 )
 
 
-def check_config(config_dir: Path | None = None, policies_dir: Path | None = None) -> list[Problem]:
+def check_config(
+    config_dir: Path | None = None, policies_dir: Path | None = None, schedules: bool = True
+) -> list[Problem]:
     """Every problem in config/agents.yaml, tasks.yaml, resolution.yaml and, when there,
-    prices.yaml, file by file."""
+    prices.yaml and reason_codes.yaml, file by file; then policies/index.yaml and, unless
+    `schedules` is false, the schedules."""
     folder = config_dir if config_dir is not None else paths.config_dir()
     problems: list[Problem] = []
     agents = load_file(folder, "agents.yaml", problems)
@@ -372,21 +374,12 @@ def check_config(config_dir: Path | None = None, policies_dir: Path | None = Non
     if (folder / "reason_codes.yaml").exists():  # optional: without it no external code
         codes = load_file(folder, "reason_codes.yaml", problems)
         if codes is not None:
-            problems.extend(check_reason_codes(codes, _answers(folder)))
+            problems.extend(check_reason_codes(codes, folder))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
     ordered += check_letters(folder)
     policies = policies_dir or paths.policies_dir()
-    return ordered + check_policy_index(policies) + check_schedules(policies)
-
-
-def _answers(folder: Path) -> tuple[str, ...]:
-    """The definite answers resolution.yaml allows; the defaults when it has an error (reported
-    on its own)."""
-    try:
-        return load_config(folder).definite_answers
-    except ConfigError:
-        return DEFAULT_ANSWERS
+    return ordered + check_policy_index(policies) + (check_schedules(policies) if schedules else [])
 
 
 def errors(problems: Sequence[Problem]) -> list[Problem]:
@@ -396,7 +389,9 @@ def errors(problems: Sequence[Problem]) -> list[Problem]:
 def check_or_raise(config_dir: Path | None = None) -> None:
     """Stop a run before any model call when the config has an error; warnings pass."""
     folder = config_dir if config_dir is not None else paths.config_dir()
-    found = errors(check_config(folder))
+    # A schedule's problem does not stop the run: it costs only the amounts of that policy's
+    # claims, which then have none and say why (resolver/reread.py), not their decisions.
+    found = errors(check_config(folder, schedules=False))
     if found:
         raise ConfigError(
             f"{folder}: {len(found)} problem(s); fix them before the crew runs "

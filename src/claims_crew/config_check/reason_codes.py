@@ -7,12 +7,14 @@ warning on its own line (a typo leaves the real code unmapped, which is reported
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import ValidationError
 
 from claims_crew.config_check.problems import Problem, did_you_mean
 from claims_crew.config_check.source import Loaded, locate
+from claims_crew.errors import ConfigError
+from claims_crew.resolver.config import load_config
 from claims_crew.resolver.external_codes import (
     DENIAL_KINDS,
     FILE_NAME,
@@ -20,9 +22,22 @@ from claims_crew.resolver.external_codes import (
     gaps,
     required_keys,
 )
+from claims_crew.vocabulary import DEFAULT_ANSWERS
 
 
-def check_reason_codes(loaded: Loaded, answers: Sequence[str]) -> list[Problem]:
+def _answers(folder: Path) -> tuple[str, ...]:
+    """The definite answers resolution.yaml allows; the defaults when it has an error (reported
+    on its own)."""
+    try:
+        return load_config(folder).definite_answers
+    except ConfigError:
+        return DEFAULT_ANSWERS
+
+
+def check_reason_codes(loaded: Loaded, folder: Path) -> list[Problem]:
+    """Every gap and unknown key of `folder`/reason_codes.yaml, against the answers its
+    resolution.yaml allows."""
+    answers = _answers(folder)
     try:
         codes = ExternalCodes.model_validate(loaded.data or {})
     except ValidationError as exc:

@@ -14,10 +14,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Literal, get_args
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from claims_crew.errors import ConfigError, validation_problems
+from claims_crew.errors import ConfigError, model_from_yaml
 
 # limit: the most paid for a claim under a cover section; sub_limit: a narrower cap on a part of
 # a section, applied after its limit; deductible: the first part of a claim the policyholder pays.
@@ -104,14 +103,6 @@ def find_schedule(
 def load_schedule_file(path: Path) -> Schedule:
     """A policyholder's schedule file, validated; a bad one is a ConfigError naming it."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return model_from_yaml(path, Schedule, "schedule")
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: schedule file not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    try:
-        return Schedule.model_validate(raw or {})
-    except ValidationError as exc:
-        raise ConfigError(f"{path}: {'; '.join(validation_problems(exc, 'schedule'))}") from exc

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import paths
-from claims_crew.errors import ConfigError, validation_problems
+from claims_crew.errors import model_from_yaml
 from claims_crew.resolver.resolution import Resolution
 from claims_crew.vocabulary import HUMAN_DECISIONS, PAID_ANSWER, REASON_CODES, SIDES
 
@@ -85,12 +84,6 @@ def load_external_codes(config_dir: Path | None = None) -> ExternalCodes | None:
     """config/reason_codes.yaml, validated; None when the project has none (no codes shown)."""
     path = (config_dir if config_dir is not None else paths.config_dir()) / FILE_NAME
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return model_from_yaml(path, ExternalCodes, "file")
     except FileNotFoundError:
         return None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    try:
-        return ExternalCodes.model_validate(data or {})
-    except ValidationError as exc:
-        raise ConfigError(f"{path}: {'; '.join(validation_problems(exc, 'file'))}") from exc

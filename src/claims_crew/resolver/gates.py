@@ -1,6 +1,6 @@
 """The gates: what must hold before an outcome may stand without a person.
 
-Two kinds, applied to every outcome the rules or the adjudicator would let stand (ACCEPTED,
+Three kinds, applied to every outcome the rules or the adjudicator would let stand (ACCEPTED,
 PREFERRED, ADJUDICATED):
 
 - provenance (`tool_sourced` in resolution.yaml): the outcome must rest on a supporting clause
@@ -9,6 +9,8 @@ PREFERRED, ADJUDICATED):
   clause from memory, after every lookup failed, would otherwise be decided on (not_tool_sourced);
 - resolution.yaml's gates: a field of the case above a number or one of some values (a large
   amount, fraud's red flags, a risk class), and an outcome not listed as automatic (policy_gate).
+- authority (`authority` in resolution.yaml): a covered decision's amount payable, computed
+  from the schedule (authority.py), above the automatic limit for its currency (over_authority).
 
 The trail keeps the outcome the rules reached and the side that would have won, so a person
 sees what they are asked to confirm.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
+from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
@@ -43,8 +44,14 @@ def escalation_routes(pages: Pages) -> APIRouter:
         if not isinstance(session, Session):
             return session
         try:
+            payable = payable_on_decision(pages.store, claim_id, decision)
             pages.store.decide(
-                claim_id, decision, reason, session.reviewer, expected_version=version
+                claim_id,
+                decision,
+                reason,
+                session.reviewer,
+                expected_version=version,
+                payable=payable,
             )
         except AlreadyDecided as exc:
             return detail_page(

@@ -11,19 +11,20 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from claims_crew.desk import clocks
 from claims_crew import paths
+from claims_crew.desk import clocks
 from claims_crew.letters.issue import letter_preview
 from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
+from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
 from claims_crew.review.amounts import external_detail, payable_detail
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 if TYPE_CHECKING:
     # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
     # loading SQLAlchemy.
-    from claims_crew.store import Escalation, Store
+    from claims_crew.store import Escalation, Review, Store
 
 PAGE_SIZE = 50
 # The last page number asked for that is answered: far past any queue (five million open
@@ -62,13 +63,15 @@ def _clock(e: Escalation, on: date) -> dict[str, Any]:
     }
 
 
-def _row(e: Escalation, on: date) -> dict[str, Any]:
+def _row(e: Escalation, on: date, codes: ExternalCodes | None) -> dict[str, Any]:
     return {
         "id": e.id,
         "claim_id": e.claim_id,
         "amount": e.amount,
         "currency": e.currency,
         "reason_codes": e.reason_codes,
+        # Each reason code's code in config/reason_codes.yaml; empty without the file.
+        "external_codes": {c: codes.reason_codes.get(c) for c in e.reason_codes} if codes else {},
         "question": e.question,
         "opened_at": e.opened_at,
         **_clock(e, on),
@@ -86,8 +89,9 @@ def escalation_list(
     before = on.isoformat() if overdue else None
     total = store.open_count(before)
     rows = store.open_escalations(page_size, (page - 1) * page_size, before)
+    codes = load_external_codes()
     return {
-        "escalations": [_row(e, on) for e in rows],
+        "escalations": [_row(e, on, codes) for e in rows],
         "overdue_only": overdue,
         "today": on.isoformat(),
         "total": total,
@@ -209,6 +213,12 @@ def _targeted(resolution: Resolution | None) -> dict[str, Any] | None:
     }
 
 
+def _last_review(store: Store, escalation: Escalation) -> Review | None:
+    if escalation.state != "decided":
+        return None
+    return next(reversed(store.reviews(escalation.claim_id)), None)
+
+
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
     escalation = store.escalation(ref)
@@ -253,7 +263,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "would_have_won": resolution.would_have_won if resolution else None,
         "gates_tripped": list(resolution.gates_tripped) if resolution else [],
         "targeted": _targeted(resolution),
-        "payable": payable_detail(resolution),
+        "payable": payable_detail(resolution, _last_review(store, escalation)),
         "external": external_detail(resolution),
         "sides": sides,
         "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
+from claims_crew.resolver.payable import Payable
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
@@ -62,6 +63,15 @@ class Review:
     reason: str
     decided_at: str
     audit_seq: int
+    # A covered decision's amount payable (or why there is none); None for any other.
+    payable: Payable | None = None
+
+
+def _review(row: Sequence[Any]) -> Review:
+    payable = row[8]
+    return replace(
+        Review(*row[:8]), payable=Payable.model_validate_json(payable) if payable else None
+    )
 
 
 @dataclass(frozen=True)
@@ -108,6 +118,7 @@ REVIEW_COLUMNS = (
     reviews.c.reason,
     reviews.c.decided_at,
     reviews.c.audit_seq,
+    reviews.c.payable,
 )
 
 
@@ -237,6 +248,7 @@ class Queue(StoreBase):
         reason: str,
         reviewer: str,
         expected_version: int | None = None,
+        payable: Payable | None = None,
     ) -> Review:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
@@ -274,8 +286,9 @@ class Queue(StoreBase):
                 reason=reason.strip(),
                 decided_at=now,
                 audit_seq=seq,
+                payable=payable,
             )
-            values = asdict(review)
+            values = {**asdict(review), "payable": payable.model_dump_json() if payable else None}
             del values["id"]
             review_id: int = conn.execute(
                 insert(reviews).values(**values).returning(reviews.c.id)
@@ -288,7 +301,7 @@ class Queue(StoreBase):
             query = query.where(reviews.c.claim_id == claim_id)
         with self.read() as conn:
             rows: Sequence[tuple[Any, ...]] = conn.execute(query).all()
-        return [Review(*row) for row in rows]
+        return [_review(row) for row in rows]
 
     def decisions(self) -> list[Decision]:
         """Every decided claim in claim-id order, with its resolution and any human review."""
@@ -317,7 +330,7 @@ class Queue(StoreBase):
                 decided_by=row[4],
                 decided_at=row[5],
                 resolution=Resolution.model_validate_json(row[6]),
-                review=Review(*row[7:]) if row[7] is not None else None,
+                review=_review(row[7:]) if row[7] is not None else None,
             )
             for row in rows
         ]

@@ -156,6 +156,8 @@ reviews = Table(
     Column("reason", Text, nullable=False),
     Column("decided_at", Text, nullable=False),
     Column("audit_seq", Integer, nullable=False),
+    # A covered decision's amount payable, JSON of a Payable; NULL for any other decision.
+    Column("payable", Text),
 )
 
 reviewers = Table(

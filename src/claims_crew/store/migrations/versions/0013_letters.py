@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_letters"
-down_revision = "0010_audit_entry_signatures"
+down_revision = "0012_payable_amounts"
 branch_labels = None
 depends_on = None
 
