@@ -17,8 +17,10 @@ from pypdf import PdfReader, PdfWriter
 
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.documents.limits import MAX_PAGES, MAX_PIXELS
-from claims_crew.documents.ocr import INSTALL_LINE
+from claims_crew.documents.ocr import INSTALL_LINE, OcrLine
+from claims_crew.documents.record import PageText
 from claims_crew.errors import ClaimFileError
+from claims_crew.resolver.resolution import FactCheck
 from tests.support.attachments import (
     ESTIMATE,
     ESTIMATE_CLAIM,
@@ -194,3 +196,30 @@ def test_the_kept_record_is_read_back_whole() -> None:
     assert LoadedClaim(SPLIT_CLAIM, loaded.claim, loaded.raw, legacy).attachments == {
         "notes.txt": "plumber's report"
     }
+
+
+def test_a_quote_from_doubtful_ocr_lines_is_marked_low_confidence() -> None:
+    page = PageText(
+        number=3,
+        text="Crime report\nThe window was forced on 1 February 2026.\nNothing else was seen.",
+        source="ocr",
+        confidence=0.9,
+        lines=[
+            OcrLine(text="Crime report", confidence=0.97),
+            OcrLine(text="The window was forced on 1 February 2026.", confidence=0.55),
+            OcrLine(text="Nothing else was seen.", confidence=0.96),
+        ],
+    )
+    # The least sure of the lines the quote is drawn from, not the page's mean.
+    assert page.quote_confidence("The window was forced on 1 February 2026") == 0.55
+    assert page.quote_confidence("Nothing else was seen") == 0.96
+    doubtful = FactCheck(
+        name="date_of_loss", status="verified", where="report.pdf", page=3, ocr_confidence=0.55
+    )
+    assert doubtful.low_confidence
+    assert doubtful.cited() == "report.pdf, page 3 (OCR 0.55, low confidence)"
+    sure = doubtful.model_copy(update={"ocr_confidence": 0.96})
+    assert not sure.low_confidence and sure.cited() == "report.pdf, page 3 (OCR 0.96)"
+    layer = doubtful.model_copy(update={"ocr_confidence": None})
+    assert not layer.low_confidence and layer.cited() == "report.pdf, page 3"
+    assert PageText(number=1, text="x").quote_confidence("x") is None
