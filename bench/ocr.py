@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import logging
 import os
 import statistics
 import sys
@@ -146,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=2, help="pages of each real policy")
     parser.add_argument("--small", action="store_true", help="samples and one sample page")
     args = parser.parse_args(argv)
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # font warnings on some real policies
     if (install := ocr_unavailable()) is not None:
         print(f"no OCR engine: {install}", file=sys.stderr)
         return 1
