@@ -36,6 +36,7 @@ from tests.support.provider import (
     point_model_at,
     provider_settings,
 )
+from tests.support.sample_inbox import ABSTAIN
 
 pytestmark = pytest.mark.slow
 
@@ -148,14 +149,6 @@ INTAKE_THEFT = {
         "date_of_loss": {"where": POLICE_REPORT, "quote": THEFT_QUOTE},
         "amount_claimed": {"where": "amount"},
     },
-}
-ABSTAIN = {
-    "answer": "uncertain",
-    "confidence": 0.2,
-    "evidence": [],
-    "facts_relied_on": ["cause"],
-    "rationale": "The claim does not say enough.",
-    "abstain_reason": "needs_more_evidence",
 }
 
 
