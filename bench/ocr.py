@@ -13,7 +13,9 @@ Character accuracy is 1 - errors / reference length, on both texts with whitespa
 and typographic quotes and dashes made plain (a text layer's curly apostrophe and OCR's straight
 one are the same letter to a reader). Errors are counted from difflib's alignment: each replaced
 span counts its longer side, each inserted or deleted span its length, so the figure can only
-understate the accuracy. Seconds per page is the OCR call alone (not the render), on the cores
+understate the accuracy. Word recall is the share of the reference's words read, in any order:
+a page of columns that the text layer and OCR take in different orders loses character accuracy
+for the order alone. Seconds per page is the OCR call alone (not the render), on the cores
 this process may use (printed). A page whose text layer has fewer than 200 letters (a cover or
 a scanned page) is skipped: it has no reference to compare with.
 
@@ -35,6 +37,7 @@ import statistics
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +64,7 @@ _PLAIN = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "
 class Read:
     name: str
     accuracy: float
+    words: float
     seconds: float
     characters: int
 
@@ -79,11 +83,24 @@ def accuracy(reference: str, read: str) -> float:
     return max(0.0, 1 - errors / max(len(want), 1))
 
 
+def word_recall(reference: str, read: str) -> float:
+    """The share of the reference's words that the read text holds, in any order: where the two
+    take a page's columns in different orders, character accuracy counts that as errors."""
+    want, got = Counter(plain(reference).split()), Counter(plain(read).split())
+    return sum((want & got).values()) / max(sum(want.values()), 1)
+
+
 def timed_read(name: str, image: Image.Image, reference: str) -> Read:
     started = time.perf_counter()
     page = read_image(image)
     seconds = time.perf_counter() - started
-    return Read(name, accuracy(reference, page.text), seconds, len(plain(reference)))
+    return Read(
+        name,
+        accuracy(reference, page.text),
+        word_recall(reference, page.text),
+        seconds,
+        len(plain(reference)),
+    )
 
 
 def rendered(pdf: bytes | Path, index: int) -> Image.Image:
@@ -134,12 +151,20 @@ def report(title: str, reads: list[Read]) -> None:
     if not reads:
         return
     print(f"\n{title}")
+    print(f"  {'page':<44} {'chars':>7} {'words':>7}  {'OCR time':>8}")
     for r in reads:
-        print(f"  {r.name:<48} {r.accuracy:7.2%}  {r.seconds:5.2f} s  ({r.characters:,} chars)")
+        print(
+            f"  {r.name:<44} {r.accuracy:7.2%} {r.words:7.2%}  {r.seconds:6.2f} s"
+            f"  ({r.characters:,} chars)"
+        )
     chars = sum(r.characters for r in reads)
     weighted = sum(r.accuracy * r.characters for r in reads) / chars
+    words = sum(r.words * r.characters for r in reads) / chars
     median = statistics.median(r.seconds for r in reads)
-    print(f"  {'all pages':<48} {weighted:7.2%}  {median:5.2f} s/page median, {len(reads)} pages")
+    print(
+        f"  {'all pages':<44} {weighted:7.2%} {words:7.2%}  {median:6.2f} s/page median, "
+        f"{len(reads)} pages"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -152,8 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no OCR engine: {install}", file=sys.stderr)
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    omp = os.environ.get("OMP_THREAD_LIMIT", "unset")
-    print(f"Tesseract at {DPI} dpi on {cores} core(s) (OMP_THREAD_LIMIT {omp})")
+    # documents/ocr.py gives tesseract one thread unless OMP_THREAD_LIMIT says otherwise.
+    threads = os.environ.get("OMP_THREAD_LIMIT", "1")
+    print(f"Tesseract at {DPI} dpi, {threads} thread(s) a page, {cores} core(s) available")
     scanned = list(sample_pages())
     report("Scanned samples (reference: the text they were typeset from)", scanned)
     if args.small:

@@ -8,6 +8,11 @@ quoted from a line the engine was unsure of can be shown as such.
 
 CLAIMS_CREW_TESSERACT names another tesseract program (a build in /opt, or a path that does not
 exist to see how a machine without it behaves).
+
+Tesseract runs one thread per page unless OMP_THREAD_LIMIT says otherwise: its OpenMP threads
+compete with the review's own work (the local model, other workers), and on the project's busy
+two-core machine one thread read a page in under half the time two did (bench/ocr.py). The
+limit is given to the tesseract child alone; the local model's threads are left as they are.
 """
 
 from __future__ import annotations
@@ -80,6 +85,8 @@ def read_image(image: Image.Image, timeout_s: float | None = None) -> OcrPage:
     runs past `timeout_s` (its child is killed then).
     """
     pytesseract.pytesseract.tesseract_cmd = tesseract_command()
+    # pytesseract starts tesseract with this module-level environment.
+    pytesseract.pytesseract.environ = {"OMP_THREAD_LIMIT": "1", **os.environ}
     try:
         data = pytesseract.image_to_data(
             _as_rgb(image),
