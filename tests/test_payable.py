@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew.claim_files import load_claim
+from claims_crew.claim_files import inbox_files, load_claim
 from claims_crew.models import ClaimFile
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import Schedule, ScheduleKind, ScheduleSource, find_schedule
@@ -187,9 +187,7 @@ def test_an_amount_at_the_limit_stands(sample_library: PolicyLibrary, tmp_path: 
 
 
 def test_samples_schedule_files_live_beside_the_index() -> None:
-    named = {
-        load_claim(p).claim.schedule for p in sorted(INBOX.glob("C-*.*")) if p.suffix != ".txt"
-    }
+    named = {load_claim(p).claim.schedule for p in inbox_files(INBOX)}
     for name in named - {None}:
         assert name is not None and (SAMPLE_POLICIES / "schedules" / name).is_file()
 
