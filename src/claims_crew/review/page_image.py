@@ -99,7 +99,8 @@ def _pdf_page_held(data: bytes, page: int, name: str) -> Image.Image:
         if not 0 < max(width, height) <= MAX_PDF_POINTS:
             raise PageImageError("too_large", f"{name}: page {page} is {width:g}x{height:g} pt")
         scale = min(MAX_SIDE / max(width, height), 150 / 72)
-        return pdf_page.render(scale=scale).to_pil().convert("RGB")
+        drawn: Image.Image = pdf_page.render(scale=scale).to_pil().convert("RGB")
+        return drawn
     finally:
         document.close()
 
