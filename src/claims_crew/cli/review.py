@@ -134,8 +134,11 @@ def _fact_lines(checks: list[dict[str, Any]]) -> Text:
         if f["status"] == "verified":
             lines.append(clean(str(f["value"])) + " ")
             lines.append("verified", style="green")
-            source = f"“{f['quote']}” ({f['where']})" if f["quote"] else f"claim file: {f['where']}"
+            cited = f.get("cited") or f["where"]
+            source = f"“{f['quote']}” ({cited})" if f["quote"] else f"claim file: {f['where']}"
             lines.append(clean(f"  {source}"), style="dim")
+            if f.get("low_confidence"):
+                lines.append("  low-confidence OCR: look at the page", style="yellow")
         elif f["status"] == "unverified":
             lines.append("unverified", style="red")
             quoted = f": “{f['quote']}”" if f["quote"] else ""

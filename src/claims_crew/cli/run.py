@@ -264,7 +264,7 @@ def _ingest_inbox(
     from claims_crew.run.batch import SETTLED
     from claims_crew.run.ingest import ingest
 
-    ingested = ingest(inbox_files(inbox), settings.store)
+    ingested = ingest(inbox_files(inbox), settings.store, settings.limits.claim_deadline_s)
     todo = [item for item in ingested if item.state not in SETTLED]
     changed = [i.path.name for i in ingested if i.state == "changed_after_decision"]
     if todo:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from claims_crew.documents.record import PageText
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.resolver.quotes import CLAUSE_QUOTES, Passage
 from claims_crew.vocabulary import Side
@@ -93,6 +94,9 @@ class Case:
     # The attachments' text as the intake agent was shown it, by file name: with the claim
     # file's description, the only words a fact's quote may come from.
     attachments: Mapping[str, str] = field(default_factory=dict)
+    # The pages of each PDF or image attachment as intake read them (text layer or OCR): a
+    # fact's quote is found on one, which it then cites.
+    pages: Mapping[str, Sequence[PageText]] = field(default_factory=dict)
     # The exclusions the claim's words fit (reread.fitting_exclusions): given at every Case
     # built, so none is built without the search; empty when the search finds none or is off.
     exclusions: tuple[FittingClause, ...] = field(kw_only=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from claims_crew.documents.record import PageText
 from claims_crew.errors import PolicyError
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.policy.document import LookupMiss, PolicyDocument
@@ -96,6 +97,7 @@ def read_case(
     ledger: Sequence[LedgerEntry],
     attachments: Mapping[str, str] | None = None,
     policy_ref: str | None = None,
+    pages: Mapping[str, Sequence[PageText]] | None = None,
 ) -> Case:
     """The case the rules decide, with everything they read from the policy: each clause the
     policy and fraud `answers` cite, re-read, and the exclusions the claim's words fit. The
@@ -110,5 +112,6 @@ def read_case(
         ledger,
         policy_view(library, ref, cited_clauses(policy, fraud)),
         dict(attachments or {}),
+        dict(pages or {}),
         exclusions=fitting_exclusions(library, ref, claim_file, facts, config),
     )

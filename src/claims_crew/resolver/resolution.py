@@ -17,6 +17,7 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from claims_crew.documents.record import LOW_CONFIDENCE
 from claims_crew.models import Claim, ParseFailure
 from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
@@ -81,6 +82,30 @@ class FactCheck(BaseModel):
     )
     quote: str = Field("", description="The words intake quoted for it.")
     problem: str | None = Field(None, description="Why the source does not check out.")
+    page: int | None = Field(
+        None, description="The page of a PDF or image attachment the quote was found on."
+    )
+    ocr_confidence: float | None = Field(
+        None,
+        description="Where that page was read by OCR: how sure the engine was of the quoted "
+        "lines, 0..1; null for a text layer.",
+    )
+
+    @property
+    def low_confidence(self) -> bool:
+        """Quoted from OCR text the engine was unsure of: a person should look at the page."""
+        return self.ocr_confidence is not None and self.ocr_confidence < LOW_CONFIDENCE
+
+    def cited(self) -> str:
+        """Where the quote comes from, as a person reads it: 'report.pdf, page 2 (OCR 0.62,
+        low confidence)'."""
+        said = self.where or ""
+        if self.page is not None:
+            said += f", page {self.page}"
+        if self.ocr_confidence is not None:
+            low = ", low confidence" if self.low_confidence else ""
+            said += f" (OCR {self.ocr_confidence:.2f}{low})"
+        return said
 
 
 class TrailStep(BaseModel):

@@ -90,7 +90,11 @@ def _fact_checks(
     """Each intake fact: verified (with its quote and where it came from), unverified (with what
     intake claimed and why it was not trusted), or unknown."""
     if resolution is not None and resolution.facts:
-        return [c.model_dump(mode="json") for c in resolution.facts]
+        # `cited` names the page of a PDF or image and its OCR confidence: "report.pdf, page 2".
+        return [
+            {**c.model_dump(mode="json"), "cited": c.cited(), "low_confidence": c.low_confidence}
+            for c in resolution.facts
+        ]
     if not isinstance(facts, IntakeFacts):
         return []
     # A record resolved before facts were checked: a stated fact was never borne out.
@@ -100,6 +104,8 @@ def _fact_checks(
             "status": "unknown" if value is None else "unverified",
             "value": None if value is None else str(value),
             "where": None,
+            "cited": "",
+            "low_confidence": False,
             "quote": "",
             "problem": None if value is None else "not checked when it was decided",
         }
