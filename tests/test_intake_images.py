@@ -1,33 +1,32 @@
 """Photos shown to the intake agent as images (CLAIMS_CREW_INTAKE_IMAGES), through CrewAI's own
 multimodal support, checked where it matters: in the request the provider receives.
 
-The water claim C-1042 with a photo of the ceiling beside it goes through the real review (the
-crew, CrewAI's OpenAI client, the scripted server); the server records each request, and the
-test reads the image parts out of them.
+The motor sample C-2002, whose repair estimate is a photo (C-2002-estimate.jpg), is read as
+intake reads it and reviewed for real (the crew, CrewAI's OpenAI client, the scripted server);
+the server records each request, and the test reads the image parts out of them.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image
 
-from claims_crew.claim_files import LoadedClaim
+from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.crew.images import MAX_SIDE, SETTING, shown_image
 from claims_crew.errors import ConfigError
-from claims_crew.models import ClaimFile
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.photos import intake_images_from_environment
+from claims_crew.run.photos import claim_photos, intake_images_from_environment
 from claims_crew.run.review import review_claim
 from claims_crew.store import Store
+from tests.support.attachments import ESTIMATE, ESTIMATE_CLAIM
 from tests.support.crew import responding, settings, water_intake
 from tests.support.openai_server import ChatRequest, StartServer
-from tests.support.paths import ROOT
 from tests.support.provider import (
     CrewScript,
     agent_of,
@@ -36,32 +35,17 @@ from tests.support.provider import (
     water_replies,
 )
 
-PHOTO = "ceiling.jpg"
-PHOTO_TEXT = "Kitchen ceiling, plaster down, stain on the floor."
+CLAIM_ID = "C-2002"
 
 
-def photo_bytes(size: tuple[int, int] = (640, 480)) -> bytes:
-    """A photo rendered here: a stained ceiling drawn in two colours, with a caption."""
-    image = Image.new("RGB", size, (236, 232, 222))
-    draw = ImageDraw.Draw(image)
-    draw.ellipse((size[0] // 4, size[1] // 4, size[0] // 2, size[1] // 2), fill=(150, 120, 70))
-    draw.text((10, 10), "kitchen ceiling", fill=(0, 0, 0))
-    out = io.BytesIO()
-    image.save(out, "JPEG")
-    return out.getvalue()
-
-
-def water_claim_with_photo(folder: Path, claim_id: str = "P-1") -> LoadedClaim:
-    """C-1042 under `claim_id`, with a photo beside it, as intake would hand it on: its fields,
-    and the photo's text of record."""
-    data = json.loads((ROOT / "claims" / "inbox" / "C-1042.json").read_text(encoding="utf-8"))
-    data.update(claim_id=claim_id, attachments=[PHOTO])
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{claim_id}.json"
-    raw = json.dumps(data).encode()
-    path.write_bytes(raw)
-    (folder / PHOTO).write_bytes(photo_bytes())
-    return LoadedClaim(path, ClaimFile.model_validate(data), raw, {PHOTO: PHOTO_TEXT})
+@pytest.fixture(scope="module")
+def estimate_claim(tmp_path_factory: pytest.TempPathFactory) -> LoadedClaim:
+    """C-2002 and its photographed estimate in an inbox of their own, read once as intake
+    reads them (OCR of the photo included, where Tesseract is installed)."""
+    inbox = tmp_path_factory.mktemp("inbox")
+    for source in (ESTIMATE_CLAIM, ESTIMATE_CLAIM.parent / ESTIMATE):
+        shutil.copy(source, inbox / source.name)
+    return load_claim(inbox / ESTIMATE_CLAIM.name)
 
 
 def image_parts(request: ChatRequest) -> list[dict[str, Any]]:
@@ -76,70 +60,85 @@ def image_parts(request: ChatRequest) -> list[dict[str, Any]]:
 
 
 def reviewed_requests(
+    loaded: LoadedClaim,
     openai_server: StartServer,
     library: PolicyLibrary,
     folder: Path,
     monkeypatch: pytest.MonkeyPatch,
-) -> list[ChatRequest]:
-    """Every request the scripted provider got while the claim with a photo was reviewed."""
-    seen: list[ChatRequest] = []
-    script = water_replies(CrewScript(), "P-1")
+) -> dict[str, list[ChatRequest]]:
+    """Every request the scripted provider got while the claim was reviewed, by agent."""
+    seen: dict[str, list[ChatRequest]] = {}
+    script = water_replies(CrewScript(), CLAIM_ID)  # the answers' words do not matter here
 
     def respond(request: ChatRequest) -> Any:
-        seen.append(request)
+        seen.setdefault(agent_of(request), []).append(request)
         return script(request)
 
     point_model_at(openai_server(respond), monkeypatch)
     monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "0")
-    loaded = water_claim_with_photo(folder / "inbox")
     record = review_claim(loaded, provider_settings(library, Store(folder / "s.sqlite")))
     assert record.status == "reviewed", record.error
     return seen
 
 
 def test_with_the_setting_on_intake_sees_the_photo_and_the_others_do_not(
+    estimate_claim: LoadedClaim,
     openai_server: StartServer,
     sample_library: PolicyLibrary,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(SETTING, "1")
-    seen = reviewed_requests(openai_server, sample_library, tmp_path, monkeypatch)
-    by_agent: dict[str, list[ChatRequest]] = {}
-    for request in seen:
-        by_agent.setdefault(agent_of(request), []).append(request)
-    assert set(by_agent) == {"intake", "policy", "fraud"}
-    for request in by_agent["intake"]:  # its facts, and the targeted question
+    seen = reviewed_requests(estimate_claim, openai_server, sample_library, tmp_path, monkeypatch)
+    assert set(seen) == {"intake", "policy", "fraud"}
+    photo = Image.open(ESTIMATE_CLAIM.parent / ESTIMATE)
+    for request in seen["intake"]:  # its facts, and the targeted question
         (part,) = image_parts(request)
         url = part["image_url"]["url"]
         assert url.startswith("data:image/jpeg;base64,")
         shown = Image.open(io.BytesIO(base64.b64decode(url.partition(",")[2])))
-        assert shown.size == (640, 480)
+        assert max(shown.size) <= MAX_SIDE
+        assert abs(shown.width / shown.height - photo.width / photo.height) < 0.01
         # The photo's text of record still reaches the agent beside the image.
-        assert PHOTO_TEXT in request.text
-    assert not [p for a in ("policy", "fraud") for r in by_agent[a] for p in image_parts(r)]
+        assert estimate_claim.attachments[ESTIMATE] in request.text
+    assert not [p for a in ("policy", "fraud") for r in seen[a] for p in image_parts(r)]
 
 
 def test_with_the_setting_off_no_image_part_is_sent(
+    estimate_claim: LoadedClaim,
     openai_server: StartServer,
     sample_library: PolicyLibrary,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(SETTING, raising=False)
-    seen = reviewed_requests(openai_server, sample_library, tmp_path, monkeypatch)
-    assert seen and not [part for request in seen for part in image_parts(request)]
-    assert any(PHOTO_TEXT in request.text for request in seen)
+    seen = reviewed_requests(estimate_claim, openai_server, sample_library, tmp_path, monkeypatch)
+    assert seen["intake"]
+    assert not [p for requests in seen.values() for r in requests for p in image_parts(r)]
+
+
+def test_a_photo_replaced_after_intake_is_not_shown(
+    estimate_claim: LoadedClaim, tmp_path: Path
+) -> None:
+    assert list(claim_photos(estimate_claim)) == [ESTIMATE]
+    inbox = tmp_path / "inbox"
+    shutil.copytree(estimate_claim.path.parent, inbox)
+    Image.new("RGB", (64, 64), "white").save(inbox / ESTIMATE, "JPEG")
+    claim, raw = estimate_claim.claim, estimate_claim.raw
+    moved = LoadedClaim(inbox / ESTIMATE_CLAIM.name, claim, raw, estimate_claim.documents)
+    assert claim_photos(moved) == {}
 
 
 def test_a_model_that_cannot_see_is_refused_before_any_call(
-    sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    estimate_claim: LoadedClaim,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A scripted in-process model, as the local model, says it cannot take images."""
     monkeypatch.setenv(SETTING, "1")
     script = responding(intake=water_intake)
-    loaded = water_claim_with_photo(tmp_path / "inbox")
-    record = review_claim(loaded, settings(sample_library, script, tmp_path))
+    record = review_claim(estimate_claim, settings(sample_library, script, tmp_path))
     assert record.status == "failed" and record.error is not None
     assert record.error.code == "config"
     assert SETTING in record.error.message and "cannot take images" in record.error.message
@@ -163,7 +162,9 @@ def test_a_setting_that_is_not_on_or_off_is_refused(
 
 
 def test_a_large_photo_is_scaled_down_and_a_bomb_is_refused() -> None:
-    big = Image.open(io.BytesIO(shown_image("big.jpg", photo_bytes((4000, 3000)))))
+    photo = io.BytesIO()
+    Image.new("RGB", (4000, 3000), "grey").save(photo, "JPEG")
+    big = Image.open(io.BytesIO(shown_image("big.jpg", photo.getvalue())))
     assert max(big.size) == MAX_SIDE
     header = io.BytesIO()
     # A PNG of 63 megapixels (a few kilobytes, one colour): refused from its header, not decoded.

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# A line read with less confidence than this is listed for a person to check against the page.
-LOW_CONFIDENCE = 0.8
+# A line read with less confidence than this is listed for a person to check against the page:
+# the same bar as a claim attachment's OCR line.
+from claims_crew.documents.record import LOW_CONFIDENCE
+
+__all__ = ["LOW_CONFIDENCE", "OcrLineNote", "OcrReading"]
 
 
 class OcrLineNote(BaseModel):

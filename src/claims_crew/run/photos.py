@@ -1,17 +1,22 @@
-"""Which of a claim's attachments are photos, and their bytes, for the intake agent to see.
+"""A claim's photos, for the intake agent to see as images (CLAIMS_CREW_INTAKE_IMAGES on).
 
-Only with CLAIMS_CREW_INTAKE_IMAGES on (crew/images.py). A photo is read from the claim's folder
-through the same guard as every attachment (inside the folder, a regular file, under the cap).
+The photos are the claim's image attachments as intake recorded them (documents/record.py):
+read from the original intake kept by its hash, else from the claim's folder, and given only
+while their bytes still hash to what intake stored, so the model is shown the very picture
+whose text of record it reads beside it. One that no longer matches is left out, and the
+claim's notes already say it changed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 
-from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, LoadedClaim, _read_inside
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.documents.limits import MAX_DOCUMENT_BYTES
 from claims_crew.errors import ConfigError
 
-PHOTO_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 _ON = ("1", "true", "yes", "on")
 _OFF = ("", "0", "false", "no", "off")
 
@@ -29,12 +34,27 @@ def intake_images_from_environment() -> bool:
 
 
 def claim_photos(loaded: LoadedClaim) -> dict[str, bytes]:
-    """The claim's photo attachments, name → bytes, in the claim file's order."""
-    claim_path = loaded.path
-    return {
-        name: _read_inside(
-            claim_path, claim_path.parent / name, MAX_ATTACHMENT_BYTES, f"attachment {name!r}"
-        )
-        for name in loaded.claim.attachments
-        if name.lower().endswith(PHOTO_SUFFIXES)
-    }
+    """The claim's image attachments, name → bytes, in the claim file's order, each as intake
+    read it (its SHA-256 checked)."""
+    photos: dict[str, bytes] = {}
+    for name, record in loaded.documents.items():
+        if record.kind != "image":
+            continue
+        places = [Path(record.kept_at)] if record.kept_at else []
+        places.append(loaded.path.parent / name)
+        for place in places:
+            data = _bytes_of(place)
+            if data is not None and hashlib.sha256(data).hexdigest() == record.sha256:
+                photos[name] = data
+                break
+    return photos
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    """A regular file's bytes, up to the attachment cap; None where it cannot be read."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
