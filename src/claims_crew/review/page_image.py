@@ -24,6 +24,8 @@ from typing import Literal
 
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
+from claims_crew.store import Store
+
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
 
 MAX_FILE_BYTES = 32 << 20
@@ -124,3 +126,26 @@ def _image_page(data: bytes, page: int, name: str) -> Image.Image:
         raise PageImageError("unsupported_type", f"{name}: not a PDF or an image ({exc})") from exc
     shown.thumbnail((MAX_SIDE, MAX_SIDE))
     return shown
+
+
+def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes:
+    """Page `page` of the claim's attachment number `index` (0-based, in the claim file's order)
+    as PNG: the original intake kept, checked against the SHA-256 intake stored with the text
+    of record. The file is found from the store alone; nothing of the request names a path.
+
+    Raises NotFound for an unknown escalation, PageImageError for the rest.
+    """
+    store.escalation(claim_id)  # NotFound: no such escalation to look at
+    record = store.claim_record(claim_id)
+    sha = record.claim_sha256 if record is not None else None
+    claim_file = store.claim_file(claim_id, sha)
+    names = claim_file.attachments if claim_file is not None else []
+    if not 0 <= index < len(names):
+        raise PageImageError("missing", f"claim {claim_id} has no attachment {index}")
+    name = names[index]
+    kept = (store.kept_records(claim_id, sha) or {}).get(name) if sha else None
+    if kept is None or kept.kind == "text":
+        raise PageImageError("unsupported_type", f"{name} has no pages to show")
+    if not kept.kept_at:
+        raise PageImageError("missing", f"{name}: its original was not kept at intake")
+    return page_png(Path(kept.kept_at), kept.sha256, page)

@@ -36,6 +36,7 @@ from claims_crew.review.pages import (
     template_folder,
 )
 from claims_crew.review.routes_escalation import escalation_routes
+from claims_crew.review.routes_page_image import page_image_routes
 from claims_crew.review.routes_queue import queue_routes
 from claims_crew.review.routes_sign_in import sign_in_routes
 from claims_crew.store import SignInLimits, Store
@@ -95,6 +96,7 @@ def create_app(
     app.include_router(sign_in_routes(pages))
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
+    app.include_router(page_image_routes(pages))
     return app
 
 
