@@ -13,7 +13,7 @@ import pytest
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.support.browser import CHROMEDRIVER, CHROMIUM, headless_chromium
+from tests.support.browser import headless_chromium, needs_chromium
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
 from tests.support.web import review_page
@@ -21,12 +21,7 @@ from tests.support.web import review_page
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver "
-        "(apt-get install chromium chromium-driver; .ci/run installs them)",
-    ),
+    *needs_chromium,
     # The page a team shares: on the SQLite file and on PostgreSQL.
     pytest.mark.usefixtures("engine"),
 ]

@@ -11,21 +11,14 @@ import pytest
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.attachments import SPLIT_REPORT
-from tests.support.browser import CHROMEDRIVER, CHROMIUM, headless_chromium
+from tests.support.browser import headless_chromium, needs_chromium
 from tests.support.page_images import split_escalated
 from tests.support.paths import ROOT
 from tests.support.web import review_page
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver "
-        "(apt-get install chromium chromium-driver; .ci/run installs them)",
-    ),
-]
+pytestmark = needs_chromium
 
 
 @pytest.fixture

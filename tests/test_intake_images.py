@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,37 +60,46 @@ def image_parts(request: ChatRequest) -> list[dict[str, Any]]:
     ]
 
 
-def reviewed_requests(
-    loaded: LoadedClaim,
-    openai_server: StartServer,
-    library: PolicyLibrary,
-    folder: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> dict[str, list[ChatRequest]]:
-    """Every request the scripted provider got while the claim was reviewed, by agent."""
-    seen: dict[str, list[ChatRequest]] = {}
-    script = water_replies(CrewScript(), CLAIM_ID)  # the answers' words do not matter here
-
-    def respond(request: ChatRequest) -> Any:
-        seen.setdefault(agent_of(request), []).append(request)
-        return script(request)
-
-    point_model_at(openai_server(respond), monkeypatch)
-    monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "0")
-    record = review_claim(loaded, provider_settings(library, Store(folder / "s.sqlite")))
-    assert record.status == "reviewed", record.error
-    return seen
+Reviewed = Callable[[str | None], dict[str, list[ChatRequest]]]
 
 
-def test_with_the_setting_on_intake_sees_the_photo_and_the_others_do_not(
+@pytest.fixture
+def reviewed(
     estimate_claim: LoadedClaim,
     openai_server: StartServer,
     sample_library: PolicyLibrary,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+) -> Reviewed:
+    """Review C-2002 with CLAIMS_CREW_INTAKE_IMAGES set to a value (None: unset); every request
+    the scripted provider got meanwhile, by agent."""
+
+    def review(setting: str | None) -> dict[str, list[ChatRequest]]:
+        if setting is None:
+            monkeypatch.delenv(SETTING, raising=False)
+        else:
+            monkeypatch.setenv(SETTING, setting)
+        seen: dict[str, list[ChatRequest]] = {}
+        script = water_replies(CrewScript(), CLAIM_ID)  # the answers' words do not matter here
+
+        def respond(request: ChatRequest) -> Any:
+            seen.setdefault(agent_of(request), []).append(request)
+            return script(request)
+
+        point_model_at(openai_server(respond), monkeypatch)
+        monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "0")
+        store = Store(tmp_path / "s.sqlite")
+        record = review_claim(estimate_claim, provider_settings(sample_library, store))
+        assert record.status == "reviewed", record.error
+        return seen
+
+    return review
+
+
+def test_with_the_setting_on_intake_sees_the_photo_and_the_others_do_not(
+    estimate_claim: LoadedClaim, reviewed: Reviewed
 ) -> None:
-    monkeypatch.setenv(SETTING, "1")
-    seen = reviewed_requests(estimate_claim, openai_server, sample_library, tmp_path, monkeypatch)
+    seen = reviewed("1")
     assert set(seen) == {"intake", "policy", "fraud"}
     photo = Image.open(ESTIMATE_CLAIM.parent / ESTIMATE)
     for request in seen["intake"]:  # its facts, and the targeted question
@@ -104,15 +114,11 @@ def test_with_the_setting_on_intake_sees_the_photo_and_the_others_do_not(
     assert not [p for a in ("policy", "fraud") for r in seen[a] for p in image_parts(r)]
 
 
+@pytest.mark.parametrize("setting", [None, "0", "off"])
 def test_with_the_setting_off_no_image_part_is_sent(
-    estimate_claim: LoadedClaim,
-    openai_server: StartServer,
-    sample_library: PolicyLibrary,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    reviewed: Reviewed, setting: str | None
 ) -> None:
-    monkeypatch.delenv(SETTING, raising=False)
-    seen = reviewed_requests(estimate_claim, openai_server, sample_library, tmp_path, monkeypatch)
+    seen = reviewed(setting)
     assert seen["intake"]
     assert not [p for requests in seen.values() for r in requests for p in image_parts(r)]
 

@@ -8,8 +8,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+# The mark of every test that drives the browser: skipped, with the reason, where it is absent.
+needs_chromium = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="needs Debian's chromium and chromium-driver "
+        "(apt-get install chromium chromium-driver; .ci/run installs them)",
+    ),
+]
 
 
 def free_port() -> int:
