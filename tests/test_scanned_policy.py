@@ -146,6 +146,13 @@ def test_policy_tree_marks_the_ocr_reading_and_its_doubtful_lines(
     assert "OCR: check against the page" in shown.output
     assert doc.ocr.low_confidence_lines[0].text in shown.output
 
+    page = tmp_path / "tree.html"
+    written = CliRunner().invoke(main, ["policy", "tree", POLICY_ID, "--html", str(page)])
+    assert written.exit_code == 0, written.output
+    html = page.read_text(encoding="utf-8")
+    assert 'id="ocr-note"' in html and f"{len(doc.ocr.low_confidence_lines)} low-confidence" in html
+    assert html.count("OCR: check against the page") == len(ocr["doubtful_clauses"])
+
 
 def test_without_tesseract_a_scan_is_needs_ocr_with_the_install_line(
     scan_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
