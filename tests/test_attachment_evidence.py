@@ -17,13 +17,16 @@ from claims_crew.run.batch import run_batch
 from claims_crew.store import Store
 from tests.support.attachments import (
     INTAKE_SPLIT,
+    POLICE_REPORT,
     SPLIT_CLAIM,
     SPLIT_MADE_UP,
     SPLIT_REPORT,
     SPLIT_RULING,
     SPLIT_STARTED,
+    THEFT_CLAIM,
 )
 from tests.support.crew import FRAUD_EXCLUDED, POLICY_COVERED, start_date_answer
+from tests.support.ocr import needs_tesseract
 from tests.support.openai_server import OpenAIServer, StartServer
 from tests.support.provider import (
     CrewScript,
@@ -33,6 +36,7 @@ from tests.support.provider import (
     point_model_at,
     provider_settings,
 )
+from tests.support.sample_inbox import ABSTAIN
 
 pytestmark = pytest.mark.slow
 
@@ -126,3 +130,51 @@ def test_a_sentence_the_report_never_says_stays_unverified(
     assert resolution.outcome == "ESCALATED"
     shown = CliRunner().invoke(main, ["review", "show", "C-1049"], env={"COLUMNS": "300"})
     assert f"damage_start_date unverified (the quote is not in the {SPLIT_REPORT})" in shown.output
+
+
+THEFT_QUOTE = (
+    "Between 22:00 on 1 February 2026 and 07:30 on 2 February 2026 the offenders forced the "
+    "kitchen window with a tool"
+)
+INTAKE_THEFT = {
+    "loss_type": "theft",
+    "cause": "burglary through a forced window",
+    "date_of_loss": "2026-02-01",
+    "damage_start_date": None,
+    "amount_claimed": 3100,
+    "unknowns": ["damage_start_date"],
+    "sources": {
+        "loss_type": {"where": "description", "quote": "Our house was broken into overnight"},
+        "cause": {"where": POLICE_REPORT, "quote": THEFT_QUOTE},
+        "date_of_loss": {"where": POLICE_REPORT, "quote": THEFT_QUOTE},
+        "amount_claimed": {"where": "amount"},
+    },
+}
+
+
+@needs_tesseract
+def test_a_fact_quoted_from_a_scanned_report_cites_its_page_and_ocr(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    script = CrewScript()
+    script.set("C-1050", "intake", answer(INTAKE_THEFT))
+    for agent in ("policy", "fraud"):
+        script.set("C-1050", agent, look_up_then("4.4(a)", ABSTAIN))
+    point_model_at(openai_server(script), monkeypatch)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(THEFT_CLAIM, inbox)
+    shutil.copy(THEFT_CLAIM.parent / POLICE_REPORT, inbox)
+    (item,) = run_batch([inbox / THEFT_CLAIM.name], provider_settings(sample_library, Store()))
+    assert item.record is not None and item.record.resolution is not None, item
+    resolution = item.record.resolution
+    assert resolution.outcome == "ESCALATED"
+    loss = next(c for c in resolution.facts if c.name == "date_of_loss")
+    assert (loss.status, loss.where, loss.page) == ("verified", POLICE_REPORT, 1)
+    assert loss.ocr_confidence is not None and not loss.low_confidence
+    shown = CliRunner().invoke(main, ["review", "show", "C-1050"], env={"COLUMNS": "400"})
+    cited = f"({POLICE_REPORT}, page 1 (OCR {loss.ocr_confidence:.2f}))"
+    assert cited in shown.output, shown.output

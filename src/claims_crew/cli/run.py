@@ -25,7 +25,7 @@ from rich.console import Console
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
-from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said
+from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, with_notes
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
@@ -221,6 +221,7 @@ def review_inbox(
             items = review_ingested(
                 todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
             )
+    items = with_notes(items, todo)
     console.print(claims_table(items))
     for worker in dead:
         console.print(plain(worker.describe()), style="red", soft_wrap=True)

@@ -91,8 +91,12 @@ def read_image(image: Image.Image, timeout_s: float | None = None) -> OcrPage:
     except pytesseract.TesseractNotFoundError as exc:
         raise OcrError("needs_ocr", f"no OCR engine: {INSTALL_LINE}") from exc
     except RuntimeError as exc:  # pytesseract's "Tesseract process timeout"
-        raise OcrError("ocr_failed", f"OCR ran past {timeout_s:g} s: {exc}") from exc
-    except (pytesseract.TesseractError, OSError, ValueError) as exc:
+        raise OcrError("ocr_failed", f"OCR ran past {timeout_s or 0:g} s: {exc}") from exc
+    except (pytesseract.TesseractError, subprocess.CalledProcessError, OSError, ValueError) as exc:
+        raise OcrError("ocr_failed", f"OCR failed: {exc}") from exc
+    except SystemExit as exc:
+        # pytesseract exits the process when `tesseract --version` prints something it cannot
+        # parse; one broken engine must fail this page, not end the batch.
         raise OcrError("ocr_failed", f"OCR failed: {exc}") from exc
     return page_of(data)
 

@@ -100,7 +100,8 @@ def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageTe
     scanned = [n for n, page in pages.items() if _letters(page.text) < MIN_LETTERS_PER_PAGE]
     if scanned and (install := ocr_unavailable()):
         listed = ", ".join(map(str, scanned))
-        return list(pages.values()), f"pages {listed} have no text layer; for OCR: {install}"
+        which = f"pages {listed} have" if len(scanned) > 1 else f"page {listed} has"
+        return list(pages.values()), f"{which} no text layer; for OCR: {install}"
     for number, image in rendered_pdf_pages(name, data, scanned, budget):
         pages[number] = ocr_page(name, number, image, budget)
     return list(pages.values()), None

@@ -54,6 +54,20 @@ class Ingested:
     def refusal(cls, path: Path, error: ClaimFileError) -> Ingested:
         return cls(path, None, None, str(error), error.code)
 
+    def as_json(self) -> dict[str, object]:
+        """The file's fate for `--json`: its state, or its code and why; each attachment note."""
+        return {
+            "file": self.path.name,
+            "claim_id": self.claim_id,
+            "state": self.state,
+            "code": self.code,
+            "error": self.error,
+            "attachments": [
+                {"name": name, "code": code, "message": message}
+                for name, code, message in self.notes
+            ],
+        }
+
     @property
     def refused(self) -> bool:
         return self.state is None
