@@ -86,3 +86,17 @@ def test_a_kept_file_that_changed_since_intake_is_refused(store: Store) -> None:
 def test_the_host_guard_holds_for_it_too(store: Store) -> None:
     foreign = TestClient(create_app(store, ["testserver"]), base_url="http://evil.example")
     assert foreign.get(PAGE_2).status_code == 403
+
+
+def test_without_a_kept_original_no_image_is_offered(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    """A claim read before originals were kept: the quote and its page number, and no image
+    that could not load."""
+    store = Store()
+    split_escalated(store, sample_library, tmp_path, keep_originals=False)
+    c = signed_in(store)
+    html = c.get("/escalations/C-1049").text
+    assert f"{SPLIT_REPORT}, page 2" in html and "<img" not in html
+    response = c.get(PAGE_2)
+    assert response.status_code == 404 and "original was not kept" in response.text

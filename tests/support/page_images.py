@@ -25,14 +25,18 @@ INTAKE_SPLIT_STARTED = {
 }
 
 
-def split_escalated(store: Store, library: PolicyLibrary, folder: Path) -> LoadedClaim:
+def split_escalated(
+    store: Store, library: PolicyLibrary, folder: Path, keep_originals: bool = True
+) -> LoadedClaim:
     """C-1049 and its report copied under `folder`, read with the original kept in
-    `folder`/attachments, and recorded in `store` as escalated."""
+    `folder`/attachments (unless `keep_originals` is false, as before originals were kept), and
+    recorded in `store` as escalated."""
     inbox = folder / "inbox"
     inbox.mkdir(parents=True)
     shutil.copy(SPLIT_CLAIM, inbox)
     shutil.copy(SPLIT_CLAIM.parent / SPLIT_REPORT, inbox)
-    loaded = load_claim(inbox / SPLIT_CLAIM.name, originals=folder / "attachments")
+    originals = folder / "attachments" if keep_originals else None
+    loaded = load_claim(inbox / SPLIT_CLAIM.name, originals=originals)
     # Fraud abstains, so the claim goes to a person with its facts checked.
     record = record_for(loaded, library, intake=INTAKE_SPLIT_STARTED, fraud=ABSTAIN)
     assert record.resolution is not None and record.resolution.outcome == "ESCALATED"

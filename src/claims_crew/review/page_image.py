@@ -128,6 +128,13 @@ def _image_page(data: bytes, page: int, name: str) -> Image.Image:
     return shown
 
 
+def with_originals(store: Store, claim_id: str, sha256: str | None) -> list[str]:
+    """The claim's PDF and image attachments whose original intake kept: those the page can
+    show a page of (a claim read before originals were kept has none)."""
+    kept = (store.kept_records(claim_id, sha256) or {}) if sha256 else {}
+    return [name for name, doc in kept.items() if doc.kind != "text" and doc.kept_at]
+
+
 def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes:
     """Page `page` of the claim's attachment number `index` (0-based, in the claim file's order)
     as PNG: the original intake kept, checked against the SHA-256 intake stored with the text
