@@ -10,7 +10,17 @@ from pydantic import BaseModel, ValidationError
 from claims_crew.vocabulary import ClaimFileProblem
 
 PolicyErrorCode = Literal[
-    "encrypted", "no_text_layer", "malformed", "timeout", "not_found", "unknown_policy"
+    "encrypted",
+    "no_text_layer",
+    "malformed",
+    "timeout",
+    "not_found",
+    "unknown_policy",
+    # A scanned wording: no OCR engine installed; OCR failed on a page; read by OCR, and not yet
+    # marked reviewed in policies/index.yaml (policy/scanned.py).
+    "needs_ocr",
+    "ocr_failed",
+    "ocr_unreviewed",
 ]
 
 

@@ -31,7 +31,8 @@ def free_port() -> int:
 
 @contextmanager
 def headless_chromium() -> Iterator[WebDriver]:
-    """Debian's Chromium through its chromedriver, headless, 1500 by 1400; quit at the end."""
+    """Debian's Chromium through its chromedriver, headless, 1500 by 1400, keeping the page's
+    console messages (`console_errors`); it quits when the block ends."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -39,6 +40,7 @@ def headless_chromium() -> Iterator[WebDriver]:
     options.binary_location = str(CHROMIUM)
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.implicitly_wait(5)
     try:

@@ -1,4 +1,5 @@
-"""The review page served for real: uvicorn on a free local port, in a thread of the test."""
+"""The review page served for real (uvicorn on a free local port, in a thread of the test), or
+through TestClient, signed in or not."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
+from fastapi.testclient import TestClient
 
 from claims_crew.review.pages import Appealer
 from claims_crew.review.web import create_app, default_hosts
@@ -32,3 +34,19 @@ def review_page(store: Store, appeal: Appealer | None = None) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def client(store: Store) -> TestClient:
+    """The review app over `store` through TestClient, with no session."""
+    return TestClient(create_app(store, ["testserver"]), follow_redirects=False)
+
+
+def signed_in(store: Store, name: str = "ana") -> TestClient:
+    """A TestClient signed in as a new reviewer `name`."""
+    token = store.add_reviewer(name)
+    c = client(store)
+    form = c.get("/login")
+    csrf = form.context["csrf"]  # type: ignore[attr-defined]
+    response = c.post("/login", data={"token": token, "csrf": csrf})
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    return c

@@ -227,6 +227,9 @@ def _last_review(store: Store, escalation: Escalation) -> Review | None:
 
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
+    # Here: it brings Pillow, which `review list` has no need of.
+    from claims_crew.review.page_image import with_originals
+
     escalation = store.escalation(ref)
     record = store.claim_record(escalation.claim_id)
     claim_file = store.claim_file(escalation.claim_id)
@@ -257,6 +260,10 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "reason_codes": escalation.reason_codes,
         **_clock(escalation, clocks.today()),
         "claim": claim_file.model_dump(mode="json") if claim_file else None,
+        # Attachments a quote's page can be shown from (_page_image.html).
+        "page_images": with_originals(
+            store, escalation.claim_id, record.claim_sha256 if record else None
+        ),
         "facts": facts,
         "fact_checks": _fact_checks(intake, resolution),
         "unknown_facts": list(intake.unknowns) if isinstance(intake, IntakeFacts) else [],

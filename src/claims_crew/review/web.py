@@ -38,6 +38,7 @@ from claims_crew.review.pages import (
 )
 from claims_crew.review.routes_appeal import appeal_routes
 from claims_crew.review.routes_escalation import escalation_routes
+from claims_crew.review.routes_page_image import page_image_routes
 from claims_crew.review.routes_queue import queue_routes
 from claims_crew.review.routes_sign_in import sign_in_routes
 from claims_crew.store import SignInLimits, Store
@@ -101,6 +102,7 @@ def create_app(
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
     app.include_router(appeal_routes(pages))
+    app.include_router(page_image_routes(pages))
     return app
 
 

@@ -22,6 +22,7 @@ from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import policy_checks, resolve
 from claims_crew.resolver.reread import policy_view, read_case
 from claims_crew.run.levels import ReviewState, walk
+from claims_crew.run.photos import claim_photos
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
 from claims_crew.vocabulary import ON_DEMAND_TASKS, TASK_OF, utc_now
@@ -62,7 +63,10 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     ledger: ToolLedger | None = None
     try:
         stages.start("crew")
-        crew = ClaimsCrew(claim.policy_id, settings.llm_for, settings.library, settings.config_dir)
+        photos = claim_photos(loaded) if settings.intake_images else {}
+        crew = ClaimsCrew(
+            claim.policy_id, settings.llm_for, settings.library, settings.config_dir, photos
+        )
         ledger = ToolLedger({str(t.id) for t in crew.all_tasks()})
         with ledger.listening():  # every level's model calls and tool calls too
             state = _first_word(crew, ledger, loaded, settings, stages)

@@ -14,6 +14,7 @@ from claims_crew.records import ClaimRecord
 from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.run.config_hash import config_sha256
 from claims_crew.run.limits import Limits
+from claims_crew.run.photos import intake_images_from_environment
 from claims_crew.store import Basis, Store
 
 
@@ -33,6 +34,8 @@ class Settings:
     config_sha256: str = ""
     # The desk's clocks (config_dir/clocks.yaml), loaded with the rules when not given.
     clocks: ClockTable | None = None
+    # Photos shown to the intake agent as images too (CLAIMS_CREW_INTAKE_IMAGES; crew/images.py).
+    intake_images: bool = field(default_factory=intake_images_from_environment)
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
