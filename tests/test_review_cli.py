@@ -50,7 +50,10 @@ def test_list_json_has_the_documented_shape(store: Store) -> None:
     assert result.exit_code == 0, result.output
     [row] = as_json(result)["escalations"]
     assert set(row) == {"id", "claim_id", "amount", "reason_codes", "question", "opened_at"} | {
-        "currency"
+        "currency",
+        "assigned",
+        "assigned_to",
+        "proposal",
     }
     assert row["claim_id"] == "C-1042" and row["amount"] == "4200"
     assert row["reason_codes"] == ["needs_more_evidence"]

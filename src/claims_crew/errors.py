@@ -121,3 +121,7 @@ def validation_problems(exc: ValidationError, whole: str) -> list[str]:
     return [
         f"{'.'.join(str(p) for p in err['loc']) or whole}: {err['msg']}" for err in exc.errors()
     ]
+
+
+class OutsideAuthority(StoreError):
+    """A reviewer tried a decision beyond their authority; the message says which limit."""

@@ -19,9 +19,22 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.desk import (
+    review_assign,
+    review_confirm,
+    review_return,
+    reviewer_option,
+    show_decided,
+)
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
-from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
+from claims_crew.review.views import (
+    MAX_PAGE,
+    age,
+    desk_cell,
+    escalation_detail,
+    escalation_list,
+)
 from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
@@ -37,13 +50,17 @@ def review() -> None:
 
 @review.command("list")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
+@click.option("--mine", is_flag=True, help="Only those assigned to --reviewer.")
+@click.option("--reviewer", envvar="CLAIMS_CREW_REVIEWER", help="Who is asking (for --mine).")
 @json_option
 @reports_errors
-def review_list(page: int, as_json: bool) -> None:
-    """Open escalations, oldest first: claim, amount, why escalated, and age."""
+def review_list(page: int, mine: bool, reviewer: str | None, as_json: bool) -> None:
+    """Open escalations, oldest first: claim, amount, why escalated, age, and who has it."""
     from claims_crew.store import Store
 
-    payload = escalation_list(Store(), page)
+    if mine and not reviewer:
+        raise click.UsageError("--mine needs --reviewer NAME (or CLAIMS_CREW_REVIEWER)")
+    payload = escalation_list(Store(), page, assigned_to=reviewer if mine else None)
     if as_json:
         emit_json(payload)
         return
@@ -65,6 +82,8 @@ def review_list(page: int, as_json: bool) -> None:
         )
     console = Console()
     console.print(table)
+    for row in payload["escalations"]:  # who has each, and what waits for a second reviewer
+        console.print(plain(f"{row['claim_id']}: {desk_cell(row)}", style="dim"))
     changed = payload["changed_after_decision"]
     if changed:
         console.print(
@@ -244,33 +263,21 @@ def review_stale(as_json: bool) -> None:
 @click.argument("ref", metavar="ID")
 @click.option("--decision", required=True, type=click.Choice(HUMAN_DECISIONS))
 @click.option("--reason", required=True, help="Why; required, recorded in the audit trail.")
-@click.option("--reviewer", required=True, help="A name added with `claims-crew reviewer add`.")
+@reviewer_option
 @json_option
 @reports_errors
 def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
-    """Record a person's decision on an open escalation (a new, linked audit entry)."""
+    """Record a person's decision on an open escalation (a new, linked audit entry); within
+    the reviewer's authority, and a proposal where config/desk.yaml asks for four eyes."""
+    from claims_crew.desk import load_desk
     from claims_crew.store import Store
 
-    done = Store().decide(ref, decision, reason, reviewer)
-    if as_json:
-        emit_json(
-            {
-                "review": {
-                    "id": done.id,
-                    "escalation_id": done.escalation_id,
-                    "claim_id": done.claim_id,
-                    "reviewer": done.reviewer,
-                    "decision": done.decision,
-                    "reason": done.reason,
-                    "decided_at": done.decided_at,
-                    "audit_seq": done.audit_seq,
-                }
-            }
-        )
-        return
-    click.echo(
-        f"{done.claim_id}: {done.decision} by {done.reviewer}, audit entry {done.audit_seq}."
-    )
+    show_decided(Store().decide(ref, decision, reason, reviewer, rules=load_desk()), as_json)
+
+
+review.add_command(review_confirm)
+review.add_command(review_return)
+review.add_command(review_assign)
 
 
 # ---- reviewers ---------------------------------------------------------------------------

@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
+from claims_crew.review.desk_views import desk_cell, desk_detail, with_desk
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 if TYPE_CHECKING:
     # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
     # loading SQLAlchemy.
     from claims_crew.store import Escalation, Store
+
+__all__ = ["desk_cell"]
 
 PAGE_SIZE = 50
 # The last page number asked for that is answered: far past any queue (five million open
@@ -54,14 +57,18 @@ def _row(e: Escalation) -> dict[str, Any]:
     }
 
 
-def escalation_list(store: Store, page: int = 1, page_size: int = PAGE_SIZE) -> dict[str, Any]:
-    """The open escalations, oldest first, one page at a time; and files changed after their
-    decision, which a person must look at too."""
+def escalation_list(
+    store: Store, page: int = 1, page_size: int = PAGE_SIZE, assigned_to: str | None = None
+) -> dict[str, Any]:
+    """The open escalations (assigned to `assigned_to`, if named), oldest first, one page at a
+    time, each with who has it; and files changed after their decision, which a person must
+    look at too."""
     page = min(max(1, page), MAX_PAGE)
-    total = store.open_count()
-    rows = store.open_escalations(page_size, (page - 1) * page_size)
+    total = store.open_count(assigned_to)
+    rows = store.open_escalations(page_size, (page - 1) * page_size, assigned_to)
     return {
-        "escalations": [_row(e) for e in rows],
+        "escalations": with_desk(store, [_row(e) for e in rows]),
+        "mine": assigned_to,
         "total": total,
         "page": page,
         "pages": max(1, -(-total // page_size)),
@@ -236,4 +243,5 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
             e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
             for e in store.audit_entries(escalation.claim_id)
         ],
+        **desk_detail(store, escalation.claim_id),
     }

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.desk import load_desk
+from claims_crew.desk.assignment import Step
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
@@ -30,10 +32,15 @@ class Settings:
     rate_limit: RateLimit | None = None
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
+    # config/desk.yaml's assignment rule, read once with the rest of the config.
+    assign_by: tuple[Step, ...] = ()
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
             object.__setattr__(self, "rules", load_config(self.config_dir))
+        if not self.assign_by:
+            steps = tuple(load_desk(self.config_dir).assignment.steps)
+            object.__setattr__(self, "assign_by", steps)
         if not self.config_sha256:
             object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
         if self.rate_limit is None and self.limits.max_rpm is not None:
@@ -49,4 +56,9 @@ class Settings:
         """What a decision from `record` stands on: this run's config, and its expiry rule."""
         outcome = record.resolution.outcome if record.resolution is not None else ""
         valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
-        return Basis(self.config_sha256, valid_for)
+        return Basis(self.config_sha256, valid_for, self.line_of(record.policy_id), self.assign_by)
+
+    def line_of(self, policy_id: str) -> str | None:
+        """The policy's line of business (policies/index.yaml), which escalations go by."""
+        entry = self.library.entries.get(policy_id)
+        return entry.line if entry is not None else None

@@ -3,6 +3,8 @@
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.decision_rows import Basis, Recorded
+from claims_crew.store.desk import ReviewerRow
+from claims_crew.store.desk_rows import Proposal
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.queue import Decision, Escalation, Review
 from claims_crew.store.report_query import DecidedClaim
@@ -24,9 +26,11 @@ __all__ = [
     "Decision",
     "Escalation",
     "NotFound",
+    "Proposal",
     "Recorded",
     "Revalidated",
     "Review",
+    "ReviewerRow",
     "SignInLimits",
     "SignInThrottled",
     "Standing",

@@ -56,7 +56,22 @@ EXPORT_VERSION = 1
 
 # `revalidated`: a decision checked again under the current state that came out the same (a
 # replay); it records the versions it now stands on and changes no decision.
-EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated"]
+# The review desk's entries (store/desk_rows.py) decide nothing either: `reviewer`, a
+# reviewer's settings set (claim id ""); `assigned`, an escalation given to another reviewer,
+# or to nobody (the first assignment is part of the escalated entry: its `reviewer`);
+# `proposed` and `returned`, a four-eyes proposal made and sent back. A proposal confirmed is a
+# `human` entry that names the proposal it confirms.
+EntryKind = Literal[
+    "auto",
+    "adjudicated",
+    "escalated",
+    "human",
+    "revalidated",
+    "reviewer",
+    "assigned",
+    "proposed",
+    "returned",
+]
 
 
 class AuditEntry(BaseModel):
@@ -107,6 +122,17 @@ class AuditEntry(BaseModel):
     key_id: str | None = Field(
         None, description="The audit key whose signature of this entry's hash is kept with it."
     )
+    # Entries from before the review desk have none of these keys either.
+    reviewer: str | None = Field(
+        None, description="The reviewer set (reviewer) or assigned (assigned); null: nobody."
+    )
+    settings: dict[str, Any] | None = Field(
+        None, description="A reviewer's role, lines, authority and may_deny, as set."
+    )
+    confirms: int | None = Field(
+        None, description="Seq of the proposal this entry confirms (human) or returns."
+    )
+    confirms_hash: str | None = Field(None, description="Hash of that proposal's entry.")
 
 
 def canonical(value: Any) -> str:

@@ -15,11 +15,13 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.desk import choose
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.desk_rows import DEFAULT_STEPS, Step, assigned, candidates
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -43,6 +45,9 @@ class Basis:
 
     config_sha256: str | None = None
     valid_for: timedelta | None = None
+    # Who an escalation goes to: the policy's line of business, and config/desk.yaml's rule.
+    line: str | None = None
+    assign_by: tuple[Step, ...] = DEFAULT_STEPS
 
 
 def decision_fields(record: ClaimRecord, resolution: Resolution) -> dict[str, Any]:
@@ -102,10 +107,13 @@ def decide(
         evidence = list(dict.fromkeys(record.adjudication.evidence))
     else:
         evidence = cited_clauses(resolution)
+    # A person's claim goes to a reviewer by the desk's rule, named in its escalated entry.
+    chosen = choose(candidates(conn), basis.line, basis.assign_by) if waits else None
     entry, _ = audit.append(
         conn,
         key,
         kind=kind,
+        reviewer=chosen.name if chosen is not None else None,
         **decision_fields(record, resolution),
         evidence=evidence,
         actor=actor,
@@ -134,6 +142,7 @@ def decide(
     if waits:
         claim = loaded.claim if loaded is not None else _claim_file(conn, record)
         escalation_id = _escalate(conn, now, record, resolution, resolution_id, claim, entry.seq)
+        assigned(conn, now, (escalation_id, record.claim_id, entry.seq), basis.line, chosen)
     validated(conn, record, attempt_id, entry.seq, now, until, basis)
     return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
 

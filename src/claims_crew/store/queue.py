@@ -12,22 +12,27 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
+from claims_crew.desk import DeskRules
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
-from claims_crew.store import audit
+from claims_crew.store import audit, desk_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
+from claims_crew.store.desk_rows import Proposal
 from claims_crew.store.tables import (
+    assignments,
     audit_log,
     decisions,
     escalations,
     resolutions,
-    reviewers,
     reviews,
 )
 from claims_crew.vocabulary import HUMAN_DECISIONS
+
+# No desk file: no decision needs a second reviewer.
+NO_DESK = DeskRules()
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,26 @@ def _escalation(row: Sequence[Any]) -> Escalation:
     return Escalation(*values)
 
 
-def _close(
+def _open(assigned_to: str | None) -> list[ColumnElement[bool]]:
+    """Open escalations; with `assigned_to`, only those assigned to that reviewer."""
+    where = [escalations.c.state == "open"]
+    if assigned_to is not None:
+        mine = select(assignments.c.escalation_id).where(assignments.c.reviewer == assigned_to)
+        where.append(escalations.c.id.in_(mine))
+    return where
+
+
+def escalation_in(conn: Connection, ref: str) -> Escalation:
+    """An escalation by claim id, or by its own number, read in the caller's transaction."""
+    row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
+    if row is None and ref.isdigit():
+        row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
+    if row is None:
+        raise NotFound(f"no escalation for {ref!r}")
+    return _escalation(row)
+
+
+def close_escalation(
     conn: Connection, escalation: Escalation, version: int, reviewer: str, decision: str, now: str
 ) -> None:
     """Mark the escalation decided if it is still open at `version`; else say who decided."""
@@ -142,7 +166,7 @@ def _close(
     raise AlreadyDecided(escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
 
 
-def _human_entry(
+def human_entry(
     conn: Connection,
     key: AuditKey,
     escalation: Escalation,
@@ -150,9 +174,10 @@ def _human_entry(
     decision: str,
     reason: str,
     now: str,
+    **links: Any,
 ) -> int:
     """The person's audit entry, overriding the escalation's entry by number and hash, signed
-    with `key`; returns its number."""
+    with `key` (with `links`: the proposal it confirms); returns its number."""
     overridden = conn.execute(
         select(audit_log.c.hash, audit_log.c.body).where(audit_log.c.seq == escalation.audit_seq)
     ).one()
@@ -177,40 +202,66 @@ def _human_entry(
         overrides=escalation.audit_seq,
         overrides_hash=overridden.hash,
         at=now,
+        **links,
     )
     return entry.seq
+
+
+def record_review(
+    conn: Connection,
+    escalation: Escalation,
+    reviewer: str,
+    decision: str,
+    reason: str,
+    now: str,
+    seq: int,
+) -> Review:
+    """The review row of a person's decision, recorded by audit entry `seq`."""
+    review = Review(
+        id=0,  # the row's own, once inserted
+        escalation_id=escalation.id,
+        claim_id=escalation.claim_id,
+        reviewer=reviewer,
+        decision=decision,
+        reason=reason,
+        decided_at=now,
+        audit_seq=seq,
+    )
+    values = asdict(review)
+    del values["id"]
+    review_id: int = conn.execute(
+        insert(reviews).values(**values).returning(reviews.c.id)
+    ).scalar_one()
+    return replace(review, id=int(review_id))
 
 
 class Queue(StoreBase):
     """Escalations, the human decisions on them, and the decided claims."""
 
-    def open_escalations(self, limit: int = 50, offset: int = 0) -> list[Escalation]:
-        """Open escalations, oldest first."""
+    def open_escalations(
+        self, limit: int = 50, offset: int = 0, assigned_to: str | None = None
+    ) -> list[Escalation]:
+        """Open escalations, oldest first (only those assigned to `assigned_to`, if named)."""
         with self.read() as conn:
             rows = conn.execute(
-                _ESCALATION.where(escalations.c.state == "open")
+                _ESCALATION.where(*_open(assigned_to))
                 .order_by(escalations.c.opened_at, escalations.c.id)
                 .limit(limit)
                 .offset(offset)
             ).all()
         return [_escalation(row) for row in rows]
 
-    def open_count(self) -> int:
+    def open_count(self, assigned_to: str | None = None) -> int:
         with self.read() as conn:
             count = conn.execute(
-                select(func.count()).select_from(escalations).where(escalations.c.state == "open")
+                select(func.count()).select_from(escalations).where(*_open(assigned_to))
             ).scalar_one()
         return int(count)
 
     def escalation(self, ref: str) -> Escalation:
         """An escalation by claim id, or by its own number."""
         with self.read() as conn:
-            row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
-            if row is None and ref.isdigit():
-                row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
-        if row is None:
-            raise NotFound(f"no escalation for {ref!r}")
-        return _escalation(row)
+            return escalation_in(conn, ref)
 
     def decide(
         self,
@@ -219,10 +270,15 @@ class Queue(StoreBase):
         reason: str,
         reviewer: str,
         expected_version: int | None = None,
-    ) -> Review:
+        rules: DeskRules = NO_DESK,
+    ) -> Review | Proposal:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
-        is refused: the first reviewer wins and the second learns who decided."""
+        is refused: the first reviewer wins and the second learns who decided.
+
+        A decision beyond the reviewer's authority is refused (OutsideAuthority); one that
+        `rules` say needs four eyes is recorded as a proposal instead, for a different reviewer
+        to confirm (desk.py)."""
         if decision not in HUMAN_DECISIONS:
             raise StoreError(f"decision must be one of {', '.join(HUMAN_DECISIONS)}")
         if not reason.strip():
@@ -230,34 +286,16 @@ class Queue(StoreBase):
         escalation = self.escalation(ref)
         version = escalation.version if expected_version is None else expected_version
         with self.write() as conn:
-            known = conn.execute(
-                select(reviewers.c.name).where(reviewers.c.name == reviewer)
-            ).first()
-            if known is None:
-                raise NotFound(
-                    f"no reviewer named {reviewer!r}; add one with: claims-crew reviewer add NAME"
-                )
             now = self.now()
-            _close(conn, escalation, version, reviewer, decision, now)
-            seq = _human_entry(
-                conn, self.audit_key(), escalation, reviewer, decision, reason.strip(), now
-            )
-            review = Review(
-                id=0,  # the row's own, once inserted
-                escalation_id=escalation.id,
-                claim_id=escalation.claim_id,
-                reviewer=reviewer,
-                decision=decision,
-                reason=reason.strip(),
-                decided_at=now,
-                audit_seq=seq,
-            )
-            values = asdict(review)
-            del values["id"]
-            review_id: int = conn.execute(
-                insert(reviews).values(**values).returning(reviews.c.id)
-            ).scalar_one()
-            return replace(review, id=int(review_id))
+            key = self.audit_key()
+            if desk_rows.judge(conn, reviewer, decision, escalation.amount, escalation.id, rules):
+                seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
+                return desk_rows.propose_in(
+                    conn, key, now, seen, reviewer, decision, reason.strip()
+                )
+            close_escalation(conn, escalation, version, reviewer, decision, now)
+            seq = human_entry(conn, key, escalation, reviewer, decision, reason.strip(), now)
+            return record_review(conn, escalation, reviewer, decision, reason.strip(), now, seq)
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
         query = select(*_REVIEW_COLUMNS).order_by(reviews.c.id)
