@@ -32,6 +32,7 @@ from claims_crew.config_check.crewai_facts import (
     llm_problem,
     model_setting_hint,
 )
+from claims_crew.config_check.desk import check_desk
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
@@ -330,7 +331,13 @@ def _entry_hint(name: str, expected: tuple[str, ...], present: list[str], what: 
 
 # --- the whole folder ---------------------------------------------------------------------
 
-FILES: tuple[str, ...] = ("agents.yaml", "tasks.yaml", "resolution.yaml", "prices.yaml")
+FILES: tuple[str, ...] = (
+    "agents.yaml",
+    "tasks.yaml",
+    "resolution.yaml",
+    "prices.yaml",
+    "desk.yaml",
+)
 
 
 def check_config(config_dir: Path | None = None, policies_dir: Path | None = None) -> list[Problem]:
@@ -353,6 +360,10 @@ def check_config(config_dir: Path | None = None, policies_dir: Path | None = Non
         prices = load_file(folder, "prices.yaml", problems)
         if prices is not None:
             problems.extend(check_prices(prices))
+    if (folder / "desk.yaml").exists():  # optional: without it, the desk's defaults
+        desk = load_file(folder, "desk.yaml", problems)
+        if desk is not None:
+            problems.extend(check_desk(desk))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
     return ordered + check_policy_index(policies_dir or paths.policies_dir())

@@ -11,6 +11,7 @@ import secrets
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
+from claims_crew.desk import load_desk
 from claims_crew.review.pages import Pages, Session, to_login, wrong_csrf
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
@@ -30,7 +31,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        return _detail_page(pages, request, session, claim_id)
+        return detail_page(pages, request, session, claim_id)
 
     @router.post("/escalations/{claim_id}/decide")
     def decide(
@@ -47,11 +48,9 @@ def escalation_routes(pages: Pages) -> APIRouter:
         if not secrets.compare_digest(csrf, session.csrf):
             return wrong_csrf()
         try:
-            pages.store.decide(
-                claim_id, decision, reason, session.reviewer, expected_version=version
-            )
+            pages.store.decide(claim_id, decision, reason, session.reviewer, version, load_desk())
         except AlreadyDecided as exc:
-            return _detail_page(
+            return detail_page(
                 pages,
                 request,
                 session,
@@ -62,13 +61,13 @@ def escalation_routes(pages: Pages) -> APIRouter:
         except NotFound:
             return PlainTextResponse("No such escalation", status_code=404)
         except StoreError as exc:
-            return _detail_page(pages, request, session, claim_id, 400, str(exc))
+            return detail_page(pages, request, session, claim_id, 400, str(exc))
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
 
 
-def _detail_page(
+def detail_page(
     pages: Pages,
     request: Request,
     session: Session,

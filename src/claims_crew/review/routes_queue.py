@@ -19,11 +19,15 @@ def queue_routes(pages: Pages) -> APIRouter:
     store = pages.store
 
     @router.get("/")
-    def queue(request: Request, page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1) -> Response:
+    def queue(
+        request: Request,
+        page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
+        mine: Annotated[int, Query(ge=0, le=1)] = 0,
+    ) -> Response:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        listing = escalation_list(store, page)
+        listing = escalation_list(store, page, assigned_to=session.reviewer if mine else None)
         now = store.clock()
         stale = pages.stale_now()
         by_claim = {s["claim_id"]: s for s in stale}

@@ -35,6 +35,7 @@ from claims_crew.review.pages import (
     load_templates,
     template_folder,
 )
+from claims_crew.review.routes_desk import desk_routes
 from claims_crew.review.routes_escalation import escalation_routes
 from claims_crew.review.routes_queue import queue_routes
 from claims_crew.review.routes_sign_in import sign_in_routes
@@ -95,6 +96,7 @@ def create_app(
     app.include_router(sign_in_routes(pages))
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
+    app.include_router(desk_routes(pages))  # after: /decide is the escalation routes' own
     return app
 
 

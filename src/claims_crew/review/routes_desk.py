@@ -1,0 +1,52 @@
+"""The review desk on the page: confirming or returning a decision proposed for four eyes.
+
+Each form carries the session's CSRF token; a refusal (the proposer confirming their own, a
+confirmation beyond the reviewer's authority, a proposal closed meanwhile) comes back on the
+escalation's page with its reason.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import PlainTextResponse, RedirectResponse, Response
+
+from claims_crew.review.pages import Pages, wrong_csrf
+from claims_crew.review.routes_escalation import detail_page
+from claims_crew.store import AlreadyDecided, NotFound, StoreError
+
+
+def desk_routes(pages: Pages) -> APIRouter:
+    """POST /escalations/{claim_id}/confirm, POST /escalations/{claim_id}/return."""
+    router = APIRouter()
+
+    @router.post("/escalations/{claim_id}/{action}")
+    def close(
+        request: Request,
+        claim_id: str,
+        action: str,
+        reason: str = Form(""),
+        csrf: str = Form(""),
+    ) -> Response:
+        if action not in ("confirm", "return"):
+            return PlainTextResponse("Not found", status_code=404)
+        session = pages.signed_in(request)
+        if session is None:
+            return PlainTextResponse("Sign in first", status_code=401)
+        if not secrets.compare_digest(csrf, session.csrf):
+            return wrong_csrf()
+        try:
+            if action == "confirm":
+                pages.store.confirm(claim_id, session.reviewer, reason)
+            else:
+                pages.store.return_proposal(claim_id, session.reviewer, reason)
+        except NotFound:
+            return PlainTextResponse("No such escalation", status_code=404)
+        except AlreadyDecided as exc:
+            return detail_page(pages, request, session, claim_id, 409, str(exc))
+        except StoreError as exc:
+            return detail_page(pages, request, session, claim_id, 400, str(exc))
+        return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
+
+    return router
