@@ -68,7 +68,12 @@ def settings_options(func: Any) -> Any:
                 callback=_amount,
                 help="The largest payment they may approve (`none`: no limit).",
             ),
-            click.option("--may-deny/--may-not-deny", default=None, help="Whether they may deny."),
+            click.option(
+                "--may-deny",
+                type=click.Choice(["yes", "no"]),
+                callback=lambda _c, _p, v: None if v is None else v == "yes",
+                help="Whether they may deny claims.",
+            ),
         ]
     ):
         func = option(func)

@@ -24,9 +24,10 @@ from sqlalchemy import Connection, select
 from claims_crew.desk import ReviewerSettings
 from claims_crew.desk.assignment import Step
 from claims_crew.errors import AlreadyDecided, NotFound, OutsideAuthority, StoreError
-from claims_crew.store import desk_rows
+from claims_crew.store import desk_rows, proposal_rows
 from claims_crew.store.base import StoreBase
-from claims_crew.store.desk_rows import DEFAULT_STEPS, Proposal, settings_of
+from claims_crew.store.desk_rows import DEFAULT_STEPS, settings_of
+from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.queue import (
     Escalation,
     Review,
@@ -113,13 +114,13 @@ class Desk(StoreBase):
     def proposals_waiting(self, claim_ids: Sequence[str]) -> dict[str, Proposal]:
         """Claim id → the proposal waiting on its escalation, for the claims named."""
         with self.read() as conn:
-            found = desk_rows.open_proposals(conn, claim_ids)
+            found = proposal_rows.open_proposals(conn, claim_ids)
         return {p.claim_id: p for p in found}
 
     def proposal(self, ref: str) -> Proposal | None:
         """The proposal waiting on an escalation, if any."""
         with self.read() as conn:
-            return desk_rows.open_proposal(conn, escalation_in(conn, ref).id)
+            return proposal_rows.open_proposal(conn, escalation_in(conn, ref).id)
 
     def confirm(self, ref: str, reviewer: str, reason: str = "") -> Review:
         """Confirm the proposal waiting on an escalation: this decides the claim, with a human
@@ -127,12 +128,12 @@ class Desk(StoreBase):
         confirming reviewer's own authority."""
         with self.write() as conn:
             escalation, proposal = self._waiting(conn, ref, reviewer, "confirm")
-            desk_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation.amount)
+            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation.amount)
             now = self.now()
-            desk_rows.close_proposal(conn, proposal, "confirmed", reviewer, now)
+            proposal_rows.close_proposal(conn, proposal, "confirmed", reviewer, now)
             said = reason.strip() or f"confirms {proposal.reviewer}: {proposal.reason}"
             close_escalation(conn, escalation, escalation.version, reviewer, proposal.decision, now)
-            proposal_hash = desk_rows.entry_hash_of(conn, proposal.audit_seq)
+            proposal_hash = proposal_rows.entry_hash_of(conn, proposal.audit_seq)
             seq = human_entry(
                 conn,
                 self.audit_key(),
@@ -144,7 +145,7 @@ class Desk(StoreBase):
                 confirms=proposal.audit_seq,
                 confirms_hash=proposal_hash,
             )
-            desk_rows.proposal_closed_by(conn, proposal, seq)
+            proposal_rows.proposal_closed_by(conn, proposal, seq)
             return record_review(conn, escalation, reviewer, proposal.decision, said, now, seq)
 
     def return_proposal(self, ref: str, reviewer: str, reason: str) -> Proposal:
@@ -155,8 +156,8 @@ class Desk(StoreBase):
         with self.write() as conn:
             escalation, proposal = self._waiting(conn, ref, reviewer, "return")
             now = self.now()
-            desk_rows.close_proposal(conn, proposal, "returned", reviewer, now)
-            desk_rows.move_version(conn, escalation.id, escalation.claim_id, escalation.version)
+            proposal_rows.close_proposal(conn, proposal, "returned", reviewer, now)
+            proposal_rows.move_version(conn, escalation.id, escalation.claim_id, escalation.version)
             seq, _ = desk_rows.desk_entry(
                 conn,
                 self.audit_key(),
@@ -167,9 +168,9 @@ class Desk(StoreBase):
                 answer=proposal.decision,
                 reason=reason.strip(),
                 confirms=proposal.audit_seq,
-                confirms_hash=desk_rows.entry_hash_of(conn, proposal.audit_seq),
+                confirms_hash=proposal_rows.entry_hash_of(conn, proposal.audit_seq),
             )
-            desk_rows.proposal_closed_by(conn, proposal, seq)
+            proposal_rows.proposal_closed_by(conn, proposal, seq)
             return proposal
 
     @staticmethod
@@ -180,9 +181,9 @@ class Desk(StoreBase):
         the proposer) to close."""
         settings_of(conn, reviewer)
         escalation = escalation_in(conn, ref)
-        proposal = desk_rows.open_proposal(conn, escalation.id)
+        proposal = proposal_rows.open_proposal(conn, escalation.id)
         if proposal is None:
-            latest = desk_rows.latest_proposal(conn, escalation.id)
+            latest = proposal_rows.latest_proposal(conn, escalation.id)
             if latest is not None and escalation.state == "open":
                 raise StoreError(
                     f"the proposal on {escalation.claim_id} was already {latest.state} "

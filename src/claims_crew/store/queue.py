@@ -17,10 +17,10 @@ from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 from claims_crew.desk import DeskRules
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
-from claims_crew.store import audit, desk_rows
+from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
-from claims_crew.store.desk_rows import Proposal
+from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.tables import (
     assignments,
     audit_log,
@@ -288,9 +288,11 @@ class Queue(StoreBase):
         with self.write() as conn:
             now = self.now()
             key = self.audit_key()
-            if desk_rows.judge(conn, reviewer, decision, escalation.amount, escalation.id, rules):
+            if proposal_rows.judge(
+                conn, reviewer, decision, escalation.amount, escalation.id, rules
+            ):
                 seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
-                return desk_rows.propose_in(
+                return proposal_rows.propose_in(
                     conn, key, now, seen, reviewer, decision, reason.strip()
                 )
             close_escalation(conn, escalation, version, reviewer, decision, now)
