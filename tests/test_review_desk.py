@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from sqlalchemy import text
 
 from claims_crew.cli import main
 from claims_crew.desk import DeskRules, ReviewerSettings
@@ -158,3 +159,35 @@ def test_assignment_follows_line_then_load_and_a_lead_s_reassignment_is_audited(
     listed = json.loads(cli("review", "list", "--json").stdout)["escalations"]
     assert next(e for e in listed if e["claim_id"] == "C-3")["assigned_to"] is None
     assert cli("audit", "verify").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        (
+            "UPDATE reviewers SET max_amount = '1000000' WHERE name = 'ana'",
+            "reviewer ana's settings",
+        ),
+        (
+            "UPDATE assignments SET reviewer = 'ana' WHERE claim_id = 'C-2'",
+            "the assignment of claim C-2",
+        ),
+        ("UPDATE proposals SET state = 'confirmed', closed_by = 'bo'", "the proposal on claim C-1"),
+        ("DELETE FROM proposals", "has no proposal row"),
+    ],
+    ids=["limit-raised", "assignment-moved", "proposal-marked-confirmed", "proposal-deleted"],
+)
+def test_a_desk_row_edited_under_the_trail_fails_audit_verify(
+    tmp_path: Path, sample_library: PolicyLibrary, edit: str, named: str
+) -> None:
+    store = Store()
+    store.add_reviewer("ana", ReviewerSettings(max_amount=Decimal("5000"), lines=["home"]))
+    store.add_reviewer("bo", ReviewerSettings(lines=["home"]))
+    for claim_id in ("C-1", "C-2"):
+        escalate(store, tmp_path, sample_library, claim_id)
+    store.decide("C-1", "not_covered", "Seepage.", "ana", rules=DENIALS_TWICE)
+    assert store.verify_audit().ok
+    with store.engine.begin() as conn:
+        conn.execute(text(edit))
+    verdict = store.verify_audit()
+    assert not verdict.ok and named in (verdict.problem or ""), verdict

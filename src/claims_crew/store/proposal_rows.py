@@ -35,6 +35,15 @@ class Proposal:
     closed_seq: int | None
 
 
+# A proposal is on the escalation it names only if it came after that escalation's own entry:
+# a revalidation replaces an escalation, and on SQLite its new row may take the old row's id,
+# while the proposals on the old one stay on record.
+_CURRENT = (
+    (escalations.c.id == proposals.c.escalation_id)
+    & (escalations.c.claim_id == proposals.c.claim_id)
+    & (proposals.c.audit_seq > escalations.c.audit_seq)
+)
+
 _PROPOSAL = select(
     proposals.c.id,
     proposals.c.escalation_id,
@@ -57,14 +66,18 @@ def _proposal(row: Sequence[Any]) -> Proposal:
 
 def open_proposal(conn: Connection, escalation_id: int) -> Proposal | None:
     row = conn.execute(
-        _PROPOSAL.where(proposals.c.escalation_id == escalation_id, proposals.c.state == "open")
+        _PROPOSAL.join(escalations, _CURRENT).where(
+            proposals.c.escalation_id == escalation_id, proposals.c.state == "open"
+        )
     ).first()
     return _proposal(row) if row is not None else None
 
 
 def open_proposals(conn: Connection, claim_ids: Sequence[str]) -> list[Proposal]:
     rows = conn.execute(
-        _PROPOSAL.where(proposals.c.claim_id.in_(list(claim_ids)), proposals.c.state == "open")
+        _PROPOSAL.join(escalations, _CURRENT).where(
+            proposals.c.claim_id.in_(list(claim_ids)), proposals.c.state == "open"
+        )
     ).all()
     return [_proposal(row) for row in rows]
 
@@ -98,7 +111,8 @@ def judge_confirmer(conn: Connection, reviewer: str, decision: str, amount: str 
 
 def latest_proposal(conn: Connection, escalation_id: int) -> Proposal | None:
     row = conn.execute(
-        _PROPOSAL.where(proposals.c.escalation_id == escalation_id)
+        _PROPOSAL.join(escalations, _CURRENT)
+        .where(proposals.c.escalation_id == escalation_id)
         .order_by(proposals.c.id.desc())
         .limit(1)
     ).first()
