@@ -36,6 +36,15 @@ def escalate(store: Store, folder: Path, library: PolicyLibrary, claim_id: str, 
     store.record(record_for(loaded, library), None, loaded, Basis(line="home"))
 
 
+def proposed_by_ana(folder: Path, library: PolicyLibrary, *others: str) -> tuple[Store, object]:
+    """A store with ana and `others` registered, and ana's denial of C-1 proposed."""
+    store = Store()
+    for name in ("ana", *others):
+        store.add_reviewer(name)
+    escalate(store, folder, library, "C-1")
+    return store, store.decide("C-1", "not_covered", "Seepage.", "ana", rules=DENIALS_TWICE)
+
+
 def kinds(store: Store, claim_id: str) -> list[tuple[str, str, str | None]]:
     return [(e.kind, e.actor, e.answer) for e in store.audit_entries(claim_id)]
 
@@ -62,11 +71,7 @@ def test_a_decision_beyond_a_reviewer_s_authority_is_refused_with_the_reason(
 def test_a_four_eyes_denial_needs_a_second_different_reviewer(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
-    store = Store()
-    store.add_reviewer("ana")
-    store.add_reviewer("bo")
-    escalate(store, tmp_path, sample_library, "C-1")
-    proposed = store.decide("C-1", "not_covered", "Seepage over weeks.", "ana", rules=DENIALS_TWICE)
+    store, proposed = proposed_by_ana(tmp_path, sample_library, "bo")
     assert isinstance(proposed, Proposal) and proposed.reviewer == "ana"
     assert store.escalation("C-1").state == "open"  # a proposal decides nothing
     with pytest.raises(OutsideAuthority, match="ana proposed this decision"):
@@ -88,11 +93,7 @@ def test_a_four_eyes_denial_needs_a_second_different_reviewer(
 def test_a_returned_proposal_reopens_the_escalation_for_any_decision(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
-    store = Store()
-    store.add_reviewer("ana")
-    store.add_reviewer("bo")
-    escalate(store, tmp_path, sample_library, "C-1")
-    store.decide("C-1", "not_covered", "Seepage.", "ana", rules=DENIALS_TWICE)
+    store, _ = proposed_by_ana(tmp_path, sample_library, "bo")
     store.return_proposal("C-1", "bo", "The plumber's report says sudden.")
     assert store.proposal("C-1") is None
     assert isinstance(store.decide("C-1", "covered", "Sudden burst.", "bo"), Review)
@@ -103,11 +104,7 @@ def test_a_returned_proposal_reopens_the_escalation_for_any_decision(
 def test_two_reviewers_confirming_at_once_give_one_decision(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
-    store = Store()
-    for name in ("ana", "bo", "cy"):
-        store.add_reviewer(name)
-    escalate(store, tmp_path, sample_library, "C-1")
-    store.decide("C-1", "not_covered", "Seepage.", "ana", rules=DENIALS_TWICE)
+    store, _ = proposed_by_ana(tmp_path, sample_library, "bo", "cy")
     start = threading.Barrier(2)
     outcomes: dict[str, object] = {}
 

@@ -4,16 +4,17 @@ are used): a decision proposed, and the conditional updates that confirm or retu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, select, update
 
 from claims_crew.desk import amount_at_stake, refusal
 from claims_crew.desk.rules import DeskRules
 from claims_crew.errors import AlreadyDecided, OutsideAuthority, StoreError
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.desk_rows import desk_entry, settings_of
+from claims_crew.store.sql import insert_with_id
 from claims_crew.store.tables import audit_log, escalations, proposals
 
 
@@ -187,12 +188,7 @@ def propose_in(
         closed_at=None,
         closed_seq=None,
     )
-    values = asdict(proposal)
-    del values["id"]
-    proposal_id: int = conn.execute(
-        insert(proposals).values(**values).returning(proposals.c.id)
-    ).scalar_one()
-    return replace(proposal, id=int(proposal_id))
+    return insert_with_id(conn, proposals, proposal)
 
 
 def close_proposal(

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, func, select, update
 
 from claims_crew.desk import DeskRules
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
@@ -21,6 +21,7 @@ from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
 from claims_crew.store.proposal_rows import Proposal
+from claims_crew.store.sql import insert_with_id
 from claims_crew.store.tables import (
     assignments,
     audit_log,
@@ -227,12 +228,7 @@ def record_review(
         decided_at=now,
         audit_seq=seq,
     )
-    values = asdict(review)
-    del values["id"]
-    review_id: int = conn.execute(
-        insert(reviews).values(**values).returning(reviews.c.id)
-    ).scalar_one()
-    return replace(review, id=int(review_id))
+    return insert_with_id(conn, reviews, review)
 
 
 class Queue(StoreBase):
