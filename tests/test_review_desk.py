@@ -188,3 +188,21 @@ def test_a_desk_row_edited_under_the_trail_fails_audit_verify(
         conn.execute(text(edit))
     verdict = store.verify_audit()
     assert not verdict.ok and named in (verdict.problem or ""), verdict
+
+
+def test_a_run_assigns_its_escalation_by_the_policy_s_line(tmp_path: Path) -> None:
+    """Through the real claim routine (the model scripted): the home policy's claim goes to
+    the reviewer who takes home claims, not to the one who takes auto."""
+    from rich.console import Console
+
+    from claims_crew.cli.run import review_inbox
+    from tests.support.crew import water_script
+
+    store = Store()
+    store.add_reviewer("al", ReviewerSettings(lines=["auto"]))
+    store.add_reviewer("hu", ReviewerSettings(lines=["home"]))
+    water_loaded(tmp_path / "inbox", "C-1042")
+    assert review_inbox(tmp_path / "inbox", 1, Console(record=True), llm_for=water_script()) == 0
+    assert store.assignees(["C-1042"]) == {"C-1042": "hu"}
+    [escalated] = [e for e in store.audit_entries("C-1042") if e.kind == "escalated"]
+    assert escalated.reviewer == "hu"

@@ -233,6 +233,7 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(trail)
     if detail["tokens_by_task"]:
         console.print(_usage_table(detail["tokens_by_task"], detail["stage_seconds"]))
+    console.print(plain(f"Assigned: {desk_cell(detail)}"))
     if detail["state"] == "decided":
         console.print(
             plain(
