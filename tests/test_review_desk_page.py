@@ -68,3 +68,26 @@ def test_my_queue_and_a_denial_proposed_then_confirmed_by_another(
     assert done.status_code == 303
     assert store.escalation("C-1").decided_by == "cy"
     assert store.verify_audit().ok
+
+
+def test_a_lead_reassigns_on_the_page_and_a_reviewer_cannot(
+    store: Store, tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    ana = store.add_reviewer("ana", ReviewerSettings(lines=["home"]))
+    store.add_reviewer("bo", ReviewerSettings(lines=["auto"]))
+    lee = store.add_reviewer("lee", ReviewerSettings(role="lead", lines=["marine"]))
+    loaded = water_loaded(tmp_path / "inbox", "C-1")
+    store.record(record_for(loaded, sample_library), None, loaded, Basis(line="home"))
+    a, lead = signed_in(store, ana), signed_in(store, lee)
+    own = a.get("/escalations/C-1").text
+    assert 'id="reassign"' not in own  # the form is a lead's
+    move = {"to": "bo", "reason": "Ana is away.", "csrf": csrf_of(own)}
+    refused = a.post("/escalations/C-1/assign", data=move)
+    assert refused.status_code == 400 and "ana is not a lead" in refused.text
+    page = lead.get("/escalations/C-1").text
+    assert 'id="reassign"' in page
+    moved = lead.post("/escalations/C-1/assign", data={**move, "csrf": csrf_of(page)})
+    assert moved.status_code == 303
+    assert store.assignees(["C-1"]) == {"C-1": "bo"}
+    assert "human:lee" in lead.get("/escalations/C-1").text  # in the page's audit trail
+    assert store.verify_audit().ok

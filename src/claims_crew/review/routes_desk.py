@@ -1,7 +1,9 @@
-"""The review desk on the page: confirming or returning a decision proposed for four eyes.
+"""The review desk on the page: confirming or returning a decision proposed for four eyes, and
+a lead reassigning an escalation.
 
 Each form carries the session's CSRF token; a refusal (the proposer confirming their own, a
-confirmation beyond the reviewer's authority, a proposal closed meanwhile) comes back on the
+confirmation beyond the reviewer's authority, a proposal closed meanwhile, a reassignment by
+someone who is no lead) comes back on the
 escalation's page with its reason.
 """
 
@@ -18,7 +20,7 @@ from claims_crew.store import AlreadyDecided, NotFound, StoreError
 
 
 def desk_routes(pages: Pages) -> APIRouter:
-    """POST /escalations/{claim_id}/confirm, POST /escalations/{claim_id}/return."""
+    """POST /escalations/{claim_id}/confirm, …/return, and …/assign (a lead's)."""
     router = APIRouter()
 
     @router.post("/escalations/{claim_id}/{action}")
@@ -27,9 +29,10 @@ def desk_routes(pages: Pages) -> APIRouter:
         claim_id: str,
         action: str,
         reason: str = Form(""),
+        to: str = Form(""),
         csrf: str = Form(""),
     ) -> Response:
-        if action not in ("confirm", "return"):
+        if action not in ("confirm", "return", "assign"):
             return PlainTextResponse("Not found", status_code=404)
         session = pages.signed_in(request)
         if session is None:
@@ -39,6 +42,8 @@ def desk_routes(pages: Pages) -> APIRouter:
         try:
             if action == "confirm":
                 pages.store.confirm(claim_id, session.reviewer, reason)
+            elif action == "assign":
+                pages.store.reassign(claim_id, to, session.reviewer, reason)
             else:
                 pages.store.return_proposal(claim_id, session.reviewer, reason)
         except NotFound:

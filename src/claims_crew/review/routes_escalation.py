@@ -92,6 +92,7 @@ def detail_page(
             "decisions": HUMAN_DECISIONS,
             "error": error,
             "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
+            "people": store.reviewer_list(),  # for a lead's reassignment
         },
         status_code=status_code,
     )
