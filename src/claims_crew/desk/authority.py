@@ -8,7 +8,7 @@ at stake (`amount_at_stake`): every check of authority and of four eyes goes thr
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,13 +40,21 @@ class ReviewerSettings(BaseModel):
         return self.lines is None or (line is not None and line in self.lines)
 
 
-def amount_at_stake(amount: str | None) -> Decimal | None:
-    """What a decision on an escalation is worth: today the amount the claim file claims (the
-    escalation's `amount`). None when the claim names none, or nothing that is a number."""
-    if amount is None:
+class Escalated(Protocol):
+    """What the amount at stake is read from: an escalation (store/queue.py)."""
+
+    @property
+    def amount(self) -> str | None: ...
+
+
+def amount_at_stake(escalation: Escalated) -> Decimal | None:
+    """What a decision on an escalation is worth. The one place it is read: today the amount
+    the claim file claims (the escalation's `amount`); None when the claim names none, or
+    nothing that is a number."""
+    if escalation.amount is None:
         return None
     try:
-        value = Decimal(amount)
+        value = Decimal(escalation.amount)
     except InvalidOperation:
         return None
     return value if value.is_finite() else None

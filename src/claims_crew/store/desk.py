@@ -128,7 +128,7 @@ class Desk(StoreBase):
         confirming reviewer's own authority."""
         with self.write() as conn:
             escalation, proposal = self._waiting(conn, ref, reviewer, "confirm")
-            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation.amount)
+            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation)
             now = self.now()
             proposal_rows.close_proposal(conn, proposal, "confirmed", reviewer, now)
             said = reason.strip() or f"confirms {proposal.reviewer}: {proposal.reason}"

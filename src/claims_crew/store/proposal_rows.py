@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, select, update
 
 from claims_crew.desk import amount_at_stake, refusal
+from claims_crew.desk.authority import Escalated
 from claims_crew.desk.rules import DeskRules
 from claims_crew.errors import AlreadyDecided, OutsideAuthority, StoreError
 from claims_crew.store.audit_key import AuditKey
@@ -87,13 +88,13 @@ def judge(
     conn: Connection,
     reviewer: str,
     decision: str,
-    amount: str | None,
+    escalation: Escalated,
     escalation_id: int,
     rules: DeskRules,
 ) -> bool:
     """Refuse a decision beyond `reviewer`'s authority, or on an escalation whose proposal
     waits; True when it needs a second reviewer (a proposal), False when it decides."""
-    at_stake = amount_at_stake(amount)
+    at_stake = amount_at_stake(escalation)
     if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, at_stake):
         raise OutsideAuthority(why_not)
     if (waiting := open_proposal(conn, escalation_id)) is not None:
@@ -104,9 +105,10 @@ def judge(
     return rules.four_eyes.needed(decision, at_stake)
 
 
-def judge_confirmer(conn: Connection, reviewer: str, decision: str, amount: str | None) -> None:
+def judge_confirmer(conn: Connection, reviewer: str, decision: str, escalation: Escalated) -> None:
     """Refuse a confirmation beyond the confirming reviewer's own authority."""
-    if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, amount_at_stake(amount)):
+    at_stake = amount_at_stake(escalation)
+    if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, at_stake):
         raise OutsideAuthority(why_not)
 
 

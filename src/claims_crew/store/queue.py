@@ -284,9 +284,7 @@ class Queue(StoreBase):
         with self.write() as conn:
             now = self.now()
             key = self.audit_key()
-            if proposal_rows.judge(
-                conn, reviewer, decision, escalation.amount, escalation.id, rules
-            ):
+            if proposal_rows.judge(conn, reviewer, decision, escalation, escalation.id, rules):
                 seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
                 return proposal_rows.propose_in(
                     conn, key, now, seen, reviewer, decision, reason.strip()
