@@ -14,7 +14,7 @@ import pytest
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.support.browser import CHROMEDRIVER, CHROMIUM
+from tests.support.browser import headless_chromium, needs_chromium
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
 from tests.support.web import review_page
@@ -23,11 +23,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver "
-        "(apt-get install chromium chromium-driver; .ci/run installs them)",
-    ),
+    needs_chromium,
     # The page a team shares: on the SQLite file and on PostgreSQL.
     pytest.mark.usefixtures("engine"),
 ]
@@ -46,17 +42,8 @@ def served(tmp_path: Path, sample_library: PolicyLibrary) -> Iterator[tuple[str,
 
 @pytest.fixture
 def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(5)
-    yield driver
-    driver.quit()
+    with headless_chromium() as driver:
+        yield driver
 
 
 def test_a_reviewer_decides_an_escalation_in_the_browser(

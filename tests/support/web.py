@@ -8,16 +8,18 @@ from contextlib import contextmanager
 
 import uvicorn
 
+from claims_crew.review.pages import Appealer
 from claims_crew.review.web import create_app, default_hosts
 from claims_crew.store import Store
 from tests.support.browser import free_port
 
 
 @contextmanager
-def review_page(store: Store) -> Iterator[int]:
-    """The review page over `store`, on 127.0.0.1; yields its port, stops when the block ends."""
+def review_page(store: Store, appeal: Appealer | None = None) -> Iterator[int]:
+    """The review page over `store`, on 127.0.0.1 (taking appeals through `appeal`, if given);
+    yields its port, stops when the block ends."""
     port = free_port()
-    app = create_app(store, default_hosts("127.0.0.1", port))
+    app = create_app(store, default_hosts("127.0.0.1", port), appeal=appeal)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -46,6 +46,7 @@ def review_json(r: Review) -> dict[str, Any]:
         "reason": r.reason,
         "decided_at": r.decided_at,
         "audit_seq": r.audit_seq,
+        "payable": r.payable.model_dump(mode="json") if r.payable else None,
     }
 
 
@@ -80,9 +81,11 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
 def review_confirm(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
     """Confirm the decision proposed on an escalation: it decides the claim (a different
     reviewer from the one who proposed it, within their own authority)."""
+    from claims_crew.review.amounts import payable_on_confirming
     from claims_crew.store import Store
 
-    show_decided(Store().confirm(ref, reviewer, reason), as_json)
+    store = Store()
+    show_decided(store.confirm(ref, reviewer, reason, payable_on_confirming(store, ref)), as_json)
 
 
 @click.command("return")

@@ -2,7 +2,9 @@
 
 A reviewer takes some lines of business (none named: every line), may approve payments up to
 an amount (none: any amount), and may or may not deny. What a decision is worth is the amount
-at stake (`amount_at_stake`): every check of authority and of four eyes goes through it.
+at stake (`amount_at_stake`): every check of authority and of four eyes goes through it. For a
+covered decision with an amount payable (the policy's schedule applied), that amount; else what
+the claim file claims.
 """
 
 from __future__ import annotations
@@ -41,16 +43,26 @@ class ReviewerSettings(BaseModel):
 
 
 class Escalated(Protocol):
-    """What the amount at stake is read from: an escalation (store/queue.py)."""
+    """What the amount claimed is read from: an escalation (store/queue.py)."""
 
     @property
     def amount(self) -> str | None: ...
 
 
-def amount_at_stake(escalation: Escalated) -> Decimal | None:
-    """What a decision on an escalation is worth. The one place it is read: today the amount
-    the claim file claims (the escalation's `amount`); None when the claim names none, or
-    nothing that is a number."""
+class Paid(Protocol):
+    """What the amount payable is read from: a decision's Payable (resolver/payable.py)."""
+
+    @property
+    def amount(self) -> Decimal | None: ...
+
+
+def amount_at_stake(escalation: Escalated, payable: Paid | None = None) -> Decimal | None:
+    """What a decision on an escalation is worth. The one place it is read: the amount payable
+    where the decision has one (a covered decision under a schedule: limits and deductible
+    applied), else the amount the claim file claims (the escalation's `amount`); None when the
+    claim names none, or nothing that is a number."""
+    if payable is not None and payable.amount is not None:
+        return payable.amount
     if escalation.amount is None:
         return None
     try:

@@ -20,6 +20,7 @@ from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
+from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
 
@@ -36,6 +37,9 @@ class PolicyEntry(BaseModel):
     in_force_to: date | None = Field(None, description="Last day in force; none means open.")
     corrections: tuple[Correction, ...] = Field(
         (), description="Kinds the team corrects: by clause id, id prefix or heading title."
+    )
+    schedule: Schedule | None = Field(
+        None, description="Currency, limits, sub-limits and deductibles, each with its clause."
     )
 
     def in_force_on(self, day: date) -> bool:

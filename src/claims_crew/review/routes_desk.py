@@ -9,12 +9,11 @@ escalation's page with its reason.
 
 from __future__ import annotations
 
-import secrets
-
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.review.pages import Pages, wrong_csrf
+from claims_crew.review.amounts import payable_on_confirming
+from claims_crew.review.pages import Pages, Session
 from claims_crew.review.routes_escalation import detail_page
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
 
@@ -34,14 +33,13 @@ def desk_routes(pages: Pages) -> APIRouter:
     ) -> Response:
         if action not in ("confirm", "return", "assign"):
             return PlainTextResponse("Not found", status_code=404)
-        session = pages.signed_in(request)
-        if session is None:
-            return PlainTextResponse("Sign in first", status_code=401)
-        if not secrets.compare_digest(csrf, session.csrf):
-            return wrong_csrf()
+        session = pages.posted(request, csrf)
+        if not isinstance(session, Session):
+            return session
         try:
             if action == "confirm":
-                pages.store.confirm(claim_id, session.reviewer, reason)
+                payable = payable_on_confirming(pages.store, claim_id)
+                pages.store.confirm(claim_id, session.reviewer, reason, payable)
             elif action == "assign":
                 pages.store.reassign(claim_id, to, session.reviewer, reason)
             else:

@@ -6,13 +6,12 @@ meantime the page comes back with 409 and who did.
 
 from __future__ import annotations
 
-import secrets
-
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
 from claims_crew.desk import load_desk
-from claims_crew.review.pages import Pages, Session, to_login, wrong_csrf
+from claims_crew.review.amounts import payable_on_decision
+from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
 from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
@@ -42,13 +41,20 @@ def escalation_routes(pages: Pages) -> APIRouter:
         version: int = Form(0, ge=0, le=MAX_VERSION),
         csrf: str = Form(""),
     ) -> Response:
-        session = pages.signed_in(request)
-        if session is None:
-            return PlainTextResponse("Sign in first", status_code=401)
-        if not secrets.compare_digest(csrf, session.csrf):
-            return wrong_csrf()
+        session = pages.posted(request, csrf)
+        if not isinstance(session, Session):
+            return session
         try:
-            pages.store.decide(claim_id, decision, reason, session.reviewer, version, load_desk())
+            payable = payable_on_decision(pages.store, claim_id, decision)
+            pages.store.decide(
+                claim_id,
+                decision,
+                reason,
+                session.reviewer,
+                expected_version=version,
+                rules=load_desk(),
+                payable=payable,
+            )
         except AlreadyDecided as exc:
             return detail_page(
                 pages,
@@ -93,6 +99,7 @@ def detail_page(
             "error": error,
             "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
             "people": store.reviewer_list(),  # for a lead's reassignment
+            "appeals": pages.appeal is not None,
         },
         status_code=status_code,
     )

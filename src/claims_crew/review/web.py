@@ -31,10 +31,12 @@ from claims_crew.revalidation.stale import Project
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
+    Appealer,
     Pages,
     load_templates,
     template_folder,
 )
+from claims_crew.review.routes_appeal import appeal_routes
 from claims_crew.review.routes_desk import desk_routes
 from claims_crew.review.routes_escalation import escalation_routes
 from claims_crew.review.routes_queue import queue_routes
@@ -73,16 +75,19 @@ def create_app(
     sign_in_limits: SignInLimits | None = None,
     project: Callable[[], Project] | None = None,
     secure_cookies: bool = False,
+    appeal: Appealer | None = None,
 ) -> FastAPI:
     """The review app over one store; only requests whose Host is in `allowed_hosts` pass.
     With `project` (the project as it is at each request), stale decisions are marked. With
-    `secure_cookies`, every cookie is Secure (the page is reached over HTTPS only)."""
+    `secure_cookies`, every cookie is Secure (the page is reached over HTTPS only). With
+    `appeal`, a decided claim's page has a form that reopens it with new evidence."""
     pages = Pages(
         store=store,
         templates=load_templates(),
         limits=sign_in_limits or SignInLimits(),
         project=project,
         secure_cookies=secure_cookies,
+        appeal=appeal,
     )
     css = (template_folder() / "review.css").read_text(encoding="utf-8")
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
@@ -97,6 +102,7 @@ def create_app(
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
     app.include_router(desk_routes(pages))  # after: /decide is the escalation routes' own
+    app.include_router(appeal_routes(pages))
     return app
 
 

@@ -104,7 +104,14 @@ def _first_word(
     intake = parse_intake(raw[TASK_OF["intake"]])
     policy, fraud = reviewer(TASK_OF["policy"]), reviewer(TASK_OF["fraud"])
     case = read_case(
-        settings.library, rules, claim, intake, (policy, fraud), ledger.entries, loaded.attachments
+        settings.library,
+        rules,
+        claim,
+        intake,
+        (policy, fraud),
+        ledger.entries,
+        loaded.attachments,
+        pages=loaded.pages(),
     )
     resolution = resolve(case, rules)
     stages.stop()

@@ -8,6 +8,7 @@ from pathlib import Path
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.desk import load_desk
 from claims_crew.desk.assignment import Step
+from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
@@ -34,6 +35,8 @@ class Settings:
     config_sha256: str = ""
     # config/desk.yaml's assignment rule, read once with the rest of the config.
     assign_by: tuple[Step, ...] = ()
+    # The desk's clocks (config_dir/clocks.yaml), loaded with the rules when not given.
+    clocks: ClockTable | None = None
 
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
@@ -41,6 +44,8 @@ class Settings:
         if not self.assign_by:
             steps = tuple(load_desk(self.config_dir).assignment.steps)
             object.__setattr__(self, "assign_by", steps)
+        if self.clocks is None:
+            object.__setattr__(self, "clocks", load_clocks(self.config_dir))
         if not self.config_sha256:
             object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
         if self.rate_limit is None and self.limits.max_rpm is not None:
@@ -53,10 +58,20 @@ class Settings:
         return self.rules
 
     def basis(self, record: ClaimRecord, loaded: LoadedClaim) -> Basis:
-        """What a decision from `record` stands on: this run's config, and its expiry rule."""
+        """What a decision from `record` stands on: this run's config, its expiry rule, and the
+        desk's deadlines should it escalate (from the day the claim was reported)."""
         outcome = record.resolution.outcome if record.resolution is not None else ""
         valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
-        return Basis(self.config_sha256, valid_for, self.line_of(record.policy_id), self.assign_by)
+        assert self.clocks is not None
+        claim = loaded.claim
+        clock = deadlines(self.clocks, claim.date_reported, claim.jurisdiction)
+        return Basis(
+            self.config_sha256,
+            valid_for,
+            clock,
+            line=self.line_of(record.policy_id),
+            assign_by=self.assign_by,
+        )
 
     def line_of(self, policy_id: str) -> str | None:
         """The policy's line of business (policies/index.yaml), which escalations go by."""

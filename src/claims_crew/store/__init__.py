@@ -7,7 +7,7 @@ from claims_crew.store.desk import ReviewerRow
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.queue import Decision, Escalation, Review
-from claims_crew.store.report_query import DecidedClaim
+from claims_crew.store.report_query import DecidedClaim, EscalationClock
 from claims_crew.store.revalidation import Revalidated, Standing
 from claims_crew.store.schema import HEAD, upgrade
 from claims_crew.store.sign_ins import SignInLimits
@@ -25,6 +25,7 @@ __all__ = [
     "DecidedClaim",
     "Decision",
     "Escalation",
+    "EscalationClock",
     "NotFound",
     "Proposal",
     "Recorded",

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, select
 from claims_crew.desk import ReviewerSettings
 from claims_crew.desk.assignment import Step
 from claims_crew.errors import AlreadyDecided, NotFound, OutsideAuthority, StoreError
+from claims_crew.resolver.payable import Payable
 from claims_crew.store import desk_rows, proposal_rows
 from claims_crew.store.base import StoreBase
 from claims_crew.store.desk_rows import DEFAULT_STEPS, settings_of
@@ -35,6 +36,7 @@ from claims_crew.store.queue import (
     escalation_in,
     human_entry,
     record_review,
+    refuse_excluded,
 )
 from claims_crew.store.tables import assignments, reviewers
 
@@ -122,13 +124,17 @@ class Desk(StoreBase):
         with self.read() as conn:
             return proposal_rows.open_proposal(conn, escalation_in(conn, ref).id)
 
-    def confirm(self, ref: str, reviewer: str, reason: str = "") -> Review:
+    def confirm(
+        self, ref: str, reviewer: str, reason: str = "", payable: Payable | None = None
+    ) -> Review:
         """Confirm the proposal waiting on an escalation: this decides the claim, with a human
-        entry that names the proposal. Refused to the reviewer who proposed it, and beyond the
-        confirming reviewer's own authority."""
+        entry that names the proposal, and keeps a covered decision's amount `payable`.
+        Refused to the reviewer who proposed it, and beyond the confirming reviewer's own
+        authority (judged on `payable` where the decision has one)."""
         with self.write() as conn:
             escalation, proposal = self._waiting(conn, ref, reviewer, "confirm")
-            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation)
+            refuse_excluded(escalation, reviewer)
+            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation, payable)
             now = self.now()
             proposal_rows.close_proposal(conn, proposal, "confirmed", reviewer, now)
             said = reason.strip() or f"confirms {proposal.reviewer}: {proposal.reason}"
@@ -146,7 +152,8 @@ class Desk(StoreBase):
                 confirms_hash=proposal_hash,
             )
             proposal_rows.proposal_closed_by(conn, proposal, seq)
-            return record_review(conn, escalation, reviewer, proposal.decision, said, now, seq)
+            decided = (reviewer, proposal.decision, said)
+            return record_review(conn, escalation, decided, now, seq, payable)
 
     def return_proposal(self, ref: str, reviewer: str, reason: str) -> Proposal:
         """Send the proposal waiting on an escalation back: the escalation is open again, for

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, func, select, update
+from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
 from claims_crew.desk import DeskRules
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
+from claims_crew.resolver.payable import Payable
 from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
 from claims_crew.store.proposal_rows import Proposal
-from claims_crew.store.sql import insert_with_id
 from claims_crew.store.tables import (
     assignments,
     audit_log,
@@ -51,6 +51,11 @@ class Escalation:
     decided_at: str | None
     decision: str | None
     audit_seq: int
+    # The desk's clock (desk/clocks.py), and who may not decide it (an appeal's).
+    jurisdiction: str | None = None
+    acknowledge_by: str | None = None
+    decide_by: str | None = None
+    excluded_reviewers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,15 @@ class Review:
     reason: str
     decided_at: str
     audit_seq: int
+    # A covered decision's amount payable (or why there is none); None for any other.
+    payable: Payable | None = None
+
+
+def _review(row: Sequence[Any]) -> Review:
+    payable = row[8]
+    return replace(
+        Review(*row[:8]), payable=Payable.model_validate_json(payable) if payable else None
+    )
 
 
 @dataclass(frozen=True)
@@ -94,9 +108,13 @@ _ESCALATION = select(
     escalations.c.decided_at,
     escalations.c.decision,
     escalations.c.audit_seq,
+    escalations.c.jurisdiction,
+    escalations.c.acknowledge_by,
+    escalations.c.decide_by,
+    escalations.c.excluded_reviewers,
 )
-# Review's fields, in its order.
-_REVIEW_COLUMNS = (
+# Review's fields, in its order (letters.py reads a review with them too).
+REVIEW_COLUMNS = (
     reviews.c.id,
     reviews.c.escalation_id,
     reviews.c.claim_id,
@@ -105,21 +123,26 @@ _REVIEW_COLUMNS = (
     reviews.c.reason,
     reviews.c.decided_at,
     reviews.c.audit_seq,
+    reviews.c.payable,
 )
 
 
 def _escalation(row: Sequence[Any]) -> Escalation:
     values = list(row)
     values[4] = json.loads(values[4])
+    values[-1] = tuple(json.loads(values[-1])) if values[-1] else ()
     return Escalation(*values)
 
 
-def _open(assigned_to: str | None) -> list[ColumnElement[bool]]:
-    """Open escalations; with `assigned_to`, only those assigned to that reviewer."""
+def _open(assigned_to: str | None, overdue_before: str | None) -> list[ColumnElement[bool]]:
+    """Open escalations; with `assigned_to`, only those assigned to that reviewer; with
+    `overdue_before` (an ISO date), those whose last day to decide came before it."""
     where = [escalations.c.state == "open"]
     if assigned_to is not None:
         mine = select(assignments.c.escalation_id).where(assignments.c.reviewer == assigned_to)
         where.append(escalations.c.id.in_(mine))
+    if overdue_before is not None:
+        where.append(escalations.c.decide_by < overdue_before)
     return where
 
 
@@ -131,6 +154,15 @@ def escalation_in(conn: Connection, ref: str) -> Escalation:
     if row is None:
         raise NotFound(f"no escalation for {ref!r}")
     return _escalation(row)
+
+
+def refuse_excluded(escalation: Escalation, reviewer: str) -> None:
+    """An appeal's earlier reviewer neither decides nor confirms it."""
+    if reviewer in escalation.excluded_reviewers:
+        raise StoreError(
+            f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
+            "a different reviewer decides the appeal"
+        )
 
 
 def close_escalation(
@@ -188,16 +220,8 @@ def human_entry(
         key,
         kind="human",
         claim_id=escalation.claim_id,
-        claim_sha256=base["claim_sha256"],
-        policy_sha256=base["policy_sha256"],
-        policy_corrections_sha256=base.get("policy_corrections_sha256"),
-        config_sha256=base["config_sha256"],
-        models=base["models"],
-        outcome=base["outcome"],
+        **audit.carried_from(base),
         answer=decision,
-        rule=base["rule"],
-        reason_codes=base["reason_codes"],
-        evidence=base["evidence"],
         actor=f"human:{reviewer}",
         reason=reason,
         overrides=escalation.audit_seq,
@@ -211,13 +235,14 @@ def human_entry(
 def record_review(
     conn: Connection,
     escalation: Escalation,
-    reviewer: str,
-    decision: str,
-    reason: str,
+    decided: tuple[str, str, str],
     now: str,
     seq: int,
+    payable: Payable | None = None,
 ) -> Review:
-    """The review row of a person's decision, recorded by audit entry `seq`."""
+    """The review row of a person's decision (reviewer, decision, reason), recorded by audit
+    entry `seq`, with a covered decision's amount payable."""
+    reviewer, decision, reason = decided
     review = Review(
         id=0,  # the row's own, once inserted
         escalation_id=escalation.id,
@@ -228,29 +253,46 @@ def record_review(
         decided_at=now,
         audit_seq=seq,
     )
-    return insert_with_id(conn, reviews, review)
+    values = {**asdict(review), "payable": payable.model_dump_json() if payable else None}
+    del values["id"]
+    new_id: int = conn.execute(
+        insert(reviews).values(**values).returning(reviews.c.id)
+    ).scalar_one()
+    return replace(review, id=int(new_id), payable=payable)
 
 
 class Queue(StoreBase):
     """Escalations, the human decisions on them, and the decided claims."""
 
     def open_escalations(
-        self, limit: int = 50, offset: int = 0, assigned_to: str | None = None
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        assigned_to: str | None = None,
+        overdue_before: str | None = None,
     ) -> list[Escalation]:
-        """Open escalations, oldest first (only those assigned to `assigned_to`, if named)."""
+        """Open escalations, the nearest deadline to decide first (those without a clock
+        last), then oldest first; only those assigned to `assigned_to`, if named; with
+        `overdue_before` (an ISO date), only those due before."""
         with self.read() as conn:
             rows = conn.execute(
-                _ESCALATION.where(*_open(assigned_to))
-                .order_by(escalations.c.opened_at, escalations.c.id)
+                _ESCALATION.where(*_open(assigned_to, overdue_before))
+                .order_by(
+                    escalations.c.decide_by.asc().nulls_last(),
+                    escalations.c.opened_at,
+                    escalations.c.id,
+                )
                 .limit(limit)
                 .offset(offset)
             ).all()
         return [_escalation(row) for row in rows]
 
-    def open_count(self, assigned_to: str | None = None) -> int:
+    def open_count(self, assigned_to: str | None = None, overdue_before: str | None = None) -> int:
         with self.read() as conn:
             count = conn.execute(
-                select(func.count()).select_from(escalations).where(*_open(assigned_to))
+                select(func.count())
+                .select_from(escalations)
+                .where(*_open(assigned_to, overdue_before))
             ).scalar_one()
         return int(count)
 
@@ -267,6 +309,7 @@ class Queue(StoreBase):
         reviewer: str,
         expected_version: int | None = None,
         rules: DeskRules = NO_DESK,
+        payable: Payable | None = None,
     ) -> Review | Proposal:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
@@ -282,24 +325,24 @@ class Queue(StoreBase):
         escalation = self.escalation(ref)
         version = escalation.version if expected_version is None else expected_version
         with self.write() as conn:
+            refuse_excluded(escalation, reviewer)
             now = self.now()
             key = self.audit_key()
-            if proposal_rows.judge(conn, reviewer, decision, escalation, escalation.id, rules):
+            said = reason.strip()
+            if proposal_rows.judge(conn, reviewer, decision, escalation, payable, rules):
                 seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
-                return proposal_rows.propose_in(
-                    conn, key, now, seen, reviewer, decision, reason.strip()
-                )
+                return proposal_rows.propose_in(conn, key, now, seen, reviewer, decision, said)
             close_escalation(conn, escalation, version, reviewer, decision, now)
-            seq = human_entry(conn, key, escalation, reviewer, decision, reason.strip(), now)
-            return record_review(conn, escalation, reviewer, decision, reason.strip(), now, seq)
+            seq = human_entry(conn, key, escalation, reviewer, decision, said, now)
+            return record_review(conn, escalation, (reviewer, decision, said), now, seq, payable)
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
-        query = select(*_REVIEW_COLUMNS).order_by(reviews.c.id)
+        query = select(*REVIEW_COLUMNS).order_by(reviews.c.id)
         if claim_id is not None:
             query = query.where(reviews.c.claim_id == claim_id)
         with self.read() as conn:
             rows: Sequence[tuple[Any, ...]] = conn.execute(query).all()
-        return [Review(*row) for row in rows]
+        return [_review(row) for row in rows]
 
     def decisions(self) -> list[Decision]:
         """Every decided claim in claim-id order, with its resolution and any human review."""
@@ -313,7 +356,7 @@ class Queue(StoreBase):
                     decisions.c.decided_by,
                     decisions.c.decided_at,
                     resolutions.c.body,
-                    *_REVIEW_COLUMNS,
+                    *REVIEW_COLUMNS,
                 )
                 .join(resolutions, resolutions.c.id == decisions.c.resolution_id)
                 .outerjoin(reviews, reviews.c.claim_id == decisions.c.claim_id)
@@ -328,7 +371,7 @@ class Queue(StoreBase):
                 decided_by=row[4],
                 decided_at=row[5],
                 resolution=Resolution.model_validate_json(row[6]),
-                review=Review(*row[7:]) if row[7] is not None else None,
+                review=_review(row[7:]) if row[7] is not None else None,
             )
             for row in rows
         ]

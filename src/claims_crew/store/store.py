@@ -30,7 +30,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
   validity_rows.py check the rows against it);
 - report_query.py: the report's one pass over every decided claim;
-- work_queue.py: claims ingested into the store, and workers taking them.
+- work_queue.py: claims ingested into the store, and workers taking them;
+- letters.py: what a decision letter is written from, and each letter issued.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from claims_crew.store.audit_reads import AuditReads
 from claims_crew.store.claims import Claims
 from claims_crew.store.desk import Desk
 from claims_crew.store.leases import Leases
+from claims_crew.store.letters import Letters
 from claims_crew.store.queue import Queue
 from claims_crew.store.recording import Recording
 from claims_crew.store.report_query import ReportQuery
@@ -60,5 +62,6 @@ class Store(
     AuditReads,
     ReportQuery,
     WorkQueue,
+    Letters,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""

@@ -138,6 +138,11 @@ escalations = Table(
     Column("decided_by", Text),
     Column("decided_at", Text),
     Column("decision", Text),
+    # The desk's clock (desk/clocks.py): ISO dates, fixed when the escalation opens.
+    Column("jurisdiction", Text),
+    Column("acknowledge_by", Text),
+    Column("decide_by", Text),
+    Column("excluded_reviewers", Text),  # JSON list: who may not decide it (an appeal's)
 )
 
 reviews = Table(
@@ -151,6 +156,8 @@ reviews = Table(
     Column("reason", Text, nullable=False),
     Column("decided_at", Text, nullable=False),
     Column("audit_seq", Integer, nullable=False),
+    # A covered decision's amount payable, JSON of a Payable; NULL for any other decision.
+    Column("payable", Text),
 )
 
 reviewers = Table(
@@ -291,9 +298,22 @@ proposals = Table(
     Column("closed_seq", Integer),
 )
 
+letters = Table(
+    "letters",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    # No foreign key: a revalidation replaces the decision row, and the letters sent stay.
+    Column("claim_id", Text, nullable=False),
+    Column("format", Text, nullable=False),  # 'md' | 'html' | 'pdf'
+    Column("sha256", Text, nullable=False),
+    Column("issued_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+)
+
 # The indexes the migrations make, named as they are there.
 Index("attempts_claim", attempts.c.claim_id, attempts.c.id)
 Index("escalations_open", escalations.c.state, escalations.c.opened_at, escalations.c.id)
+Index("escalations_due", escalations.c.state, escalations.c.decide_by, escalations.c.id)
 Index("audit_log_claim", audit_log.c.claim_id, audit_log.c.seq)
 Index("audit_log_at", audit_log.c.at)
 Index("reviews_claim", reviews.c.claim_id)
@@ -309,3 +329,5 @@ Index("work_items_take", work_items.c.state, work_items.c.enqueued_at, work_item
 Index("work_items_holder", work_items.c.taken_by)
 Index("assignments_reviewer", assignments.c.reviewer)
 Index("proposals_escalation", proposals.c.escalation_id, proposals.c.state)
+Index("letters_claim", letters.c.claim_id, letters.c.id)
+Index("letters_audit_seq", letters.c.audit_seq)

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014_review_desk"
-down_revision = "0010_audit_entry_signatures"
+down_revision = "0013_letters"
 branch_labels = None
 depends_on = None
 
