@@ -34,21 +34,6 @@ __all__ = ["DEFAULT_STEPS", "Step"]
 
 DEFAULT_STEPS: tuple[Step, ...] = tuple(Assignment().steps)
 
-# What a claim's desk entry copies from the claim's escalated entry: the claim and the
-# versions it was decided on, so every entry of a claim reads whole on its own.
-_CLAIM_FIELDS = (
-    "claim_id",
-    "claim_sha256",
-    "policy_sha256",
-    "policy_corrections_sha256",
-    "config_sha256",
-    "models",
-    "outcome",
-    "rule",
-    "reason_codes",
-    "evidence",
-)
-
 
 def settings_from(row: Any) -> ReviewerSettings:
     """A reviewers row's settings."""
@@ -128,7 +113,9 @@ def desk_entry(
     entry, digest = audit.append(
         conn,
         key,
-        **{name: base.get(name) for name in _CLAIM_FIELDS},
+        # The claim and the versions it was decided on: every entry of a claim reads whole.
+        claim_id=base["claim_id"],
+        **audit.carried_from(base),
         **{**defaults, **fields},
         at=now,
     )
