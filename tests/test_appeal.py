@@ -74,6 +74,10 @@ def test_an_appeal_with_a_new_attachment_reopens_the_claim_and_links_the_decisio
     reopened = store.escalation("C-1042")
     assert reopened.state == "open" and reopened.excluded_reviewers == ("ana",)
     assert "ana decided not_covered" in (reopened.question or "")
+    # Assigned by the desk's rule leaving ana out: both are free, and by name it would be ana.
+    assert store.assignees(["C-1042"]) == {"C-1042": "bob"}
+    [escalated] = [e for e in store.audit_entries("C-1042") if e.seq == done.audit_seq]
+    assert escalated.reviewer == "bob"  # the appeal's escalated entry names who has it
     with pytest.raises(StoreError, match="a different reviewer"):
         store.decide("C-1042", "covered", "Still not convinced.", "ana")
     second = store.decide("C-1042", "covered", "Sudden escape of water, dated.", "bob")

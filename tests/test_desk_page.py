@@ -6,6 +6,7 @@ reopened with a new attachment from its page.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +43,11 @@ def served(
     """The page over a store holding C-1042 escalated on the default clock (reported
     2025-11-04: decide by 2025-12-04), on 2025-12-10; appeals run with scripted models."""
     monkeypatch.setenv(clocks.NOW_VARIABLE, "2025-12-10T09:00:00Z")
+    # The shipped desk.yaml sends every denial to a second reviewer; here ana's stands alone.
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    (config / "desk.yaml").write_text("four_eyes: {always: []}\n", encoding="utf-8")
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(config))
     store = Store()
     water = water_loaded(tmp_path / "inbox")
     table = clocks.load_clocks(ROOT / "config")

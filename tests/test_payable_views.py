@@ -13,11 +13,14 @@ from starlette.testclient import TestClient
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules, ReviewerSettings
+from claims_crew.desk.rules import FourEyes
+from claims_crew.errors import OutsideAuthority
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.web import create_app
 from claims_crew.run.review import review_claim
-from claims_crew.store import Store
+from claims_crew.store import Review, Store
 from tests.support.amounts import config_with_limit, theft_script
 from tests.support.crew import settings
 from tests.support.paths import ROOT
@@ -117,3 +120,23 @@ def test_a_person_deciding_a_conflict_gets_the_amount_from_the_cited_grant(
     else:
         assert kept.payable is not None and kept.payable.amount == amount
         assert kept.payable.deciding_clause == "4.2(b)"
+
+
+def test_authority_and_four_eyes_judge_the_amount_payable_not_the_amount_claimed(
+    store: Store, sample_library: PolicyLibrary
+) -> None:
+    # C-1044 claims 2600; the schedule's deductible leaves 2350 payable. bo approves up to 2400.
+    store.add_reviewer("bo", ReviewerSettings(max_amount=Decimal("2400")))
+    payable = payable_on_decision(store, "C-1044", "covered", sample_library)
+    assert payable is not None and payable.amount == Decimal("2350")
+    # With no amount payable to go by, the amount claimed is what is at stake: beyond bo.
+    with pytest.raises(OutsideAuthority, match="up to 2400; this claim is for 2600"):
+        store.decide("C-1044", "covered", "Forced entry.", "bo")
+    # A second reviewer for payments over 2500: the amount payable is under it, so bo decides.
+    over_2500 = DeskRules(four_eyes=FourEyes(covered_over=Decimal("2500")))
+    review = store.decide(
+        "C-1044", "covered", "Forced entry, 4.4(a).", "bo", rules=over_2500, payable=payable
+    )
+    assert isinstance(review, Review) and review.payable == payable
+    assert store.escalation("C-1044").state == "decided"
+    assert store.verify_audit().ok

@@ -155,3 +155,7 @@ def model_from_yaml(path: Path, model: type[_Model], whole: str) -> _Model:
         return model.model_validate(data or {})
     except ValidationError as exc:
         raise ConfigError(f"{path}: {'; '.join(validation_problems(exc, whole))}") from exc
+
+
+class OutsideAuthority(StoreError):
+    """A reviewer tried a decision beyond their authority; the message says which limit."""

@@ -116,6 +116,10 @@ LAZY_COMMANDS = {
         "The queue of escalated claims: list them, show one side by side, decide it.",
     ),
     "reviewer": Lazy("claims_crew.cli.review:reviewer", "People who may decide escalations."),
+    "reviewers": Lazy(
+        "claims_crew.cli.reviewers:reviewers",
+        "Reviewers: their role, lines of business and authority.",
+    ),
     "run": Lazy(
         "claims_crew.cli.run:run_command",
         "Review every claim in the inbox that has not been reviewed yet.",

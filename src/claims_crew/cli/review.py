@@ -20,10 +20,23 @@ from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.amount_lines import amount_block
+from claims_crew.cli.desk import (
+    review_assign,
+    review_confirm,
+    review_return,
+    reviewer_option,
+    show_decided,
+)
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
 from claims_crew.desk import clocks
-from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
+from claims_crew.review.views import (
+    MAX_PAGE,
+    age,
+    desk_cell,
+    escalation_detail,
+    escalation_list,
+)
 from claims_crew.vocabulary import HUMAN_DECISIONS
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
@@ -40,13 +53,19 @@ def review() -> None:
 @review.command("list")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
 @click.option("--overdue", is_flag=True, help="Only escalations past their deadline to decide.")
+@click.option("--mine", is_flag=True, help="Only those assigned to --reviewer.")
+@click.option("--reviewer", envvar="CLAIMS_CREW_REVIEWER", help="Who is asking (for --mine).")
 @json_option
 @reports_errors
-def review_list(page: int, overdue: bool, as_json: bool) -> None:
-    """Open escalations, nearest deadline first: claim, amount, why escalated, due, and age."""
+def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_json: bool) -> None:
+    """Open escalations, nearest deadline first: claim, amount, why escalated, due, age, and
+    who has it."""
     from claims_crew.store import Store
 
-    payload = escalation_list(Store(), page, overdue=overdue)
+    if mine and not reviewer:
+        raise click.UsageError("--mine needs --reviewer NAME (or CLAIMS_CREW_REVIEWER)")
+    mine_only = reviewer if mine else None
+    payload = escalation_list(Store(), page, overdue=overdue, assigned_to=mine_only)
     if as_json:
         emit_json(payload)
         return
@@ -73,6 +92,8 @@ def review_list(page: int, overdue: bool, as_json: bool) -> None:
         )
     console = Console()
     console.print(table)
+    for row in payload["escalations"]:  # who has each, and what waits for a second reviewer
+        console.print(plain(f"{row['claim_id']}: {desk_cell(row)}", style="dim"))
     changed = payload["changed_after_decision"]
     if changed:
         console.print(
@@ -228,6 +249,7 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(trail)
     if detail["tokens_by_task"]:
         console.print(_usage_table(detail["tokens_by_task"], detail["stage_seconds"]))
+    console.print(plain(f"Assigned: {desk_cell(detail)}"))
     if detail["state"] == "decided":
         console.print(
             plain(
@@ -274,37 +296,26 @@ def review_stale(as_json: bool) -> None:
 @click.argument("ref", metavar="ID")
 @click.option("--decision", required=True, type=click.Choice(HUMAN_DECISIONS))
 @click.option("--reason", required=True, help="Why; required, recorded in the audit trail.")
-@click.option("--reviewer", required=True, help="A name added with `claims-crew reviewer add`.")
+@reviewer_option
 @json_option
 @reports_errors
 def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
-    """Record a person's decision on an open escalation (a new, linked audit entry)."""
+    """Record a person's decision on an open escalation (a new, linked audit entry, with the
+    amount payable on a covered decision); within the reviewer's authority, and a proposal
+    where config/desk.yaml asks for four eyes."""
+    from claims_crew.desk import load_desk
     from claims_crew.review.amounts import payable_on_decision
     from claims_crew.store import Store
 
     store = Store()
     payable = payable_on_decision(store, store.escalation(ref).claim_id, decision)
-    done = store.decide(ref, decision, reason, reviewer, payable=payable)
-    if as_json:
-        emit_json(
-            {
-                "review": {
-                    "id": done.id,
-                    "escalation_id": done.escalation_id,
-                    "claim_id": done.claim_id,
-                    "reviewer": done.reviewer,
-                    "decision": done.decision,
-                    "reason": done.reason,
-                    "decided_at": done.decided_at,
-                    "audit_seq": done.audit_seq,
-                    "payable": payable.model_dump(mode="json") if payable else None,
-                }
-            }
-        )
-        return
-    click.echo(
-        f"{done.claim_id}: {done.decision} by {done.reviewer}, audit entry {done.audit_seq}."
-    )
+    done = store.decide(ref, decision, reason, reviewer, rules=load_desk(), payable=payable)
+    show_decided(done, as_json)
+
+
+review.add_command(review_confirm)
+review.add_command(review_return)
+review.add_command(review_assign)
 
 
 # ---- reviewers ---------------------------------------------------------------------------

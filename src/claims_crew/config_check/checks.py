@@ -12,7 +12,7 @@ in crewai_facts.py; source.py reads the files so that every problem has a file, 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 import yaml
@@ -33,6 +33,7 @@ from claims_crew.config_check.crewai_facts import (
     llm_problem,
     model_setting_hint,
 )
+from claims_crew.config_check.desk import check_desk
 from claims_crew.config_check.letters import check_letters
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
@@ -339,6 +340,7 @@ FILES: tuple[str, ...] = (
     "tasks.yaml",
     "resolution.yaml",
     "prices.yaml",
+    "desk.yaml",
     "clocks.yaml",
     "reason_codes.yaml",
 )
@@ -363,18 +365,17 @@ def check_config(
     resolution = load_file(folder, "resolution.yaml", problems)
     if resolution is not None:
         problems.extend(check_resolution(resolution))
-    if (folder / "prices.yaml").exists():  # optional: without it no cost is shown
-        prices = load_file(folder, "prices.yaml", problems)
-        if prices is not None:
-            problems.extend(check_prices(prices))
-    if (folder / "clocks.yaml").exists():  # optional: without it the NAIC defaults run
-        clock_table = load_file(folder, "clocks.yaml", problems)
-        if clock_table is not None:
-            problems.extend(check_clocks(clock_table))
-    if (folder / "reason_codes.yaml").exists():  # optional: without it no external code
-        codes = load_file(folder, "reason_codes.yaml", problems)
-        if codes is not None:
-            problems.extend(check_reason_codes(codes, folder))
+    # Optional. Without prices.yaml no cost is shown; desk.yaml, the desk's defaults run;
+    # clocks.yaml, the NAIC defaults; reason_codes.yaml, no external code is given.
+    optional: dict[str, Callable[[Loaded], list[Problem]]] = {
+        "prices.yaml": check_prices,
+        "desk.yaml": check_desk,
+        "clocks.yaml": check_clocks,
+        "reason_codes.yaml": lambda codes: check_reason_codes(codes, folder),
+    }
+    for name, check in optional.items():
+        if (folder / name).exists() and (loaded := load_file(folder, name, problems)) is not None:
+            problems.extend(check(loaded))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
     ordered += check_letters(folder)

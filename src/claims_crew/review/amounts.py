@@ -48,6 +48,15 @@ def payable_on_decision(
     return person_payable(library or PolicyLibrary(), claim_file, resolution)
 
 
+def payable_on_confirming(store: Store, ref: str) -> Payable | None:
+    """The amount payable on confirming the proposal waiting on escalation `ref` (as on the
+    proposed decision); None where none waits, which the confirmation itself then refuses."""
+    proposal = store.proposal(ref)
+    if proposal is None:
+        return None
+    return payable_on_decision(store, proposal.claim_id, proposal.decision)
+
+
 def external_detail(
     resolution: Resolution | None, codes: ExternalCodes | None = None
 ) -> dict[str, Any]:

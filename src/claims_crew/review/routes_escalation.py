@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
+from claims_crew.desk import load_desk
 from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
@@ -51,6 +52,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
                 reason,
                 session.reviewer,
                 expected_version=version,
+                rules=load_desk(),
                 payable=payable,
             )
         except AlreadyDecided as exc:
@@ -96,6 +98,7 @@ def detail_page(
             "decisions": HUMAN_DECISIONS,
             "error": error,
             "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
+            "people": store.reviewer_list(),  # for a lead's reassignment
             "appeals": pages.appeal is not None,
         },
         status_code=status_code,

@@ -22,12 +22,14 @@ def queue_routes(pages: Pages) -> APIRouter:
     def queue(
         request: Request,
         page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
+        mine: Annotated[int, Query(ge=0, le=1)] = 0,
         overdue: bool = False,
     ) -> Response:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        listing = escalation_list(store, page, overdue=overdue)
+        mine_only = session.reviewer if mine else None
+        listing = escalation_list(store, page, overdue=overdue, assigned_to=mine_only)
         now = store.clock()
         stale = pages.stale_now()
         by_claim = {s["claim_id"]: s for s in stale}

@@ -19,12 +19,15 @@ from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
 from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
 from claims_crew.review.amounts import external_detail, payable_detail
+from claims_crew.review.desk_views import desk_cell, desk_detail, with_desk
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 if TYPE_CHECKING:
     # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
     # loading SQLAlchemy.
     from claims_crew.store import Escalation, Review, Store
+
+__all__ = ["desk_cell"]
 
 PAGE_SIZE = 50
 # The last page number asked for that is answered: far past any queue (five million open
@@ -79,20 +82,26 @@ def _row(e: Escalation, on: date, codes: ExternalCodes | None) -> dict[str, Any]
 
 
 def escalation_list(
-    store: Store, page: int = 1, page_size: int = PAGE_SIZE, overdue: bool = False
+    store: Store,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+    overdue: bool = False,
+    assigned_to: str | None = None,
 ) -> dict[str, Any]:
-    """The open escalations, nearest deadline first, one page at a time (with `overdue`, only
-    those past their deadline to decide, as of clocks.today()); and files changed after their
-    decision, which a person must look at too."""
+    """The open escalations (assigned to `assigned_to`, if named), nearest deadline first, one
+    page at a time, each with who has it (with `overdue`, only those past their deadline to
+    decide, as of clocks.today()); and files changed after their decision, which a person must
+    look at too."""
     page = min(max(1, page), MAX_PAGE)
     on = clocks.today()
     before = on.isoformat() if overdue else None
-    total = store.open_count(before)
-    rows = store.open_escalations(page_size, (page - 1) * page_size, before)
+    total = store.open_count(assigned_to, before)
+    rows = store.open_escalations(page_size, (page - 1) * page_size, assigned_to, before)
     codes = load_external_codes()
     return {
-        "escalations": [_row(e, on, codes) for e in rows],
+        "escalations": with_desk(store, [_row(e, on, codes) for e in rows]),
         "overdue_only": overdue,
+        "mine": assigned_to,
         "today": on.isoformat(),
         "total": total,
         "page": page,
@@ -294,4 +303,5 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "letter": letter_preview(store, escalation.claim_id, paths.config_dir() / LETTERS_DIR)
         if escalation.state == "decided"
         else None,
+        **desk_detail(store, escalation.claim_id),
     }

@@ -37,6 +37,7 @@ from claims_crew.review.pages import (
     template_folder,
 )
 from claims_crew.review.routes_appeal import appeal_routes
+from claims_crew.review.routes_desk import desk_routes
 from claims_crew.review.routes_escalation import escalation_routes
 from claims_crew.review.routes_page_image import page_image_routes
 from claims_crew.review.routes_queue import queue_routes
@@ -101,6 +102,7 @@ def create_app(
     app.include_router(sign_in_routes(pages))
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
+    app.include_router(desk_routes(pages))  # after: /decide is the escalation routes' own
     app.include_router(appeal_routes(pages))
     app.include_router(page_image_routes(pages))
     return app

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.desk import load_desk
+from claims_crew.desk.assignment import Step
 from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
@@ -32,6 +34,8 @@ class Settings:
     rate_limit: RateLimit | None = None
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
+    # config/desk.yaml's assignment rule, read once with the rest of the config.
+    assign_by: tuple[Step, ...] = ()
     # The desk's clocks (config_dir/clocks.yaml), loaded with the rules when not given.
     clocks: ClockTable | None = None
     # Photos shown to the intake agent as images too (CLAIMS_CREW_INTAKE_IMAGES; crew/images.py).
@@ -40,6 +44,9 @@ class Settings:
     def __post_init__(self) -> None:
         if self.rules is None:  # loaded and validated once, before any claim is run
             object.__setattr__(self, "rules", load_config(self.config_dir))
+        if not self.assign_by:
+            steps = tuple(load_desk(self.config_dir).assignment.steps)
+            object.__setattr__(self, "assign_by", steps)
         if self.clocks is None:
             object.__setattr__(self, "clocks", load_clocks(self.config_dir))
         if not self.config_sha256:
@@ -61,4 +68,15 @@ class Settings:
         assert self.clocks is not None
         claim = loaded.claim
         clock = deadlines(self.clocks, claim.date_reported, claim.jurisdiction)
-        return Basis(self.config_sha256, valid_for, clock)
+        return Basis(
+            self.config_sha256,
+            valid_for,
+            clock,
+            line=self.line_of(record.policy_id),
+            assign_by=self.assign_by,
+        )
+
+    def line_of(self, policy_id: str) -> str | None:
+        """The policy's line of business (policies/index.yaml), which escalations go by."""
+        entry = self.library.entries.get(policy_id)
+        return entry.line if entry is not None else None

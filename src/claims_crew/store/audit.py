@@ -38,13 +38,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Connection, insert, select
 
 from claims_crew.store import entry_signatures
 from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.entry_kinds import AppealLink, EntryKind
 from claims_crew.store.sql import insert_new, upsert
 from claims_crew.store.tables import audit_head, audit_log
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
@@ -54,24 +55,8 @@ HEAD_ID = 1  # the one row of audit_head: there is one chain
 GENESIS = "0" * 64
 EXPORT_VERSION = 1
 
-# `revalidated`: a decision checked again under the current state that came out the same (a
-# replay); it records the versions it now stands on and changes no decision. `letter`: a decision
-# letter issued (letter_rows.py), with its hash; it decides nothing.
-EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated", "letter"]
-
-
-class AppealLink(BaseModel):
-    """What an appeal's decision says of the decision it replaces (desk/appeal.py)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    replaces: int = Field(ge=1, description="Seq of the claim's entry in force when appealed.")
-    replaces_hash: str = Field(description="Hash of that entry.")
-    reason: str = Field(min_length=1, description="Why the claim was appealed.")
-    attachments: list[str] = Field(description="The new attachments, by name.")
-    previous_reviewer: str | None = Field(
-        None, description="Who decided the claim before, left out of deciding the appeal."
-    )
+# The kinds of entry, and what an appeal's entry links to: entry_kinds.py.
+__all__ = ["AppealLink", "EntryKind"]
 
 
 class AuditEntry(BaseModel):
@@ -126,6 +111,17 @@ class AuditEntry(BaseModel):
     key_id: str | None = Field(
         None, description="The audit key whose signature of this entry's hash is kept with it."
     )
+    # Entries from before the review desk have none of these keys either.
+    reviewer: str | None = Field(
+        None, description="The reviewer set (reviewer) or assigned (assigned); null: nobody."
+    )
+    settings: dict[str, Any] | None = Field(
+        None, description="A reviewer's role, lines, authority and may_deny, as set."
+    )
+    confirms: int | None = Field(
+        None, description="Seq of the proposal this entry confirms (human) or returns."
+    )
+    confirms_hash: str | None = Field(None, description="Hash of that proposal's entry.")
     # Only letter entries have the keys below; every other entry reads them as None.
     letter_sha256: str | None = Field(None, description="SHA-256 of the letter's bytes.")
     letter_format: str | None = Field(None, description="md, html or pdf.")

@@ -12,23 +12,28 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
+from claims_crew.desk import DeskRules
 from claims_crew.errors import AlreadyDecided, NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.resolver.payable import Payable
-from claims_crew.store import audit
+from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
+from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.tables import (
+    assignments,
     audit_log,
     decisions,
     escalations,
     resolutions,
-    reviewers,
     reviews,
 )
 from claims_crew.vocabulary import HUMAN_DECISIONS
+
+# No desk file: no decision needs a second reviewer.
+NO_DESK = DeskRules()
 
 
 @dataclass(frozen=True)
@@ -129,16 +134,38 @@ def _escalation(row: Sequence[Any]) -> Escalation:
     return Escalation(*values)
 
 
-def _open(overdue_before: str | None) -> list[Any]:
-    """Open escalations; with `overdue_before` (an ISO date), those whose last day to decide
-    came before it."""
-    where: list[Any] = [escalations.c.state == "open"]
+def _open(assigned_to: str | None, overdue_before: str | None) -> list[ColumnElement[bool]]:
+    """Open escalations; with `assigned_to`, only those assigned to that reviewer; with
+    `overdue_before` (an ISO date), those whose last day to decide came before it."""
+    where = [escalations.c.state == "open"]
+    if assigned_to is not None:
+        mine = select(assignments.c.escalation_id).where(assignments.c.reviewer == assigned_to)
+        where.append(escalations.c.id.in_(mine))
     if overdue_before is not None:
         where.append(escalations.c.decide_by < overdue_before)
     return where
 
 
-def _close(
+def escalation_in(conn: Connection, ref: str) -> Escalation:
+    """An escalation by claim id, or by its own number, read in the caller's transaction."""
+    row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
+    if row is None and ref.isdigit():
+        row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
+    if row is None:
+        raise NotFound(f"no escalation for {ref!r}")
+    return _escalation(row)
+
+
+def refuse_excluded(escalation: Escalation, reviewer: str) -> None:
+    """An appeal's earlier reviewer neither decides nor confirms it."""
+    if reviewer in escalation.excluded_reviewers:
+        raise StoreError(
+            f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
+            "a different reviewer decides the appeal"
+        )
+
+
+def close_escalation(
     conn: Connection, escalation: Escalation, version: int, reviewer: str, decision: str, now: str
 ) -> None:
     """Mark the escalation decided if it is still open at `version`; else say who decided."""
@@ -172,7 +199,7 @@ def _close(
     raise AlreadyDecided(escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
 
 
-def _human_entry(
+def human_entry(
     conn: Connection,
     key: AuditKey,
     escalation: Escalation,
@@ -180,9 +207,10 @@ def _human_entry(
     decision: str,
     reason: str,
     now: str,
+    **links: Any,
 ) -> int:
     """The person's audit entry, overriding the escalation's entry by number and hash, signed
-    with `key`; returns its number."""
+    with `key` (with `links`: the proposal it confirms); returns its number."""
     overridden = conn.execute(
         select(audit_log.c.hash, audit_log.c.body).where(audit_log.c.seq == escalation.audit_seq)
     ).one()
@@ -199,21 +227,56 @@ def _human_entry(
         overrides=escalation.audit_seq,
         overrides_hash=overridden.hash,
         at=now,
+        **links,
     )
     return entry.seq
+
+
+def record_review(
+    conn: Connection,
+    escalation: Escalation,
+    decided: tuple[str, str, str],
+    now: str,
+    seq: int,
+    payable: Payable | None = None,
+) -> Review:
+    """The review row of a person's decision (reviewer, decision, reason), recorded by audit
+    entry `seq`, with a covered decision's amount payable."""
+    reviewer, decision, reason = decided
+    review = Review(
+        id=0,  # the row's own, once inserted
+        escalation_id=escalation.id,
+        claim_id=escalation.claim_id,
+        reviewer=reviewer,
+        decision=decision,
+        reason=reason,
+        decided_at=now,
+        audit_seq=seq,
+    )
+    values = {**asdict(review), "payable": payable.model_dump_json() if payable else None}
+    del values["id"]
+    new_id: int = conn.execute(
+        insert(reviews).values(**values).returning(reviews.c.id)
+    ).scalar_one()
+    return replace(review, id=int(new_id), payable=payable)
 
 
 class Queue(StoreBase):
     """Escalations, the human decisions on them, and the decided claims."""
 
     def open_escalations(
-        self, limit: int = 50, offset: int = 0, overdue_before: str | None = None
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        assigned_to: str | None = None,
+        overdue_before: str | None = None,
     ) -> list[Escalation]:
         """Open escalations, the nearest deadline to decide first (those without a clock
-        last), then oldest first; with `overdue_before` (an ISO date), only those due before."""
+        last), then oldest first; only those assigned to `assigned_to`, if named; with
+        `overdue_before` (an ISO date), only those due before."""
         with self.read() as conn:
             rows = conn.execute(
-                _ESCALATION.where(*_open(overdue_before))
+                _ESCALATION.where(*_open(assigned_to, overdue_before))
                 .order_by(
                     escalations.c.decide_by.asc().nulls_last(),
                     escalations.c.opened_at,
@@ -224,22 +287,19 @@ class Queue(StoreBase):
             ).all()
         return [_escalation(row) for row in rows]
 
-    def open_count(self, overdue_before: str | None = None) -> int:
+    def open_count(self, assigned_to: str | None = None, overdue_before: str | None = None) -> int:
         with self.read() as conn:
             count = conn.execute(
-                select(func.count()).select_from(escalations).where(*_open(overdue_before))
+                select(func.count())
+                .select_from(escalations)
+                .where(*_open(assigned_to, overdue_before))
             ).scalar_one()
         return int(count)
 
     def escalation(self, ref: str) -> Escalation:
         """An escalation by claim id, or by its own number."""
         with self.read() as conn:
-            row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
-            if row is None and ref.isdigit():
-                row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
-        if row is None:
-            raise NotFound(f"no escalation for {ref!r}")
-        return _escalation(row)
+            return escalation_in(conn, ref)
 
     def decide(
         self,
@@ -248,11 +308,16 @@ class Queue(StoreBase):
         reason: str,
         reviewer: str,
         expected_version: int | None = None,
+        rules: DeskRules = NO_DESK,
         payable: Payable | None = None,
-    ) -> Review:
+    ) -> Review | Proposal:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
-        is refused: the first reviewer wins and the second learns who decided."""
+        is refused: the first reviewer wins and the second learns who decided.
+
+        A decision beyond the reviewer's authority is refused (OutsideAuthority); one that
+        `rules` say needs four eyes is recorded as a proposal instead, for a different reviewer
+        to confirm (desk.py)."""
         if decision not in HUMAN_DECISIONS:
             raise StoreError(f"decision must be one of {', '.join(HUMAN_DECISIONS)}")
         if not reason.strip():
@@ -260,40 +325,16 @@ class Queue(StoreBase):
         escalation = self.escalation(ref)
         version = escalation.version if expected_version is None else expected_version
         with self.write() as conn:
-            known = conn.execute(
-                select(reviewers.c.name).where(reviewers.c.name == reviewer)
-            ).first()
-            if known is None:
-                raise NotFound(
-                    f"no reviewer named {reviewer!r}; add one with: claims-crew reviewer add NAME"
-                )
-            if reviewer in escalation.excluded_reviewers:
-                raise StoreError(
-                    f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
-                    "a different reviewer decides the appeal"
-                )
+            refuse_excluded(escalation, reviewer)
             now = self.now()
-            _close(conn, escalation, version, reviewer, decision, now)
-            seq = _human_entry(
-                conn, self.audit_key(), escalation, reviewer, decision, reason.strip(), now
-            )
-            review = Review(
-                id=0,  # the row's own, once inserted
-                escalation_id=escalation.id,
-                claim_id=escalation.claim_id,
-                reviewer=reviewer,
-                decision=decision,
-                reason=reason.strip(),
-                decided_at=now,
-                audit_seq=seq,
-                payable=payable,
-            )
-            values = {**asdict(review), "payable": payable.model_dump_json() if payable else None}
-            del values["id"]
-            review_id: int = conn.execute(
-                insert(reviews).values(**values).returning(reviews.c.id)
-            ).scalar_one()
-            return replace(review, id=int(review_id))
+            key = self.audit_key()
+            said = reason.strip()
+            if proposal_rows.judge(conn, reviewer, decision, escalation, payable, rules):
+                seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
+                return proposal_rows.propose_in(conn, key, now, seen, reviewer, decision, said)
+            close_escalation(conn, escalation, version, reviewer, decision, now)
+            seq = human_entry(conn, key, escalation, reviewer, decision, said, now)
+            return record_review(conn, escalation, (reviewer, decision, said), now, seq, payable)
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
         query = select(*REVIEW_COLUMNS).order_by(reviews.c.id)

@@ -41,6 +41,7 @@ from claims_crew.store.decision_rows import (
     validated,
 )
 from claims_crew.store.tables import (
+    assignments,
     attempts,
     audit_log,
     changed_files,
@@ -310,3 +311,6 @@ class Revalidations(StoreBase):
             if table is decisions:
                 conn.execute(delete(validations).where(validations.c.claim_id == claim_id))
             conn.execute(delete(table).where(table.c.claim_id == claim_id))
+        # Who had the escalation goes with it (its entries stay); a new one is assigned anew.
+        # Proposals stay, on an escalation that is no more (proposal_rows.py).
+        conn.execute(delete(assignments).where(assignments.c.claim_id == claim_id))

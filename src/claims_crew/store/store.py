@@ -25,6 +25,7 @@ caller's own compose plainly when each takes that transaction's connection.
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
 - reviewers.py: reviewers and their web sessions;
+- desk.py (with desk_rows.py): reviewers' authority, assignment, four-eyes proposals;
 - sign_ins.py: signing in by token, throttled per client and overall;
 - audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
   validity_rows.py check the rows against it);
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from claims_crew.store.audit_reads import AuditReads
 from claims_crew.store.claims import Claims
+from claims_crew.store.desk import Desk
 from claims_crew.store.leases import Leases
 from claims_crew.store.letters import Letters
 from claims_crew.store.queue import Queue
@@ -54,6 +56,7 @@ class Store(
     Claims,
     Leases,
     Queue,
+    Desk,
     Reviewers,
     SignIns,
     AuditReads,

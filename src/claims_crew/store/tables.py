@@ -166,6 +166,11 @@ reviewers = Table(
     Column("name", Text, primary_key=True),
     Column("token_sha256", Text, nullable=False, unique=True),
     Column("created_at", Text, nullable=False),
+    # The review desk's settings (desk/authority.py); NULL lines: every line, NULL amount: any.
+    Column("role", Text, nullable=False, server_default="reviewer"),
+    Column("lines", Text),
+    Column("max_amount", Text),
+    Column("may_deny", Integer, nullable=False, server_default="1"),
 )
 
 sessions = Table(
@@ -265,6 +270,34 @@ work_items = Table(
     Column("finished_at", Text),
 )
 
+assignments = Table(
+    "assignments",
+    metadata,
+    Column("escalation_id", Integer, primary_key=True, autoincrement=False),
+    Column("claim_id", Text, nullable=False),
+    Column("line", Text),
+    Column("reviewer", Text, ForeignKey("reviewers.name")),  # NULL: no reviewer fits
+    Column("assigned_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+)
+
+proposals = Table(
+    "proposals",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("escalation_id", Integer, nullable=False),
+    Column("claim_id", Text, nullable=False),
+    Column("reviewer", Text, nullable=False),
+    Column("decision", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("proposed_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+    Column("state", Text, nullable=False, server_default="open"),  # open|confirmed|returned
+    Column("closed_by", Text),
+    Column("closed_at", Text),
+    Column("closed_seq", Integer),
+)
+
 letters = Table(
     "letters",
     metadata,
@@ -294,5 +327,7 @@ Index("superseded_audit_seq", superseded.c.audit_seq)
 Index("superseded_claim", superseded.c.claim_id, superseded.c.id)
 Index("work_items_take", work_items.c.state, work_items.c.enqueued_at, work_items.c.claim_id)
 Index("work_items_holder", work_items.c.taken_by)
+Index("assignments_reviewer", assignments.c.reviewer)
+Index("proposals_escalation", proposals.c.escalation_id, proposals.c.state)
 Index("letters_claim", letters.c.claim_id, letters.c.id)
 Index("letters_audit_seq", letters.c.audit_seq)

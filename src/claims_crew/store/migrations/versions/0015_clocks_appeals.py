@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0015_clocks_appeals"
-down_revision = "0013_letters"
+down_revision = "0014_review_desk"
 branch_labels = None
 depends_on = None
 
