@@ -102,8 +102,10 @@ def create_app(
     app.include_router(sign_in_routes(pages))
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
-    app.include_router(desk_routes(pages))  # after: /decide is the escalation routes' own
     app.include_router(appeal_routes(pages))
+    # Last of the POSTs under /escalations/{id}/: its {action} would answer /decide and /appeal
+    # with "Not found" if it came before their own routes.
+    app.include_router(desk_routes(pages))
     app.include_router(page_image_routes(pages))
     return app
 
