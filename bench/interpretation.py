@@ -45,13 +45,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import logging
 import os
 import re
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -351,19 +349,12 @@ def scripted_models(items: Sequence[Item]) -> Iterator[None]:
 # --- the run and its figures ----------------------------------------------------------------
 
 
-def quiet() -> None:
-    """No telemetry and no crewai or pypdf warnings; set before crewai is imported."""
-    os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"
-    os.environ["OTEL_SDK_DISABLED"] = "true"
-    logging.getLogger("crewai").setLevel(logging.ERROR)
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-
-
 def review(items: Sequence[Item], workdir: Path, concurrency: int) -> tuple[list[Any], float]:
     """The items through the claim routine `claims-crew run` uses; the stored rows, seconds."""
     os.environ["CLAIMS_CREW_HOME"] = str(workdir / "home")
     os.environ["CREWAI_STORAGE_DIR"] = str(workdir / "crewai-storage")
+    from bench.local_model import quiet  # the standard library only, until it is called
+
     quiet()
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary

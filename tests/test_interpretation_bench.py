@@ -48,7 +48,10 @@ def test_the_clause_kind_follows_the_wording(bench: ModuleType) -> None:
     )
     assert cover == "Vehicle Damage"
     assert [(c.kind, c.text) for c in clauses] == [
-        ("exclusion", "Under Vehicle Damage we do not cover loss or damage caused by wear and tear.")
+        (
+            "exclusion",
+            "Under Vehicle Damage we do not cover loss or damage caused by wear and tear.",
+        )
     ]
     _, two = bench.parse_header(
         'Dave has insurance that covers "Public Liability", defined as <b>"the damages you owe."'
