@@ -27,6 +27,8 @@ from tests.support.openai_server import (
     ChatRequest,
     OpenAIServer,
     StartServer,
+    Status,
+    Text,
     Wire,
 )
 from tests.support.provider import (
@@ -224,7 +226,7 @@ def _call(server: OpenAIServer, model: str, monkeypatch: pytest.MonkeyPatch, **e
     point_model_at(server, monkeypatch, model)
     choice = model_choice("policy")
     assert choice is not None
-    limits = Limits(call_timeout_s=10, retries=0, claim_deadline_s=0)
+    limits = Limits(call_timeout_s=10, retries=extra.pop("max_retries", 0), claim_deadline_s=0)
     return LLM(**client_options(choice, limits), **extra)
 
 
@@ -268,3 +270,18 @@ def test_a_blocked_answer_is_never_taken_for_an_answer(
             got = exc
     assert len(server.calls) == 1
     assert isinstance(got, Exception) or not str(got).strip(), got
+
+
+@pytest.mark.parametrize("code", [429, 529], ids=["rate-limited", "overloaded"])
+def test_claude_s_429_and_529_are_retried_after_their_retry_after(
+    monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    replies = iter([Status(code, "busy", retry_after=1.5), Text("covered")])
+    with OpenAIServer(lambda _r: next(replies), wire=AnthropicWire()) as server:
+        llm = _call(server, WIRES["anthropic"][1], monkeypatch, max_retries=1)
+        got = llm.call("Is a burst pipe covered?")
+
+    first, second = server.calls
+    assert got == "covered"
+    # The client waited as long as the server asked, not its own first backoff (under a second).
+    assert second.at - first.at >= 1.5

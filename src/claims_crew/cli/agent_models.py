@@ -31,7 +31,8 @@ def configured_agents(folder: Path) -> list[AgentModel]:
 def models_table(shown: list[AgentModel]) -> Table:
     table = Table(title="Models: each agent's, and where its calls go")
     for column in ("agent", "model", "endpoint", "key from"):
-        table.add_column(column, whole_words=column == "endpoint")
+        # Folded where it must, never cut: a half-shown key variable or endpoint misleads.
+        table.add_column(column, overflow="fold", whole_words=column == "endpoint")
     for row in shown:
         key = row.key_variable or "-"
         table.add_row(plain(row.agent), plain(row.model), plain(row.endpoint), plain(key))
