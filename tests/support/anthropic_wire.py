@@ -19,9 +19,9 @@ from tests.support.openai_server import (
     Blocked,
     ChatRequest,
     Status,
-    Text,
     ToolCall,
     sse,
+    structured,
     usage,
 )
 
@@ -147,16 +147,8 @@ class AnthropicWire:
     ) -> tuple[list[dict[str, Any]], str]:
         if isinstance(reply, Blocked):
             return [], "refusal"
-        forced = (request.raw.get("tool_choice") or {}).get("name") == STRUCTURED_TOOL
-        if isinstance(reply, Text) and forced:
-            # The client forced its structured-output tool: the answer is that tool's input, if
-            # it is an object at all (prose stays prose, and the client finds no tool call).
-            try:
-                data = json.loads(reply.content)
-            except json.JSONDecodeError:
-                data = None
-            if isinstance(data, dict):
-                reply = ToolCall(STRUCTURED_TOOL, data)
+        if (request.raw.get("tool_choice") or {}).get("name") == STRUCTURED_TOOL:
+            reply = structured(reply, STRUCTURED_TOOL)  # the client forced that tool
         if isinstance(reply, ToolCall):
             use = {
                 "type": "tool_use",

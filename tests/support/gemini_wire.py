@@ -19,9 +19,9 @@ from tests.support.openai_server import (
     Blocked,
     ChatRequest,
     Status,
-    Text,
     ToolCall,
     sse,
+    structured,
     usage,
 )
 
@@ -124,14 +124,8 @@ class GeminiWire:
     def _parts(reply: Answer, request: ChatRequest) -> tuple[list[dict[str, Any]], str]:
         if isinstance(reply, Blocked):
             return [], "SAFETY"
-        if isinstance(reply, Text) and STRUCTURED_TOOL in request.tools:
-            # CrewAI offered its structured-output function: an object answer goes there.
-            try:
-                data = json.loads(reply.content)
-            except json.JSONDecodeError:
-                data = None
-            if isinstance(data, dict):
-                reply = ToolCall(STRUCTURED_TOOL, data)
+        if STRUCTURED_TOOL in request.tools:  # CrewAI offered its structured-output function
+            reply = structured(reply, STRUCTURED_TOOL)
         if isinstance(reply, ToolCall):
             return [{"functionCall": {"name": reply.name, "args": reply.arguments}}], "STOP"
         return [{"text": reply.content}], "STOP"

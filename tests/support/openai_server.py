@@ -351,6 +351,18 @@ def usage(request: ChatRequest, written: object) -> tuple[int, int]:
     return sum(len(_text(m).split()) for m in request.messages), len(str(written).split())
 
 
+def structured(reply: Answer, tool: str) -> Answer:
+    """An answer in words that is a JSON object, as a call of the client's structured-output
+    tool `tool`; prose, or anything else, as it is (the client then finds no such call)."""
+    if not isinstance(reply, Text):
+        return reply
+    try:
+        data = json.loads(reply.content)
+    except json.JSONDecodeError:
+        return reply
+    return ToolCall(tool, data) if isinstance(data, dict) else reply
+
+
 def sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
     """Server-sent events: `event:` lines where the wire names them, then `data:`."""
     lines = []
