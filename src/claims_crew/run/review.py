@@ -194,13 +194,23 @@ def failure_code(exc: BaseException) -> str:
     provider's client could not read its answer (a body cut off or garbled); else
     `crew_failed`. All four leave the claim for the next run."""
     causes = list(_causes(exc))
-    if any(isinstance(cause, TimeoutError) for cause in causes):
+    if any(_is_timeout(cause) for cause in causes):
         return "timeout"
     if any(getattr(cause, "status_code", None) == 429 for cause in causes):
         return "rate_limited"
     if malformed_response(exc) is not None:
         return "malformed_response"
     return "crew_failed"
+
+
+# Clients that end the chain at a timeout error of their own, without the socket's behind it:
+# anthropic's APITimeoutError, and httpx's TimeoutException as google-genai lets it through.
+_TIMEOUT_ERRORS = frozenset({"APITimeoutError", "TimeoutException"})
+
+
+def _is_timeout(cause: BaseException) -> bool:
+    kinds = type(cause).__mro__
+    return isinstance(cause, TimeoutError) or any(k.__name__ in _TIMEOUT_ERRORS for k in kinds)
 
 
 def failure_message(exc: BaseException) -> str:
@@ -217,7 +227,7 @@ def failure_message(exc: BaseException) -> str:
 # The provider clients that read a response body. A JSON error raised inside one of them is the
 # provider's answer failing to parse, not a fault in this program or in what the model wrote
 # (that is parsed by our code, and a parse failure of it is a reason code, not an error).
-_PROVIDER_CLIENTS = frozenset({"openai", "anthropic", "httpx", "litellm", "ollama"})
+_PROVIDER_CLIENTS = frozenset({"openai", "anthropic", "google", "httpx", "litellm", "ollama"})
 
 
 def malformed_response(exc: BaseException) -> ValueError | None:
