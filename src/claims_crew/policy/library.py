@@ -20,8 +20,8 @@ from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
-from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.ocr_reading import OcrReading
+from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
 

@@ -1,14 +1,14 @@
 """Decision letters issued: one row per letter, naming the audit entry that recorded it and the
 letter's SHA-256, so the trail says what was sent. Additive: nothing before it changes.
 
-Revision ID: 0013_letters
+Revision ID: 0012_letters
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0013_letters"
-down_revision = "0012_payable_amounts"
+revision = "0012_letters"
+down_revision = "0011_payable_amounts"
 branch_labels = None
 depends_on = None
 

@@ -6,7 +6,7 @@ Escalations already in the store get the default clock (15 and 30 days from the 
 was reported, as config/clocks.yaml ships it), read from the claim file the store kept; one whose
 file the store lacks has no clock (NULL) and lists after those that have one.
 
-Revision ID: 0015_clocks_appeals
+Revision ID: 0014_clocks_appeals
 """
 
 import json
@@ -15,8 +15,8 @@ from datetime import date, timedelta
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0015_clocks_appeals"
-down_revision = "0014_review_desk"
+revision = "0014_clocks_appeals"
+down_revision = "0013_review_desk"
 branch_labels = None
 depends_on = None
 

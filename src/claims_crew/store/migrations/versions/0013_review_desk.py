@@ -4,14 +4,14 @@ decisions proposed for a second reviewer to confirm (four eyes).
 Reviewers already registered keep what they could do: the role `reviewer`, every line (NULL),
 any amount (NULL), denials allowed.
 
-Revision ID: 0014_review_desk
+Revision ID: 0013_review_desk
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0014_review_desk"
-down_revision = "0013_letters"
+revision = "0013_review_desk"
+down_revision = "0012_letters"
 branch_labels = None
 depends_on = None
 
