@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from sqlalchemy import Connection, select, update
 
@@ -150,6 +150,17 @@ def move_version(conn: Connection, escalation_id: int, claim_id: str, version: i
     ).rowcount
     if moved == 1:
         return
+    refuse_moved(
+        conn,
+        escalation_id,
+        claim_id,
+        f"the escalation of {claim_id} changed since you saw it; reload and retry",
+    )
+
+
+def refuse_moved(conn: Connection, escalation_id: int, claim_id: str, changed: str) -> NoReturn:
+    """After a conditional update of an escalation touched no row: AlreadyDecided, naming who
+    decided, when it is decided; else StoreError(`changed`), as its version moved."""
     now_is = conn.execute(
         select(
             escalations.c.state,
@@ -160,7 +171,7 @@ def move_version(conn: Connection, escalation_id: int, claim_id: str, version: i
     ).one()
     if now_is.state != "open":
         raise AlreadyDecided(claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
-    raise StoreError(f"the escalation of {claim_id} changed since you saw it; reload and retry")
+    raise StoreError(changed)
 
 
 def propose_in(

@@ -15,13 +15,13 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
 from claims_crew.desk import DeskRules
-from claims_crew.errors import AlreadyDecided, NotFound, StoreError
+from claims_crew.errors import NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.resolver.payable import Payable
 from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
-from claims_crew.store.proposal_rows import Proposal
+from claims_crew.store.proposal_rows import Proposal, refuse_moved
 from claims_crew.store.tables import (
     assignments,
     audit_log,
@@ -186,17 +186,12 @@ def close_escalation(
     ).rowcount
     if updated == 1:
         return
-    now_is = conn.execute(
-        select(
-            escalations.c.decided_by,
-            escalations.c.decided_at,
-            escalations.c.decision,
-            escalations.c.state,
-        ).where(escalations.c.id == escalation.id)
-    ).one()
-    if now_is.state == "open":  # the version moved without a decision: cannot happen
-        raise StoreError(f"escalation {escalation.id} changed; reload and retry")
-    raise AlreadyDecided(escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
+    refuse_moved(
+        conn,
+        escalation.id,
+        escalation.claim_id,
+        f"escalation {escalation.id} changed; reload and retry",
+    )
 
 
 def human_entry(
