@@ -336,23 +336,42 @@ def scripted_responder(items: Sequence[Item]) -> Callable[[Any], Any]:
 
 
 @contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """`values` in os.environ for the block (the claim routine reads its settings there), and
+    what was there before put back after it, so a caller running the bench in-process keeps
+    its own."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
 def scripted_models(items: Sequence[Item]) -> Iterator[None]:
     from tests.support.openai_server import OpenAIServer
 
     with OpenAIServer(scripted_responder(items)) as server:
-        os.environ["MODEL"] = "openai/gpt-4o-mini"
-        os.environ["MODEL_BASE_URL"] = server.base_url
-        os.environ["OPENAI_API_KEY"] = "sk-scripted-not-a-real-key"
-        yield
+        scripted = {
+            "MODEL": "openai/gpt-4o-mini",
+            "MODEL_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "sk-scripted-not-a-real-key",
+        }
+        with environment(scripted):
+            yield
 
 
 # --- the run and its figures ----------------------------------------------------------------
 
 
 def review(items: Sequence[Item], workdir: Path, concurrency: int) -> tuple[list[Any], float]:
-    """The items through the claim routine `claims-crew run` uses; the stored rows, seconds."""
-    os.environ["CLAIMS_CREW_HOME"] = str(workdir / "home")
-    os.environ["CREWAI_STORAGE_DIR"] = str(workdir / "crewai-storage")
+    """The items through the claim routine `claims-crew run` uses; the stored rows, seconds.
+    The caller sets CLAIMS_CREW_HOME and CREWAI_STORAGE_DIR under `workdir` (`main`)."""
     from bench.local_model import quiet  # the standard library only, until it is called
 
     quiet()
@@ -522,7 +541,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.subset:
         items = subset(items, args.subset)
     concurrency = args.concurrency or (4 if args.scripted or os.environ.get("MODEL") else 1)
-    with tempfile.TemporaryDirectory(prefix="interpretation-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="interpretation-") as tmp,
+        environment(
+            {
+                "CLAIMS_CREW_HOME": str(Path(tmp) / "home"),
+                "CREWAI_STORAGE_DIR": str(Path(tmp) / "crewai-storage"),
+            }
+        ),
+    ):
         if args.scripted:
             with scripted_models(items):
                 rows, seconds = review(items, Path(tmp), concurrency)
