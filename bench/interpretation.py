@@ -14,13 +14,21 @@ Each item becomes (`convert`):
   grant beside it, since the resolver wants a grant for `covered`), "excludes" → an exclusion,
   "applies only if" and "in order for the policy to apply" → a condition;
 - a claim file carrying the story, with the item's id (VC-001 … VC-111, in the CSV's order), so
-  a decision can be read beside its row;
+  a decision can be read beside its row. The stories give no dates or amount, which every claim
+  has and the rules check (a fact left open sends a disagreement to a person before anyone
+  reads the words), so the description ends with one sentence stating them (FACTS): the facts
+  are settled, and what is left is the reading;
 - its label: covered, not_covered, or ambiguous for a controversial item.
 
 They are then reviewed by the one claim routine `claims-crew run` uses (run_batch: crew,
 resolver, targeted question, adjudicator), each agent on the model MODEL (and ADJUDICATOR_MODEL
-etc.) names, or the offline local model when none is set, into a throwaway SQLite store. The
-figures come from the rows `claims-crew evaluate` reads (report.load_rows, report.evaluate):
+etc.) names, or the offline local model when none is set, into a throwaway SQLite store, with a
+copy of config/ (or `--config DIR`, a team's own) changed in one line: a definition may support
+`not_covered` (`evidence_kinds`). 93 of the 111 items turn on a definition alone and have no
+exclusion or condition to cite; as shipped, `not_covered` rests only on an exclusion, condition
+or limit (a denial for falling outside the cover is for a person), so no model could deny one
+of them and every dispute over one would be won by the side answering covered. The figures
+come from the rows `claims-crew evaluate` reads (report.load_rows, report.evaluate):
 
 - per label and overall: automatic decisions (ACCEPTED, PREFERRED, ADJUDICATED) and their
   accuracy; how many went to the adjudicator or were left for a person;
@@ -30,14 +38,18 @@ figures come from the rows `claims-crew evaluate` reads (report.load_rows, repor
 - model calls, tokens and cost (config/prices.yaml) per item.
 
 `--scripted` answers every model call from the scripted OpenAI-wire server of
-tests/support/openai_server.py instead: its answers follow a fixed rule, not the items, so its
-accuracy means nothing; it proves the wiring. `--json FILE` writes the figures for comparing
-models; `--min-accuracy X` and `--max-unsafe N` make the run exit 1 when missed (a team's CI
-gate). A failed item (no decision) also exits 1.
+tests/support/openai_server.py instead: its answers follow a fixed rule blind to the labels
+(policy reads the grant, fraud the item's own clause, and the adjudicator sides with one of
+them or hands the dispute to a person by a checksum of the item's id), so its accuracy means
+nothing; it proves the wiring, the adjudicator's included. `--json FILE` writes the figures
+for comparing models; `--min-accuracy X` and `--max-unsafe N` make the run exit 1 when missed
+(a team's CI gate), with `--config DIR` the team's own prompts and rules. A failed item (no
+decision) also exits 1.
 
     uv run python bench/interpretation.py --scripted                   # all 111 items
     uv run python bench/interpretation.py --subset 30 --json local.json  # the local model
     uv run python bench/interpretation.py --small                      # CI: 3 items, scripted
+    uv run python bench/interpretation.py --config my-config --min-accuracy 0.6 --max-unsafe 3
 """
 
 from __future__ import annotations
@@ -50,6 +62,7 @@ import re
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,6 +93,8 @@ SUBSET_STEP = 11
 POLICY_FROM, POLICY_TO = "2025-01-01", "2026-12-31"
 DATE_OF_LOSS, DATE_REPORTED = "2025-06-01", "2025-06-03"
 AMOUNT = 1000
+FACTS = "The loss happened and the damage started on 1 June 2025; the amount claimed is 1000 USD."
+DAMAGE_STARTED = "the damage started on 1 June 2025"
 
 
 # --- the converter --------------------------------------------------------------------------
@@ -230,7 +245,7 @@ def claim_data(item: Item) -> dict[str, Any]:
         "claimant": item.claimant,
         "date_reported": DATE_REPORTED,
         "date_of_loss": DATE_OF_LOSS,
-        "description": item.story,
+        "description": f"{item.story} {FACTS}",
         "amount": AMOUNT,
         "currency": "USD",
         "attachments": [],
@@ -274,29 +289,44 @@ def convert(items: Sequence[Item], folder: Path) -> tuple[Path, Path, list[Path]
 
 def scripted_responder(items: Sequence[Item]) -> Callable[[Any], Any]:
     """A fixed rule, blind to the labels: intake states the story's facts; policy looks the
-    grant up and answers covered; fraud looks up the item's exclusion or condition and answers
-    not covered where it has one, else answers as policy does; the adjudicator hands every
-    dispute to a person."""
+    grant up and answers covered; fraud looks up the item's exclusion or condition, else its
+    definition, and answers not covered; the adjudicator, given the dispute, sides with policy,
+    with fraud, or with a person, by a checksum of the item's id."""
     from tests.support.crew import QUESTION_TAIL
     from tests.support.openai_server import Text, ToolCall
     from tests.support.provider import agent_of, claim_of
 
     by_id = {item.item_id: item for item in items}
 
+    def cited(item: Item, against: bool) -> tuple[str, str]:
+        """The clause a side cites, and its answer."""
+        if not against:
+            return f"We cover {item.cover} as this policy defines it.", "covered"
+        kinds = ("exclusion", "condition", "definition")
+        limiting = sorted(
+            (c for c in item.clauses if c.kind in kinds), key=lambda c: kinds.index(c.kind)
+        )
+        return limiting[0].text, "not_covered"
+
     def side(item: Item, against: bool) -> dict[str, Any]:
-        ids = clause_ids(item)
-        grant = f"We cover {item.cover} as this policy defines it."
-        limiting = [c for c in item.clauses if c.kind in ("exclusion", "condition")]
-        cited, answer = (grant, "covered")
-        if against and limiting:
-            cited, answer = limiting[0].text, "not_covered"
+        text, answer = cited(item, against)
         return {
             "answer": answer,
             "confidence": 0.9,
-            "evidence": [{"clause_id": ids[cited], "quote": cited[:60].rsplit(" ", 1)[0]}],
+            "evidence": [{"clause_id": clause_ids(item)[text], "quote": _opening(text)}],
             "facts_relied_on": ["cause"],
             "rationale": "The scripted reading of the clause.",
         }
+
+    def adjudicate(item: Item) -> dict[str, Any]:
+        # By a checksum of the id, not its number: the CSV lists each scenario's three labels in
+        # one order, so the number modulo 3 would follow the label.
+        choice = ("escalate", "policy", "fraud")[zlib.crc32(item.item_id.encode()) % 3]
+        if choice == "escalate":
+            return {"choice": "escalate", "reason": "A person should read it.", "evidence": []}
+        text, _ = cited(item, against=choice == "fraud")
+        reason = f"The scripted rule sides with {choice} for this item."
+        return {"choice": choice, "reason": reason, "evidence": [clause_ids(item)[text]]}
 
     def respond(request: Any) -> Any:
         item = by_id.get(claim_of(request))
@@ -313,12 +343,14 @@ def scripted_responder(items: Sequence[Item]) -> Callable[[Any], Any]:
                         "loss_type": "property_damage",
                         "cause": first,
                         "date_of_loss": DATE_OF_LOSS,
-                        "damage_start_date": None,
+                        "damage_start_date": DATE_OF_LOSS,
                         "amount_claimed": AMOUNT,
-                        "unknowns": ["damage_start_date"],
+                        "unknowns": [],
                         "sources": {
+                            "loss_type": {"where": "description", "quote": first},
                             "cause": {"where": "description", "quote": first},
                             "date_of_loss": {"where": "date_of_loss"},
+                            "damage_start_date": {"where": "description", "quote": DAMAGE_STARTED},
                             "amount_claimed": {"where": "amount"},
                         },
                     }
@@ -328,11 +360,16 @@ def scripted_responder(items: Sequence[Item]) -> Callable[[Any], Any]:
             said = side(item, against=agent == "fraud")
             if request.tool_results:  # the clause was looked up: the answer cites it
                 return Text(json.dumps(said))
-            cited = said["evidence"][0]["clause_id"]
-            return ToolCall("policy_lookup", {"policy_id": item.item_id, "clause_id": cited})
-        return Text(json.dumps({"choice": "escalate", "reason": "A person should read it."}))
+            clause_id = said["evidence"][0]["clause_id"]
+            return ToolCall("policy_lookup", {"policy_id": item.item_id, "clause_id": clause_id})
+        return Text(json.dumps(adjudicate(item)))
 
     return respond
+
+
+def _opening(text: str) -> str:
+    """A clause's first words, as a side quotes it."""
+    return text[:60].rsplit(" ", 1)[0]
 
 
 @contextmanager
@@ -369,7 +406,29 @@ def scripted_models(items: Sequence[Item]) -> Iterator[None]:
 # --- the run and its figures ----------------------------------------------------------------
 
 
-def review(items: Sequence[Item], workdir: Path, concurrency: int) -> tuple[list[Any], float]:
+def bench_config(source: Path, folder: Path) -> Path:
+    """A copy of the config folder `source` in `folder`, in which a definition may support
+    `not_covered` (the module's docstring says why); the rest as it is."""
+    import shutil
+
+    import yaml
+
+    config = folder / "config"
+    shutil.copytree(source, config)
+    path = config / "resolution.yaml"
+    rules = yaml.safe_load(path.read_text(encoding="utf-8"))
+    kinds = rules.setdefault("evidence_kinds", {}).setdefault(
+        "not_covered", ["exclusion", "condition", "limit"]
+    )
+    if "definition" not in kinds:
+        kinds.append("definition")
+    path.write_text(yaml.safe_dump(rules, sort_keys=False), encoding="utf-8")
+    return config
+
+
+def review(
+    items: Sequence[Item], workdir: Path, concurrency: int, config_source: Path = ROOT / "config"
+) -> tuple[list[Any], float]:
     """The items through the claim routine `claims-crew run` uses; the stored rows, seconds.
     The caller sets CLAIMS_CREW_HOME and CREWAI_STORAGE_DIR under `workdir` (`main`)."""
     from bench.local_model import quiet  # the standard library only, until it is called
@@ -383,11 +442,12 @@ def review(items: Sequence[Item], workdir: Path, concurrency: int) -> tuple[list
     from claims_crew.store import Store
 
     policies, _, claims = convert(items, workdir)
+    config = bench_config(config_source, workdir)
     store = Store(workdir / "claims.sqlite")
     settings = Settings(
         library=PolicyLibrary(root=policies, cache_dir=workdir / "policy-index"),
-        llm_for=default_llm_factory(ROOT / "config"),
-        config_dir=ROOT / "config",
+        llm_for=default_llm_factory(config),
+        config_dir=config,
         store=store,
     )
     started = time.perf_counter()
@@ -534,7 +594,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--min-accuracy", type=float, default=None)
     parser.add_argument("--max-unsafe", type=int, default=None)
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=ROOT / "config",
+        help="the config folder to run with (default: the project's)",
+    )
     args = parser.parse_args(argv)
+    if not (args.config / "resolution.yaml").is_file():
+        parser.error(f"--config {args.config}: no resolution.yaml there")
     items = read_items()
     if args.small:
         args.scripted, items = True, items[:SMALL]
@@ -552,9 +620,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         if args.scripted:
             with scripted_models(items):
-                rows, seconds = review(items, Path(tmp), concurrency)
+                rows, seconds = review(items, Path(tmp), concurrency, args.config)
         else:
-            rows, seconds = review(items, Path(tmp), concurrency)
+            rows, seconds = review(items, Path(tmp), concurrency, args.config)
     result = figures(items, rows, seconds)
     result["model"] = "scripted" if args.scripted else os.environ.get("MODEL") or "local"
     show(result)

@@ -19,9 +19,34 @@ from tests.support.paths import ROOT
 from tests.support.scripts import load_script
 
 
+def bench_module() -> ModuleType:
+    return load_script(ROOT / "bench" / "interpretation.py")
+
+
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    return load_script(ROOT / "bench" / "interpretation.py")
+    return bench_module()
+
+
+def test_the_bench_config_lets_a_definition_support_not_covered(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    """Most items turn on a definition alone: the bench's copy of config/ lets one support a
+    denial, and changes nothing else; the project's own config is left as it is."""
+    from claims_crew.resolver.config import load_config
+
+    shipped = load_config(ROOT / "config")
+    assert "definition" not in shipped.evidence_kinds["not_covered"]
+    copy = load_config(bench.bench_config(ROOT / "config", tmp_path))
+    assert copy.evidence_kinds["not_covered"] == (
+        *shipped.evidence_kinds["not_covered"],
+        "definition",
+    )
+    assert copy.evidence_kinds["covered"] == shipped.evidence_kinds["covered"]
+    assert copy.allowed_answers == shipped.allowed_answers
+    assert sorted(p.name for p in (tmp_path / "config").iterdir()) == sorted(
+        p.name for p in (ROOT / "config").iterdir()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +129,8 @@ def test_every_item_becomes_a_claim_the_inbox_accepts(converted: dict[str, Any])
     for item, path in zip(converted["items"], converted["claims"], strict=True):
         loaded = load_claim(path)  # raises ClaimFileError on any claim-file check
         assert loaded.claim.claim_id == item.item_id == loaded.claim.policy_id
-        assert loaded.claim.description == item.story
+        # The story, then the dates and amount it leaves out, stated once for every item.
+        assert loaded.claim.description == f"{item.story} {bench_module().FACTS}"
     rows = converted["labels"].read_text(encoding="utf-8").splitlines()
     assert rows[0] == "claim_id,label,row,title,version"
     assert rows[1].startswith("VC-001,not_covered,1,Emergency Damage I,unambiguous_uncovered")
@@ -149,4 +175,8 @@ def test_the_small_run_writes_its_figures_and_exits_1_below_the_bar(
     assert overall["calls_per_item"] > 0 and overall["tokens_per_item"] > 0
     assert [d["item_id"] for d in figures["decisions"]] == ["VC-001", "VC-002", "VC-003"]
     assert all(d["outcome"] for d in figures["decisions"])
+    # The facts are settled, so each disagreement is a reading for the adjudicator, whose
+    # scripted rule sides with one reviewer or hands the item to a person.
+    assert overall["adjudicated"] == 3
+    assert {d["rule"] for d in figures["decisions"]} == {"adjudicator"}
     assert bench.main(["--small", "--max-unsafe", "999"]) == 0
