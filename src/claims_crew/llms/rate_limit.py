@@ -9,6 +9,9 @@ It keeps the times of the calls let through in the last window, and lets one mor
 while fewer than `per_window` are in it, so no window of `window_s` seconds ever holds more.
 A call that must wait waits on the claim's `stop`, so a claim given up at its deadline stops
 waiting at once. The clock and the wait are parameters, so tests need not sleep.
+
+This object counts one process's calls. Processes that share a PostgreSQL store count together
+in the store instead (run/shared_rate_limit.py overrides `try_take` and `hold_off`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class RateLimit:
         self._lock = threading.Lock()
         self._let_through: deque[float] = deque()
         self._waiting = 0
+        self._hold_until = float("-inf")
 
     @property
     def label(self) -> str:
@@ -72,6 +76,8 @@ class RateLimit:
         (and let nothing through)."""
         with self._lock:
             now = self._clock()
+            if self._hold_until > now:
+                return self._hold_until - now
             while self._let_through and now - self._let_through[0] >= self.window_s:
                 self._let_through.popleft()
             if len(self._let_through) < self.per_window:
@@ -79,6 +85,11 @@ class RateLimit:
                 return 0.0
             # Never 0, which would read as a call let through, even where rounding meets it.
             return max(self._let_through[0] + self.window_s - now, 1e-6)
+
+    def hold_off(self, seconds: float) -> None:
+        """Let no call through for `seconds` from now: the provider answered 429."""
+        with self._lock:
+            self._hold_until = max(self._hold_until, self._clock() + seconds)
 
     def acquire(self, stop: threading.Event) -> bool:
         """Wait until a call may go; False, with nothing taken, once `stop` is set first."""

@@ -16,8 +16,9 @@ claims it held come free at once on this host (their holder's process is gone), 
 workers take them. The run reports each dead worker and what it held, and exits non-zero; a
 claim nobody finished is left for the next run.
 
-CLAIMS_CREW_MAX_RPM counts per process: each worker is given an equal share of the cap
-(limits.rpm_share).
+CLAIMS_CREW_MAX_RPM is counted in the store on PostgreSQL, once for every process on it
+(shared_rate_limit.py); on SQLite it counts per process, so each worker is given an equal share
+of the cap (limits.rpm_share).
 """
 
 from __future__ import annotations
@@ -93,14 +94,15 @@ class PoolResult:
 
 
 def worker_environment(workers: int, store: Store | None = None) -> dict[str, str]:
-    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM and the
+    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM (on SQLite;
+    on PostgreSQL the workers count the whole cap together in the store) and the
     store's URL (an SQLite file, a shadow's included, or PostgreSQL): in the environment rather
     than on the command line, where a password would show in the process list."""
     env = dict(os.environ)
     if store is not None:
         env[DATABASE_URL_VARIABLE] = store.url.render_as_string(hide_password=False)
     share = rpm_share(Limits.from_environment().max_rpm, workers)
-    if share is not None:
+    if share is not None and (store is None or not store.postgres):
         env["CLAIMS_CREW_MAX_RPM"] = str(share)
     return env
 

@@ -71,7 +71,12 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         code = "model" if isinstance(exc, ModelError) else "config"
         return _failed(base, code, str(exc), ledger)
     except Exception as exc:  # a model or network failure must not stop the batch
-        return _failed(base, failure_code(exc), failure_message(exc), ledger)
+        code = failure_code(exc)
+        if code == "rate_limited" and settings.rate_limit is not None:
+            # Still 429 after the client's retries: every process on the cap holds off, not
+            # only this one, for as long as the provider asked, else one window.
+            settings.rate_limit.hold_off(retry_after(exc) or settings.rate_limit.window_s)
+        return _failed(base, code, failure_message(exc), ledger)
     return _reviewed(base, state, stages)
 
 
@@ -190,6 +195,20 @@ def failure_code(exc: BaseException) -> str:
     if malformed_response(exc) is not None:
         return "malformed_response"
     return "crew_failed"
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds a provider's 429 asked to wait (its Retry-After header), if it said."""
+    for cause in _causes(exc):
+        headers = getattr(getattr(cause, "response", None), "headers", None)
+        raw = headers.get("retry-after") if headers is not None else None
+        try:
+            seconds = float(raw) if raw is not None else None
+        except ValueError:
+            continue  # an HTTP date: the window stands in
+        if seconds is not None and 0 < seconds < float("inf"):
+            return seconds
+    return None
 
 
 def failure_message(exc: BaseException) -> str:

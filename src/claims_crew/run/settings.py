@@ -13,6 +13,7 @@ from claims_crew.records import ClaimRecord
 from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.run.config_hash import config_sha256
 from claims_crew.run.limits import Limits
+from claims_crew.run.shared_rate_limit import rate_limit_for
 from claims_crew.store import Basis, Store
 
 
@@ -26,7 +27,8 @@ class Settings:
     rules: ResolutionConfig | None = None
     store: Store = field(default_factory=Store)  # CLAIMS_CREW_DATABASE_URL, else SQLite at home
     limits: Limits = field(default_factory=Limits.from_environment)
-    # One for the run, shared by every claim's model calls; built from `limits` when not given.
+    # One for the run, shared by every claim's model calls (and on PostgreSQL by every process
+    # on the store); built from `limits` when not given.
     rate_limit: RateLimit | None = None
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
@@ -37,7 +39,7 @@ class Settings:
         if not self.config_sha256:
             object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
         if self.rate_limit is None and self.limits.max_rpm is not None:
-            limit = RateLimit(self.limits.max_rpm, self.limits.rate_window_s)
+            limit = rate_limit_for(self.store, self.limits.max_rpm, self.limits.rate_window_s)
             object.__setattr__(self, "rate_limit", limit)
 
     @property

@@ -29,7 +29,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
   validity_rows.py check the rows against it);
 - report_query.py: the report's one pass over every decided claim;
-- work_queue.py: claims ingested into the store, and workers taking them.
+- work_queue.py: claims ingested into the store, and workers taking them;
+- rate_windows.py: the model calls' rate limit, shared by every process on the store.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from claims_crew.store.audit_reads import AuditReads
 from claims_crew.store.claims import Claims
 from claims_crew.store.leases import Leases
 from claims_crew.store.queue import Queue
+from claims_crew.store.rate_windows import RateWindows
 from claims_crew.store.recording import Recording
 from claims_crew.store.report_query import ReportQuery
 from claims_crew.store.revalidation import Revalidations
@@ -57,5 +59,6 @@ class Store(
     AuditReads,
     ReportQuery,
     WorkQueue,
+    RateWindows,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""
