@@ -234,6 +234,9 @@ def review_inbox(
             soft_wrap=True,
         )
     _summary(console, items, changed, settings.store, shadow)
+    if settings.batch_stop.is_set():
+        stopped = settings.batch_stop.said(settings.store.queue_counts().pending)
+        console.print(plain(stopped), style="red", soft_wrap=True)
     # A worker that died still fails the run, even when the others finished its claims.
     reasons = failure_reasons(items, workers_lost=max(len(left), len(dead)))
     if reasons:

@@ -21,6 +21,7 @@ from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import policy_checks, resolve
 from claims_crew.resolver.reread import policy_view, read_case
+from claims_crew.run.batch_stop import HOPELESS, hopeless_code
 from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
@@ -76,7 +77,11 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             # Still 429 after the client's retries: every process on the cap holds off, not
             # only this one, for as long as the provider asked, else one window.
             settings.rate_limit.hold_off(retry_after(exc) or settings.rate_limit.window_s)
-        return _failed(base, code, failure_message(exc), ledger)
+        message = failure_message(exc)
+        if code in HOPELESS.values():  # every claim would meet it: no further claim starts
+            first_line = (message.splitlines() or [""])[0]
+            settings.batch_stop.stop(claim.claim_id, code, first_line[:200])
+        return _failed(base, code, message, ledger)
     return _reviewed(base, state, stages)
 
 
@@ -186,12 +191,16 @@ def failure_code(exc: BaseException) -> str:
     socket's); `rate_limited` when the provider still answered 429 after the client's retries
     (every provider's SDK puts the HTTP status on its error); `malformed_response` when the
     provider's client could not read its answer (a body cut off or garbled); else
-    `crew_failed`. All four leave the claim for the next run."""
+    `crew_failed`; `invalid_key`, `permission_denied` or `model_not_found` for a provider's
+    401, 403 or 404, which also stop the batch (batch_stop.py). All leave the claim for the
+    next run."""
     causes = list(_causes(exc))
     if any(isinstance(cause, TimeoutError) for cause in causes):
         return "timeout"
     if any(getattr(cause, "status_code", None) == 429 for cause in causes):
         return "rate_limited"
+    if (hopeless := hopeless_code(causes)) is not None:
+        return hopeless
     if malformed_response(exc) is not None:
         return "malformed_response"
     return "crew_failed"

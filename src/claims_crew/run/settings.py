@@ -11,6 +11,7 @@ from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver.config import ResolutionConfig, load_config
+from claims_crew.run.batch_stop import BatchStop
 from claims_crew.run.config_hash import config_sha256
 from claims_crew.run.limits import Limits
 from claims_crew.run.shared_rate_limit import rate_limit_for
@@ -30,6 +31,8 @@ class Settings:
     # One for the run, shared by every claim's model calls (and on PostgreSQL by every process
     # on the store); built from `limits` when not given.
     rate_limit: RateLimit | None = None
+    # Set by the first claim whose provider refused the key, the permission or the model.
+    batch_stop: BatchStop = field(default_factory=BatchStop)
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
 
