@@ -22,7 +22,7 @@ from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
 from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
-from claims_crew.vocabulary import HUMAN_DECISIONS, utc_now
+from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS, utc_now
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
 
@@ -186,6 +186,9 @@ def review_show(ref: str, as_json: bool) -> None:
         console.print(plain(claim["description"], style="italic"))
     console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
+    if note := detail["models"].get(FALLBACK_NOTE):
+        models = ", ".join(f"{a} {m}" for a, m in detail["models"].items() if a != FALLBACK_NOTE)
+        console.print(plain(f"Models: {models}; {note}", style="yellow"))
     if detail["fact_checks"]:
         console.print(_fact_lines(detail["fact_checks"]))
     if asked := detail.get("targeted"):

@@ -17,6 +17,8 @@ from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError, ModelError
+from claims_crew.llms.fallback import fallback_note, provider_failed
+from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import policy_checks, resolve
@@ -25,7 +27,7 @@ from claims_crew.run.batch_stop import HOPELESS, hopeless_code
 from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
-from claims_crew.vocabulary import ON_DEMAND_TASKS, TASK_OF, utc_now
+from claims_crew.vocabulary import FALLBACK_NOTE, ON_DEMAND_TASKS, TASK_OF, utc_now
 
 
 def record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
@@ -45,7 +47,8 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     A policy that is unknown, unreadable or not in force on the loss date is escalated before
     any model is called. After the rules' first word, the cascade's levels run where they apply
     (levels/): intake asked once more when the answers conflict over open facts, a debate round
-    when configured, the adjudicator for an interpretation dispute.
+    when configured, the adjudicator for an interpretation dispute. A claim whose provider
+    failed for good is reviewed again on CLAIMS_CREW_FALLBACK_MODEL when set (llms/fallback.py).
     """
     claim = loaded.claim
     base = record_head(loaded, utc_now())
@@ -59,11 +62,32 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             policy_corrections_sha256=view.corrections_sha256,
             finished_at=utc_now(),
         )
+    record = _review_on(settings.llm_for, loaded, settings, base)
+    if isinstance(record, ClaimRecord):
+        return record
+    error, failed = record
+    if settings.fallback_llm_for is None or not provider_failed(_causes(error)):
+        return failed
+    # The primary provider failed for good: once more, from the start, on the fallback model.
+    assert failed.error is not None
+    note = fallback_note(failed.error.code, failed.error.message)
+    again = _review_on(settings.fallback_llm_for, loaded, settings, base)
+    decided = again if isinstance(again, ClaimRecord) else again[1]
+    decided.models[FALLBACK_NOTE] = note
+    return decided
+
+
+def _review_on(
+    llm_for: LLMFactory, loaded: LoadedClaim, settings: Settings, base: dict[str, Any]
+) -> ClaimRecord | tuple[Exception, ClaimRecord]:
+    """The claim reviewed with the agents' models from `llm_for`: its record, or, where the
+    crew raised, the error beside the failed record."""
+    claim = loaded.claim
     stages = StageClock()
     ledger: ToolLedger | None = None
     try:
         stages.start("crew")
-        crew = ClaimsCrew(claim.policy_id, settings.llm_for, settings.library, settings.config_dir)
+        crew = ClaimsCrew(claim.policy_id, llm_for, settings.library, settings.config_dir)
         ledger = ToolLedger({str(t.id) for t in crew.all_tasks()})
         with ledger.listening():  # every level's model calls and tool calls too
             state = _first_word(crew, ledger, loaded, settings, stages)
@@ -81,7 +105,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         if code in HOPELESS.values():  # every claim would meet it: no further claim starts
             first_line = (message.splitlines() or [""])[0]
             settings.batch_stop.stop(claim.claim_id, code, first_line[:200])
-        return _failed(base, code, message, ledger)
+        return exc, _failed(base, code, message, ledger)
     return _reviewed(base, state, stages)
 
 

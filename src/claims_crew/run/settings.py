@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.llms.fallback import fallback_factory, fallback_model
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
@@ -33,6 +34,9 @@ class Settings:
     rate_limit: RateLimit | None = None
     # Set by the first claim whose provider refused the key, the permission or the model.
     batch_stop: BatchStop = field(default_factory=BatchStop)
+    # Every agent on CLAIMS_CREW_FALLBACK_MODEL, for a claim whose provider failed for good
+    # (llms/fallback.py); built from the environment when not given, None when it is unset.
+    fallback_llm_for: LLMFactory | None = None
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
 
@@ -44,6 +48,8 @@ class Settings:
         if self.rate_limit is None and self.limits.max_rpm is not None:
             limit = rate_limit_for(self.store, self.limits.max_rpm, self.limits.rate_window_s)
             object.__setattr__(self, "rate_limit", limit)
+        if self.fallback_llm_for is None and (model := fallback_model()) is not None:
+            object.__setattr__(self, "fallback_llm_for", fallback_factory(model, self.limits))
 
     @property
     def resolution(self) -> ResolutionConfig:
