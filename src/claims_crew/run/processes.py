@@ -94,16 +94,22 @@ class PoolResult:
 
 
 def worker_environment(workers: int, store: Store | None = None) -> dict[str, str]:
-    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM (on SQLite;
+    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM and
+    CLAIMS_CREW_MAX_TPM (on SQLite;
     on PostgreSQL the workers count the whole cap together in the store) and the
     store's URL (an SQLite file, a shadow's included, or PostgreSQL): in the environment rather
     than on the command line, where a password would show in the process list."""
     env = dict(os.environ)
     if store is not None:
         env[DATABASE_URL_VARIABLE] = store.url.render_as_string(hide_password=False)
-    share = rpm_share(Limits.from_environment().max_rpm, workers)
-    if share is not None and (store is None or not store.postgres):
-        env["CLAIMS_CREW_MAX_RPM"] = str(share)
+    limits = Limits.from_environment()
+    for name, cap in (
+        ("CLAIMS_CREW_MAX_RPM", limits.max_rpm),
+        ("CLAIMS_CREW_MAX_TPM", limits.max_tpm),
+    ):
+        share = rpm_share(cap, workers)
+        if share is not None and (store is None or not store.postgres):
+            env[name] = str(share)
     return env
 
 

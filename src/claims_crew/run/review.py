@@ -88,7 +88,8 @@ def _review_on(
     try:
         stages.start("crew")
         crew = ClaimsCrew(claim.policy_id, llm_for, settings.library, settings.config_dir)
-        ledger = ToolLedger({str(t.id) for t in crew.all_tasks()})
+        spend = settings.rate_limit.spend if settings.rate_limit is not None else None
+        ledger = ToolLedger({str(t.id) for t in crew.all_tasks()}, spend)
         with ledger.listening():  # every level's model calls and tool calls too
             state = _first_word(crew, ledger, loaded, settings, stages)
             walk(state, stages)

@@ -12,6 +12,10 @@ The times are the database's clock on PostgreSQL, so workers on machines whose c
 still count one window. A provider's 429 is recorded as `hold_until` (`hold_rate_off`), which
 every process's next `take_rate` waits for: the 429 slows every worker, not only the one that
 met it.
+
+The same row counts the tokens of the calls that finished in the window (`spend_tokens`, as
+`spent`: time and tokens), for a tokens-per-minute cap beside the requests (CLAIMS_CREW_MAX_TPM):
+a call starts only while they are under it (llms/rate_limit.token_delay).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import time
 
 from sqlalchemy import Connection, select, text, update
 
+from claims_crew.llms.rate_limit import token_delay
 from claims_crew.store import sql
 from claims_crew.store.base import StoreBase
 from claims_crew.store.outage import rides_out
@@ -46,30 +51,48 @@ def _now(conn: Connection) -> float:
     return time.time()
 
 
-def _locked_row(conn: Connection, name: str) -> tuple[list[float], float]:
-    sql.insert_new(conn, rate_windows, {"name": name, "taken": "[]", "hold_until": 0.0}, ["name"])
+Spent = list[tuple[float, int]]
+
+
+def _locked_row(conn: Connection, name: str) -> tuple[list[float], Spent, float]:
+    new = {"name": name, "taken": "[]", "spent": "[]", "hold_until": 0.0}
+    sql.insert_new(conn, rate_windows, new, ["name"])
     row = conn.execute(
-        select(rate_windows.c.taken, rate_windows.c.hold_until)
+        select(rate_windows.c.taken, rate_windows.c.spent, rate_windows.c.hold_until)
         .where(rate_windows.c.name == name)
         .with_for_update()
     ).one()
-    return [float(t) for t in json.loads(row.taken)], float(row.hold_until)
+    spent = [(float(t), int(n)) for t, n in json.loads(row.spent)]
+    return [float(t) for t in json.loads(row.taken)], spent, float(row.hold_until)
 
 
 class RateWindows(StoreBase):
     """Taking a place in a shared rate limit, and holding every process off after a 429."""
 
     @rides_out
-    def take_rate(self, name: str, per_window: int, window_s: float) -> float:
+    def take_rate(
+        self,
+        name: str,
+        per_window: int | None,
+        window_s: float,
+        tokens_per_window: int | None = None,
+    ) -> float:
         """Let one call through under the limit `name` (0.0), or say how many seconds to wait
-        (nothing taken): at most `per_window` in any `window_s` seconds, across processes."""
+        (nothing taken): at most `per_window` in any `window_s` seconds, and none while the
+        window's tokens reach `tokens_per_window`, across processes (None: no such cap)."""
         # Only this row is locked: the store's write lock would queue every call behind
         # the claims' own writes.
         with self.write(exclusive=False) as conn:
-            taken, hold_until = _locked_row(conn, name)
+            taken, spent, hold_until = _locked_row(conn, name)
             now = _now(conn)
             if hold_until > now:
                 return hold_until - now
+            if tokens_per_window is not None:
+                _, delay = token_delay(spent, now, tokens_per_window, window_s)
+                if delay:
+                    return delay
+            if per_window is None:  # a cap on tokens alone
+                return 0.0
             kept, delay = admit(taken, now, per_window, window_s)
             if not delay:
                 conn.execute(
@@ -83,8 +106,21 @@ class RateWindows(StoreBase):
     def hold_rate_off(self, name: str, seconds: float) -> None:
         """No call under `name` from any process for `seconds` from now (a later hold stands)."""
         with self.write(exclusive=False) as conn:
-            _, hold_until = _locked_row(conn, name)
+            _, _, hold_until = _locked_row(conn, name)
             until = max(hold_until, _now(conn) + seconds)
             conn.execute(
                 update(rate_windows).where(rate_windows.c.name == name).values(hold_until=until)
+            )
+
+    @rides_out
+    def spend_tokens(self, name: str, tokens: int, window_s: float) -> None:
+        """A call under `name` finished with `tokens`: counted in the window from now."""
+        with self.write(exclusive=False) as conn:
+            _, spent, _ = _locked_row(conn, name)
+            now = _now(conn)
+            kept = [(t, n) for t, n in spent if now - t < window_s] + [(now, tokens)]
+            conn.execute(
+                update(rate_windows)
+                .where(rate_windows.c.name == name)
+                .values(spent=json.dumps(kept))
             )

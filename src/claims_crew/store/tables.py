@@ -260,12 +260,14 @@ work_items = Table(
 
 # A rate limit shared by the processes on the store (rate_windows.py): the times (seconds,
 # the database's clock) of the calls let through in the last window, as a JSON list, and until
-# when every process holds off after a provider's 429.
+# when every process holds off after a provider's 429; `spent`, the time and tokens of each call
+# that finished in the window, for the tokens-per-minute cap.
 rate_windows = Table(
     "rate_windows",
     metadata,
     Column("name", Text, primary_key=True),
     Column("taken", Text, nullable=False, server_default="[]"),
+    Column("spent", Text, nullable=False, server_default="[]"),
     Column("hold_until", Float, nullable=False, server_default="0"),
 )
 

@@ -1,6 +1,6 @@
 """The model calls' rate limit shared by every process on the store: one row per limit, with
-the times of the calls it let through in the last window and how long a provider's 429 asked
-every process to hold off (store/rate_windows.py).
+the times of the calls it let through in the last window, the tokens of those that finished,
+and how long a provider's 429 asked every process to hold off (store/rate_windows.py).
 
 Revision ID: 0017_shared_rate_limit
 """
@@ -19,5 +19,6 @@ def upgrade() -> None:
         "rate_windows",
         sa.Column("name", sa.Text, primary_key=True),
         sa.Column("taken", sa.Text, nullable=False, server_default="[]"),
+        sa.Column("spent", sa.Text, nullable=False, server_default="[]"),
         sa.Column("hold_until", sa.Float, nullable=False, server_default="0"),
     )
