@@ -6,6 +6,7 @@ fix reviews them all. For a run (`run_batch`, `claims-crew run`) and a queue wor
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,22 @@ def test_a_worker_stops_taking_claims_after_a_refusal(
     assert item.record.error.code == "invalid_key"
     assert len({claim_of(r) for r in server.requests}) == 1
     assert store.queue_counts().pending == 2
+
+
+@pytest.mark.usefixtures("warm_index")
+def test_claims_crew_run_with_workers_says_a_worker_stopped_early(
+    tmp_path: Path, openai_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_model_at(openai_server(Switch(401)), monkeypatch)
+    inbox = tmp_path / "inbox"
+    water_claims(inbox, *IDS)
+    result = CliRunner().invoke(
+        main, ["run", "--inbox", str(inbox), "--workers", "2", "--concurrency", "1"]
+    )
+    assert result.exit_code == 1
+    output = " ".join((result.output + result.stderr).split())
+    # Each worker stops after its first claim: two at most are tried, the rest stay queued.
+    assert re.search(r"stopped early: S-\d failed with invalid_key", output), output
+    left = Store().queue_counts().pending
+    assert left >= 1 and f"{left} claim(s) left queued for the next run" in output
+    assert "no worker finished" not in output

@@ -40,6 +40,13 @@ class BatchStop:
                 self.reason = f"{claim_id} failed with {code} ({message}), which every claim would"
                 self._set.set()
 
+    def heard(self, reason: str) -> None:
+        """Set by a worker process's reason (run/processes.py), as if met here."""
+        with self._lock:
+            if not self._set.is_set():
+                self.reason = reason
+                self._set.set()
+
     def is_set(self) -> bool:
         return self._set.is_set()
 

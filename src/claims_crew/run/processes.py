@@ -85,12 +85,14 @@ class DeadWorker:
 
 @dataclass(frozen=True)
 class PoolResult:
-    """The items of the claims whose review ended, the dead workers, and the run's claims that
-    no worker finished (left for the next run)."""
+    """The items of the claims whose review ended, the dead workers, the run's claims that
+    no worker finished (left for the next run), and why a worker stopped early, if one did
+    (run/batch_stop.py: the first reason heard)."""
 
     items: list[BatchItem]
     dead: list[DeadWorker]
     left: list[Path]
+    stopped: str | None = None
 
 
 def worker_environment(workers: int, store: Store | None = None) -> dict[str, str]:
@@ -140,6 +142,7 @@ def run_in_workers(
     command = [sys.executable, "-m", WORKER_MODULE, store.where, str(config_dir), str(concurrency)]
     pool: list[WorkerProcess] = []
     done: dict[Path, BatchItem] = {}
+    stopped: list[str] = []
     lock = threading.Lock()
 
     def listen(worker: WorkerProcess) -> None:
@@ -161,6 +164,9 @@ def run_in_workers(
                     worker.in_hand.discard(item.path)
                 if on_done is not None:
                     on_done(item)
+            elif "stopped" in event:
+                with lock:
+                    stopped.append(str(event["stopped"]))
         worker.process.wait()
 
     try:
@@ -186,4 +192,5 @@ def run_in_workers(
     ]
     ours = set(todo)  # the run's own claims first, in its order; then what else was queued
     items = [done[p] for p in todo if p in done] + [i for p, i in done.items() if p not in ours]
-    return PoolResult(items, dead, [p for p in todo if p not in done])
+    left = [p for p in todo if p not in done]
+    return PoolResult(items, dead, left, stopped[0] if stopped else None)
