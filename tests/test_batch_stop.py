@@ -79,15 +79,24 @@ def test_a_refusal_stops_the_run_after_its_first_claim_and_leaves_the_rest_queue
     assert store.queue_counts().pending == 0
 
 
-def test_claims_crew_run_says_it_stopped_and_exits_non_zero(
-    tmp_path: Path, openai_server: StartServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def run_refused(
+    tmp_path: Path, openai_server: StartServer, monkeypatch: pytest.MonkeyPatch, *options: str
+) -> str:
+    """`claims-crew run` on three claims against a provider that answers 401; it must exit 1.
+    What it printed, on one line."""
     point_model_at(openai_server(Switch(401)), monkeypatch)
     inbox = tmp_path / "inbox"
     water_claims(inbox, *IDS)
-    result = CliRunner().invoke(main, ["run", "--inbox", str(inbox), "--concurrency", "1"])
+    command = ["run", "--inbox", str(inbox), "--concurrency", "1", *options]
+    result = CliRunner().invoke(main, command)
     assert result.exit_code == 1
-    output = " ".join((result.output + result.stderr).split())
+    return " ".join((result.output + result.stderr).split())
+
+
+def test_claims_crew_run_says_it_stopped_and_exits_non_zero(
+    tmp_path: Path, openai_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output = run_refused(tmp_path, openai_server, monkeypatch)
     assert "stopped early: S-1 failed with invalid_key" in output
     assert "2 claim(s) left queued for the next run" in output
 
@@ -113,14 +122,7 @@ def test_a_worker_stops_taking_claims_after_a_refusal(
 def test_claims_crew_run_with_workers_says_a_worker_stopped_early(
     tmp_path: Path, openai_server: StartServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    point_model_at(openai_server(Switch(401)), monkeypatch)
-    inbox = tmp_path / "inbox"
-    water_claims(inbox, *IDS)
-    result = CliRunner().invoke(
-        main, ["run", "--inbox", str(inbox), "--workers", "2", "--concurrency", "1"]
-    )
-    assert result.exit_code == 1
-    output = " ".join((result.output + result.stderr).split())
+    output = run_refused(tmp_path, openai_server, monkeypatch, "--workers", "2")
     # Each worker stops after its first claim: two at most are tried, the rest stay queued.
     assert re.search(r"stopped early: S-\d failed with invalid_key", output), output
     left = Store().queue_counts().pending
