@@ -2,14 +2,14 @@
 the times of the calls it let through in the last window, the tokens of those that finished,
 and how long a provider's 429 asked every process to hold off (store/rate_windows.py).
 
-Revision ID: 0017_shared_rate_limit
+Revision ID: 0015_shared_rate_limit
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0017_shared_rate_limit"
-down_revision = "0010_audit_entry_signatures"
+revision = "0015_shared_rate_limit"
+down_revision = "0014_clocks_appeals"
 branch_labels = None
 depends_on = None
 
