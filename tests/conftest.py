@@ -4,7 +4,7 @@ Fixtures and pytest hooks only: what the tests share besides fixtures is in test
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +14,9 @@ from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
-from tests.support.openai_server import OpenAIServer, Respond, StartServer
+from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, StartServer, Wire
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
+from tests.support.provider import WIRES
 from tests.support.real_policies import OpenReal, RealPolicy
 from tests.support.skips import reason_of, skip_summary
 
@@ -48,21 +49,32 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     return str(request.param)
 
 
-@pytest.fixture
-def openai_server() -> Iterator[StartServer]:
-    """Start scripted OpenAI-compatible servers on 127.0.0.1 (tests/support/openai_server.py):
-    `openai_server(respond, latency_s=..., hang_limit_s=...)`. Each stops when the test ends,
-    and a call it holds (Hang) is dropped then."""
+def _servers(wire: Callable[[], Wire]) -> Iterator[StartServer]:
     started: list[OpenAIServer] = []
 
     def start(respond: Respond, **options: float) -> OpenAIServer:
-        server = OpenAIServer(respond, **options).start()
+        server = OpenAIServer(respond, wire=wire(), **options).start()
         started.append(server)
         return server
 
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def openai_server() -> Iterator[StartServer]:
+    """Start scripted OpenAI-compatible servers on 127.0.0.1 (tests/support/openai_server.py):
+    `openai_server(respond, latency_s=..., hang_limit_s=...)`. Each stops when the test ends,
+    and a call it holds (Hang) is dropped then."""
+    yield from _servers(OpenAIWire)
+
+
+@pytest.fixture(params=sorted(WIRES))
+def provider_server(request: pytest.FixtureRequest) -> Iterator[StartServer]:
+    """`openai_server`, once per provider's wire format (OpenAI, Anthropic, Gemini): a test that
+    takes this fixture runs on each, and point_model_at names that provider's model."""
+    yield from _servers(WIRES[request.param][0])
 
 
 @pytest.fixture

@@ -87,6 +87,7 @@ def rewrite_as_accepted(store: Store, claim_id: str) -> None:
             {"body": json.dumps(body), "id": resolution.id},
         )
         conn.execute(text("DELETE FROM escalations WHERE claim_id = :claim_id"), claim)
+        conn.execute(text("DELETE FROM assignments WHERE claim_id = :claim_id"), claim)
 
 
 def cut_tail(store: Store, keep: int) -> None:

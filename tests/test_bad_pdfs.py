@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
+from claims_crew.documents.ocr import ocr_unavailable
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import open_pdf
+from claims_crew.policy.text import extract_pages
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
@@ -65,7 +67,9 @@ def _not_a_pdf(tmp_path: Path) -> Path:
     ("make", "code"),
     [
         (_encrypted, "encrypted"),
-        (_blank_pages, "no_text_layer"),
+        # Read by OCR when there is no text layer, which finds no text either; without an OCR
+        # engine it cannot even tell.
+        (_blank_pages, "no_text_layer" if ocr_unavailable() is None else "needs_ocr"),
         (_truncated, "malformed"),
         (_garbage, "malformed"),
         (_not_a_pdf, "malformed"),
@@ -88,11 +92,20 @@ def _empty(folder: Path) -> bool:
 
 
 @pytest.mark.slow
-def test_scanned_real_policy_has_no_text_layer(tmp_path: Path) -> None:
+def test_scanned_real_policy_has_no_text_layer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader finds no text on the scan; with no OCR engine it stays unread, `needs_ocr`.
+    (Read by OCR, its 16 pages are a matter for bench/, not a test: tests/test_scanned_policy.py
+    reads a scanned page of a real policy.)"""
     pdf = shared_pdf("negative/arogya_sanjeevani_SCANNED_in.pdf")
     with pytest.raises(PolicyError) as err:
-        open_pdf(pdf, tmp_path / "cache")
+        extract_pages(pdf, pdf.read_bytes())
     assert err.value.code == "no_text_layer"
+    monkeypatch.setenv("CLAIMS_CREW_TESSERACT", str(tmp_path / "no-such-tesseract"))
+    with pytest.raises(PolicyError) as err:
+        open_pdf(pdf, tmp_path / "cache")
+    assert err.value.code == "needs_ocr"
 
 
 def test_a_pdf_that_takes_too_long_is_stopped(tmp_path: Path) -> None:

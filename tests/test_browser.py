@@ -6,6 +6,7 @@ downloaded. A screenshot of the escalation page is saved in tests/artifacts/.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.support.browser import CHROMEDRIVER, CHROMIUM
+from tests.support.browser import headless_chromium, needs_chromium
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
 from tests.support.web import review_page
@@ -22,11 +23,7 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(
-        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-        reason="needs Debian's chromium and chromium-driver "
-        "(apt-get install chromium chromium-driver; .ci/run installs them)",
-    ),
+    needs_chromium,
     # The page a team shares: on the SQLite file and on PostgreSQL.
     pytest.mark.usefixtures("engine"),
 ]
@@ -45,17 +42,8 @@ def served(tmp_path: Path, sample_library: PolicyLibrary) -> Iterator[tuple[str,
 
 @pytest.fixture
 def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(5)
-    yield driver
-    driver.quit()
+    with headless_chromium() as driver:
+        yield driver
 
 
 def test_a_reviewer_decides_an_escalation_in_the_browser(
@@ -105,4 +93,60 @@ def test_a_reviewer_decides_an_escalation_in_the_browser(
     assert "The plumber dates the leak to 3 November." in trail
     [review] = store.reviews()
     assert review.reviewer == "ana" and review.decision == "covered"
+    assert store.verify_audit().ok
+
+
+def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
+    tmp_path: Path,
+    sample_library: PolicyLibrary,
+    browser: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    from claims_crew.desk import ReviewerSettings
+    from claims_crew.store import Basis
+
+    assert isinstance(browser, WebDriver)
+    shutil.copytree(ROOT / "config", tmp_path / "config")  # every denial needs four eyes
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(tmp_path / "config"))
+    store = Store()
+    tokens = {n: store.add_reviewer(n, ReviewerSettings(lines=["home"])) for n in ("ana", "cy")}
+    for claim_id in ("C-1", "C-2"):  # home claims: C-1 to ana, C-2 to cy
+        loaded = water_loaded(tmp_path / "inbox", claim_id)
+        store.record(record_for(loaded, sample_library), None, loaded, Basis(line="home"))
+
+    def sign_in(url: str, name: str) -> None:
+        browser.delete_all_cookies()
+        browser.get(f"{url}/login")
+        browser.find_element(By.ID, "token").send_keys(tokens[name])
+        browser.find_element(By.ID, "sign-in").click()
+        assert browser.find_element(By.ID, "reviewer-name").text == name
+
+    with review_page(store) as port:
+        url = f"http://127.0.0.1:{port}"
+        sign_in(url, "ana")
+        browser.find_element(By.ID, "my-queue").click()
+        queue = browser.find_element(By.ID, "queue").text
+        assert "My queue" in browser.find_element(By.TAG_NAME, "h1").text
+        assert "C-1" in queue and "C-2" not in queue
+        browser.find_element(By.LINK_TEXT, "C-1").click()
+        assert "Assigned to ana" in browser.find_element(By.ID, "assigned").text
+        browser.find_element(By.ID, "decision-not_covered").click()
+        browser.find_element(By.ID, "reason").send_keys("Seepage over weeks.")
+        browser.find_element(By.ID, "submit-decision").click()
+        proposal = browser.find_element(By.ID, "proposal").text
+        assert "not_covered proposed by ana" in proposal
+        assert browser.find_elements(By.ID, "own-proposal")  # no Confirm for the proposer
+        assert not browser.find_elements(By.ID, "confirm-proposal")
+
+        sign_in(url, "cy")
+        browser.get(f"{url}/escalations/C-1")
+        browser.find_element(By.ID, "confirm-proposal").click()
+        decided = browser.find_element(By.ID, "decided").text
+        assert "not_covered" in decided and "cy" in decided
+        trail = browser.find_element(By.ID, "audit").text
+        assert "proposed" in trail and "human:ana" in trail and "human:cy" in trail
+    assert store.escalation("C-1").decided_by == "cy"
     assert store.verify_audit().ok

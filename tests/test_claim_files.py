@@ -21,6 +21,7 @@ from claims_crew.claim_files import (
     load_claim,
     load_claims,
 )
+from claims_crew.documents.limits import MAX_TEXT_BYTES
 from claims_crew.errors import ClaimFileError
 from claims_crew.vocabulary import CLAIM_FILE_PROBLEMS
 from tests.support.paths import ROOT
@@ -113,6 +114,11 @@ def _attachment_too_large(inbox: Path) -> Path:
     return _claim(inbox, "C-1.json", attachments=["notes.txt"])
 
 
+def _text_attachment_too_large(inbox: Path) -> Path:
+    (inbox / "notes.txt").write_text("x" * (MAX_TEXT_BYTES + 1))
+    return _claim(inbox, "C-1.json", attachments=["notes.txt"])
+
+
 def _attachments_too_large_together(inbox: Path) -> Path:
     names = [f"notes-{i}.txt" for i in range(MAX_ATTACHMENTS_BYTES // MAX_ATTACHMENT_BYTES + 1)]
     for name in names:
@@ -173,9 +179,10 @@ def _missing_fields(inbox: Path) -> Path:
         (_attachment_linked_outside, "outside_inbox", "'notes.txt' links to"),
         (_attachment_link_loop, "unreadable", "'notes.txt' cannot be read"),
         (_attachment_too_large, "too_large", f"the cap is {MAX_ATTACHMENT_BYTES:,} bytes"),
+        (_text_attachment_too_large, "too_large", f"the cap is {MAX_TEXT_BYTES:,} bytes"),
         (_attachments_too_large_together, "too_large", "attachments are over"),
         (_attachment_fifo, "not_a_file", "'notes.txt' is a FIFO"),
-        (_attachment_not_text, "unreadable", "'notes.txt' cannot be read as text"),
+        (_attachment_not_text, "unsupported_type", "notes.txt: neither UTF-8 text, a PDF"),
         (_not_yaml, "malformed", "not valid YAML"),
         (_json_key_twice, "malformed", "the key 'claim_id' is given more than once"),
         (_yaml_key_twice, "malformed", "the key 'claim_id' is given more than once in one"),
@@ -214,6 +221,9 @@ def test_every_problem_code_has_a_row() -> None:
         "malformed",
         "invalid",
         "duplicate_id",  # test_files_sharing_a_claim_id_are_refused_together
+        "unsupported_type",
+        "encrypted",  # tests/test_attachments.py, with real PDFs and images
+        "ocr_failed",
     }
     assert rows == set(CLAIM_FILE_PROBLEMS)
 

@@ -105,6 +105,7 @@ def test_every_figure(known: Store, tmp_path: Path) -> None:
         "parse_error": m(1, 1),
         "policy_gate": m(1, 1),
         "policy_not_found": m(1, 1),
+        "over_authority": m(1, 1),  # R12: 29,750 payable, over the 25,000 authority limit
     }
     assert data["abstention_correctness"] == m(2, 3)  # R04, R08 of R03, R04, R08
     assert data["outcomes_by_label"] == {

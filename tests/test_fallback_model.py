@@ -73,6 +73,10 @@ def test_a_claim_whose_provider_fails_is_decided_on_the_fallback(
     reported = CliRunner().invoke(main, ["report"], env={"COLUMNS": "200"})
     assert reported.exit_code == 0, reported.output
     assert "Fallback model" in reported.output
+    page = tmp_path / "report.html"
+    written = CliRunner().invoke(main, ["report", "--html", str(page)])
+    assert written.exit_code == 0, written.output
+    assert "1 of 1</span>" in page.read_text(encoding="utf-8").split("decided on the fallback")[1]
 
 
 def test_without_the_setting_the_claim_fails_as_before(
@@ -99,3 +103,33 @@ def test_a_refusal_does_not_fall_back(
     assert item.record is not None and item.record.error is not None
     assert item.record.error.code == "invalid_key"
     assert fallback.requests == []
+
+
+def test_the_fallback_replaces_an_agents_own_llm_and_keeps_a_gemini_gateway(
+    sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent whose agents.yaml names its own model names the provider that failed: on the
+    fallback it takes the fallback's model too. A Gemini fallback's base URL reaches
+    google-genai (which reads none of CrewAI's base_url), as the primary's does."""
+    from claims_crew.crew.crew import ClaimsCrew
+    from claims_crew.llms.fallback import fallback_factory
+    from claims_crew.run.limits import Limits
+    from tests.support.crew import config_with
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    config = config_with(tmp_path, "fraud", "llm", "anthropic/claude-haiku-4-5")
+    llm_for = fallback_factory(FALLBACK, Limits())
+    primary = ClaimsCrew("HM-HOME-001", llm_for, sample_library, config)
+    assert "claude-haiku-4-5" in primary.fraud().llm.model
+    again = ClaimsCrew("HM-HOME-001", llm_for, sample_library, config, yaml_models=False)
+    assert "gpt-fallback" in again.fraud().llm.model
+    assert "gpt-fallback" in again.policy().llm.model
+
+    pytest.importorskip("google.genai")
+    monkeypatch.setenv("GEMINI_API_KEY", "test-not-a-real-key")
+    monkeypatch.setenv("CLAIMS_CREW_FALLBACK_BASE_URL", "http://127.0.0.1:9/gemini")
+    gemini = fallback_factory("gemini/gemini-2.0-flash", Limits())
+    first, second = gemini("policy"), gemini("fraud")
+    assert first is not second  # a copy per agent: the client keeps a call's tools on itself
+    assert first.client_params["http_options"]["base_url"] == "http://127.0.0.1:9/gemini"

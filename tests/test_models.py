@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew.claim_files import load_claim
+from claims_crew.claim_files import inbox_files, load_claim
 from claims_crew.errors import ClaimFileError
 from claims_crew.models import Claim, IntakeFacts, ParseFailure, parse_claim, parse_intake
 from tests.support.paths import ROOT
@@ -94,8 +94,9 @@ def test_intake_with_a_made_up_date_format_is_a_parse_failure() -> None:
 
 def test_sample_claims_all_load() -> None:
     inbox = ROOT / "claims" / "inbox"
-    loaded = [load_claim(p) for p in sorted(inbox.glob("C-*.*")) if p.suffix != ".txt"]
-    assert len(loaded) >= 8
+    # Claim files only: attachments (text, PDFs, photos) lie beside them.
+    loaded = [load_claim(p) for p in inbox_files(inbox)]
+    assert len(loaded) == 12
     with_attachment = next(c for c in loaded if c.claim.claim_id == "C-1043")
     assert "Burst 15 mm copper pipe" in with_attachment.as_text()
 

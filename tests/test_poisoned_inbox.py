@@ -1,5 +1,7 @@
 """One bad file of every kind beside the sample claims: the run reviews every good claim, lists
-each bad file with its reason, and exits 1. Then the same inbox with the bad files removed."""
+each bad file with its reason, and exits 1. Then the same inbox with the bad files removed.
+Bad attachments are among them (an encrypted PDF, a HEIC photo), and the run has no OCR engine:
+the scanned police report is listed as needs_ocr and its claim reviewed all the same."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from pypdf import PdfWriter
 
 from claims_crew.claim_files import MAX_CLAIM_BYTES
 from claims_crew.cli import main
@@ -19,7 +22,19 @@ from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Scr
 from tests.support.paths import ROOT
 
 SAMPLES = ROOT / "claims" / "inbox"
-GOOD = ["C-1043", "C-1044", "C-1045", "C-1046", "C-1047", "C-1048", "C-2001", "C-3001"]
+GOOD = [
+    "C-1043",
+    "C-1044",
+    "C-1045",
+    "C-1046",
+    "C-1047",
+    "C-1048",
+    "C-1049",
+    "C-1050",
+    "C-2001",
+    "C-2002",
+    "C-3001",
+]
 
 
 def _any_claim() -> Script:
@@ -47,7 +62,16 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
     (inbox / "X-link.json").symlink_to(secret)
     (inbox / "C-1042-corrected.json").write_text(json.dumps({**water, "amount": 4300}))
     (inbox / "X-markup.yaml").write_text('claim_id: "[/x] [bold]unterminated\n')
+    locked = PdfWriter(clone_from=SAMPLES / "C-1049-plumber.pdf")
+    locked.encrypt(user_password="secret", owner_password="owner")
+    locked.write(inbox / "X-locked.pdf")
+    (inbox / "X-photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64)
+    for claim_id, attachment in (("X-locked", "X-locked.pdf"), ("X-heic", "X-photo.heic")):
+        fields = {**water, "claim_id": claim_id, "attachments": [attachment]}
+        (inbox / f"{claim_id}.json").write_text(json.dumps(fields))
     return {
+        "X-locked.json": "encrypted",
+        "X-heic.json": "unsupported_type",
         "X-deep.json": "too_deep",
         "X-deep.yaml": "too_deep",
         "X-big.json": "too_large",
@@ -63,6 +87,7 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
 def run_with_script(monkeypatch: pytest.MonkeyPatch) -> Script:
     script = _any_claim()
     monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
+    monkeypatch.setenv("CLAIMS_CREW_TESSERACT", str(ROOT / "no-tesseract-here"))
     monkeypatch.setattr(
         "claims_crew.llms.select.default_llm_factory", lambda *_args, **_kwargs: script
     )
@@ -101,6 +126,7 @@ def test_a_poisoned_batch_reviews_every_good_claim_and_lists_the_bad_files(
     assert "C-1042-corrected.json" in _row(out, "C-1042.json")
     assert "[/x] [bold]unterminated" in out  # the YAML error, quoted as it is
     assert f"{len(bad)} claim(s) failed" in out
+    assert "attachment C-1050-police-report.pdf: needs_ocr (page 1 has no text layer" in out
     assert f"{len(GOOD)} claim(s) escalated in this run" in out
 
     # Once the bad files are gone and one of the duplicates removed, the rest is reviewed.

@@ -117,13 +117,16 @@ def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
         "C-1046": ("ACCEPTED", "covered"),
         "C-1047": ("ACCEPTED", "not_covered"),
         "C-1048": ("ADJUDICATED", "not_covered"),
+        "C-1049": ("ADJUDICATED", "covered"),
+        "C-1050": ("ACCEPTED", "covered"),
         "C-2001": ("ESCALATED", None),
+        "C-2002": ("ESCALATED", None),
         "C-3001": ("ESCALATED", None),
     }
     # The adjudicator was asked once per dispute, after both reviewers had answered; C-1048's
     # became one once the targeted question found when its damage started.
     asked = [e for e in server.exchanges if agent_of(e.request) == "adjudicator"]
-    assert sorted(claim_of(e.request) for e in asked) == ["C-1043", "C-1048"]
+    assert sorted(claim_of(e.request) for e in asked) == ["C-1043", "C-1048", "C-1049"]
     for ruling in asked:
         claim_id = claim_of(ruling.request)
         reviews = of(server, claim_id, "policy") + of(server, claim_id, "fraud")
@@ -135,9 +138,9 @@ def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
     # Each task's calls and tokens, from CrewAI's events, as the server counted them.
     for claim_id, record in done.items():
         calls = {"intake_task": 1, "policy_task": 2, "fraud_task": 2}
-        if claim_id in ("C-1042", "C-1048"):
+        if claim_id in ("C-1042", "C-1048", "C-1049"):
             calls["targeted_question_task"] = 1
-        if claim_id in ("C-1043", "C-1048"):
+        if claim_id in ("C-1043", "C-1048", "C-1049"):
             calls["adjudicate_task"] = 1
         assert record.model_calls == calls, claim_id
         usage = record.tokens_by_task

@@ -14,6 +14,7 @@ The thirteen decisions (tests/support/report.py), as the resolver decided them:
   R10 ESCALATED parse_error   fraud's answer unreadable; human: covered
   R11 ESCALATED low_confidence theft, both 0.6;        human: covered
   R12 ESCALATED policy_gate   theft, 30,000 claimed;   human: not_covered
+                over_authority  and 29,750 payable, over the 25,000 authority limit
   R13 ESCALATED policy_not_found, no model asked
 """
 
@@ -106,6 +107,7 @@ def test_overall_figures(known: Store) -> None:
         "parse_error": m(1, 13),
         "policy_gate": m(1, 13),
         "policy_not_found": m(1, 13),
+        "over_authority": m(1, 13),
     }
     # Twelve claims reached the agents; only R10's fraud answer failed to parse.
     assert overall["parse_errors"] == {
@@ -135,7 +137,11 @@ def test_by_loss_type(known: Store) -> None:
     assert theft["conflict"] == m(0, 3)
     assert theft["automatic"] == m(1, 3)
     assert theft["escalated"] == m(2, 3)
-    assert theft["escalation_reasons"] == {"low_confidence": m(1, 3), "policy_gate": m(1, 3)}
+    assert theft["escalation_reasons"] == {
+        "low_confidence": m(1, 3),
+        "policy_gate": m(1, 3),
+        "over_authority": m(1, 3),
+    }
     assert unknown["claims"] == 1
     assert unknown["conflict"] == m(0, 0)
     assert unknown["escalated"] == m(1, 1)

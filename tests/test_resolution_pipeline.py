@@ -21,6 +21,7 @@ from tests.support.crew import (
     POLICY_COVERED,
     WATER_CLAIM,
     Script,
+    intake_facts,
     settings,
     water_claim_saying_when,
     water_script,
@@ -163,52 +164,12 @@ def test_prompt_injection_is_never_accepted(sample_library: PolicyLibrary, tmp_p
 
 # ---- an agreement on covered answers the exclusions the claim's words fit --------------------
 
-# Intake's facts for three sample claims, each sourced in the claim's own words.
-CLAIM_FACTS: dict[str, dict[str, object]] = {
-    "C-1045.json": {
-        "loss_type": "flood",
-        "cause": "the river at the bottom of the garden burst its banks",
-        "quote": "The river at the bottom of the garden burst its banks",
-        "date_of_loss": "2025-11-30",
-        "amount_claimed": 18500,
-    },
-    "C-1047.json": {
-        "loss_type": "water_damage",
-        "cause": "grout around the shower letting water into the wall",
-        "quote": "The grout around the shower has been letting water into the wall",
-        "date_of_loss": "2025-06-01",
-        "amount_claimed": 6200,
-    },
-    "C-1044.yaml": {
-        "loss_type": "theft",
-        "cause": "burglars forced the back door",
-        "quote": "Burglars forced the back door",
-        "date_of_loss": "2025-09-14",
-        "amount_claimed": 2600,
-    },
-}
 # The grant each claim's agreeing agents cite, and its words.
 GRANTS = {
     "C-1045.json": ("4.3(a)", "torrential rain at a rate of at least 25 mm per hour"),
     "C-1047.json": ("4.2(b)", "sudden and accidental discharge of water"),
     "C-1044.yaml": ("4.4(a)", "theft or attempted theft involving forcible and violent entry"),
 }
-
-
-def intake_facts(claim_file: str) -> dict[str, object]:
-    facts = dict(CLAIM_FACTS[claim_file])
-    quote = facts.pop("quote")
-    return {
-        **facts,
-        "damage_start_date": None,
-        "unknowns": ["damage_start_date"],
-        "sources": {
-            "loss_type": {"where": "description", "quote": quote},
-            "cause": {"where": "description", "quote": quote},
-            "date_of_loss": {"where": "date_of_loss"},
-            "amount_claimed": {"where": "amount"},
-        },
-    }
 
 
 def covered(claim_file: str, confidence: float) -> dict[str, object]:

@@ -63,6 +63,10 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
         "ESCALATED", "prefer", None, ["clause_not_found", "policy_gate"], []
     ),
     "gate-high-risk-class": ("ESCALATED", "agree", None, ["policy_gate"], []),
+    # A fire claim of £40,000: £39,750 payable, over the automatic authority limit of £25,000.
+    "gate-over-authority": (
+        "ESCALATED", "agree", None, ["policy_gate", "over_authority"], []
+    ),
     "disputed-loss-date": (
         "ESCALATED", "conflict", None, ["needs_more_evidence"], ["date_of_loss"]
     ),

@@ -50,8 +50,10 @@ def test_list_json_has_the_documented_shape(store: Store) -> None:
     assert result.exit_code == 0, result.output
     [row] = as_json(result)["escalations"]
     assert set(row) == {"id", "claim_id", "amount", "reason_codes", "question", "opened_at"} | {
-        "currency"
-    }
+        "currency", "jurisdiction", "acknowledge_by", "decide_by", "days_left", "overdue", "due",
+        "excluded_reviewers", "external_codes", "assigned", "assigned_to", "proposal",
+    }  # fmt: skip
+    assert row["external_codes"] == {"needs_more_evidence": "I01"}
     assert row["claim_id"] == "C-1042" and row["amount"] == "4200"
     assert row["reason_codes"] == ["needs_more_evidence"]
     assert row["question"] == "damage_start_date: When did the damage start?"

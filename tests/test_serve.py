@@ -357,9 +357,11 @@ def test_two_processes_share_the_sign_in_and_the_decision(store: Store) -> None:
             "POST",
             "/escalations/C-1042/decide",
             cookie=session,
+            # Covered, at 4,200: under config/desk.yaml's four-eyes rules (every denial, and
+            # payments over 10,000) this one decision decides.
             form={
-                "decision": "not_covered",
-                "reason": "Gradual seepage over weeks.",
+                "decision": "covered",
+                "reason": "A sudden discharge, as 4.2(b) says.",
                 "version": "1",
                 "csrf": page_csrf[1],
             },
@@ -369,5 +371,5 @@ def test_two_processes_share_the_sign_in_and_the_decision(store: Store) -> None:
         deciding.close()
 
     done = store.escalation("C-1042")
-    assert (done.state, done.decided_by, done.decision) == ("decided", "ana", "not_covered")
+    assert (done.state, done.decided_by, done.decision) == ("decided", "ana", "covered")
     assert store.verify_audit().ok

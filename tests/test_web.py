@@ -7,14 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.views import MAX_PAGE
-from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE, create_app, default_hosts
+from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE, default_hosts
 from claims_crew.store import Store
 from tests.support.store import record_for, water_loaded
-from tests.support.web import review_page
+from tests.support.web import client, review_page, signed_in
 
 SCRIPT = "<script>alert('pwned')</script>"
 
@@ -27,20 +26,6 @@ def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     water = water_loaded(tmp_path / "inbox", description=f"Water through the ceiling. {SCRIPT}")
     store.record(record_for(water, sample_library), None, water)
     return store
-
-
-def client(store: Store) -> TestClient:
-    return TestClient(create_app(store, ["testserver"]), follow_redirects=False)
-
-
-def signed_in(store: Store, name: str = "ana") -> TestClient:
-    token = store.add_reviewer(name)
-    c = client(store)
-    form = c.get("/login")
-    csrf = form.context["csrf"]  # type: ignore[attr-defined]
-    response = c.post("/login", data={"token": token, "csrf": csrf})
-    assert response.status_code == 303 and response.headers["location"] == "/"
-    return c
 
 
 def csrf_of(html: str) -> str:

@@ -5,13 +5,16 @@ what is not in the inbox. So a file is checked before it is parsed:
 - it is a regular file, and a link only to a file inside the inbox: a FIFO or a device is never
   opened (a FIFO would block the run until something writes to it);
 - it is at most MAX_CLAIM_BYTES, and only that much plus one byte is ever read; an attachment is
-  at most MAX_ATTACHMENT_BYTES, and all of a claim's attachments MAX_ATTACHMENTS_BYTES together;
+  at most MAX_ATTACHMENT_BYTES, and all of a claim's attachments MAX_ATTACHMENTS_BYTES together
+  (documents/limits.py caps their pages, pixels and reading time too);
 - it is nested at most MAX_NESTING deep, checked before the YAML composer (which recurses) runs;
 - no mapping names a key twice (`"claim_id": "U-24", "claim_id": "U-24b"`): both parsers would
   keep the last value without a word, so such a file is malformed.
 Whatever is wrong is a ClaimFileError naming the file, with a code saying why; the batch reports
-it and goes on with the other files. Files that share a claim id are refused together
-(`load_claims`).
+it and goes on with the other files. Attachments (text, PDF, scans, photos) are read into their
+text of record by documents/read.py; one whose scanned pages need an OCR engine that is not
+installed is kept with what could be read (needs_ocr), and its claim goes on. Files that share
+a claim id are refused together (`load_claims`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import json
 import os
 import stat
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,15 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from claims_crew.documents.kept import keep_original
+from claims_crew.documents.limits import (
+    MAX_CLAIM_ATTACHMENT_BYTES,
+    MAX_DOCUMENT_BYTES,
+    AttachmentError,
+    ClaimBudget,
+)
+from claims_crew.documents.read import read_attachment
+from claims_crew.documents.record import AttachmentRecord, PageText
 from claims_crew.errors import ClaimFileError, validation_problems
 from claims_crew.models import ClaimFile
 
@@ -36,8 +48,8 @@ CLAIM_SUFFIXES = (".json", ".yaml", ".yml")
 # A claim file is a page of fields; a megabyte is far beyond one, and far beyond what a model
 # should be sent in one request.
 MAX_CLAIM_BYTES = 1 << 20
-MAX_ATTACHMENT_BYTES = 256 << 10
-MAX_ATTACHMENTS_BYTES = 1 << 20
+MAX_ATTACHMENT_BYTES = MAX_DOCUMENT_BYTES
+MAX_ATTACHMENTS_BYTES = MAX_CLAIM_ATTACHMENT_BYTES
 # What the intake agent is shown of each attachment.
 MAX_ATTACHMENT_CHARS = 20_000
 # A claim file is a mapping with one list in it (attachments): two levels. The cap keeps the
@@ -56,17 +68,40 @@ _OPEN_FLAGS = (
 
 @dataclass(frozen=True, slots=True)
 class LoadedClaim:
-    """A validated claim file, the bytes it was read from, and its attachments' text."""
+    """A validated claim file, the bytes it was read from, and its attachments' text of record."""
 
     path: Path
     claim: ClaimFile
     raw: bytes
-    attachments: dict[str, str]
+    documents: dict[str, AttachmentRecord]
+    # Attachments whose file no longer matches the text of record kept for this claim file.
+    changed: tuple[str, ...] = ()
     # The SHA-256 of `raw`: the claim's identity in the store and the audit trail, computed once.
     sha256: str = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sha256", hashlib.sha256(self.raw).hexdigest())
+
+    @property
+    def attachments(self) -> dict[str, str]:
+        """Each attachment's text as the intake agent is shown it, by file name."""
+        return {name: doc.text[:MAX_ATTACHMENT_CHARS] for name, doc in self.documents.items()}
+
+    def pages(self) -> dict[str, list[PageText]]:
+        """The pages of each PDF and image attachment, which a fact's quote cites."""
+        return {n: d.pages for n, d in self.documents.items() if d.kind != "text"}
+
+    def notes(self) -> list[tuple[str, str, str]]:
+        """(attachment, code, message) for each attachment read only in part (needs_ocr) or
+        changed since its text of record was kept (changed)."""
+        found: list[tuple[str, str, str]] = [
+            (d.name, d.problem, d.message) for d in self.documents.values() if d.problem
+        ]
+        found += [
+            (name, "changed", "the file changed after intake; its text of record is kept")
+            for name in self.changed
+        ]
+        return found
 
     def as_text(self) -> str:
         """The claim as the intake agent reads it: its fields, then each attachment."""
@@ -239,8 +274,23 @@ def _parse(path: Path, raw: bytes) -> object:
         raise ClaimFileError(f"{path}: not valid {kind}: {exc}", code="malformed") from exc
 
 
-def load_claim(path: Path) -> LoadedClaim:
-    """Read and validate one claim file; a problem names the file and every bad field."""
+# The text of record already kept for a claim file version (claim id, sha256), if any.
+KeptRecords = Callable[[str, str], dict[str, AttachmentRecord] | None]
+
+
+def load_claim(
+    path: Path,
+    seconds: float | None = None,
+    kept: KeptRecords | None = None,
+    originals: Path | None = None,
+) -> LoadedClaim:
+    """Read and validate one claim file; a problem names the file and every bad field.
+
+    `seconds` bounds the reading of its attachments (OCR mostly). Where `kept` has a text of
+    record for this very claim file, an attachment is not read again: a file that changed since
+    is reported (LoadedClaim.changed), never silently re-read. `originals`: a folder where each
+    PDF and image is kept by its hash, for the review page.
+    """
     raw = _read_inside(path, path, MAX_CLAIM_BYTES, "claim file")
     data = _parse(path, raw)
     if not isinstance(data, dict):
@@ -251,38 +301,55 @@ def load_claim(path: Path) -> LoadedClaim:
         missing = [str(e["loc"][0]) for e in exc.errors() if e["type"] == "missing"]
         problems = "; ".join(validation_problems(exc, "file"))
         raise ClaimFileError(f"{path}: {problems}", missing=missing) from exc
-    attachments: dict[str, str] = {}
-    total = 0
-    for name in claim.attachments:
-        what = f"attachment {name!r}"
-        target = path.parent / name
-        # By name first ("../x", "/etc/x"), before anything outside is looked at; a link is
-        # judged where it points, in _read_inside.
-        folder = Path(os.path.abspath(path.parent))
-        if folder not in Path(os.path.abspath(target)).parents:
-            raise ClaimFileError(
-                f"{path}: {what} is outside the claim's folder", code="outside_inbox"
-            )
-        data_bytes = _read_inside(path, target, MAX_ATTACHMENT_BYTES, what)
-        total += len(data_bytes)
-        if total > MAX_ATTACHMENTS_BYTES:
+    before = kept(claim.claim_id, hashlib.sha256(raw).hexdigest()) if kept else None
+    documents: dict[str, AttachmentRecord] = {}
+    changed: list[str] = []
+    files: dict[str, bytes] = {}
+    for name in claim.attachments:  # every file's size first: no OCR spent on a claim refused
+        files[name] = _attachment_bytes(path, name)
+        if sum(map(len, files.values())) > MAX_ATTACHMENTS_BYTES:
             raise ClaimFileError(
                 f"{path}: its attachments are over {MAX_ATTACHMENTS_BYTES:,} bytes together",
                 code="too_large",
             )
+    budget = ClaimBudget(seconds)
+    for name, data_bytes in files.items():
+        if before is not None and name in before:
+            documents[name] = before[name]
+            if before[name].sha256 not in ("", hashlib.sha256(data_bytes).hexdigest()):
+                changed.append(name)
+            continue
         try:
-            attachments[name] = data_bytes.decode("utf-8")[:MAX_ATTACHMENT_CHARS]
-        except UnicodeDecodeError as exc:
-            raise ClaimFileError(
-                f"{path}: {what} cannot be read as text", code="unreadable"
-            ) from exc
-    return LoadedClaim(path, claim, raw, attachments)
+            record = read_attachment(name, data_bytes, budget)
+        except AttachmentError as exc:
+            raise ClaimFileError(f"{path}: attachment {exc}", code=exc.code) from exc
+        if originals is not None and record.kind != "text":
+            record = record.model_copy(update={"kept_at": keep_original(originals, data_bytes)})
+        documents[name] = record
+    return LoadedClaim(path, claim, raw, documents, tuple(changed))
 
 
-def load_claims(paths: Sequence[Path]) -> dict[Path, LoadedClaim | ClaimFileError]:
+def _attachment_bytes(path: Path, name: str) -> bytes:
+    what = f"attachment {name!r}"
+    target = path.parent / name
+    # By name first ("../x", "/etc/x"), before anything outside is looked at; a link is
+    # judged where it points, in _read_inside.
+    folder = Path(os.path.abspath(path.parent))
+    if folder not in Path(os.path.abspath(target)).parents:
+        raise ClaimFileError(f"{path}: {what} is outside the claim's folder", code="outside_inbox")
+    return _read_inside(path, target, MAX_ATTACHMENT_BYTES, what)
+
+
+def load_claims(
+    paths: Sequence[Path],
+    seconds: float | None = None,
+    kept: KeptRecords | None = None,
+    originals: Path | None = None,
+) -> dict[Path, LoadedClaim | ClaimFileError]:
     """Each file read once: its claim, or why it cannot be reviewed.
 
-    Files that share a claim id are all refused (code duplicate_id), each naming the others. The
+    Each file is read as `load_claim` reads it. Files that share a claim id are all refused
+    (code duplicate_id), each naming the others. The
     store decides a claim id once and only flags a later file with that id, so reviewing the
     first by name would settle the claim on a version nobody chose. Neither is reviewed; once
     one file is left with that id, the next run reviews it.
@@ -291,7 +358,7 @@ def load_claims(paths: Sequence[Path]) -> dict[Path, LoadedClaim | ClaimFileErro
     by_id: dict[str, list[Path]] = defaultdict(list)
     for path in paths:
         try:
-            loaded = load_claim(path)
+            loaded = load_claim(path, seconds, kept, originals)
         except ClaimFileError as exc:
             found[path] = exc
             continue

@@ -49,6 +49,18 @@ class ClaimFile(BaseModel):
     risk_class: RiskClass | None = Field(
         None, description="Underwriting risk class, if the claims system assigns one."
     )
+    jurisdiction: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$",
+        description="Whose claim-handling rules apply (e.g. US-CA): picks the row of "
+        "config/clocks.yaml.",
+    )
+    schedule: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.ya?ml$",
+        description="The policyholder's schedule file in policies/schedules/, if the policy's "
+        "limits and deductibles are not in policies/index.yaml.",
+    )
 
 
 class FactSource(BaseModel):

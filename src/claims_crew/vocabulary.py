@@ -79,9 +79,13 @@ ReasonCode = Literal[
     "not_tool_sourced",
     "exclusion_unchecked",
     "adjudicator_invalid",
+    "over_authority",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 assert set(ABSTAIN_REASONS) <= set(REASON_CODES), "an abstention's reason is a reason code"
+
+# The answer a payable amount is computed for (resolver/payable.py).
+PAID_ANSWER = "covered"
 
 # ---- what a person decides -----------------------------------------------------------------
 
@@ -198,10 +202,13 @@ RevalidationVerdict = Literal["replay", "new"]
 # Why a claim file in the inbox cannot be reviewed, in one machine-readable word
 # (errors.ClaimFileError.code). The batch reports the file by name and goes on.
 ClaimFileProblem = Literal[
-    "unreadable",  # cannot be opened, or an attachment is not text
+    "unreadable",  # cannot be opened, or a PDF attachment is broken
+    "unsupported_type",  # an attachment neither text, PDF, PNG, JPEG nor TIFF (HEIC included)
+    "encrypted",  # a PDF attachment that needs a password
+    "ocr_failed",  # OCR failed on a scanned page or photo, or ran past the claim's deadline
     "not_a_file",  # a FIFO, a device or a folder: never opened
     "outside_inbox",  # a link out of the inbox, or an attachment outside the claim's folder
-    "too_large",  # over a size cap: the claim file, one attachment or all of them
+    "too_large",  # over a cap: the claim file, or an attachment's bytes, pages or pixels
     "too_deep",  # nested deeper than any claim file needs
     "malformed",  # not JSON or YAML, not a mapping of fields, or a key given twice
     "invalid",  # missing or bad fields

@@ -3,13 +3,54 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# For a test that drives the browser: skipped, saying why, where it is not installed.
+needs_chromium = pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="needs Debian's chromium and chromium-driver "
+    "(apt-get install chromium chromium-driver; .ci/run installs them)",
+)
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextmanager
+def headless_chromium() -> Iterator[WebDriver]:
+    """Debian's Chromium through its chromedriver, headless, 1500 by 1400, keeping the page's
+    console messages (`console_errors`); it quits when the block ends."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    driver.implicitly_wait(5)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def console_errors(driver: object) -> list[str]:
+    """What the page wrote to the browser console at SEVERE level (errors, failed loads);
+    the driver must be started with `goog:loggingPrefs` {"browser": "ALL"}."""
+    entries: list[dict[str, str]] = driver.get_log("browser")  # type: ignore[attr-defined]
+    return [e["message"] for e in entries if e.get("level") == "SEVERE"]

@@ -125,6 +125,48 @@ FRAUD_EXCLUDED = {
 }
 
 
+# Intake's facts for three sample claims, each sourced in the claim's own words.
+CLAIM_FACTS: dict[str, dict[str, object]] = {
+    "C-1045.json": {
+        "loss_type": "flood",
+        "cause": "the river at the bottom of the garden burst its banks",
+        "quote": "The river at the bottom of the garden burst its banks",
+        "date_of_loss": "2025-11-30",
+        "amount_claimed": 18500,
+    },
+    "C-1047.json": {
+        "loss_type": "water_damage",
+        "cause": "grout around the shower letting water into the wall",
+        "quote": "The grout around the shower has been letting water into the wall",
+        "date_of_loss": "2025-06-01",
+        "amount_claimed": 6200,
+    },
+    "C-1044.yaml": {
+        "loss_type": "theft",
+        "cause": "burglars forced the back door",
+        "quote": "Burglars forced the back door",
+        "date_of_loss": "2025-09-14",
+        "amount_claimed": 2600,
+    },
+}
+
+
+def intake_facts(claim_file: str) -> dict[str, object]:
+    facts = dict(CLAIM_FACTS[claim_file])
+    quote = facts.pop("quote")
+    return {
+        **facts,
+        "damage_start_date": None,
+        "unknowns": ["damage_start_date"],
+        "sources": {
+            "loss_type": {"where": "description", "quote": quote},
+            "cause": {"where": "description", "quote": quote},
+            "date_of_loss": {"where": "date_of_loss"},
+            "amount_claimed": {"where": "amount"},
+        },
+    }
+
+
 class Script:
     """One scripted model per agent, so concurrent agents cannot take each other's answers."""
 

@@ -20,11 +20,17 @@ What `respond` returns decides the answer (the fault modes among them):
   middle of the answer's text (an unterminated string), as a provider or proxy that drops the
   end of a body sends it. The body is whole as HTTP: its length is the cut length.
 
+- `Blocked()`: the provider's safety filter withheld the answer (OpenAI's `content_filter`).
+
 Streaming requests (`stream: true`) get the same answer as server-sent events. `latency_s`
 delays every answer, for benches. `exchanges` is the server's own log: when each request
 arrived and when its answer had been sent, so a test can see which calls overlapped. The server
 runs on daemon threads and stops by itself when its `with` block ends (the pytest fixture
 `openai_server` in conftest.py does that).
+
+The wire format is one object (`Wire`): OpenAI's is here; Anthropic's and Gemini's
+(anthropic_wire.py, gemini_wire.py) translate their requests into the same `ChatRequest`, so one
+script answers a crew on any of them.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -81,17 +87,24 @@ class Truncated:
     content: str
 
 
-Reply = Text | ToolCall | Status | Hang | BadJSON | Truncated
+@dataclass(frozen=True)
+class Blocked:
+    """A 200 whose answer the provider's safety filter withheld."""
+
+
+Reply = Text | ToolCall | Status | Hang | BadJSON | Truncated | Blocked
 
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One chat-completions request as the client sent it."""
+    """One request as OpenAI's chat-completions body (`body`); on another wire, `raw` is what
+    the client really sent and `body` its translation."""
 
     path: str
     body: dict[str, Any]
     headers: dict[str, str]
     at: float  # time.monotonic() when it arrived
+    raw: dict[str, Any] = field(default_factory=dict)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -143,6 +156,31 @@ class Exchange:
 
 
 Respond = Callable[[ChatRequest], Reply]
+Answer = Text | ToolCall | Blocked  # a 200 the wire writes in its own format
+
+
+class Wire(Protocol):
+    """One provider's HTTP format: where its requests go and how its answers are written."""
+
+    def base_url(self, host: str, port: int) -> str: ...
+
+    def routes(self, path: str) -> bool:
+        """Whether `path` is a model call of this wire."""
+
+    def fixed(self, path: str, chat: dict[str, Any]) -> dict[str, Any] | None:
+        """The answer to a request that is not a model call (token counts), or None."""
+
+    def as_chat(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The request as an OpenAI chat-completions body."""
+
+    def streams(self, path: str, body: dict[str, Any]) -> bool: ...
+
+    def completion(self, reply: Answer, request: ChatRequest, number: int) -> dict[str, Any]: ...
+
+    def events(self, reply: Answer, request: ChatRequest, number: int) -> bytes:
+        """The same answer as server-sent events."""
+
+    def error(self, status: Status) -> dict[str, Any]: ...
 
 
 class _Listener(ThreadingHTTPServer):
@@ -155,11 +193,16 @@ class OpenAIServer:
     """The server: `base_url` to give the client, `requests` it has answered or is holding."""
 
     def __init__(
-        self, respond: Respond, latency_s: float = 0.0, hang_limit_s: float = 60.0
+        self,
+        respond: Respond,
+        latency_s: float = 0.0,
+        hang_limit_s: float = 60.0,
+        wire: Wire | None = None,
     ) -> None:
         self.respond = respond
         self.latency_s = latency_s
         self.hang_limit_s = hang_limit_s
+        self.wire: Wire = wire or OpenAIWire()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._requests: list[ChatRequest] = []
@@ -170,12 +213,17 @@ class OpenAIServer:
     @property
     def base_url(self) -> str:
         host, port = self._http.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return self.wire.base_url(str(host), int(port))
 
     @property
     def requests(self) -> list[ChatRequest]:
         with self._lock:
             return list(self._requests)
+
+    @property
+    def calls(self) -> list[ChatRequest]:
+        """The model calls among `requests` (not the token counts a client may ask for)."""
+        return [r for r in self.requests if self.wire.routes(r.path)]
 
     @property
     def exchanges(self) -> list[Exchange]:
@@ -214,6 +262,8 @@ class OpenAIServer:
 
 
 def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
+    wire = server.wire
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             pass  # quiet: the tests read `requests`
@@ -224,21 +274,27 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             try:
                 body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "request body is not JSON"}})
+                self._send(400, wire.error(Status(400, "request body is not JSON")))
                 return
-            request = ChatRequest(self.path, body, dict(self.headers.items()), time.monotonic())
+            chat = wire.as_chat(self.path, body) if wire.routes(self.path) else body
+            headers = dict(self.headers.items())
+            request = ChatRequest(self.path, chat, headers, time.monotonic(), body)
             number = server._received(request)
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if (fixed := wire.fixed(self.path, chat)) is not None:
+                self._send(200, fixed)
+                server._answered(number)
+                return
+            if not wire.routes(self.path):
+                self._send(404, wire.error(Status(404, f"no route {self.path}")))
                 return
             reply = server.respond(request)
             if server.latency_s:
                 server.stopping.wait(server.latency_s)
-            self._answer(reply, body, number)
+            self._answer(reply, request, number)
             if not isinstance(reply, Hang):
                 server._answered(number)
 
-        def _answer(self, reply: Reply, body: dict[str, Any], number: int) -> None:
+        def _answer(self, reply: Reply, request: ChatRequest, number: int) -> None:
             if isinstance(reply, Hang):
                 server.stopping.wait(server.hang_limit_s)
                 self.close_connection = True  # dropped without an answer
@@ -247,38 +303,19 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 headers = {}
                 if reply.retry_after is not None:
                     headers["Retry-After"] = f"{reply.retry_after:g}"
-                error = {"message": reply.message, "type": "scripted", "code": str(reply.code)}
-                self._send(reply.code, {"error": error}, headers)
+                self._send(reply.code, wire.error(reply), headers)
                 return
             if isinstance(reply, BadJSON):
                 self._send_bytes(200, reply.body.encode(), "application/json")
                 return
             if isinstance(reply, Truncated):
-                self._send_bytes(200, _truncated(reply, body, number), "application/json")
+                whole = json.dumps(wire.completion(Text(reply.content), request, number))
+                self._send_bytes(200, _cut(whole, reply.content), "application/json")
                 return
-            message, finish = _message(reply, number)
-            model = str(body.get("model", "scripted"))
-            if body.get("stream"):
-                self._stream(message, finish, model, number)
+            if wire.streams(request.path, request.raw):
+                self._send_bytes(200, wire.events(reply, request, number), "text/event-stream")
                 return
-            self._send(200, _completion(message, finish, model, number, body))
-
-        def _stream(self, message: dict[str, Any], finish: str, model: str, number: int) -> None:
-            def chunk(delta: dict[str, Any], reason: str | None) -> bytes:
-                data = {
-                    "id": f"chatcmpl-{number}",
-                    "object": "chat.completion.chunk",
-                    "created": int(time.time()),
-                    "model": model,
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": reason}],
-                }
-                return f"data: {json.dumps(data)}\n\n".encode()
-
-            delta = {k: v for k, v in message.items() if v is not None}
-            if "tool_calls" in delta:
-                delta["tool_calls"] = [{"index": 0, **delta["tool_calls"][0]}]
-            payload = chunk(delta, None) + chunk({}, finish) + b"data: [DONE]\n\n"
-            self._send_bytes(200, payload, "text/event-stream")
+            self._send(200, wire.completion(reply, request, number))
 
         def _send(
             self, code: int, data: dict[str, Any], headers: dict[str, str] | None = None
@@ -302,7 +339,97 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _message(reply: Text | ToolCall, number: int) -> tuple[dict[str, Any], str]:
+def _cut(whole: str, content: str) -> bytes:
+    """`whole` ending halfway through `content`, as it is written inside it."""
+    text = json.dumps(content)[1:-1]
+    cut = whole.index(text) + max(1, len(text) // 2)
+    return whole[:cut].encode()
+
+
+def usage(request: ChatRequest, written: object) -> tuple[int, int]:
+    """Prompt and completion tokens, counted as words: what was sent and what was written."""
+    return sum(len(_text(m).split()) for m in request.messages), len(str(written).split())
+
+
+def structured(reply: Answer, tool: str) -> Answer:
+    """An answer in words that is a JSON object, as a call of the client's structured-output
+    tool `tool`; prose, or anything else, as it is (the client then finds no such call)."""
+    if not isinstance(reply, Text):
+        return reply
+    try:
+        data = json.loads(reply.content)
+    except json.JSONDecodeError:
+        return reply
+    return ToolCall(tool, data) if isinstance(data, dict) else reply
+
+
+def sse(events: list[tuple[str | None, dict[str, Any]]]) -> bytes:
+    """Server-sent events: `event:` lines where the wire names them, then `data:`."""
+    lines = []
+    for name, data in events:
+        lines.append((f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n")
+    return "".join(lines).encode()
+
+
+class OpenAIWire:
+    """`/v1/chat/completions`, as OpenAI and every OpenAI-compatible server speak it."""
+
+    def base_url(self, host: str, port: int) -> str:
+        return f"http://{host}:{port}/v1"
+
+    def routes(self, path: str) -> bool:
+        return path.rstrip("/").endswith("/chat/completions")
+
+    def fixed(self, path: str, chat: dict[str, Any]) -> dict[str, Any] | None:
+        return None
+
+    def as_chat(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return body
+
+    def streams(self, path: str, body: dict[str, Any]) -> bool:
+        return bool(body.get("stream"))
+
+    def error(self, status: Status) -> dict[str, Any]:
+        return {"error": {"message": status.message, "type": "scripted", "code": str(status.code)}}
+
+    def completion(self, reply: Answer, request: ChatRequest, number: int) -> dict[str, Any]:
+        message, finish = _message(reply, number)
+        prompt, written = usage(request, message.get("content") or message.get("tool_calls"))
+        return {
+            **self._head(request, number, "chat.completion"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": written,
+                "total_tokens": prompt + written,
+            },
+        }
+
+    def events(self, reply: Answer, request: ChatRequest, number: int) -> bytes:
+        message, finish = _message(reply, number)
+        delta = {k: v for k, v in message.items() if v is not None}
+        if "tool_calls" in delta:
+            delta["tool_calls"] = [{"index": 0, **delta["tool_calls"][0]}]
+        head = self._head(request, number, "chat.completion.chunk")
+        chunks = [(delta, None), ({}, finish)]
+        data = [
+            {**head, "choices": [{"index": 0, "delta": d, "finish_reason": f}]} for d, f in chunks
+        ]
+        return sse([(None, d) for d in data]) + b"data: [DONE]\n\n"
+
+    @staticmethod
+    def _head(request: ChatRequest, number: int, kind: str) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{number}",
+            "object": kind,
+            "created": int(time.time()),
+            "model": str(request.body.get("model", "scripted")),
+        }
+
+
+def _message(reply: Answer, number: int) -> tuple[dict[str, Any], str]:
+    if isinstance(reply, Blocked):
+        return {"role": "assistant", "content": None}, "content_filter"
     if isinstance(reply, ToolCall):
         call = {
             "id": f"call_{number}",
@@ -311,36 +438,6 @@ def _message(reply: Text | ToolCall, number: int) -> tuple[dict[str, Any], str]:
         }
         return {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
     return {"role": "assistant", "content": reply.content}, "stop"
-
-
-def _truncated(reply: Truncated, body: dict[str, Any], number: int) -> bytes:
-    """The completion of `reply.content`, ending halfway through that text."""
-    message, finish = _message(Text(reply.content), number)
-    whole = json.dumps(
-        _completion(message, finish, str(body.get("model", "scripted")), number, body)
-    )
-    text = json.dumps(reply.content)[1:-1]  # as it is written inside the body
-    cut = whole.index(text) + max(1, len(text) // 2)
-    return whole[:cut].encode()
-
-
-def _completion(
-    message: dict[str, Any], finish: str, model: str, number: int, body: dict[str, Any]
-) -> dict[str, Any]:
-    prompt = sum(len(_text(m).split()) for m in body.get("messages") or [])
-    completion = len(str(message.get("content") or message.get("tool_calls")).split())
-    return {
-        "id": f"chatcmpl-{number}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        },
-    }
 
 
 # The `openai_server` fixture (conftest.py): `openai_server(respond, latency_s=..., ...)`.

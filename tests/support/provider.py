@@ -23,6 +23,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
+from tests.support.anthropic_wire import AnthropicWire
 from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
@@ -30,14 +31,17 @@ from tests.support.crew import (
     QUESTION_TAIL,
     start_date_answer,
 )
+from tests.support.gemini_wire import GeminiWire
 from tests.support.openai_server import (
     ChatRequest,
     OpenAIServer,
+    OpenAIWire,
     Reply,
     StartServer,
     Status,
     Text,
     ToolCall,
+    Wire,
 )
 from tests.support.paths import ROOT
 
@@ -147,11 +151,30 @@ def water_claims(folder: Path, *claim_ids: str) -> list[Path]:
     return paths
 
 
-def point_model_at(server: OpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """MODEL and MODEL_BASE_URL name the server, with a fake key, as a user would set them."""
-    monkeypatch.setenv("MODEL", "openai/gpt-4o-mini")
+# Each wire's provider as a user names it: the model (a Claude name old enough for CrewAI's
+# structured-output tool fallback; CLAUDE_NATIVE takes the beta) and the key variable its
+# client reads.
+WIRES: dict[str, tuple[Callable[[], Wire], str, str]] = {
+    "openai": (OpenAIWire, "openai/gpt-4o-mini", "OPENAI_API_KEY"),
+    "anthropic": (AnthropicWire, "anthropic/claude-3-5-haiku-latest", "ANTHROPIC_API_KEY"),
+    "gemini": (GeminiWire, "gemini/gemini-2.0-flash", "GEMINI_API_KEY"),
+}
+CLAUDE_NATIVE = "anthropic/claude-sonnet-4-5"
+
+
+def wire_name(server: OpenAIServer) -> str:
+    return next(name for name, (wire, _, _) in WIRES.items() if isinstance(server.wire, wire))
+
+
+def point_model_at(
+    server: OpenAIServer, monkeypatch: pytest.MonkeyPatch, model: str | None = None
+) -> None:
+    """MODEL and MODEL_BASE_URL name the server (a model of its wire's provider), with a fake
+    key in the provider's variable, as a user would set them."""
+    _, default, key_variable = WIRES[wire_name(server)]
+    monkeypatch.setenv("MODEL", model or default)
     monkeypatch.setenv("MODEL_BASE_URL", server.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv(key_variable, "test-key-not-a-real-one")
 
 
 def provider_settings(library: PolicyLibrary, store: Store) -> Settings:

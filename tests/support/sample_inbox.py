@@ -13,6 +13,12 @@ from click.testing import CliRunner
 from claims_crew.claim_files import inbox_files
 from claims_crew.cli import main
 from claims_crew.store import Store
+from tests.support.attachments import (
+    INTAKE_SPLIT,
+    SPLIT_REPORT,
+    SPLIT_RULING,
+    SPLIT_STARTED,
+)
 from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_BURST,
@@ -71,10 +77,16 @@ AGREED: dict[str, tuple[str, str, str] | None] = {
     ),
     "C-1046": ("covered", "4.3(a)", "heavy snowfall or hail"),
     "C-1047": ("not_covered", "7.1(c)", "failure or lack of grout, sealant or caulking"),
+    "C-1050": (
+        "covered",
+        "4.4(a)",
+        "theft or attempted theft involving forcible and violent entry",
+    ),
     "C-2001": None,
+    "C-2002": None,
     "C-3001": None,
 }
-POLICY_OF = {"C-2001": "MR-AUTO-001", "C-3001": "WF-TRAVEL-001"}
+POLICY_OF = {"C-2001": "MR-AUTO-001", "C-2002": "MR-AUTO-001", "C-3001": "WF-TRAVEL-001"}
 
 
 class Meeting:
@@ -136,6 +148,12 @@ def inbox_script(meet: Meeting) -> CrewScript:
     script.set("C-1048", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
     script.set("C-1048", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
     script.set("C-1048", "adjudicator", answer(LEAK_RULING))
+    # C-1049 says it only on page 2 of the plumber's PDF report, as C-1048 in its text one.
+    split_started = start_date_answer("2026-01-16", SPLIT_STARTED, SPLIT_REPORT)
+    script.set("C-1049", "intake", answer(INTAKE_SPLIT), answer(split_started))
+    script.set("C-1049", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
+    script.set("C-1049", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
+    script.set("C-1049", "adjudicator", answer(SPLIT_RULING))
     for claim_id, agreed in AGREED.items():
         script.set(claim_id, "intake", answer(NO_FACTS))
         policy_id = POLICY_OF.get(claim_id, "HM-HOME-001")

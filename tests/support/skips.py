@@ -18,6 +18,7 @@ CAUSES: dict[str, str] = {
     "../shared/policies": "../shared/policies/ (the real policy PDFs; see its README.md)",
     "chromium": "Chromium (apt-get install chromium chromium-driver)",
     "postgresql": "PostgreSQL (apt-get install postgresql)",
+    "tesseract": "Tesseract (apt-get install tesseract-ocr)",
 }
 
 

@@ -74,7 +74,11 @@ def record_for(
         )
     ]
     config = load_config(ROOT / "config")
-    case = read_case(library, config, loaded.claim, facts, (policy_claim, fraud_claim), ledger)
+    answers = (policy_claim, fraud_claim)
+    case = read_case(
+        library, config, loaded.claim, facts, answers, ledger, loaded.attachments,
+        pages=loaded.pages(),
+    )  # fmt: skip
     resolution = resolve(case, config)
     return ClaimRecord(
         claim_id=loaded.claim.claim_id,

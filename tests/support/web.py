@@ -1,4 +1,5 @@
-"""The review page served for real: uvicorn on a free local port, in a thread of the test."""
+"""The review page served for real (uvicorn on a free local port, in a thread of the test), or
+through TestClient, signed in or not."""
 
 from __future__ import annotations
 
@@ -7,17 +8,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
+from fastapi.testclient import TestClient
 
+from claims_crew.review.pages import Appealer
 from claims_crew.review.web import create_app, default_hosts
 from claims_crew.store import Store
 from tests.support.browser import free_port
 
 
 @contextmanager
-def review_page(store: Store) -> Iterator[int]:
-    """The review page over `store`, on 127.0.0.1; yields its port, stops when the block ends."""
+def review_page(store: Store, appeal: Appealer | None = None) -> Iterator[int]:
+    """The review page over `store`, on 127.0.0.1 (taking appeals through `appeal`, if given);
+    yields its port, stops when the block ends."""
     port = free_port()
-    app = create_app(store, default_hosts("127.0.0.1", port))
+    app = create_app(store, default_hosts("127.0.0.1", port), appeal=appeal)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -30,3 +34,19 @@ def review_page(store: Store) -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def client(store: Store) -> TestClient:
+    """The review app over `store` through TestClient, with no session."""
+    return TestClient(create_app(store, ["testserver"]), follow_redirects=False)
+
+
+def signed_in(store: Store, name: str = "ana") -> TestClient:
+    """A TestClient signed in as a new reviewer `name`."""
+    token = store.add_reviewer(name)
+    c = client(store)
+    form = c.get("/login")
+    csrf = form.context["csrf"]  # type: ignore[attr-defined]
+    response = c.post("/login", data={"token": token, "csrf": csrf})
+    assert response.status_code == 303 and response.headers["location"] == "/"
+    return c

@@ -62,6 +62,10 @@ class LazyGroup(click.Group):
 
 
 LAZY_COMMANDS = {
+    "appeal": Lazy(
+        "claims_crew.cli.appeal:appeal_command",
+        "Reopen a decided claim with new evidence and review it again.",
+    ),
     "audit": Lazy(
         "claims_crew.cli.audit:audit_group",
         "The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it.",
@@ -82,6 +86,10 @@ LAZY_COMMANDS = {
     "ingest": Lazy(
         "claims_crew.cli.work:ingest_command",
         "Read the claim files in INBOX into the store and queue them for `claims-crew work`.",
+    ),
+    "letter": Lazy(
+        "claims_crew.cli.letter:letter_command",
+        "Write a decided claim's letter; each letter issued is an audit entry with its hash.",
     ),
     "policy": Lazy(
         "claims_crew.cli.policy:policy",
@@ -108,6 +116,10 @@ LAZY_COMMANDS = {
         "The queue of escalated claims: list them, show one side by side, decide it.",
     ),
     "reviewer": Lazy("claims_crew.cli.review:reviewer", "People who may decide escalations."),
+    "reviewers": Lazy(
+        "claims_crew.cli.reviewers:reviewers",
+        "Reviewers: their role, lines of business and authority.",
+    ),
     "run": Lazy(
         "claims_crew.cli.run:run_command",
         "Review every claim in the inbox that has not been reviewed yet.",

@@ -11,6 +11,7 @@ while a claim failed is in the claim's log file (run/claim_log.py), which its li
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -22,6 +23,7 @@ from claims_crew.run.claim_log import log_path
 
 if TYPE_CHECKING:
     from claims_crew.resolver import Resolution
+    from claims_crew.run.ingest import Ingested
     from claims_crew.run.routine import BatchItem
 
 # Why a claim of the run failed when its record says nothing: its file was refused.
@@ -105,6 +107,22 @@ def failures_said(reasons: Counter[str]) -> str:
     return f"{count} claim(s) failed: {why}"
 
 
+def with_notes(items: list[BatchItem], ingested: list[Ingested]) -> list[BatchItem]:
+    """Each item with its file's attachment notes from ingest (needs_ocr, changed)."""
+    notes = {i.path: tuple(i.notes) for i in ingested if i.notes}
+    return [replace(i, notes=notes[i.path]) if i.path in notes else i for i in items]
+
+
+def notes_text(notes: tuple[tuple[str, str, str], ...]) -> Text:
+    """'attachment report.pdf: needs_ocr (pages 1 have no text layer; …)', one a line."""
+    said = Text()
+    for name, code, message in notes:
+        said.append(f"\nattachment {clean(name)}: ", style="yellow")
+        said.append(code, style="yellow")
+        said.append(f" ({clean(message)})")
+    return said
+
+
 def claims_table(items: list[BatchItem]) -> Table:
     """One row per claim file."""
     table = Table(title="Claims reviewed (✓ = every cited clause came from policy_lookup)")
@@ -126,6 +144,9 @@ def claims_table(items: list[BatchItem]) -> Table:
         if record.error is not None:
             status = Text(record.error.code, style="red")
             status.append(": " + clean(record.error.message))
+        if item.notes:
+            status = Text.from_markup(status) if isinstance(status, str) else status
+            status.append_text(notes_text(item.notes))
         table.add_row(
             plain(record.claim_id),
             answer_markup(record.policy),

@@ -6,7 +6,7 @@ The JSON shapes are a contract (docs/policy-library.md); they are built in polic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -24,6 +24,8 @@ from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.tables import Table
 
 if TYPE_CHECKING:
+    from rich.tree import Tree
+
     from claims_crew.policy.document import PolicyDocument
     from claims_crew.policy.tree import TreeNode
 
@@ -37,7 +39,8 @@ def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
     from claims_crew.policy.library import PolicyLibrary
 
     library = PolicyLibrary()
-    doc = library.open(file_or_id)
+    # A person's look at the policy: a scan read by OCR is shown, reviewed or not.
+    doc = library.open(file_or_id, unreviewed_ocr=True)
     return doc, (file_or_id if file_or_id in library.entries else None)
 
 
@@ -148,6 +151,8 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
     doc, policy_id = _open(file_or_id)
     from claims_crew.policy.tree import build_tree, tree_json
 
+    reviewed = _ocr_reviewed(policy_id)
+
     if html_file is not None:
         from claims_crew.policy.tree_page import render_tree_page
 
@@ -156,7 +161,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
         except OSError as exc:
             fail("cannot_write", f"{html_file}: {exc.strerror or exc}", EXIT_BAD_INPUT, as_json)
     if as_json:
-        payload = tree_json(doc, policy_id)
+        payload = tree_json(doc, policy_id, reviewed)
         if html_file is not None:
             payload["html"] = str(html_file)
         emit_json(payload)
@@ -166,12 +171,16 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
         return
     from rich.tree import Tree
 
-    summary = tree_json(doc, policy_id)["policy"]
+    summary = tree_json(doc, policy_id, reviewed)["policy"]
     kinds = ", ".join(f"{k} {n}" for k, n in summary["kinds"].items() if n)
     root = Tree(
         f"[bold]{markup(policy_id or doc.path.name)}[/bold]: {len(doc.clauses)} clauses, "
         f"{doc.page_count} pages ({kinds}); {summary['corrected']} corrected"
     )
+    ocr = summary["ocr"]
+    doubtful = set(ocr["doubtful_clauses"]) if ocr else set()
+    if ocr:
+        _add_ocr_note(root, ocr)
 
     def add(branch: Tree, nodes: list[TreeNode]) -> None:
         for node in nodes:
@@ -185,11 +194,46 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
                 clean(c.title),
                 (f"  p.{pages}", "dim"),
                 (f"  [{clean(c.kind_reason)}]" if c.kind_reason else "", "dim italic"),
+                ("  OCR: check against the page" if c.id in doubtful else "", "bold yellow"),
             )
             add(branch.add(label), node.children)
 
     add(root, build_tree(doc.clauses))
     Console().print(root)
+
+
+def _ocr_reviewed(policy_id: str | None) -> bool:
+    """Whether policies/index.yaml says a person has checked this OCR-read wording."""
+    from claims_crew.policy.library import PolicyLibrary
+
+    entry = PolicyLibrary().entries.get(policy_id or "")
+    return entry is not None and entry.ocr_reviewed
+
+
+def _add_ocr_note(root: Tree, ocr: dict[str, Any]) -> None:
+    """The mark of a scanned wording: read by OCR, reviewed or not, and its doubtful lines."""
+    lines = ocr["low_confidence_lines"]
+    state = (
+        "reviewed (ocr_reviewed: true)"
+        if ocr["reviewed"]
+        else "NOT reviewed: claims on it are escalated until policies/index.yaml says "
+        "ocr_reviewed: true"
+    )
+    note = root.add(
+        Text(
+            f"read by OCR, confidence {ocr['confidence']:.2f}; {len(lines)} low-confidence "
+            f"line(s); {state}",
+            style="bold yellow",
+        )
+    )
+    for line in lines:
+        note.add(
+            Text.assemble(
+                (f"p.{line['page']} ", "dim"),
+                (f"{line['confidence']:.2f} ", "yellow"),
+                clean(line["text"]),
+            )
+        )
 
 
 _KIND_STYLE = {

@@ -139,7 +139,7 @@ def show_report(console: Console, report: Report) -> None:
     if not f.claims:
         console.print("Nothing to report: run `claims-crew run` (or `crewai run`) first.")
         return
-    _show_outcomes(console, f)
+    _show_outcomes(console, f, report.external_codes)
     show_usage(console, report.cost, report.time_per_level)
     console.print(_metric_table("Parse errors", list(f.parse_errors.items()), "agent"))
     console.print(
@@ -152,10 +152,14 @@ def show_report(console: Console, report: Report) -> None:
     console.print(_fields_table(report.by_field))
     _show_slices(console, report)
     _show_reviews(console, report.reviews)
+    from claims_crew.cli.report_desk import show_desk
+
+    show_desk(console, report.desk)
 
 
-def _show_outcomes(console: Console, f: Figures) -> None:
-    """The headline metrics, outcomes, escalations, and the levels before a person."""
+def _show_outcomes(console: Console, f: Figures, external: dict[str, str]) -> None:
+    """The headline metrics, outcomes, escalations (each reason with the team's code), and the
+    levels before a person."""
     headline = _metric_table("Metrics", f.headline())
     _amount_row(headline, "model calls per claim", f.model_calls)
     _amount_row(headline, "tokens per claim", f.tokens)
@@ -165,7 +169,14 @@ def _show_outcomes(console: Console, f: Figures) -> None:
         console.print(_metric_table("Fallback model", [("decided on it", f.fallback)]))
     console.print(_metric_table("Outcomes", list(f.outcomes.items()), "outcome"))
     console.print(
-        _metric_table("Escalated, by reason code", list(f.escalation_reasons.items()), "reason")
+        _metric_table(
+            "Escalated, by reason code",
+            [
+                (f"{c} ({external[c]})" if c in external else c, m)
+                for c, m in f.escalation_reasons.items()
+            ],
+            "reason",
+        )
     )
     console.print(
         _metric_table("Adjudicator outcomes", list(f.adjudicator_outcomes.items()), "outcome")
@@ -346,9 +357,10 @@ def report_command(
     """Disagreement, coverage, escalations and calibration over the decisions in the store."""
     from claims_crew.prices import load_prices
     from claims_crew.report import report
+    from claims_crew.resolver.external_codes import load_external_codes
     from claims_crew.store import Store
 
-    result = report(Store(), _day(since), load_prices())
+    result = report(Store(), _day(since), load_prices(), load_external_codes())
     if html_file is not None:
         from claims_crew.report.html import render
 

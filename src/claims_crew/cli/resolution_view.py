@@ -103,6 +103,8 @@ def show_targeted(console: Console, resolution: Resolution) -> None:
     if asked.parse_error:
         console.print(f"  answer unreadable: {markup(asked.parse_error)}", highlight=False)
     for check in asked.answers:
-        said = f"{markup(check.value)} from {markup(check.where or '-')}" if check.value else "null"
+        said = (
+            f"{markup(check.value)} from {markup(check.cited() or '-')}" if check.value else "null"
+        )
         verdict = check.status + (f" ({markup(check.problem)})" if check.problem else "")
         console.print(f"  {check.name}: {said}: {verdict}", highlight=False)

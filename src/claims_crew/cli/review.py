@@ -19,10 +19,25 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.amount_lines import amount_block
+from claims_crew.cli.desk import (
+    review_assign,
+    review_confirm,
+    review_return,
+    reviewer_option,
+    show_decided,
+)
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
-from claims_crew.review.views import MAX_PAGE, age, escalation_detail, escalation_list
-from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS, utc_now
+from claims_crew.desk import clocks
+from claims_crew.review.views import (
+    MAX_PAGE,
+    age,
+    desk_cell,
+    escalation_detail,
+    escalation_list,
+)
+from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
 
@@ -37,23 +52,34 @@ def review() -> None:
 
 @review.command("list")
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
+@click.option("--overdue", is_flag=True, help="Only escalations past their deadline to decide.")
+@click.option("--mine", is_flag=True, help="Only those assigned to --reviewer.")
+@click.option("--reviewer", envvar="CLAIMS_CREW_REVIEWER", help="Who is asking (for --mine).")
 @json_option
 @reports_errors
-def review_list(page: int, as_json: bool) -> None:
-    """Open escalations, oldest first: claim, amount, why escalated, and age."""
+def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_json: bool) -> None:
+    """Open escalations, nearest deadline first: claim, amount, why escalated, due, age, and
+    who has it."""
     from claims_crew.store import Store
 
-    payload = escalation_list(Store(), page)
+    if mine and not reviewer:
+        raise click.UsageError("--mine needs --reviewer NAME (or CLAIMS_CREW_REVIEWER)")
+    mine_only = reviewer if mine else None
+    payload = escalation_list(Store(), page, overdue=overdue, assigned_to=mine_only)
     if as_json:
         emit_json(payload)
         return
-    now = utc_now()
+    now = clocks.now()  # as the due column counts it (CLAIMS_CREW_NOW moves both)
+    which = "overdue" if overdue else "open"
     table = Table(
-        title=f"{payload['total']} open escalation(s), page {payload['page']}/{payload['pages']}"
+        title=f"{payload['total']} {which} escalation(s), page {payload['page']}/{payload['pages']}"
     )
-    for column in ("claim", "amount", "why", "question", "age"):
+    for column in ("claim", "amount", "why", "question", "due", "age"):
         table.add_column(
-            column, overflow="fold", no_wrap=column == "claim", whole_words=column == "why"
+            column,
+            overflow="fold",
+            no_wrap=column == "claim",
+            whole_words=column in ("why", "due"),
         )
     for row in payload["escalations"]:
         table.add_row(
@@ -61,10 +87,13 @@ def review_list(page: int, as_json: bool) -> None:
             plain(f"{row['amount'] or '-'} {row['currency'] or ''}".strip()),
             plain(", ".join(row["reason_codes"])),
             plain(row["question"] or ""),
+            Text(row["due"], style="red" if row["overdue"] else ""),
             age(row["opened_at"], now),
         )
     console = Console()
     console.print(table)
+    for row in payload["escalations"]:  # who has each, and what waits for a second reviewer
+        console.print(plain(f"{row['claim_id']}: {desk_cell(row)}", style="dim"))
     changed = payload["changed_after_decision"]
     if changed:
         console.print(
@@ -134,8 +163,11 @@ def _fact_lines(checks: list[dict[str, Any]]) -> Text:
         if f["status"] == "verified":
             lines.append(clean(str(f["value"])) + " ")
             lines.append("verified", style="green")
-            source = f"“{f['quote']}” ({f['where']})" if f["quote"] else f"claim file: {f['where']}"
+            cited = f.get("cited") or f["where"]
+            source = f"“{f['quote']}” ({cited})" if f["quote"] else f"claim file: {f['where']}"
             lines.append(clean(f"  {source}"), style="dim")
+            if f.get("low_confidence"):
+                lines.append("  low-confidence OCR: look at the page", style="yellow")
         elif f["status"] == "unverified":
             lines.append("unverified", style="red")
             quoted = f": “{f['quote']}”" if f["quote"] else ""
@@ -185,7 +217,10 @@ def review_show(ref: str, as_json: bool) -> None:
     if claim.get("description"):
         console.print(plain(claim["description"], style="italic"))
     console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
+    if detail["due"]:
+        console.print(_clock_line(detail))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
+    console.print(amount_block(detail))
     if note := detail["models"].get(FALLBACK_NOTE):
         models = ", ".join(f"{a} {m}" for a, m in detail["models"].items() if a != FALLBACK_NOTE)
         console.print(plain(f"Models: {models}; {note}", style="yellow"))
@@ -217,6 +252,7 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(trail)
     if detail["tokens_by_task"]:
         console.print(_usage_table(detail["tokens_by_task"], detail["stage_seconds"]))
+    console.print(plain(f"Assigned: {desk_cell(detail)}"))
     if detail["state"] == "decided":
         console.print(
             plain(
@@ -224,6 +260,9 @@ def review_show(ref: str, as_json: bool) -> None:
                 style="green",
             )
         )
+        if letter := detail.get("letter"):
+            preview = plain(letter["text"] or f"No letter: {letter['why']}")
+            console.print(Panel(preview, title="Letter preview", title_align="left"))
     else:
         console.print(
             f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "
@@ -231,6 +270,19 @@ def review_show(ref: str, as_json: bool) -> None:
             style="dim",
             markup=False,
         )
+
+
+def _clock_line(detail: dict[str, Any]) -> Text:
+    """Due in / overdue by, with the last days to acknowledge and decide."""
+    line = Text(detail["due"], style="bold red" if detail["overdue"] else "bold")
+    where = f", {detail['jurisdiction']}" if detail["jurisdiction"] else ""
+    line.append(
+        clean(f"  (decide by {detail['decide_by']}; acknowledge by {detail['acknowledge_by']}")
+        + clean(where + ")")
+    )
+    if detail["excluded_reviewers"]:
+        line.append(clean("  not for: " + ", ".join(detail["excluded_reviewers"])))
+    return line
 
 
 @review.command("stale")
@@ -247,33 +299,26 @@ def review_stale(as_json: bool) -> None:
 @click.argument("ref", metavar="ID")
 @click.option("--decision", required=True, type=click.Choice(HUMAN_DECISIONS))
 @click.option("--reason", required=True, help="Why; required, recorded in the audit trail.")
-@click.option("--reviewer", required=True, help="A name added with `claims-crew reviewer add`.")
+@reviewer_option
 @json_option
 @reports_errors
 def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
-    """Record a person's decision on an open escalation (a new, linked audit entry)."""
+    """Record a person's decision on an open escalation (a new, linked audit entry, with the
+    amount payable on a covered decision); within the reviewer's authority, and a proposal
+    where config/desk.yaml asks for four eyes."""
+    from claims_crew.desk import load_desk
+    from claims_crew.review.amounts import payable_on_decision
     from claims_crew.store import Store
 
-    done = Store().decide(ref, decision, reason, reviewer)
-    if as_json:
-        emit_json(
-            {
-                "review": {
-                    "id": done.id,
-                    "escalation_id": done.escalation_id,
-                    "claim_id": done.claim_id,
-                    "reviewer": done.reviewer,
-                    "decision": done.decision,
-                    "reason": done.reason,
-                    "decided_at": done.decided_at,
-                    "audit_seq": done.audit_seq,
-                }
-            }
-        )
-        return
-    click.echo(
-        f"{done.claim_id}: {done.decision} by {done.reviewer}, audit entry {done.audit_seq}."
-    )
+    store = Store()
+    payable = payable_on_decision(store, store.escalation(ref).claim_id, decision)
+    done = store.decide(ref, decision, reason, reviewer, rules=load_desk(), payable=payable)
+    show_decided(done, as_json)
+
+
+review.add_command(review_confirm)
+review.add_command(review_return)
+review.add_command(review_assign)
 
 
 # ---- reviewers ---------------------------------------------------------------------------

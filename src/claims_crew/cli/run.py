@@ -25,7 +25,7 @@ from rich.console import Console
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
-from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said
+from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, with_notes
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
@@ -86,23 +86,11 @@ def run_command(
 def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Settings:
     """What every claim of a run shares: the config (checked first, so a broken one is refused
     before any model call is spent on it), the library, the models and the store."""
-    from claims_crew.config_check import check_or_raise
+    from claims_crew.run.project import project_settings
 
     # CrewAI warns on every call to a model without a tokenizer it knows; the table says more.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
-    config_dir = paths.config_dir()
-    check_or_raise(config_dir)
-    # Imported after the check: a broken config is refused without loading CrewAI.
-    from claims_crew.llms.select import default_llm_factory
-    from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
-
-    return Settings(
-        library=PolicyLibrary(),
-        llm_for=llm_for or default_llm_factory(config_dir),
-        config_dir=config_dir,
-        store=store,
-    )
+    return project_settings(store, llm_for)
 
 
 def run_inbox(
@@ -223,6 +211,7 @@ def review_inbox(
             items = review_ingested(
                 todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
             )
+    items = with_notes(items, todo)
     console.print(claims_table(items))
     for worker in dead:
         console.print(plain(worker.describe()), style="red", soft_wrap=True)
@@ -270,7 +259,7 @@ def _ingest_inbox(
     from claims_crew.run.batch import SETTLED
     from claims_crew.run.ingest import ingest
 
-    ingested = ingest(inbox_files(inbox), settings.store)
+    ingested = ingest(inbox_files(inbox), settings.store, settings.limits.claim_deadline_s)
     todo = [item for item in ingested if item.state not in SETTLED]
     changed = [i.path.name for i in ingested if i.state == "changed_after_decision"]
     if todo:

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from claims_crew import paths
 from claims_crew.cli._output import EXIT_BAD_INPUT, emit_json, fail, json_option, reports_errors
+from claims_crew.cli.agent_models import configured_agents, models_table
 from claims_crew.cli.safe_text import markup, plain
 from claims_crew.cli.tables import Table
 from claims_crew.config_check import Problem, check_config, errors
@@ -68,12 +69,14 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
     folder = config_dir if config_dir is not None else paths.config_dir()
     problems = check_config(folder)
     bad = errors(problems)
+    models = configured_agents(folder)
     if as_json:
         emit_json(
             {
                 "config_dir": str(folder),
                 "ok": not bad,
                 "problems": [p.as_json() for p in problems],
+                "models": [m.as_json() for m in models],
             }
         )
     else:
@@ -88,6 +91,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
             index = paths.policies_dir() / "index.yaml"
             if index.exists():  # its kind corrections were checked against each policy's tree
                 console.print(f"[green]ok[/green] {markup(index)}")
+        console.print(models_table(models))
     if bad:
         sys.exit(EXIT_BAD_INPUT)
 

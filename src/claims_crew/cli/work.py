@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.text import Text
 
 from claims_crew import paths
-from claims_crew.cli._output import EXIT_FAILED, fail_with
-from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said
+from claims_crew.cli._output import EXIT_FAILED, emit_json, fail_with, json_option
+from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, notes_text
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.run import (
     _escalations,
@@ -55,21 +55,28 @@ SAID = {
 
 @click.command("ingest")
 @click.argument("inbox", type=click.Path(file_okay=False, exists=True, path_type=Path))
-def ingest_command(inbox: Path) -> None:
+@json_option
+def ingest_command(inbox: Path, as_json: bool) -> None:
     """Read the claim files in INBOX into the store and queue them for `claims-crew work`."""
     from claims_crew.claim_files import inbox_files
     from claims_crew.run.ingest import ingest
+    from claims_crew.run.limits import Limits
     from claims_crew.store import Store
 
     console = Console()
     try:
         store = Store()
-        results = ingest(inbox_files(inbox), store)
+        # Reading a claim's attachments (OCR) is held to the claim's deadline.
+        seconds = Limits.from_environment().claim_deadline_s
+        results = ingest(inbox_files(inbox), store, seconds)
     except ClaimsCrewError as exc:
         fail_with(exc, exit_code=EXIT_FAILED)
+    refused = sum(r.refused for r in results)
+    if as_json:
+        emit_json({"files": [r.as_json() for r in results]})
+        raise SystemExit(EXIT_FAILED if refused else 0)
     console.print(ingest_table(results))
     queued = sum(r.state == "queued" for r in results)
-    refused = sum(r.refused for r in results)
     console.print(
         f"{len(results)} claim file(s) in {markup(inbox)}: {queued} queued, "
         f"{refused} refused; pending in {markup(store.where)}: {store.queue_counts().pending}. "
@@ -91,9 +98,9 @@ def ingest_table(results: list[Ingested]) -> Table:
             table.add_row(plain(result.path.name), "-", why)
         else:
             style = "yellow" if result.state == "changed_after_decision" else ""
-            table.add_row(
-                plain(result.path.name), plain(result.claim_id), Text(SAID[result.state], style)
-            )
+            said = Text(SAID[result.state], style)
+            said.append_text(notes_text(tuple(result.notes)))
+            table.add_row(plain(result.path.name), plain(result.claim_id), said)
     return table
 
 

@@ -12,12 +12,13 @@ in crewai_facts.py; source.py reads the files so that every problem has a file, 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 
 import yaml
 
 from claims_crew import paths
+from claims_crew.config_check.clocks import check_clocks
 from claims_crew.config_check.crewai_facts import (
     AGENT_IGNORED,
     AGENT_KEYS,
@@ -32,10 +33,14 @@ from claims_crew.config_check.crewai_facts import (
     llm_problem,
     model_setting_hint,
 )
+from claims_crew.config_check.desk import check_desk
+from claims_crew.config_check.letters import check_letters
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
+from claims_crew.config_check.reason_codes import check_reason_codes
 from claims_crew.config_check.resolution import check_resolution
+from claims_crew.config_check.schedules import check_schedules
 from claims_crew.config_check.source import (
     Loaded,
     line_of,
@@ -330,12 +335,23 @@ def _entry_hint(name: str, expected: tuple[str, ...], present: list[str], what: 
 
 # --- the whole folder ---------------------------------------------------------------------
 
-FILES: tuple[str, ...] = ("agents.yaml", "tasks.yaml", "resolution.yaml", "prices.yaml")
+FILES: tuple[str, ...] = (
+    "agents.yaml",
+    "tasks.yaml",
+    "resolution.yaml",
+    "prices.yaml",
+    "desk.yaml",
+    "clocks.yaml",
+    "reason_codes.yaml",
+)
 
 
-def check_config(config_dir: Path | None = None, policies_dir: Path | None = None) -> list[Problem]:
+def check_config(
+    config_dir: Path | None = None, policies_dir: Path | None = None, schedules: bool = True
+) -> list[Problem]:
     """Every problem in config/agents.yaml, tasks.yaml, resolution.yaml and, when there,
-    prices.yaml, file by file."""
+    prices.yaml and reason_codes.yaml, file by file; then policies/index.yaml and, unless
+    `schedules` is false, the schedules."""
     folder = config_dir if config_dir is not None else paths.config_dir()
     problems: list[Problem] = []
     agents = load_file(folder, "agents.yaml", problems)
@@ -349,13 +365,22 @@ def check_config(config_dir: Path | None = None, policies_dir: Path | None = Non
     resolution = load_file(folder, "resolution.yaml", problems)
     if resolution is not None:
         problems.extend(check_resolution(resolution))
-    if (folder / "prices.yaml").exists():  # optional: without it no cost is shown
-        prices = load_file(folder, "prices.yaml", problems)
-        if prices is not None:
-            problems.extend(check_prices(prices))
+    # Optional. Without prices.yaml no cost is shown; desk.yaml, the desk's defaults run;
+    # clocks.yaml, the NAIC defaults; reason_codes.yaml, no external code is given.
+    optional: dict[str, Callable[[Loaded], list[Problem]]] = {
+        "prices.yaml": check_prices,
+        "desk.yaml": check_desk,
+        "clocks.yaml": check_clocks,
+        "reason_codes.yaml": lambda codes: check_reason_codes(codes, folder),
+    }
+    for name, check in optional.items():
+        if (folder / name).exists() and (loaded := load_file(folder, name, problems)) is not None:
+            problems.extend(check(loaded))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
-    return ordered + check_policy_index(policies_dir or paths.policies_dir())
+    ordered += check_letters(folder)
+    policies = policies_dir or paths.policies_dir()
+    return ordered + check_policy_index(policies) + (check_schedules(policies) if schedules else [])
 
 
 def errors(problems: Sequence[Problem]) -> list[Problem]:
@@ -365,7 +390,9 @@ def errors(problems: Sequence[Problem]) -> list[Problem]:
 def check_or_raise(config_dir: Path | None = None) -> None:
     """Stop a run before any model call when the config has an error; warnings pass."""
     folder = config_dir if config_dir is not None else paths.config_dir()
-    found = errors(check_config(folder))
+    # A schedule's problem does not stop the run: it costs only the amounts of that policy's
+    # claims, which then have none and say why (resolver/reread.py), not their decisions.
+    found = errors(check_config(folder, schedules=False))
     if found:
         raise ConfigError(
             f"{folder}: {len(found)} problem(s); fix them before the crew runs "

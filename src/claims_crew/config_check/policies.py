@@ -62,7 +62,7 @@ def check_policy_index(policies_dir: Path) -> list[Problem]:
         if not entry.corrections:
             continue
         try:
-            doc = library.open(policy_id, corrected=False)
+            doc = library.open(policy_id, corrected=False, unreviewed_ocr=True)
         except PolicyError as exc:
             key, line = locate(loaded.root, ["policies", policy_id, "file"])
             problems.append(

@@ -8,6 +8,7 @@ side, because neither reads the other's answer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from crewai.project import CrewBase, agent, crew, task
 from pydantic import BaseModel
 
 from claims_crew import paths
+from claims_crew.crew.images import intake_files
 from claims_crew.crew.waves import run_in_waves
 from claims_crew.crew.workarounds import memo_cache, yaml_cache
 from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
@@ -45,6 +47,8 @@ class ClaimsCrew:
         llm_for: LLMFactory,
         library: PolicyLibrary | None = None,
         config_dir: Path | None = None,
+        photos: Mapping[str, bytes] | None = None,
+        yaml_models: bool = True,
     ) -> None:
         # What CrewAI would do otherwise is in each module's docstring (crew/workarounds/).
         use_config_dir(self, config_dir if config_dir is not None else paths.config_dir())
@@ -55,13 +59,20 @@ class ClaimsCrew:
         memo_cache.track(self)
         self.policy_id = policy_id
         self.llm_for = llm_for
+        # False for the fallback model (llms/fallback.py): an agent's own `llm:` in agents.yaml
+        # names the provider that just failed, so every agent takes `llm_for`'s model instead.
+        self.yaml_models = yaml_models
         self.library = library if library is not None else PolicyLibrary()
+        # The claim's photos (name → bytes) the intake agent is shown as images as well as
+        # their text; empty unless CLAIMS_CREW_INTAKE_IMAGES is on (crew/images.py).
+        self.photos = dict(photos or {})
         # Agent name → model, keyed by the YAML key: a tuned role text must not rename it.
         self.models: dict[str, str] = {}
 
     def _agent(self, name: str, tools: list[Any] | None = None) -> Agent:
         config = dict(self.agents_config[name])
-        llm: BaseLLM | str = config.pop("llm", None) or self.llm_for(name)
+        own = config.pop("llm", None)
+        llm: BaseLLM | str = own if own and self.yaml_models else self.llm_for(name)
         built = Agent(
             config=config,
             llm=llm,
@@ -85,6 +96,12 @@ class ClaimsCrew:
     def _task(self, name: str, schema: type[BaseModel]) -> Task:
         return schema_task(self.tasks_config[name], schema)
 
+    def _shown_photos(self, task: Task) -> Task:
+        """An intake task carrying the claim's photos as images, when there are any to show."""
+        if self.photos:
+            task.input_files = intake_files(self.photos, task.agent)
+        return task
+
     @agent
     def intake(self) -> Agent:
         return self._agent("intake")
@@ -104,7 +121,7 @@ class ClaimsCrew:
     # The schema is set here: CrewAI drops output_pydantic written in YAML (task_schema.py).
     @task
     def intake_task(self) -> Task:
-        return self._task("intake_task", IntakeFacts)
+        return self._shown_photos(self._task("intake_task", IntakeFacts))
 
     @task
     def policy_task(self) -> Task:
@@ -120,7 +137,7 @@ class ClaimsCrew:
 
     @task
     def targeted_question_task(self) -> Task:
-        return self._task("targeted_question_task", TargetedAnswer)
+        return self._shown_photos(self._task("targeted_question_task", TargetedAnswer))
 
     @task
     def policy_rebuttal_task(self) -> Task:

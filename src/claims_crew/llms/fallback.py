@@ -11,8 +11,9 @@ key no better and stops the batch instead (run/batch_stop.py); a 429 holds every
 (run/shared_rate_limit.py); an answer that cannot be read is the model's, not the provider's.
 
 The fallback reaches CLAIMS_CREW_FALLBACK_BASE_URL when set, else MODEL_BASE_URL (a gateway
-configured for the run keeps every request), else the provider's own endpoint. An agent's own
-`llm:` in agents.yaml is not replaced.
+configured for the run keeps every request), else the provider's own endpoint; the client is
+built as the primary's are (llms/select.py), so a Gemini fallback's base URL reaches google-genai
+too. An agent's own `llm:` in agents.yaml is replaced as well: it names the provider that failed.
 """
 
 from __future__ import annotations
@@ -38,18 +39,19 @@ def fallback_factory(model: str, limits: Limits) -> LLMFactory:
     """Every agent on `model`, one client for the run, with the run's timeout and retries."""
     from crewai import LLM
 
+    from claims_crew.llms.endpoints import ModelChoice
+    from claims_crew.llms.select import client_options
+
     base_url = (
         os.environ.get("CLAIMS_CREW_FALLBACK_BASE_URL") or os.environ.get("MODEL_BASE_URL") or None
     )
-    llm = LLM(
-        model=model,
-        base_url=base_url,
-        timeout=limits.call_timeout_s,
-        max_retries=limits.retries,
-    )
+    choice = ModelChoice(model, base_url, None)
+    llm = LLM(**client_options(choice, limits))
 
     def llm_for(_agent_name: str) -> BaseLLM:
-        return llm
+        # Gemini's client keeps each call's tools on the model object: a copy per agent, as
+        # select.py gives the primary's.
+        return llm.model_copy() if choice.is_gemini else llm
 
     return llm_for
 

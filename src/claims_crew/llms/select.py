@@ -1,9 +1,14 @@
 """Which model each agent talks to.
 
 `MODEL` names one for every agent, with any CrewAI provider string (openai/…, anthropic/…,
-ollama/…, hosted_vllm/…); `MODEL_BASE_URL` points it at an OpenAI-compatible endpoint such as
-a LiteLLM proxy. An agent's own `llm:` in agents.yaml wins over MODEL, and `ADJUDICATOR_MODEL`
-may name a stronger model for the adjudicator. With nothing set, a local model runs in-process.
+gemini/…, ollama/…, hosted_vllm/…); `MODEL_BASE_URL` points it at another endpoint, such as a
+LiteLLM proxy or a company gateway. An agent's own `llm:` in agents.yaml wins over MODEL, and
+`POLICY_MODEL`, `ADJUDICATOR_MODEL` and the like name one agent's model, endpoint and key
+(endpoints.py). With nothing set, a local model runs in-process.
+
+The base URL reaches every provider's client: CrewAI 1.15 hands it to OpenAI's and Anthropic's,
+but its Gemini client never gives it to google-genai, which would call Google's public endpoint;
+it goes in google-genai's own `http_options` here, with the timeout and retries.
 
 A remote model's client gives up on a call after the run's per-call timeout and retries it at
 most the run's number of times, with backoff (limits.py). Its own defaults (600 s a call for
@@ -16,8 +21,9 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from claims_crew.llms.endpoints import ModelChoice, model_choice
 from claims_crew.run.limits import Limits
 
 if TYPE_CHECKING:
@@ -30,9 +36,31 @@ LLMFactory = Callable[[str], "BaseLLM"]
 
 def configured_model(agent_name: str) -> str | None:
     """The model string the environment names for this agent, if any."""
-    if agent_name == "adjudicator" and (model := os.environ.get("ADJUDICATOR_MODEL")):
-        return model
-    return os.environ.get("MODEL") or None
+    choice = model_choice(agent_name)
+    return choice.model if choice else None
+
+
+def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
+    """What CrewAI's LLM is given for this choice beyond the model string."""
+    options: dict[str, Any] = {
+        "model": choice.model,
+        "base_url": choice.base_url,
+        "timeout": limits.call_timeout_s,
+        "max_retries": limits.retries,  # the client's own, backoff and Retry-After
+    }
+    if choice.key_variable:
+        options["api_key"] = os.environ[choice.key_variable]
+    if choice.is_gemini:
+        # google-genai reads none of base_url, timeout or max_retries from CrewAI: its own
+        # http_options carry them (the timeout in milliseconds, attempts counting the first).
+        http: dict[str, Any] = {
+            "timeout": int(limits.call_timeout_s * 1000),
+            "retry_options": {"attempts": limits.retries + 1},
+        }
+        if choice.base_url:
+            http["base_url"] = choice.base_url
+        options["client_params"] = {"http_options": http}
+    return options
 
 
 def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = None) -> LLMFactory:
@@ -46,27 +74,28 @@ def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = 
 
     limits = limits or Limits.from_environment()
     local: list[BaseLLM] = []
-    remote: dict[tuple[str, str | None], BaseLLM] = {}
+    remote: dict[ModelChoice, BaseLLM] = {}
     building = threading.Lock()
 
     def llm_for(agent_name: str) -> BaseLLM:
-        model = configured_model(agent_name)
-        if model:
-            base_url = os.environ.get("MODEL_BASE_URL") or None
+        choice = model_choice(agent_name)
+        if choice:
             with building:
                 # One per model for the whole run, shared by agents and claims: building a
                 # client loads the CA certificates twice (its sync and async HTTP clients),
                 # about 0.1 s of CPU under the GIL, which per agent per claim was half of a
                 # claim's own time. CrewAI keeps per-call state (stop words) out of the model
                 # object, so calls from claims side by side do not meet there.
-                if (model, base_url) not in remote:
-                    remote[(model, base_url)] = LLM(
-                        model=model,
-                        base_url=base_url,
-                        timeout=limits.call_timeout_s,
-                        max_retries=limits.retries,  # the client's own, backoff and Retry-After
-                    )
-                return remote[(model, base_url)]
+                if choice not in remote:
+                    remote[choice] = LLM(**client_options(choice, limits))
+                if choice.is_gemini:
+                    # Except Gemini's: CrewAI's client keeps each call's tools on the model
+                    # object (`self.tools = tools`) and reads them back to decide whether the
+                    # answer is a tool call, so an agent without tools beside one with them
+                    # loses a lookup and gets an empty answer. Each agent of each claim gets
+                    # its own copy; the copies share the google-genai client that costs.
+                    return remote[choice].model_copy()
+                return remote[choice]
         with building:  # one local model per factory: loading weights twice wastes memory
             if not local:
                 from claims_crew.llms.local import LocalLLM

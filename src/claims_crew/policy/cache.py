@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from claims_crew.policy.ids import clause_key
+from claims_crew.policy.ocr_reading import OcrReading
 from claims_crew.policy.segment import Clause
 
 # Bump when the segmenter or the schema changes, so old indexes are rebuilt, not misread.
@@ -47,6 +48,8 @@ class StoredIndex:
     clauses: list[Clause]
     keys: list[str]
     label_keys: list[str]
+    # Set when the wording was read by OCR (scanned.py); None for a text layer.
+    ocr: OcrReading | None = None
 
 
 def index_path(cache_dir: Path, sha256: str) -> Path:
@@ -54,7 +57,12 @@ def index_path(cache_dir: Path, sha256: str) -> Path:
 
 
 def write_index(
-    cache_dir: Path, sha256: str, source: str, page_count: int, clauses: Sequence[Clause]
+    cache_dir: Path,
+    sha256: str,
+    source: str,
+    page_count: int,
+    clauses: Sequence[Clause],
+    ocr: OcrReading | None = None,
 ) -> Path:
     """Write the index for one PDF atomically and return its path."""
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -80,6 +88,7 @@ def write_index(
                     ("pages", str(page_count)),
                     ("version", str(INDEX_VERSION)),
                     ("python", _PYTHON),
+                    *([("ocr", ocr.model_dump_json())] if ocr is not None else []),
                 ],
             )
             conn.execute("INSERT INTO snapshot VALUES (?)", (snapshot,))
@@ -109,6 +118,9 @@ def read_index(path: Path) -> StoredIndex | None:
                 return None
             (blob,) = conn.execute("SELECT data FROM snapshot").fetchone()
         rows, keys, label_keys = marshal.loads(blob)
-        return StoredIndex(int(meta["pages"]), list(map(Clause._make, rows)), keys, label_keys)
+        ocr = OcrReading.model_validate_json(meta["ocr"]) if "ocr" in meta else None
+        clauses = list(map(Clause._make, rows))
+        return StoredIndex(int(meta["pages"]), clauses, keys, label_keys, ocr)
+    # ValueError covers pydantic's ValidationError for a damaged OCR note.
     except (sqlite3.DatabaseError, ValueError, EOFError, TypeError, IndexError, KeyError):
         return None  # a damaged cache file is rebuilt, never trusted

@@ -55,6 +55,8 @@ class PolicyDocument:
         self.page_count = stored.page_count
         self.clauses: Sequence[Clause] = stored.clauses
         self.keys, self.label_keys = stored.keys, stored.label_keys
+        # How OCR read the wording, where it was scanned; None where it has a text layer.
+        self.ocr = stored.ocr
         self.index_path = index_path
         self._by_id = {c.id: c for c in stored.clauses}
         self._by_key: dict[str, list[Clause]] = {}

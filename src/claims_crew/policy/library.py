@@ -20,6 +20,8 @@ from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
+from claims_crew.policy.ocr_reading import OcrReading
+from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
 from claims_crew.policy.text import extract_pages
 
@@ -36,6 +38,14 @@ class PolicyEntry(BaseModel):
     in_force_to: date | None = Field(None, description="Last day in force; none means open.")
     corrections: tuple[Correction, ...] = Field(
         (), description="Kinds the team corrects: by clause id, id prefix or heading title."
+    )
+    schedule: Schedule | None = Field(
+        None, description="Currency, limits, sub-limits and deductibles, each with its clause."
+    )
+    ocr_reviewed: bool = Field(
+        False,
+        description="A scanned wording read by OCR has been checked against its pages by a "
+        "person; until then claims on it are escalated (policy_unreadable: ocr_unreviewed).",
     )
 
     def in_force_on(self, day: date) -> bool:
@@ -79,12 +89,26 @@ def open_pdf(path: Path, cache_dir: Path, timeout_s: float | None = None) -> Pol
     target = index_path(cache_dir, digest)
     cached = read_index(target)
     if cached is None:
-        pages = extract_pages(path, data, timeout_s)
-        write_index(cache_dir, digest, path.name, len(pages), segment(pages))
+        pages, ocr = _page_texts(path, data, timeout_s)
+        write_index(cache_dir, digest, path.name, len(pages), segment(pages), ocr)
         cached = read_index(target)
         if cached is None:  # pragma: no cover - only if the disk lies to us
             raise PolicyError("malformed", f"{path}: the index just written cannot be read")
     return PolicyDocument(path, digest, cached, target)
+
+
+def _page_texts(
+    path: Path, data: bytes, timeout_s: float | None
+) -> tuple[list[str], OcrReading | None]:
+    """The PDF's text layer; where it has none (a scan), what OCR reads on its pages."""
+    try:
+        return extract_pages(path, data, timeout_s), None
+    except PolicyError as exc:
+        if exc.code != "no_text_layer":
+            raise
+    from claims_crew.policy.scanned import ocr_pages  # Tesseract's binding, only for a scan
+
+    return ocr_pages(path, data)
 
 
 class PolicyLibrary:
@@ -116,11 +140,25 @@ class PolicyLibrary:
             "unknown_policy", f"{file_or_id!r} is neither a policy id (known: {known}) nor a file"
         )
 
-    def open(self, file_or_id: str, corrected: bool = True) -> PolicyDocument:
+    def open(
+        self, file_or_id: str, corrected: bool = True, unreviewed_ocr: bool = False
+    ) -> PolicyDocument:
         """The policy's clause tree; by id, with the entry's kind corrections applied unless
-        `corrected` is false (config check compares them with the tree as segmented)."""
+        `corrected` is false (config check compares them with the tree as segmented).
+
+        A wording read by OCR is given only once its entry says `ocr_reviewed: true`, else a
+        PolicyError `ocr_unreviewed`: claims must not stand on text nobody compared with the
+        page. `unreviewed_ocr` lets a person's own commands (`policy tree`) see it anyway.
+        """
         doc = self._open_file(file_or_id)
         entry = self.entries.get(file_or_id)
+        if doc.ocr is not None and not unreviewed_ocr and not (entry and entry.ocr_reviewed):
+            raise PolicyError(
+                "ocr_unreviewed",
+                f"{file_or_id}: the wording is a scan read by OCR and is not yet marked "
+                f"reviewed; check `claims-crew policy tree {file_or_id}` against the pages, then "
+                "set `ocr_reviewed: true` on its entry in policies/index.yaml",
+            )
         if not corrected or entry is None or not entry.corrections:
             return doc
         key = (file_or_id, doc.sha256)
@@ -146,7 +184,11 @@ class PolicyLibrary:
 def with_corrections(doc: PolicyDocument, corrections: tuple[Correction, ...]) -> PolicyDocument:
     """The same policy with its clauses' kinds corrected, and the corrections' hash on it."""
     stored = StoredIndex(
-        doc.page_count, apply_corrections(doc.clauses, corrections), doc.keys, doc.label_keys
+        doc.page_count,
+        apply_corrections(doc.clauses, corrections),
+        doc.keys,
+        doc.label_keys,
+        doc.ocr,
     )
     return PolicyDocument(
         doc.path, doc.sha256, stored, doc.index_path, corrections_sha256(corrections)

@@ -87,16 +87,26 @@ def _pages_of(path: Path, reply: dict[str, Any]) -> list[str]:
     return pages
 
 
-def extract_pages(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
-    """Text of every page of the PDF at `path` (whose bytes are `data`), first page first.
+def read_text_layer(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
+    """The text layer of every page, as the reader child found it ("" on a scanned page).
 
-    Raises PolicyError with code malformed, encrypted, no_text_layer or timeout.
+    Raises PolicyError with code malformed, encrypted or timeout. Claim attachments are read
+    through here too (documents/pdf.py), so both kinds of PDF share one reader and its limits.
     """
     check_envelope(data, path.name)
     limit = timeout_s if timeout_s is not None else timeout_from_env()
     pages = _pages_of(path, _read(path, data, limit))
     if not pages:
         raise PolicyError("malformed", f"{path.name}: the PDF has no pages")
+    return pages
+
+
+def extract_pages(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
+    """Text of every page of the PDF at `path` (whose bytes are `data`), first page first.
+
+    Raises PolicyError with code malformed, encrypted, no_text_layer or timeout.
+    """
+    pages = read_text_layer(path, data, timeout_s)
     letters = sum(ch.isalpha() for text in pages for ch in text)
     if letters < MIN_LETTERS_PER_PAGE * len(pages):
         raise PolicyError(

@@ -58,7 +58,32 @@ def corrected_count(clauses: Sequence[Clause]) -> int:
     return sum(c.kind_reason.startswith("correction:") for c in clauses)
 
 
-def tree_json(doc: PolicyDocument, policy_id: str | None) -> dict[str, Any]:
+def doubtful_clauses(doc: PolicyDocument) -> list[str]:
+    """The ids of the clauses, in order, whose text holds a line OCR read with low confidence
+    (none for a wording with a text layer). Spacing aside, as the segmenter may rejoin lines."""
+    if doc.ocr is None:
+        return []
+    lines = [" ".join(n.text.split()) for n in doc.ocr.low_confidence_lines]
+    lines = [line for line in lines if line]
+    return [
+        c.id
+        for c in doc.clauses
+        if (text := " ".join(f"{c.title} {c.text}".split())) and any(line in text for line in lines)
+    ]
+
+
+def ocr_json(doc: PolicyDocument, reviewed: bool) -> dict[str, Any] | None:
+    """How OCR read a scanned wording, for `policy tree`; None for a text layer."""
+    if doc.ocr is None:
+        return None
+    return {
+        **doc.ocr.model_dump(mode="json"),
+        "reviewed": reviewed,
+        "doubtful_clauses": doubtful_clauses(doc),
+    }
+
+
+def tree_json(doc: PolicyDocument, policy_id: str | None, reviewed: bool = False) -> dict[str, Any]:
     return {
         "policy": {
             "id": policy_id,
@@ -69,6 +94,9 @@ def tree_json(doc: PolicyDocument, policy_id: str | None) -> dict[str, Any]:
             "clauses": len(doc.clauses),
             "corrected": corrected_count(doc.clauses),
             "kinds": kind_counts(doc.clauses),
+            # Read by OCR: its confidence, its doubtful lines and clauses, and whether
+            # policies/index.yaml says a person has reviewed it (`ocr_reviewed`).
+            "ocr": ocr_json(doc, reviewed),
         },
         "tree": [node.as_json() for node in build_tree(doc.clauses)],
     }

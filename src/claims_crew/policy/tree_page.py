@@ -19,7 +19,13 @@ from html import escape
 
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import CLAUSE_KINDS
-from claims_crew.policy.tree import TreeNode, build_tree, corrected_count, kind_counts
+from claims_crew.policy.tree import (
+    TreeNode,
+    build_tree,
+    corrected_count,
+    doubtful_clauses,
+    kind_counts,
+)
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional marks: the same set
 # the terminal output shows as escapes.
@@ -63,6 +69,7 @@ article{scroll-margin-top:48px}
 article h3{font-size:14px;margin:0 0 2px}
 .why{font-size:12px;color:#445;margin:0 0 6px}
 .why.corrected{color:#8a3b00;font-weight:600}
+.ocr{color:#8a3b00;font-weight:600}
 .clause-text{white-space:pre-wrap;font:12px/1.4 ui-monospace,monospace;margin:0;color:#222;
  max-height:28em;overflow:auto}
 .ctl{background:#fde68a;color:#7c2d12}
@@ -105,6 +112,19 @@ def _nav(nodes: Sequence[TreeNode], anchors: dict[str, str]) -> str:
     return "".join(out)
 
 
+def _ocr_note(doc: PolicyDocument) -> str:
+    """A scanned wording's mark: read by OCR, and each line the engine was unsure of."""
+    if doc.ocr is None:
+        return ""
+    lines = doc.ocr.low_confidence_lines
+    items = "".join(f"<li>p.{n.page} · {n.confidence:.2f} · {_text(n.text)}</li>" for n in lines)
+    return (
+        f'<div class="ocr" id="ocr-note">Read by OCR, confidence {doc.ocr.confidence:.2f}; '
+        f"{len(lines)} low-confidence line(s): check them against the scan"
+        f"{f'<ul>{items}</ul>' if items else ''}</div>"
+    )
+
+
 def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
     """The whole page as one string."""
     clauses = doc.clauses
@@ -129,6 +149,7 @@ def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
         f'<div class="muted">{_text(doc.path.name)} · {doc.page_count} pages · '
         f"{len(clauses)} clauses · sha256 <code>{_text(doc.sha256[:12])}</code> · "
         f"{corrections}</div>",
+        _ocr_note(doc),
         '<div class="chips" id="kind-counts">',
         *(f'<span class="chip bg-{k}">{k} {counts[k]}</span>' for k in CLAUSE_KINDS if counts[k]),
         "</div></header>",
@@ -137,6 +158,7 @@ def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
         '</nav><main id="clauses">',
     ]
     depth: dict[str, int] = {}
+    doubtful = set(doubtful_clauses(doc))
     page = 0
     for c in clauses:
         depth[c.id] = depth.get(c.parent, -1) + 1 if c.parent is not None else 0
@@ -153,7 +175,8 @@ def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
             f"<h3><code>{_text(c.id)}</code> {_text(c.title)}</h3>"
             f'<p class="why{corrected_class}"><span class="kind bg-{c.kind}">{c.kind}</span>'
             f"{_text(c.kind_reason or 'no reason recorded')}</p>"
-            f'<pre class="clause-text">{_text(c.text)}</pre></div></article>'
+            + ('<p class="ocr">OCR: check against the page</p>' if c.id in doubtful else "")
+            + f'<pre class="clause-text">{_text(c.text)}</pre></div></article>'
         )
     out.append("</main></div></body></html>\n")
     return "".join(out)

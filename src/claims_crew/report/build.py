@@ -34,9 +34,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from claims_crew.desk import clocks
+from claims_crew.report.desk import DeskFigures, desk_figures
 from claims_crew.report.metrics import Figures, Metric, count_where, figures, metric
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import CostFigures, LevelTime, cost_figures, time_per_level
+from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.vocabulary import (
     ABSTENTION,
     DEFINITE_DECISIONS,
@@ -132,6 +135,9 @@ class EscalationLink(BaseModel):
     question: str | None
     state: str | None
     review: str | None
+    external_code: str | None = Field(
+        None, description="The first reason code's code in config/reason_codes.yaml."
+    )
 
 
 class Report(BaseModel):
@@ -145,6 +151,13 @@ class Report(BaseModel):
     escalations: list[EscalationLink]
     cost: CostFigures = Field(description="Tokens and cost by task, per decision (usage.py).")
     time_per_level: list[LevelTime] = Field(description="Seconds at each level (usage.py).")
+    desk: DeskFigures | None = Field(
+        None, description="Ageing of open escalations and on-time rates (desk.py)."
+    )
+    external_codes: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each reason code the report names → its code in config/reason_codes.yaml.",
+    )
 
 
 def _field_row(
@@ -289,9 +302,12 @@ def build_report(
     since: date | None = None,
     now: datetime | None = None,
     prices: PriceTable | None = None,
+    desk: DeskFigures | None = None,
+    codes: ExternalCodes | None = None,
 ) -> Report:
     """The report over the rows decided on or after `since` (UTC); pure but for `now`.
-    Costs are at `prices`; without a table, none are shown."""
+    Costs are at `prices`; without a table, none are shown. `desk`: the desk's figures.
+    `codes` names the team's code beside each reason code; without a mapping, none is shown."""
     cutoff = day_stamp(since)
     rows = [r for r in rows if r.decided_at >= cutoff]
     escalations = [
@@ -303,6 +319,9 @@ def build_report(
             question=r.question,
             state=r.escalation_state,
             review=r.review,
+            external_code=codes.for_reasons(r.reason_codes)[0]
+            if codes and codes.for_reasons(r.reason_codes)
+            else None,
         )
         for r in rows
         if r.waiting
@@ -320,8 +339,21 @@ def build_report(
         escalations=escalations,
         cost=cost_figures(rows, prices),
         time_per_level=time_per_level(rows),
+        desk=desk,
+        external_codes={
+            c: codes.reason_codes[c]
+            for r in rows
+            for c in r.reason_codes
+            if codes is not None and c in codes.reason_codes
+        },
     )
 
 
-def report(store: Store, since: date | None = None, prices: PriceTable | None = None) -> Report:
-    return build_report(load_rows(store, since), since, prices=prices)
+def report(
+    store: Store,
+    since: date | None = None,
+    prices: PriceTable | None = None,
+    codes: ExternalCodes | None = None,
+) -> Report:
+    desk = desk_figures(store.escalation_clocks(), clocks.today())
+    return build_report(load_rows(store, since), since, prices=prices, desk=desk, codes=codes)

@@ -195,6 +195,11 @@ def review_tables(reviews: ReviewFigures) -> list[Table]:
     ]
 
 
+def _coded(code: str, external: dict[str, str]) -> str:
+    """A reason code with the team's code beside it, where the mapping names one."""
+    return f"{code} ({external[code]})" if code in external else code
+
+
 def escalation_lines(report: Report, base: str) -> list[EscalationLine]:
     """Each escalation, linked to `base`/escalations/<claim id> (the id quoted whole)."""
     return [
@@ -204,7 +209,7 @@ def escalation_lines(report: Report, base: str) -> list[EscalationLine]:
             cells=[
                 e.outcome,
                 e.state or "",
-                ", ".join(e.reason_codes),
+                ", ".join(_coded(c, report.external_codes) for c in e.reason_codes),
                 e.question or "",
                 e.review or "",
             ],

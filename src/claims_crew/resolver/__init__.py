@@ -17,7 +17,8 @@ The rules, in order (docs/resolver.md):
            with debate.rounds 1, each side first sees the other's claim once (debate.py)
   neither  no side's evidence holds                                    → ESCALATED
   gates    no supporting clause from policy_lookup on the winning side; amount, red flags,
-           risk class, non-automatic outcome                           → ESCALATED
+           risk class, non-automatic outcome, a covered amount payable over the
+           automatic authority limit (over_authority)                  → ESCALATED
 
 Agreement needs verified evidence too: two agents that obey the same injected instruction agree
 confidently, and the re-read tells a made-up or misquoted clause apart from a real agreement.
@@ -44,6 +45,9 @@ resolves the same way and a table of cases can test every rule.
                    the Context (rules/context.py) and decides or passes; resolve() walks the
                    list in the order above, then the gates (resolve, policy_checks)
   gates.py         provenance and resolution.yaml's gates on outcomes that would stand alone
+  payable.py       the amount payable from a schedule (Payable, its steps), pure
+  authority.py     a decision's deciding clause and amount, and the authority limit
+  external_codes.py config/reason_codes.yaml: answers and reason codes in a team's codes
   adjudication.py  the adjudicator's answer to a dispute, checked (apply_adjudication)
   targeted.py      level 1: the conflict's open facts asked of intake once, the answer checked
   debate.py        one debate round before the adjudicator, and the rules run again

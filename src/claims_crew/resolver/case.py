@@ -11,7 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from claims_crew.documents.record import PageText
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
+from claims_crew.policy.schedule import ScheduleSource
 from claims_crew.resolver.quotes import CLAUSE_QUOTES, Passage
 from claims_crew.vocabulary import Side
 
@@ -26,10 +28,23 @@ class ReadClause:
     text: str
     # The text as clause quotes are matched against it, read once when the clause is read.
     passage: Passage
+    # The ids of the clauses it sits within, nearest first: the cover sections a schedule's
+    # limits and deductibles are written for (resolver/payable.py).
+    within: tuple[str, ...] = ()
+    # The pages of the PDF the clause is printed on, so a letter can cite them.
+    pages: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, id: str, title: str, kind: str, text: str) -> ReadClause:
-        return cls(id, title, kind, text, CLAUSE_QUOTES.read(text))
+    def of(
+        cls,
+        id: str,
+        title: str,
+        kind: str,
+        text: str,
+        within: tuple[str, ...] = (),
+        pages: tuple[int, ...] = (),
+    ) -> ReadClause:
+        return cls(id, title, kind, text, CLAUSE_QUOTES.read(text), within, pages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +88,8 @@ class PolicyView:
     # Hash of the kind corrections from policies/index.yaml the clauses were read with.
     corrections_sha256: str | None = None
     clauses: Mapping[str, ReadClause | None] = field(default_factory=dict)
+    # The schedule the claim is paid under (index.yaml, or the claim's own schedule file).
+    schedule: ScheduleSource | None = None
 
     def in_force_on(self, day: date) -> bool:
         if self.in_force_from is None:
@@ -93,6 +110,9 @@ class Case:
     # The attachments' text as the intake agent was shown it, by file name: with the claim
     # file's description, the only words a fact's quote may come from.
     attachments: Mapping[str, str] = field(default_factory=dict)
+    # The pages of each PDF or image attachment as intake read them (text layer or OCR): a
+    # fact's quote is found on one, which it then cites.
+    pages: Mapping[str, Sequence[PageText]] = field(default_factory=dict)
     # The exclusions the claim's words fit (reread.fitting_exclusions): given at every Case
     # built, so none is built without the search; empty when the search finds none or is off.
     exclusions: tuple[FittingClause, ...] = field(kw_only=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -217,6 +218,23 @@ class Gate(BaseModel):
         return self
 
 
+class Authority(BaseModel):
+    """The most a decision standing without a person may pay, by currency (over_authority)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    automatic_limit: dict[Annotated[str, Field(pattern=r"^[A-Z]{3}$")], Decimal] = Field(
+        default_factory=dict, description="ISO 4217 code → the most paid without a person."
+    )
+
+    @model_validator(mode="after")
+    def _finite_and_positive(self) -> Authority:
+        for currency, limit in self.automatic_limit.items():
+            if not limit.is_finite() or limit < 0:
+                raise ValueError(f"automatic_limit: {currency} must be a number of 0 or more")
+        return self
+
+
 class ResolutionConfig(BaseModel):
     """The whole of config/resolution.yaml."""
 
@@ -241,6 +259,8 @@ class ResolutionConfig(BaseModel):
     # By default every decided outcome stands; listing fewer sends the rest to a person.
     automatic_outcomes: tuple[Outcome, ...] = DECIDED_OUTCOMES
     gates: tuple[Gate, ...] = ()
+    # No limit unless the file sets one: an amount is only computed where a schedule exists.
+    authority: Authority = Authority()
     # How long a decision stands before `review stale` lists it; by default, for ever.
     expiry: Expiry = Expiry()
 

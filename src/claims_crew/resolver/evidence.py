@@ -71,6 +71,7 @@ def review_side(
                 tool_sourced=is_sourced,
                 quote=evidence.quote,
                 text=clause.text,
+                pages=list(clause.pages),
             )
         )
     abstains = claim.answer == ABSTENTION

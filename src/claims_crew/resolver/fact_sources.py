@@ -24,6 +24,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from claims_crew.documents.record import PageText
 from claims_crew.models import FactSource, IntakeFacts
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import FactCues
@@ -63,7 +64,8 @@ def _check(case: Case, facts: IntakeFacts, name: FactName, cues: FactCues) -> Fa
     source = facts.sources.get(name)
     if source is None:
         return FactCheck(name=name, status="unverified", value=said, problem="no source given")
-    problem = _source_problem(case, name, value, source, cues.of(name))
+    page = _page_quoted(case, source)
+    problem = _source_problem(case, name, value, source, cues.of(name), page)
     return FactCheck(
         name=name,
         status="unverified" if problem else "verified",
@@ -71,13 +73,32 @@ def _check(case: Case, facts: IntakeFacts, name: FactName, cues: FactCues) -> Fa
         where=source.where,
         quote=source.quote,
         problem=problem,
+        page=page.number if page else None,
+        ocr_confidence=page.quote_confidence(source.quote) if page else None,
     )
 
 
+def _page_quoted(case: Case, source: FactSource) -> PageText | None:
+    """The page of a PDF or image attachment the quote lies on (within one sentence); None
+    when the quote is on none, or its source is not such an attachment."""
+    if not source.quote.strip():
+        return None
+    for page in case.pages.get(source.where, ()):
+        if quote_miss(source.quote, _claim_words(page.text)) is None:
+            return page
+    return None
+
+
 def _source_problem(
-    case: Case, name: FactName, value: object, source: FactSource, cues: tuple[str, ...]
+    case: Case,
+    name: FactName,
+    value: object,
+    source: FactSource,
+    cues: tuple[str, ...],
+    page: PageText | None = None,
 ) -> str | None:
-    """Why the source does not bear the fact out; None when it does."""
+    """Why the source does not bear the fact out; None when it does. A paged attachment's quote
+    is checked on the `page` it lies on, so it never spans two pages."""
     claim_file = case.claim_file
     if source.where in FACT_CLAIM_FIELDS.values():
         if FACT_CLAIM_FIELDS.get(name) != source.where:
@@ -88,6 +109,8 @@ def _source_problem(
         return None
     if source.where == DESCRIPTION_SOURCE:
         text = claim_file.description
+    elif page is not None:
+        text = page.text
     elif source.where in case.attachments:
         text = case.attachments[source.where]
     else:

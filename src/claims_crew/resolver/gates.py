@@ -1,6 +1,6 @@
 """The gates: what must hold before an outcome may stand without a person.
 
-Two kinds, applied to every outcome the rules or the adjudicator would let stand (ACCEPTED,
+Three kinds, applied to every outcome the rules or the adjudicator would let stand (ACCEPTED,
 PREFERRED, ADJUDICATED):
 
 - provenance (`tool_sourced` in resolution.yaml): the outcome must rest on a supporting clause
@@ -9,6 +9,8 @@ PREFERRED, ADJUDICATED):
   clause from memory, after every lookup failed, would otherwise be decided on (not_tool_sourced);
 - resolution.yaml's gates: a field of the case above a number or one of some values (a large
   amount, fraud's red flags, a risk class), and an outcome not listed as automatic (policy_gate).
+- authority (`authority` in resolution.yaml): a covered decision's amount payable, computed
+  from the schedule (authority.py), above the automatic limit for its currency (over_authority).
 
 The trail keeps the outcome the rules reached and the side that would have won, so a person
 sees what they are asked to confirm.
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from claims_crew.policy.ids import clause_key
+from claims_crew.resolver.authority import decision_payable, over_authority
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import Gate, ResolutionConfig
 from claims_crew.resolver.evidence import looked_up_support
@@ -118,7 +121,11 @@ def gated_or(
         resolution.outcome != "ADJUDICATION_REQUIRED"
         and resolution.outcome not in config.automatic_outcomes
     )
-    if no_source is None and not tripped and not not_automatic:
+    # Kept on the resolution whether it stands or is held back: a person confirms the amount too.
+    payable = decision_payable(case, resolution, resting_on)
+    resolution = resolution.with_payable(payable)
+    over = over_authority(config, payable)
+    if no_source is None and not tripped and not not_automatic and over is None:
         checked = config.tool_sourced.required and resolution.outcome in DECIDED_OUTCOMES
         trail.add(
             "gates",
@@ -140,6 +147,10 @@ def gated_or(
         trail.add("gates", True, "; ".join(gate_why), "policy_gate")
         codes.append("policy_gate")
         why.extend(gate_why)
+    if over is not None:
+        trail.add("gates", True, over, "over_authority")
+        codes.append("over_authority")
+        why.append(over)
     would = resolution.answer or resolution.outcome
     read = "read the cited clauses in the policy; " if no_source is not None else ""
     return resolution.hold_back(

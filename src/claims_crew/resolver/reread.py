@@ -8,23 +8,37 @@ fit (policy/fit.py), as an adjuster checks them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
+from claims_crew.documents.record import PageText
 from claims_crew.errors import PolicyError
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.fit import fitting
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.policy.schedule import ScheduleSource, find_schedule
 from claims_crew.resolver.case import Case, FittingClause, PolicyView, ReadClause, cited_clauses
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.exclusions import claim_words
+from claims_crew.resolver.payable import Payable, compute_payable
+from claims_crew.resolver.resolution import Resolution
+from claims_crew.vocabulary import PAID_ANSWER
 
 
 def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
     found = doc.lookup(citation)
     if isinstance(found, LookupMiss):
         return None
-    return ReadClause.of(found.id, found.title, found.kind, doc.full_text(found.id))
+    within = tuple(doc.ancestors(found.id))
+    return ReadClause.of(
+        found.id,
+        found.title,
+        found.kind,
+        doc.full_text(found.id),
+        within,
+        pages=tuple(found.pages),
+    )
 
 
 def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str]) -> PolicyView:
@@ -78,13 +92,39 @@ def fitting_exclusions(
     )
     return tuple(
         FittingClause(
-            ReadClause.of(f.clause.id, f.clause.title, f.clause.kind, doc.full_text(f.clause.id)),
+            ReadClause.of(
+                f.clause.id,
+                f.clause.title,
+                f.clause.kind,
+                doc.full_text(f.clause.id),
+                pages=tuple(f.clause.pages),
+            ),
             f.score,
             f.words,
             frozenset(clause_key(c) for c in f.shown_by),
         )
         for f in fits
     )
+
+
+def schedule_for(library: PolicyLibrary, ref: str, claim_file: ClaimFile) -> ScheduleSource:
+    """The schedule the claim is paid under, its clauses checked against the policy: one that
+    names a clause the policy lacks (a replaced PDF, a typo `config check` reports) gives no
+    schedule, so no amount is computed on limits that match nothing."""
+    entry = library.entries.get(ref)
+    found = find_schedule(library.root, ref, entry.schedule if entry else None, claim_file.schedule)
+    if found.schedule is None:
+        return found
+    try:
+        doc = library.open(ref)
+    except PolicyError as exc:
+        return ScheduleSource(found.name, None, f"{ref} cannot be read: {exc.message}")
+    refs = [r for item in found.schedule.items for r in (item.clause, item.section) if r]
+    if missing := [r for r in dict.fromkeys(refs) if isinstance(doc.lookup(r), LookupMiss)]:
+        return ScheduleSource(
+            found.name, None, f"{found.name} names clause(s) {ref} lacks: {', '.join(missing)}"
+        )
+    return found
 
 
 def read_case(
@@ -96,19 +136,53 @@ def read_case(
     ledger: Sequence[LedgerEntry],
     attachments: Mapping[str, str] | None = None,
     policy_ref: str | None = None,
+    pages: Mapping[str, Sequence[PageText]] | None = None,
 ) -> Case:
     """The case the rules decide, with everything they read from the policy: each clause the
     policy and fraud `answers` cite, re-read, and the exclusions the claim's words fit. The
     policy is the claim file's unless `policy_ref` names another (an id or a PDF path)."""
     ref = policy_ref or claim_file.policy_id
     policy, fraud = answers
+    view = policy_view(library, ref, cited_clauses(policy, fraud))
+    schedule = schedule_for(library, ref, claim_file)
     return Case(
         claim_file,
         facts,
         policy,
         fraud,
         ledger,
-        policy_view(library, ref, cited_clauses(policy, fraud)),
+        replace(view, schedule=schedule),
         dict(attachments or {}),
+        dict(pages or {}),
         exclusions=fitting_exclusions(library, ref, claim_file, facts, config),
     )
+
+
+def person_payable(
+    library: PolicyLibrary, claim_file: ClaimFile, resolution: Resolution | None
+) -> Payable:
+    """The amount payable when a person decides the claim covered.
+
+    A covered outcome a gate held back keeps the amount computed for it. Otherwise the deciding
+    clause is the first verified clause of cover cited by a side that answered covered (one
+    policy_lookup returned first); with none, there is no amount and the reason says so.
+    """
+    if resolution is not None and resolution.payable is not None:
+        return resolution.payable
+    source = schedule_for(library, claim_file.policy_id, claim_file)
+    checks = [
+        c
+        for side in (resolution.sides.values() if resolution is not None else ())
+        if side.answer == PAID_ANSWER
+        for c in side.clauses
+        if c.status == "verified" and c.supports_answer
+    ]
+    checks.sort(key=lambda c: not c.tool_sourced)
+    within: tuple[str, ...] = ()
+    try:
+        doc = library.open(claim_file.policy_id) if checks else None
+    except PolicyError:
+        doc = None
+    if doc is not None and (clause := read_clause(doc, checks[0].cited)) is not None:
+        within = (clause.id, *clause.within)
+    return compute_payable(claim_file.amount, claim_file.currency, source, within)

@@ -17,7 +17,9 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from claims_crew.documents.record import LOW_CONFIDENCE
 from claims_crew.models import Claim, ParseFailure
+from claims_crew.resolver.payable import Payable
 from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
     AbstainReason,
@@ -44,6 +46,9 @@ class ClauseCheck(BaseModel):
     tool_sourced: bool = Field(description="policy_lookup returned it to this side's task.")
     quote: str = ""
     text: str | None = Field(None, description="The clause text as re-read from the PDF.")
+    pages: list[int] = Field(
+        default_factory=list, description="The PDF pages the clause is printed on, from 1."
+    )
 
 
 class SideReview(BaseModel):
@@ -81,6 +86,30 @@ class FactCheck(BaseModel):
     )
     quote: str = Field("", description="The words intake quoted for it.")
     problem: str | None = Field(None, description="Why the source does not check out.")
+    page: int | None = Field(
+        None, description="The page of a PDF or image attachment the quote was found on."
+    )
+    ocr_confidence: float | None = Field(
+        None,
+        description="Where that page was read by OCR: how sure the engine was of the quoted "
+        "lines, 0..1; null for a text layer.",
+    )
+
+    @property
+    def low_confidence(self) -> bool:
+        """Quoted from OCR text the engine was unsure of: a person should look at the page."""
+        return self.ocr_confidence is not None and self.ocr_confidence < LOW_CONFIDENCE
+
+    def cited(self) -> str:
+        """Where the quote comes from, as a person reads it: 'report.pdf, page 2 (OCR 0.62,
+        low confidence)'."""
+        said = self.where or ""
+        if self.page is not None:
+            said += f", page {self.page}"
+        if self.ocr_confidence is not None:
+            low = ", low confidence" if self.low_confidence else ""
+            said += f" (OCR {self.ocr_confidence:.2f}{low})"
+        return said
 
 
 class TrailStep(BaseModel):
@@ -133,6 +162,11 @@ class Resolution(BaseModel):
         None,
         description="The one debate round before the adjudicator: each side's revised answer "
         "and the resolution before it; null when none was held.",
+    )
+    payable: Payable | None = Field(
+        None,
+        description="The amount payable on a covered decision, or on the covered outcome a gate "
+        "held back, computed from the schedule; null for any other.",
     )
 
     @property
@@ -274,6 +308,9 @@ class Resolution(BaseModel):
     def with_debate(self, debate: DebateRound) -> Resolution:
         return self._changed(ResolutionChanges(debate=debate))
 
+    def with_payable(self, payable: Payable | None) -> Resolution:
+        return self._changed(ResolutionChanges(payable=payable))
+
     def _changed(self, changes: ResolutionChanges) -> Resolution:
         # The one copy with changes: `changes` is a TypedDict, so mypy checks each key and value.
         return self.model_copy(update=changes)
@@ -303,6 +340,7 @@ class ResolutionChanges(TypedDict, total=False):
     config_sha256: str
     targeted: TargetedEvidence | None
     debate: DebateRound | None
+    payable: Payable | None
 
 
 class TargetedEvidence(BaseModel):

@@ -14,6 +14,8 @@ A claim whose review fails keeps its decision; the failed attempt is recorded li
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -70,13 +72,10 @@ class Outcome:
         }
 
 
-def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReason]) -> Resolution:
-    """A new outcome on a claim a person decided, as an escalation back to the queue: the rules'
-    outcome is kept as would_have_been, and the question says what the person decided."""
-    assert standing.human is not None
-    reviewer, decision, decided_at = standing.human
-    now = f"{resolution.outcome}" + (f" {resolution.answer}" if resolution.answer else "")
-    what = ", ".join(changed) or "nothing recorded"
+def for_a_person(resolution: Resolution, reason: str, question: str) -> Resolution:
+    """The rules' new outcome on a claim a person decided, as an escalation back to the queue:
+    their outcome is kept as would_have_been; `reason` and `question` say what the person
+    decided and why it is asked again."""
     return resolution.model_copy(
         update={
             "outcome": "ESCALATED",
@@ -84,15 +83,28 @@ def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReas
             "winner": None,
             "would_have_been": resolution.outcome,
             "would_have_won": resolution.winner,
-            "reason": (
-                f"{reviewer} decided {decision} on {decided_at}; under a changed state "
-                f"({what}) the rules now say {now}. A person decides again."
-            ),
-            "question": (
-                f"{reviewer} decided {decision}; the rules now say {now} ({what} changed). "
-                "Does the decision stand?"
-            ),
+            "reason": reason,
+            "question": question,
         }
+    )
+
+
+def said(resolution: Resolution) -> str:
+    """What the rules say, as people read it: the outcome and any answer."""
+    return resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")
+
+
+def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReason]) -> Resolution:
+    """A new outcome on a claim a person decided, under a changed state, back to the queue."""
+    assert standing.human is not None
+    reviewer, decision, decided_at = standing.human
+    now, what = said(resolution), ", ".join(changed) or "nothing recorded"
+    return for_a_person(
+        resolution,
+        f"{reviewer} decided {decision} on {decided_at}; under a changed state "
+        f"({what}) the rules now say {now}. A person decides again.",
+        f"{reviewer} decided {decision}; the rules now say {now} ({what} changed). "
+        "Does the decision stand?",
     )
 
 
@@ -123,41 +135,50 @@ def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> 
         return _failed(result, f"the claim file cannot be read: {exc}")
     if loaded.claim.claim_id != standing.claim_id:
         return _failed(result, f"{standing.claim_path} now holds claim {loaded.claim.claim_id}")
+    store = settings.store
+    try:
+        with claim_lease(settings, standing.claim_id) as check:
+            record = review_in_time(loaded, settings, check)
+            check.confirm()
+            resolution = record.resolution
+            if record.status != "reviewed" or resolution is None:
+                # Kept as an attempt; the decision stands.
+                store.record(record, None, loaded, holder=check.holder)
+                message = record.error.message if record.error else "no resolution"
+                return _failed(result, f"the review failed: {message}")
+            if record.models and standing.models and record.models != standing.models:
+                changed = [*changed, "models"]
+            result = replace(result, changed=changed)
+            after = (resolution.outcome, resolution.answer)
+            verdict: RevalidationVerdict = "replay" if after == before else "new"
+            back = verdict == "new" and standing.human is not None
+            if back:
+                record = record.model_copy(
+                    update={"resolution": reopened(resolution, standing, changed)}
+                )
+            basis = settings.basis(record, loaded)
+            done = store.record_revalidation(
+                record, loaded, basis, verdict, changed, standing.entry_seq
+            )
+    except StoreError as exc:
+        return _failed(result, str(exc))
+    return replace(result, after=after, verdict=verdict, reopened=back, audit_seq=done.audit_seq)
+
+
+@contextmanager
+def claim_lease(settings: Settings, claim_id: str) -> Iterator[LeaseCheck]:
+    """The claim's lease while it is reviewed again and recorded, held past the claim's deadline
+    as `run` holds it, so no other process takes it meanwhile; StoreError if another holds it."""
     holder = lease_holder()
     store = settings.store
     deadline = settings.limits.claim_deadline_s
-    # Held past the claim's deadline, as `run` holds it, so no other process takes it meanwhile.
     seconds = max(LEASE_SECONDS, deadline + 60) if deadline is not None else LEASE_SECONDS
-    if not store.lease(standing.claim_id, holder, seconds):
-        return _failed(result, "being reviewed by another process")
+    if not store.lease(claim_id, holder, seconds):
+        raise StoreError("being reviewed by another process")
     try:
-        check = LeaseCheck(store, standing.claim_id, holder)  # asked before each model call
-        record = review_in_time(loaded, settings, check)
-        check.confirm()
-        resolution = record.resolution
-        if record.status != "reviewed" or resolution is None:
-            # Kept as an attempt; the decision stands.
-            store.record(record, None, loaded, holder=holder)
-            message = record.error.message if record.error else "no resolution"
-            return _failed(result, f"the review failed: {message}")
-        if record.models and standing.models and record.models != standing.models:
-            changed = [*changed, "models"]
-        result = replace(result, changed=changed)
-        after = (resolution.outcome, resolution.answer)
-        verdict: RevalidationVerdict = "replay" if after == before else "new"
-        back = verdict == "new" and standing.human is not None
-        if back:
-            record = record.model_copy(
-                update={"resolution": reopened(resolution, standing, changed)}
-            )
-        done = store.record_revalidation(
-            record, loaded, settings.basis(record, loaded), verdict, changed, standing.entry_seq
-        )
-    except StoreError as exc:
-        return _failed(result, str(exc))
+        yield LeaseCheck(store, claim_id, holder)  # asked before each model call
     finally:
-        store.release(standing.claim_id, holder)
-    return replace(result, after=after, verdict=verdict, reopened=back, audit_seq=done.audit_seq)
+        store.release(claim_id, holder)
 
 
 def _failed(result: Outcome, error: str) -> Outcome:

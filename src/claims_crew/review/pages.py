@@ -6,6 +6,7 @@ routes_queue, routes_escalation) take it and register their handlers on an APIRo
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -55,6 +56,11 @@ class Session:
     csrf: str
 
 
+# An appeal as the page runs it: (claim id, the uploaded files, reason) → why it was not
+# decided, or None (desk/appeal.py).
+Appealer = Callable[[str, list[Path], str], str | None]
+
+
 @dataclass(frozen=True)
 class Pages:
     """The review app's state, handed to each route module."""
@@ -64,12 +70,24 @@ class Pages:
     limits: SignInLimits
     project: Callable[[], Project] | None
     secure_cookies: bool
+    # Runs an appeal (claim id, the new files, reason); None: the page takes no appeals.
+    appeal: Appealer | None = None
 
     def signed_in(self, request: Request) -> Session | None:
         """The session a live session cookie names, else None."""
         session_id = request.cookies.get(SESSION_COOKIE, "")
         session = self.store.session(session_id) if session_id else None
         return Session(session_id, session.reviewer, session.csrf) if session else None
+
+    def posted(self, request: Request, csrf: str) -> Session | Response:
+        """The session a form was posted in, or the answer refusing it: 401 without one, 403
+        when the form's CSRF token is not the session's."""
+        session = self.signed_in(request)
+        if session is None:
+            return PlainTextResponse("Sign in first", status_code=401)
+        if not secrets.compare_digest(csrf, session.csrf):
+            return wrong_csrf()
+        return session
 
     def render(
         self, request: Request, name: str, context: dict[str, Any], status_code: int = 200

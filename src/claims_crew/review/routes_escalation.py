@@ -6,12 +6,12 @@ meantime the page comes back with 409 and who did.
 
 from __future__ import annotations
 
-import secrets
-
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.review.pages import Pages, Session, to_login, wrong_csrf
+from claims_crew.desk import load_desk
+from claims_crew.review.amounts import payable_on_decision
+from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
 from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
@@ -30,7 +30,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        return _detail_page(pages, request, session, claim_id)
+        return detail_page(pages, request, session, claim_id)
 
     @router.post("/escalations/{claim_id}/decide")
     def decide(
@@ -41,17 +41,22 @@ def escalation_routes(pages: Pages) -> APIRouter:
         version: int = Form(0, ge=0, le=MAX_VERSION),
         csrf: str = Form(""),
     ) -> Response:
-        session = pages.signed_in(request)
-        if session is None:
-            return PlainTextResponse("Sign in first", status_code=401)
-        if not secrets.compare_digest(csrf, session.csrf):
-            return wrong_csrf()
+        session = pages.posted(request, csrf)
+        if not isinstance(session, Session):
+            return session
         try:
+            payable = payable_on_decision(pages.store, claim_id, decision)
             pages.store.decide(
-                claim_id, decision, reason, session.reviewer, expected_version=version
+                claim_id,
+                decision,
+                reason,
+                session.reviewer,
+                expected_version=version,
+                rules=load_desk(),
+                payable=payable,
             )
         except AlreadyDecided as exc:
-            return _detail_page(
+            return detail_page(
                 pages,
                 request,
                 session,
@@ -62,13 +67,13 @@ def escalation_routes(pages: Pages) -> APIRouter:
         except NotFound:
             return PlainTextResponse("No such escalation", status_code=404)
         except StoreError as exc:
-            return _detail_page(pages, request, session, claim_id, 400, str(exc))
+            return detail_page(pages, request, session, claim_id, 400, str(exc))
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
 
 
-def _detail_page(
+def detail_page(
     pages: Pages,
     request: Request,
     session: Session,
@@ -93,6 +98,8 @@ def _detail_page(
             "decisions": HUMAN_DECISIONS,
             "error": error,
             "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
+            "people": store.reviewer_list(),  # for a lead's reassignment
+            "appeals": pages.appeal is not None,
         },
         status_code=status_code,
     )

@@ -14,16 +14,22 @@ from claims_crew.review.views import MAX_PAGE, age, escalation_list
 
 
 def queue_routes(pages: Pages) -> APIRouter:
-    """GET /."""
+    """GET / (?overdue=1: only escalations past their deadline to decide)."""
     router = APIRouter()
     store = pages.store
 
     @router.get("/")
-    def queue(request: Request, page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1) -> Response:
+    def queue(
+        request: Request,
+        page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
+        mine: Annotated[int, Query(ge=0, le=1)] = 0,
+        overdue: bool = False,
+    ) -> Response:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        listing = escalation_list(store, page)
+        mine_only = session.reviewer if mine else None
+        listing = escalation_list(store, page, overdue=overdue, assigned_to=mine_only)
         now = store.clock()
         stale = pages.stale_now()
         by_claim = {s["claim_id"]: s for s in stale}

@@ -12,6 +12,7 @@ process is known to all of them.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict
@@ -53,4 +54,12 @@ def app_from_environment() -> FastAPI:
         settings.allowed_hosts,
         project=current_project,
         secure_cookies=settings.secure_cookies,
+        appeal=page_appeal,
     )
+
+
+def page_appeal(claim_id: str, files: list[Path], reason: str) -> str | None:
+    """An appeal from the page, run by this process on the store every command opens."""
+    from claims_crew.desk.appeal import appeal_from_page  # CrewAI: only once an appeal comes
+
+    return appeal_from_page(Store(), claim_id, files, reason)

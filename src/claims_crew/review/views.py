@@ -8,17 +8,26 @@ the one question to answer.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from claims_crew import paths
+from claims_crew.desk import clocks
+from claims_crew.letters.issue import letter_preview
+from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
+from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
+from claims_crew.review.amounts import external_detail, payable_detail
+from claims_crew.review.desk_views import desk_cell, desk_detail, with_desk
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
 if TYPE_CHECKING:
     # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
     # loading SQLAlchemy.
-    from claims_crew.store import Escalation, Store
+    from claims_crew.store import Escalation, Review, Store
+
+__all__ = ["desk_cell"]
 
 PAGE_SIZE = 50
 # The last page number asked for that is answered: far past any queue (five million open
@@ -42,26 +51,58 @@ def age(opened_at: str, now: datetime) -> str:
     return f"{seconds}s"
 
 
-def _row(e: Escalation) -> dict[str, Any]:
+def _clock(e: Escalation, on: date) -> dict[str, Any]:
+    """An escalation's deadlines, and how near or late the decision is on day `on` (an
+    escalation decided has its clock stopped: no "due")."""
+    left = clocks.days_left(e.decide_by, on) if e.state == "open" else None
+    return {
+        "jurisdiction": e.jurisdiction,
+        "acknowledge_by": e.acknowledge_by,
+        "decide_by": e.decide_by,
+        "days_left": left,
+        "overdue": left is not None and left < 0,
+        "due": clocks.due_text(left) if e.state == "open" else None,
+        "excluded_reviewers": list(e.excluded_reviewers),
+    }
+
+
+def _row(e: Escalation, on: date, codes: ExternalCodes | None) -> dict[str, Any]:
     return {
         "id": e.id,
         "claim_id": e.claim_id,
         "amount": e.amount,
         "currency": e.currency,
         "reason_codes": e.reason_codes,
+        # Each reason code's code in config/reason_codes.yaml; empty without the file.
+        "external_codes": {c: codes.reason_codes.get(c) for c in e.reason_codes} if codes else {},
         "question": e.question,
         "opened_at": e.opened_at,
+        **_clock(e, on),
     }
 
 
-def escalation_list(store: Store, page: int = 1, page_size: int = PAGE_SIZE) -> dict[str, Any]:
-    """The open escalations, oldest first, one page at a time; and files changed after their
-    decision, which a person must look at too."""
+def escalation_list(
+    store: Store,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+    overdue: bool = False,
+    assigned_to: str | None = None,
+) -> dict[str, Any]:
+    """The open escalations (assigned to `assigned_to`, if named), nearest deadline first, one
+    page at a time, each with who has it (with `overdue`, only those past their deadline to
+    decide, as of clocks.today()); and files changed after their decision, which a person must
+    look at too."""
     page = min(max(1, page), MAX_PAGE)
-    total = store.open_count()
-    rows = store.open_escalations(page_size, (page - 1) * page_size)
+    on = clocks.today()
+    before = on.isoformat() if overdue else None
+    total = store.open_count(assigned_to, before)
+    rows = store.open_escalations(page_size, (page - 1) * page_size, assigned_to, before)
+    codes = load_external_codes()
     return {
-        "escalations": [_row(e) for e in rows],
+        "escalations": with_desk(store, [_row(e, on, codes) for e in rows]),
+        "overdue_only": overdue,
+        "mine": assigned_to,
+        "today": on.isoformat(),
         "total": total,
         "page": page,
         "pages": max(1, -(-total // page_size)),
@@ -90,7 +131,11 @@ def _fact_checks(
     """Each intake fact: verified (with its quote and where it came from), unverified (with what
     intake claimed and why it was not trusted), or unknown."""
     if resolution is not None and resolution.facts:
-        return [c.model_dump(mode="json") for c in resolution.facts]
+        # `cited` names the page of a PDF or image and its OCR confidence: "report.pdf, page 2".
+        return [
+            {**c.model_dump(mode="json"), "cited": c.cited(), "low_confidence": c.low_confidence}
+            for c in resolution.facts
+        ]
     if not isinstance(facts, IntakeFacts):
         return []
     # A record resolved before facts were checked: a stated fact was never borne out.
@@ -100,6 +145,8 @@ def _fact_checks(
             "status": "unknown" if value is None else "unverified",
             "value": None if value is None else str(value),
             "where": None,
+            "cited": "",
+            "low_confidence": False,
             "quote": "",
             "problem": None if value is None else "not checked when it was decided",
         }
@@ -181,8 +228,17 @@ def _targeted(resolution: Resolution | None) -> dict[str, Any] | None:
     }
 
 
+def _last_review(store: Store, escalation: Escalation) -> Review | None:
+    if escalation.state != "decided":
+        return None
+    return next(reversed(store.reviews(escalation.claim_id)), None)
+
+
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
+    # Here: it brings Pillow, which `review list` has no need of.
+    from claims_crew.review.page_image import with_originals
+
     escalation = store.escalation(ref)
     record = store.claim_record(escalation.claim_id)
     claim_file = store.claim_file(escalation.claim_id)
@@ -211,7 +267,12 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "currency": escalation.currency,
         "question": escalation.question,
         "reason_codes": escalation.reason_codes,
+        **_clock(escalation, clocks.today()),
         "claim": claim_file.model_dump(mode="json") if claim_file else None,
+        # Attachments a quote's page can be shown from (_page_image.html).
+        "page_images": with_originals(
+            store, escalation.claim_id, record.claim_sha256 if record else None
+        ),
         "facts": facts,
         "fact_checks": _fact_checks(intake, resolution),
         "unknown_facts": list(intake.unknowns) if isinstance(intake, IntakeFacts) else [],
@@ -224,6 +285,8 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "would_have_won": resolution.would_have_won if resolution else None,
         "gates_tripped": list(resolution.gates_tripped) if resolution else [],
         "targeted": _targeted(resolution),
+        "payable": payable_detail(resolution, _last_review(store, escalation)),
+        "external": external_detail(resolution),
         "sides": sides,
         "trail": [s.model_dump(mode="json") for s in resolution.trail] if resolution else [],
         "models": record.models if record else {},
@@ -236,4 +299,9 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
             e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
             for e in store.audit_entries(escalation.claim_id)
         ],
+        # Once a person has decided: the letter the claimant would get (letters/issue.py).
+        "letter": letter_preview(store, escalation.claim_id, paths.config_dir() / LETTERS_DIR)
+        if escalation.state == "decided"
+        else None,
+        **desk_detail(store, escalation.claim_id),
     }

@@ -31,11 +31,15 @@ from claims_crew.revalidation.stale import Project
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
+    Appealer,
     Pages,
     load_templates,
     template_folder,
 )
+from claims_crew.review.routes_appeal import appeal_routes
+from claims_crew.review.routes_desk import desk_routes
 from claims_crew.review.routes_escalation import escalation_routes
+from claims_crew.review.routes_page_image import page_image_routes
 from claims_crew.review.routes_queue import queue_routes
 from claims_crew.review.routes_sign_in import sign_in_routes
 from claims_crew.store import SignInLimits, Store
@@ -72,16 +76,19 @@ def create_app(
     sign_in_limits: SignInLimits | None = None,
     project: Callable[[], Project] | None = None,
     secure_cookies: bool = False,
+    appeal: Appealer | None = None,
 ) -> FastAPI:
     """The review app over one store; only requests whose Host is in `allowed_hosts` pass.
     With `project` (the project as it is at each request), stale decisions are marked. With
-    `secure_cookies`, every cookie is Secure (the page is reached over HTTPS only)."""
+    `secure_cookies`, every cookie is Secure (the page is reached over HTTPS only). With
+    `appeal`, a decided claim's page has a form that reopens it with new evidence."""
     pages = Pages(
         store=store,
         templates=load_templates(),
         limits=sign_in_limits or SignInLimits(),
         project=project,
         secure_cookies=secure_cookies,
+        appeal=appeal,
     )
     css = (template_folder() / "review.css").read_text(encoding="utf-8")
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
@@ -95,6 +102,11 @@ def create_app(
     app.include_router(sign_in_routes(pages))
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
+    app.include_router(appeal_routes(pages))
+    # Last of the POSTs under /escalations/{id}/: its {action} would answer /decide and /appeal
+    # with "Not found" if it came before their own routes.
+    app.include_router(desk_routes(pages))
+    app.include_router(page_image_routes(pages))
     return app
 
 

@@ -31,7 +31,8 @@ def run_batch(
     on_start: Callable[[Path], None] | None = None,
 ) -> list[BatchItem]:
     """Ingest claim files, then review them (review_ingested); results in the order given."""
-    return review_ingested(ingest(paths, settings.store), settings, concurrency, on_done, on_start)
+    ingested = ingest(paths, settings.store, settings.limits.claim_deadline_s)
+    return review_ingested(ingested, settings, concurrency, on_done, on_start)
 
 
 def review_ingested(

@@ -13,11 +13,12 @@ its claim's decision is flagged and not queued.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew.claim_files import load_claims
 from claims_crew.errors import ClaimFileError
+from claims_crew.paths import home
 from claims_crew.store import Store
 from claims_crew.store.work_queue import Enqueued, Taken
 from claims_crew.vocabulary import ClaimFileProblem
@@ -46,10 +47,26 @@ class Ingested:
     error: str | None = None
     code: ClaimFileProblem | None = None
     sha256: str = ""  # of the bytes kept, when the file was read
+    # (attachment, code, message): read only in part (needs_ocr), or changed since intake.
+    notes: list[tuple[str, str, str]] = field(default_factory=list)
 
     @classmethod
     def refusal(cls, path: Path, error: ClaimFileError) -> Ingested:
         return cls(path, None, None, str(error), error.code)
+
+    def as_json(self) -> dict[str, object]:
+        """The file's fate for `--json`: its state, or its code and why; each attachment note."""
+        return {
+            "file": self.path.name,
+            "claim_id": self.claim_id,
+            "state": self.state,
+            "code": self.code,
+            "error": self.error,
+            "attachments": [
+                {"name": name, "code": code, "message": message}
+                for name, code, message in self.notes
+            ],
+        }
 
     @property
     def refused(self) -> bool:
@@ -62,9 +79,14 @@ class Ingested:
         return StoredClaim(self.claim_id, self.sha256, self.path)
 
 
-def ingest(paths: Sequence[Path], store: Store) -> list[Ingested]:
-    """Keep and queue each claim file; results in the order given."""
-    found = load_claims(paths)
+def ingest(paths: Sequence[Path], store: Store, seconds: float | None = None) -> list[Ingested]:
+    """Keep and queue each claim file; results in the order given.
+
+    `seconds` bounds the reading of each claim's attachments (the claim's deadline: OCR time
+    counts against it). A claim file already kept is not read again: its attachments' text of
+    record is the one kept, and a changed attachment is reported in the Ingested's notes.
+    """
+    found = load_claims(paths, seconds, store.kept_records, home() / "attachments")
     results: list[Ingested] = []
     for path in paths:
         loaded = found[path]
@@ -76,5 +98,7 @@ def ingest(paths: Sequence[Path], store: Store) -> list[Ingested]:
         except ClaimFileError as exc:  # another version of the claim is queued
             results.append(Ingested.refusal(path, exc))
             continue
-        results.append(Ingested(path, loaded.claim.claim_id, state, sha256=loaded.sha256))
+        results.append(
+            Ingested(path, loaded.claim.claim_id, state, sha256=loaded.sha256, notes=loaded.notes())
+        )
     return results

@@ -25,6 +25,7 @@ from claims_crew.resolver import policy_checks, resolve
 from claims_crew.resolver.reread import policy_view, read_case
 from claims_crew.run.batch_stop import HOPELESS, hopeless_code
 from claims_crew.run.levels import ReviewState, walk
+from claims_crew.run.photos import claim_photos
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
 from claims_crew.vocabulary import FALLBACK_NOTE, ON_DEMAND_TASKS, TASK_OF, utc_now
@@ -71,14 +72,18 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     # The primary provider failed for good: once more, from the start, on the fallback model.
     assert failed.error is not None
     note = fallback_note(failed.error.code, failed.error.message)
-    again = _review_on(settings.fallback_llm_for, loaded, settings, base)
+    again = _review_on(settings.fallback_llm_for, loaded, settings, base, yaml_models=False)
     decided = again if isinstance(again, ClaimRecord) else again[1]
     decided.models[FALLBACK_NOTE] = note
     return decided
 
 
 def _review_on(
-    llm_for: LLMFactory, loaded: LoadedClaim, settings: Settings, base: dict[str, Any]
+    llm_for: LLMFactory,
+    loaded: LoadedClaim,
+    settings: Settings,
+    base: dict[str, Any],
+    yaml_models: bool = True,
 ) -> ClaimRecord | tuple[Exception, ClaimRecord]:
     """The claim reviewed with the agents' models from `llm_for`: its record, or, where the
     crew raised, the error beside the failed record."""
@@ -87,7 +92,10 @@ def _review_on(
     ledger: ToolLedger | None = None
     try:
         stages.start("crew")
-        crew = ClaimsCrew(claim.policy_id, llm_for, settings.library, settings.config_dir)
+        photos = claim_photos(loaded) if settings.intake_images else {}
+        crew = ClaimsCrew(
+            claim.policy_id, llm_for, settings.library, settings.config_dir, photos, yaml_models
+        )
         spend = settings.rate_limit.spend if settings.rate_limit is not None else None
         ledger = ToolLedger({str(t.id) for t in crew.all_tasks()}, spend)
         with ledger.listening():  # every level's model calls and tool calls too
@@ -139,7 +147,14 @@ def _first_word(
     intake = parse_intake(raw[TASK_OF["intake"]])
     policy, fraud = reviewer(TASK_OF["policy"]), reviewer(TASK_OF["fraud"])
     case = read_case(
-        settings.library, rules, claim, intake, (policy, fraud), ledger.entries, loaded.attachments
+        settings.library,
+        rules,
+        claim,
+        intake,
+        (policy, fraud),
+        ledger.entries,
+        loaded.attachments,
+        pages=loaded.pages(),
     )
     resolution = resolve(case, rules)
     stages.stop()
@@ -220,7 +235,7 @@ def failure_code(exc: BaseException) -> str:
     401, 403 or 404, which also stop the batch (batch_stop.py). All leave the claim for the
     next run."""
     causes = list(_causes(exc))
-    if any(isinstance(cause, TimeoutError) for cause in causes):
+    if any(_is_timeout(cause) for cause in causes):
         return "timeout"
     if any(getattr(cause, "status_code", None) == 429 for cause in causes):
         return "rate_limited"
@@ -229,6 +244,16 @@ def failure_code(exc: BaseException) -> str:
     if malformed_response(exc) is not None:
         return "malformed_response"
     return "crew_failed"
+
+
+# Clients that end the chain at a timeout error of their own, without the socket's behind it:
+# anthropic's APITimeoutError, and httpx's TimeoutException as google-genai lets it through.
+_TIMEOUT_ERRORS = frozenset({"APITimeoutError", "TimeoutException"})
+
+
+def _is_timeout(cause: BaseException) -> bool:
+    kinds = type(cause).__mro__
+    return isinstance(cause, TimeoutError) or any(k.__name__ in _TIMEOUT_ERRORS for k in kinds)
 
 
 def retry_after(exc: BaseException) -> float | None:
@@ -259,7 +284,7 @@ def failure_message(exc: BaseException) -> str:
 # The provider clients that read a response body. A JSON error raised inside one of them is the
 # provider's answer failing to parse, not a fault in this program or in what the model wrote
 # (that is parsed by our code, and a parse failure of it is a reason code, not an error).
-_PROVIDER_CLIENTS = frozenset({"openai", "anthropic", "httpx", "litellm", "ollama"})
+_PROVIDER_CLIENTS = frozenset({"openai", "anthropic", "google", "httpx", "litellm", "ollama"})
 
 
 def malformed_response(exc: BaseException) -> ValueError | None:

@@ -54,6 +54,9 @@ class BatchItem:
     error: str | None = None
     busy: bool = False  # another process is reviewing it: not a failure, and not ours to do
     code: ClaimFileProblem | None = None  # why the file was refused, with `error`
+    # (attachment, code, message) for attachments read only in part or changed since intake
+    # (Ingested.notes): the claim was reviewed on its text of record all the same.
+    notes: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def refused(cls, item: Ingested) -> BatchItem:

@@ -3,9 +3,11 @@
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.decision_rows import Basis, Recorded
+from claims_crew.store.desk import ReviewerRow
 from claims_crew.store.leases import lease_holder
+from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.queue import Decision, Escalation, Review
-from claims_crew.store.report_query import DecidedClaim
+from claims_crew.store.report_query import DecidedClaim, EscalationClock
 from claims_crew.store.revalidation import Revalidated, Standing
 from claims_crew.store.schema import HEAD, upgrade
 from claims_crew.store.sign_ins import SignInLimits
@@ -23,10 +25,13 @@ __all__ = [
     "DecidedClaim",
     "Decision",
     "Escalation",
+    "EscalationClock",
     "NotFound",
+    "Proposal",
     "Recorded",
     "Revalidated",
     "Review",
+    "ReviewerRow",
     "SignInLimits",
     "SignInThrottled",
     "Standing",

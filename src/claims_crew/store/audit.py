@@ -38,13 +38,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Connection, insert, select
 
 from claims_crew.store import entry_signatures
 from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.entry_kinds import AppealLink, EntryKind
 from claims_crew.store.sql import insert_new, upsert
 from claims_crew.store.tables import audit_head, audit_log
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
@@ -54,9 +55,8 @@ HEAD_ID = 1  # the one row of audit_head: there is one chain
 GENESIS = "0" * 64
 EXPORT_VERSION = 1
 
-# `revalidated`: a decision checked again under the current state that came out the same (a
-# replay); it records the versions it now stands on and changes no decision.
-EntryKind = Literal["auto", "adjudicated", "escalated", "human", "revalidated"]
+# The kinds of entry, and what an appeal's entry links to: entry_kinds.py.
+__all__ = ["AppealLink", "EntryKind"]
 
 
 class AuditEntry(BaseModel):
@@ -103,10 +103,43 @@ class AuditEntry(BaseModel):
     changed: list[StaleReason] | None = Field(
         None, description="What had changed since the entry revalidated, or expired."
     )
+    # Entries written before appeals have no such key either.
+    appeal: AppealLink | None = Field(
+        None, description="An appeal's decision: the decision it replaces, and why."
+    )
     # Entries written before entries were signed have no such key either (entry_signatures.py).
     key_id: str | None = Field(
         None, description="The audit key whose signature of this entry's hash is kept with it."
     )
+    # Entries from before the review desk have none of these keys either.
+    reviewer: str | None = Field(
+        None, description="The reviewer set (reviewer) or assigned (assigned); null: nobody."
+    )
+    settings: dict[str, Any] | None = Field(
+        None, description="A reviewer's role, lines, authority and may_deny, as set."
+    )
+    confirms: int | None = Field(
+        None, description="Seq of the proposal this entry confirms (human) or returns."
+    )
+    confirms_hash: str | None = Field(None, description="Hash of that proposal's entry.")
+    # Only letter entries have the keys below; every other entry reads them as None.
+    letter_sha256: str | None = Field(None, description="SHA-256 of the letter's bytes.")
+    letter_format: str | None = Field(None, description="md, html or pdf.")
+    letter_of: int | None = Field(None, description="Seq of the decision entry it states.")
+
+
+# What an entry that follows from another (a person's decision on an escalation, a letter that
+# states a decision) copies from it: the claim, the versions it stood on, the rule and evidence.
+_CARRIED = ("claim_sha256", "policy_sha256", "config_sha256", "models", "outcome", "rule")
+_CARRIED_LISTS = ("reason_codes", "evidence")
+
+
+def carried_from(body: dict[str, Any]) -> dict[str, Any]:
+    """The fields an entry takes over from the entry `body` it follows from."""
+    return {
+        **{name: body[name] for name in (*_CARRIED, *_CARRIED_LISTS)},
+        "policy_corrections_sha256": body.get("policy_corrections_sha256"),
+    }
 
 
 def canonical(value: Any) -> str:

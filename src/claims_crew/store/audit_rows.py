@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, select
 
-from claims_crew.store import audit, validity_rows
+from claims_crew.store import audit, desk_audit_rows, letter_rows, validity_rows
 from claims_crew.store.audit_row_queries import DECISIONS, ESCALATIONS, NAMING, REVIEWS
 from claims_crew.store.tables import audit_log
 from claims_crew.store.tables import superseded as superseded_rows
@@ -311,6 +311,10 @@ def check(conn: Connection, chain: audit.Verdict) -> audit.Verdict:
             if charged := judge(row):
                 found(*charged)
     for charged in validity_rows.problems(conn):
+        found(*charged)
+    for charged in desk_audit_rows.problems(conn):
+        found(*charged)
+    for charged in letter_rows.problems(conn):
         found(*charged)
     if missing := _entry_without_rows(conn):
         found(*missing)

@@ -15,11 +15,14 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.desk import choose
+from claims_crew.desk.clocks import Deadlines
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.desk_rows import DEFAULT_STEPS, Step, assigned, candidates
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -39,10 +42,16 @@ class Recorded:
 @dataclass(frozen=True)
 class Basis:
     """What a decision stands on beyond its record: the config files' hash (config_hash.py), and
-    how long it stands (resolution.yaml `expiry`; None: for ever)."""
+    how long it stands (resolution.yaml `expiry`; None: for ever). Should it escalate: the
+    desk's deadlines (clocks.yaml), and who may not decide it (an appeal's earlier reviewer)."""
 
     config_sha256: str | None = None
     valid_for: timedelta | None = None
+    deadlines: Deadlines | None = None
+    excluded_reviewers: tuple[str, ...] = ()
+    # Who an escalation goes to: the policy's line of business, and config/desk.yaml's rule.
+    line: str | None = None
+    assign_by: tuple[Step, ...] = DEFAULT_STEPS
 
 
 def decision_fields(record: ClaimRecord, resolution: Resolution) -> dict[str, Any]:
@@ -102,10 +111,15 @@ def decide(
         evidence = list(dict.fromkeys(record.adjudication.evidence))
     else:
         evidence = cited_clauses(resolution)
+    # A person's claim goes to a reviewer by the desk's rule, named in its escalated entry;
+    # never to one who may not decide it (an appeal's earlier reviewer).
+    leave_out = basis.excluded_reviewers
+    chosen = choose(candidates(conn), basis.line, basis.assign_by, leave_out) if waits else None
     entry, _ = audit.append(
         conn,
         key,
         kind=kind,
+        reviewer=chosen.name if chosen is not None else None,
         **decision_fields(record, resolution),
         evidence=evidence,
         actor=actor,
@@ -133,7 +147,10 @@ def decide(
     escalation_id = None
     if waits:
         claim = loaded.claim if loaded is not None else _claim_file(conn, record)
-        escalation_id = _escalate(conn, now, record, resolution, resolution_id, claim, entry.seq)
+        escalation_id = _escalate(
+            conn, now, record, resolution, resolution_id, claim, entry.seq, basis
+        )
+        assigned(conn, now, (escalation_id, record.claim_id, entry.seq), basis.line, chosen)
     validated(conn, record, attempt_id, entry.seq, now, until, basis)
     return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
 
@@ -146,8 +163,11 @@ def _escalate(
     resolution_id: int,
     claim: ClaimFile | None,
     seq: int,
+    basis: Basis,
 ) -> int:
-    """The escalation that puts the claim in a person's queue; returns its id."""
+    """The escalation that puts the claim in a person's queue, on its clock; returns its id."""
+    clock = basis.deadlines
+    excluded = list(basis.excluded_reviewers)
     return int(
         conn.execute(
             insert(escalations)
@@ -160,6 +180,10 @@ def _escalate(
                 question=resolution.question,
                 opened_at=now,
                 audit_seq=seq,
+                jurisdiction=clock.jurisdiction if clock else None,
+                acknowledge_by=clock.acknowledge_by if clock else None,
+                decide_by=clock.decide_by if clock else None,
+                excluded_reviewers=json.dumps(excluded) if excluded else None,
             )
             .returning(escalations.c.id)
         ).scalar_one()

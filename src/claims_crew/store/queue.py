@@ -12,22 +12,28 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
-from claims_crew.errors import AlreadyDecided, NotFound, StoreError
+from claims_crew.desk import DeskRules
+from claims_crew.errors import NotFound, StoreError
 from claims_crew.resolver import Resolution
-from claims_crew.store import audit
+from claims_crew.resolver.payable import Payable
+from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
+from claims_crew.store.proposal_rows import Proposal, refuse_moved
 from claims_crew.store.tables import (
+    assignments,
     audit_log,
     decisions,
     escalations,
     resolutions,
-    reviewers,
     reviews,
 )
 from claims_crew.vocabulary import HUMAN_DECISIONS
+
+# No desk file: no decision needs a second reviewer.
+NO_DESK = DeskRules()
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,11 @@ class Escalation:
     decided_at: str | None
     decision: str | None
     audit_seq: int
+    # The desk's clock (desk/clocks.py), and who may not decide it (an appeal's).
+    jurisdiction: str | None = None
+    acknowledge_by: str | None = None
+    decide_by: str | None = None
+    excluded_reviewers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,15 @@ class Review:
     reason: str
     decided_at: str
     audit_seq: int
+    # A covered decision's amount payable (or why there is none); None for any other.
+    payable: Payable | None = None
+
+
+def _review(row: Sequence[Any]) -> Review:
+    payable = row[8]
+    return replace(
+        Review(*row[:8]), payable=Payable.model_validate_json(payable) if payable else None
+    )
 
 
 @dataclass(frozen=True)
@@ -88,9 +108,13 @@ _ESCALATION = select(
     escalations.c.decided_at,
     escalations.c.decision,
     escalations.c.audit_seq,
+    escalations.c.jurisdiction,
+    escalations.c.acknowledge_by,
+    escalations.c.decide_by,
+    escalations.c.excluded_reviewers,
 )
-# Review's fields, in its order.
-_REVIEW_COLUMNS = (
+# Review's fields, in its order (letters.py reads a review with them too).
+REVIEW_COLUMNS = (
     reviews.c.id,
     reviews.c.escalation_id,
     reviews.c.claim_id,
@@ -99,16 +123,49 @@ _REVIEW_COLUMNS = (
     reviews.c.reason,
     reviews.c.decided_at,
     reviews.c.audit_seq,
+    reviews.c.payable,
 )
 
 
 def _escalation(row: Sequence[Any]) -> Escalation:
     values = list(row)
     values[4] = json.loads(values[4])
+    values[-1] = tuple(json.loads(values[-1])) if values[-1] else ()
     return Escalation(*values)
 
 
-def _close(
+def _open(assigned_to: str | None, overdue_before: str | None) -> list[ColumnElement[bool]]:
+    """Open escalations; with `assigned_to`, only those assigned to that reviewer; with
+    `overdue_before` (an ISO date), those whose last day to decide came before it."""
+    where = [escalations.c.state == "open"]
+    if assigned_to is not None:
+        mine = select(assignments.c.escalation_id).where(assignments.c.reviewer == assigned_to)
+        where.append(escalations.c.id.in_(mine))
+    if overdue_before is not None:
+        where.append(escalations.c.decide_by < overdue_before)
+    return where
+
+
+def escalation_in(conn: Connection, ref: str) -> Escalation:
+    """An escalation by claim id, or by its own number, read in the caller's transaction."""
+    row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
+    if row is None and ref.isdigit():
+        row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
+    if row is None:
+        raise NotFound(f"no escalation for {ref!r}")
+    return _escalation(row)
+
+
+def refuse_excluded(escalation: Escalation, reviewer: str) -> None:
+    """An appeal's earlier reviewer neither decides nor confirms it."""
+    if reviewer in escalation.excluded_reviewers:
+        raise StoreError(
+            f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
+            "a different reviewer decides the appeal"
+        )
+
+
+def close_escalation(
     conn: Connection, escalation: Escalation, version: int, reviewer: str, decision: str, now: str
 ) -> None:
     """Mark the escalation decided if it is still open at `version`; else say who decided."""
@@ -129,20 +186,15 @@ def _close(
     ).rowcount
     if updated == 1:
         return
-    now_is = conn.execute(
-        select(
-            escalations.c.decided_by,
-            escalations.c.decided_at,
-            escalations.c.decision,
-            escalations.c.state,
-        ).where(escalations.c.id == escalation.id)
-    ).one()
-    if now_is.state == "open":  # the version moved without a decision: cannot happen
-        raise StoreError(f"escalation {escalation.id} changed; reload and retry")
-    raise AlreadyDecided(escalation.claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
+    refuse_moved(
+        conn,
+        escalation.id,
+        escalation.claim_id,
+        f"escalation {escalation.id} changed; reload and retry",
+    )
 
 
-def _human_entry(
+def human_entry(
     conn: Connection,
     key: AuditKey,
     escalation: Escalation,
@@ -150,9 +202,10 @@ def _human_entry(
     decision: str,
     reason: str,
     now: str,
+    **links: Any,
 ) -> int:
     """The person's audit entry, overriding the escalation's entry by number and hash, signed
-    with `key`; returns its number."""
+    with `key` (with `links`: the proposal it confirms); returns its number."""
     overridden = conn.execute(
         select(audit_log.c.hash, audit_log.c.body).where(audit_log.c.seq == escalation.audit_seq)
     ).one()
@@ -162,55 +215,86 @@ def _human_entry(
         key,
         kind="human",
         claim_id=escalation.claim_id,
-        claim_sha256=base["claim_sha256"],
-        policy_sha256=base["policy_sha256"],
-        policy_corrections_sha256=base.get("policy_corrections_sha256"),
-        config_sha256=base["config_sha256"],
-        models=base["models"],
-        outcome=base["outcome"],
+        **audit.carried_from(base),
         answer=decision,
-        rule=base["rule"],
-        reason_codes=base["reason_codes"],
-        evidence=base["evidence"],
         actor=f"human:{reviewer}",
         reason=reason,
         overrides=escalation.audit_seq,
         overrides_hash=overridden.hash,
         at=now,
+        **links,
     )
     return entry.seq
+
+
+def record_review(
+    conn: Connection,
+    escalation: Escalation,
+    decided: tuple[str, str, str],
+    now: str,
+    seq: int,
+    payable: Payable | None = None,
+) -> Review:
+    """The review row of a person's decision (reviewer, decision, reason), recorded by audit
+    entry `seq`, with a covered decision's amount payable."""
+    reviewer, decision, reason = decided
+    review = Review(
+        id=0,  # the row's own, once inserted
+        escalation_id=escalation.id,
+        claim_id=escalation.claim_id,
+        reviewer=reviewer,
+        decision=decision,
+        reason=reason,
+        decided_at=now,
+        audit_seq=seq,
+    )
+    values = {**asdict(review), "payable": payable.model_dump_json() if payable else None}
+    del values["id"]
+    new_id: int = conn.execute(
+        insert(reviews).values(**values).returning(reviews.c.id)
+    ).scalar_one()
+    return replace(review, id=int(new_id), payable=payable)
 
 
 class Queue(StoreBase):
     """Escalations, the human decisions on them, and the decided claims."""
 
-    def open_escalations(self, limit: int = 50, offset: int = 0) -> list[Escalation]:
-        """Open escalations, oldest first."""
+    def open_escalations(
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        assigned_to: str | None = None,
+        overdue_before: str | None = None,
+    ) -> list[Escalation]:
+        """Open escalations, the nearest deadline to decide first (those without a clock
+        last), then oldest first; only those assigned to `assigned_to`, if named; with
+        `overdue_before` (an ISO date), only those due before."""
         with self.read() as conn:
             rows = conn.execute(
-                _ESCALATION.where(escalations.c.state == "open")
-                .order_by(escalations.c.opened_at, escalations.c.id)
+                _ESCALATION.where(*_open(assigned_to, overdue_before))
+                .order_by(
+                    escalations.c.decide_by.asc().nulls_last(),
+                    escalations.c.opened_at,
+                    escalations.c.id,
+                )
                 .limit(limit)
                 .offset(offset)
             ).all()
         return [_escalation(row) for row in rows]
 
-    def open_count(self) -> int:
+    def open_count(self, assigned_to: str | None = None, overdue_before: str | None = None) -> int:
         with self.read() as conn:
             count = conn.execute(
-                select(func.count()).select_from(escalations).where(escalations.c.state == "open")
+                select(func.count())
+                .select_from(escalations)
+                .where(*_open(assigned_to, overdue_before))
             ).scalar_one()
         return int(count)
 
     def escalation(self, ref: str) -> Escalation:
         """An escalation by claim id, or by its own number."""
         with self.read() as conn:
-            row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
-            if row is None and ref.isdigit():
-                row = conn.execute(_ESCALATION.where(escalations.c.id == int(ref))).first()
-        if row is None:
-            raise NotFound(f"no escalation for {ref!r}")
-        return _escalation(row)
+            return escalation_in(conn, ref)
 
     def decide(
         self,
@@ -219,10 +303,16 @@ class Queue(StoreBase):
         reason: str,
         reviewer: str,
         expected_version: int | None = None,
-    ) -> Review:
+        rules: DeskRules = NO_DESK,
+        payable: Payable | None = None,
+    ) -> Review | Proposal:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
-        is refused: the first reviewer wins and the second learns who decided."""
+        is refused: the first reviewer wins and the second learns who decided.
+
+        A decision beyond the reviewer's authority is refused (OutsideAuthority); one that
+        `rules` say needs four eyes is recorded as a proposal instead, for a different reviewer
+        to confirm (desk.py)."""
         if decision not in HUMAN_DECISIONS:
             raise StoreError(f"decision must be one of {', '.join(HUMAN_DECISIONS)}")
         if not reason.strip():
@@ -230,42 +320,24 @@ class Queue(StoreBase):
         escalation = self.escalation(ref)
         version = escalation.version if expected_version is None else expected_version
         with self.write() as conn:
-            known = conn.execute(
-                select(reviewers.c.name).where(reviewers.c.name == reviewer)
-            ).first()
-            if known is None:
-                raise NotFound(
-                    f"no reviewer named {reviewer!r}; add one with: claims-crew reviewer add NAME"
-                )
+            refuse_excluded(escalation, reviewer)
             now = self.now()
-            _close(conn, escalation, version, reviewer, decision, now)
-            seq = _human_entry(
-                conn, self.audit_key(), escalation, reviewer, decision, reason.strip(), now
-            )
-            review = Review(
-                id=0,  # the row's own, once inserted
-                escalation_id=escalation.id,
-                claim_id=escalation.claim_id,
-                reviewer=reviewer,
-                decision=decision,
-                reason=reason.strip(),
-                decided_at=now,
-                audit_seq=seq,
-            )
-            values = asdict(review)
-            del values["id"]
-            review_id: int = conn.execute(
-                insert(reviews).values(**values).returning(reviews.c.id)
-            ).scalar_one()
-            return replace(review, id=int(review_id))
+            key = self.audit_key()
+            said = reason.strip()
+            if proposal_rows.judge(conn, reviewer, decision, escalation, payable, rules):
+                seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
+                return proposal_rows.propose_in(conn, key, now, seen, reviewer, decision, said)
+            close_escalation(conn, escalation, version, reviewer, decision, now)
+            seq = human_entry(conn, key, escalation, reviewer, decision, said, now)
+            return record_review(conn, escalation, (reviewer, decision, said), now, seq, payable)
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
-        query = select(*_REVIEW_COLUMNS).order_by(reviews.c.id)
+        query = select(*REVIEW_COLUMNS).order_by(reviews.c.id)
         if claim_id is not None:
             query = query.where(reviews.c.claim_id == claim_id)
         with self.read() as conn:
             rows: Sequence[tuple[Any, ...]] = conn.execute(query).all()
-        return [Review(*row) for row in rows]
+        return [_review(row) for row in rows]
 
     def decisions(self) -> list[Decision]:
         """Every decided claim in claim-id order, with its resolution and any human review."""
@@ -279,7 +351,7 @@ class Queue(StoreBase):
                     decisions.c.decided_by,
                     decisions.c.decided_at,
                     resolutions.c.body,
-                    *_REVIEW_COLUMNS,
+                    *REVIEW_COLUMNS,
                 )
                 .join(resolutions, resolutions.c.id == decisions.c.resolution_id)
                 .outerjoin(reviews, reviews.c.claim_id == decisions.c.claim_id)
@@ -294,7 +366,7 @@ class Queue(StoreBase):
                 decided_by=row[4],
                 decided_at=row[5],
                 resolution=Resolution.model_validate_json(row[6]),
-                review=Review(*row[7:]) if row[7] is not None else None,
+                review=_review(row[7:]) if row[7] is not None else None,
             )
             for row in rows
         ]

@@ -133,8 +133,38 @@ class DecidedClaim:
     reviewed_at: str | None  # when a person decided it
 
 
+@dataclass(frozen=True, slots=True)
+class EscalationClock:
+    """An escalation in force as the desk's figures read it (desk/clocks.py): when it opened
+    and was decided, and its last days to acknowledge and to decide (None: no clock)."""
+
+    state: str
+    opened_at: str
+    decided_at: str | None
+    acknowledge_by: str | None
+    decide_by: str | None
+
+
 class ReportQuery(StoreBase):
     """The decided claims, whole, for the report and the evaluation."""
+
+    def escalation_clocks(self) -> list[EscalationClock]:
+        """Every escalation in force with its clock, in one query."""
+        e = escalations.c
+        with self.read() as conn:
+            rows = conn.execute(
+                select(e.state, e.opened_at, e.decided_at, e.acknowledge_by, e.decide_by)
+            ).all()
+        return [
+            EscalationClock(
+                state=row.state,
+                opened_at=row.opened_at,
+                decided_at=row.decided_at,
+                acknowledge_by=row.acknowledge_by,
+                decide_by=row.decide_by,
+            )
+            for row in rows
+        ]
 
     def decided_claims(self, since: date | None = None) -> Iterator[DecidedClaim]:
         """Every decided claim (on or after `since`, UTC) in claim-id order, from one snapshot.

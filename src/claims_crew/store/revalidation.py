@@ -19,7 +19,7 @@ force by number and hash (`revalidates`) and says what had changed:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,11 +41,13 @@ from claims_crew.store.decision_rows import (
     validated,
 )
 from claims_crew.store.tables import (
+    assignments,
     attempts,
     audit_log,
     changed_files,
     decisions,
     escalations,
+    letters,
     reviews,
     superseded,
     validations,
@@ -81,9 +83,11 @@ class Standing:
 
 
 # Each decided claim with what it stands on, its latest entry and any person's review of it.
+# A letter's entry decides nothing (letters.py): read past it.
+_DECIDING = audit_log.c.seq.not_in(select(letters.c.audit_seq))
 _LATEST_ENTRY = (
     select(func.max(audit_log.c.seq))
-    .where(audit_log.c.claim_id == decisions.c.claim_id)
+    .where(audit_log.c.claim_id == decisions.c.claim_id, _DECIDING)
     .scalar_subquery()
 )
 _STANDING = select(
@@ -163,26 +167,62 @@ class Revalidations(StoreBase):
     ) -> Revalidated:
         """Record a reviewed revalidation of a decided claim, linked to its entry in force,
         which must still be `expected_seq` (else someone acted on the claim meanwhile)."""
+
+        def links(seq: int, digest: str) -> dict[str, Any]:
+            return {
+                "revalidates": seq,
+                "revalidates_hash": digest,
+                "revalidation": verdict,
+                "changed": list(changed),
+            }
+
+        return self._decided_again(record, loaded, basis, expected_seq, links, verdict)
+
+    def record_appeal(
+        self,
+        record: ClaimRecord,
+        loaded: LoadedClaim,
+        basis: Basis,
+        appeal: dict[str, Any],
+        expected_seq: int,
+    ) -> Revalidated:
+        """Record an appeal's review of a decided claim as a new decision, its entry naming the
+        entry in force (`expected_seq`, checked as a revalidation checks it) by number and hash,
+        with the appeal's reason, new attachments and any earlier reviewer (audit.AppealLink).
+        The rows in force are kept whole in `superseded`, as a revalidation's new decision
+        keeps them."""
+
+        def links(seq: int, digest: str) -> dict[str, Any]:
+            return {"appeal": {**appeal, "replaces": seq, "replaces_hash": digest}}
+
+        return self._decided_again(record, loaded, basis, expected_seq, links, "new")
+
+    def _decided_again(
+        self,
+        record: ClaimRecord,
+        loaded: LoadedClaim,
+        basis: Basis,
+        expected_seq: int,
+        link: Callable[[int, str], dict[str, Any]],
+        verdict: RevalidationVerdict,
+    ) -> Revalidated:
+        """A decided claim reviewed again, in one transaction: its attempt, and either a replay
+        or a new decision whose entry carries `link(seq, hash)` of the entry in force."""
         resolution = record.resolution
         if record.status != "reviewed" or resolution is None:
-            raise StoreError(f"claim {record.claim_id}: a failed review revalidates nothing")
+            raise StoreError(f"claim {record.claim_id}: a failed review decides nothing")
         with self.write() as conn:
             row = conn.execute(
                 select(audit_log.c.seq, audit_log.c.hash)
-                .where(audit_log.c.claim_id == record.claim_id)
+                .where(audit_log.c.claim_id == record.claim_id, _DECIDING)
                 .order_by(audit_log.c.seq.desc())
                 .limit(1)
             ).first()
             if row is None or int(row[0]) != expected_seq:
                 raise StoreError(
-                    f"claim {record.claim_id} changed while it was revalidated; run it again"
+                    f"claim {record.claim_id} changed while it was reviewed again; run it again"
                 )
-            links: dict[str, Any] = {
-                "revalidates": int(row[0]),
-                "revalidates_hash": str(row[1]),
-                "revalidation": verdict,
-                "changed": list(changed),
-            }
+            links = link(int(row[0]), str(row[1]))
             keep_file(conn, loaded, self.now())
             attempt_id, resolution_id = insert_result(conn, record, None)
             assert resolution_id is not None
@@ -271,3 +311,6 @@ class Revalidations(StoreBase):
             if table is decisions:
                 conn.execute(delete(validations).where(validations.c.claim_id == claim_id))
             conn.execute(delete(table).where(table.c.claim_id == claim_id))
+        # Who had the escalation goes with it (its entries stay); a new one is assigned anew.
+        # Proposals stay, on an escalation that is no more (proposal_rows.py).
+        conn.execute(delete(assignments).where(assignments.c.claim_id == claim_id))

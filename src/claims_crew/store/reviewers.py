@@ -14,8 +14,10 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from claims_crew.desk import ReviewerSettings
 from claims_crew.errors import StoreError
 from claims_crew.store.base import StoreBase
+from claims_crew.store.desk_rows import write_settings
 from claims_crew.store.tables import reviewers, sessions
 from claims_crew.vocabulary import stamp
 
@@ -43,8 +45,11 @@ class Session:
 class Reviewers(StoreBase):
     """Registering reviewers, signing them in by token, and their web sessions."""
 
-    def add_reviewer(self, name: str) -> str:
-        """Register a reviewer; returns their sign-in token, which is kept only as a hash."""
+    def add_reviewer(
+        self, name: str, settings: ReviewerSettings | None = None, actor: str = "cli"
+    ) -> str:
+        """Register a reviewer with their settings (by default: any line, any amount, denials
+        allowed; others are audited); returns their sign-in token, kept only as a hash."""
         name = name.strip()
         if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t:"):
             raise StoreError("a reviewer name is 1-64 characters, with no tabs, newlines or ':'")
@@ -56,6 +61,10 @@ class Reviewers(StoreBase):
                         name=name, token_sha256=_sha256(token), created_at=self.now()
                     )
                 )
+                # A reviewer registered with the defaults may do what every reviewer could
+                # before roles existed, as the row alone says; other settings are an entry.
+                if settings is not None and settings != ReviewerSettings():
+                    write_settings(conn, self.audit_key(), self.now(), name, settings, actor)
         except IntegrityError as exc:
             raise StoreError(f"a reviewer named {name!r} already exists") from exc
         return token

@@ -7,10 +7,13 @@ it is. Both engines know `INSERT … ON CONFLICT`, but SQLAlchemy builds it per 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import asdict, replace
+from typing import Any, TypeVar
 
-from sqlalchemy import Connection, CursorResult, Table
+from sqlalchemy import Connection, CursorResult, Table, insert
 from sqlalchemy.dialects import postgresql, sqlite
+
+R = TypeVar("R")
 
 
 def _insert(conn: Connection, table: Table) -> Any:
@@ -45,3 +48,11 @@ def upsert(
     )
     result: CursorResult[Any] = conn.execute(statement)
     return result
+
+
+def insert_with_id(conn: Connection, table: Table, row: R) -> R:
+    """Insert a dataclass row whose first field, `id`, the database numbers; the row with it."""
+    values = asdict(row)  # type: ignore[call-overload]
+    del values["id"]
+    new_id: int = conn.execute(insert(table).values(**values).returning(table.c.id)).scalar_one()
+    return replace(row, id=int(new_id))  # type: ignore[type-var]

@@ -25,11 +25,13 @@ caller's own compose plainly when each takes that transaction's connection.
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
 - reviewers.py: reviewers and their web sessions;
+- desk.py (with desk_rows.py): reviewers' authority, assignment, four-eyes proposals;
 - sign_ins.py: signing in by token, throttled per client and overall;
 - audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
   validity_rows.py check the rows against it);
 - report_query.py: the report's one pass over every decided claim;
 - work_queue.py: claims ingested into the store, and workers taking them;
+- letters.py: what a decision letter is written from, and each letter issued.
 - rate_windows.py: the model calls' rate limit, shared by every process on the store.
 """
 
@@ -37,7 +39,9 @@ from __future__ import annotations
 
 from claims_crew.store.audit_reads import AuditReads
 from claims_crew.store.claims import Claims
+from claims_crew.store.desk import Desk
 from claims_crew.store.leases import Leases
+from claims_crew.store.letters import Letters
 from claims_crew.store.queue import Queue
 from claims_crew.store.rate_windows import RateWindows
 from claims_crew.store.recording import Recording
@@ -54,11 +58,13 @@ class Store(
     Claims,
     Leases,
     Queue,
+    Desk,
     Reviewers,
     SignIns,
     AuditReads,
     ReportQuery,
     WorkQueue,
+    Letters,
     RateWindows,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""

@@ -138,6 +138,11 @@ escalations = Table(
     Column("decided_by", Text),
     Column("decided_at", Text),
     Column("decision", Text),
+    # The desk's clock (desk/clocks.py): ISO dates, fixed when the escalation opens.
+    Column("jurisdiction", Text),
+    Column("acknowledge_by", Text),
+    Column("decide_by", Text),
+    Column("excluded_reviewers", Text),  # JSON list: who may not decide it (an appeal's)
 )
 
 reviews = Table(
@@ -151,6 +156,8 @@ reviews = Table(
     Column("reason", Text, nullable=False),
     Column("decided_at", Text, nullable=False),
     Column("audit_seq", Integer, nullable=False),
+    # A covered decision's amount payable, JSON of a Payable; NULL for any other decision.
+    Column("payable", Text),
 )
 
 reviewers = Table(
@@ -159,6 +166,11 @@ reviewers = Table(
     Column("name", Text, primary_key=True),
     Column("token_sha256", Text, nullable=False, unique=True),
     Column("created_at", Text, nullable=False),
+    # The review desk's settings (desk/authority.py); NULL lines: every line, NULL amount: any.
+    Column("role", Text, nullable=False, server_default="reviewer"),
+    Column("lines", Text),
+    Column("max_amount", Text),
+    Column("may_deny", Integer, nullable=False, server_default="1"),
 )
 
 sessions = Table(
@@ -258,6 +270,46 @@ work_items = Table(
     Column("finished_at", Text),
 )
 
+assignments = Table(
+    "assignments",
+    metadata,
+    Column("escalation_id", Integer, primary_key=True, autoincrement=False),
+    Column("claim_id", Text, nullable=False),
+    Column("line", Text),
+    Column("reviewer", Text, ForeignKey("reviewers.name")),  # NULL: no reviewer fits
+    Column("assigned_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+)
+
+proposals = Table(
+    "proposals",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("escalation_id", Integer, nullable=False),
+    Column("claim_id", Text, nullable=False),
+    Column("reviewer", Text, nullable=False),
+    Column("decision", Text, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("proposed_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+    Column("state", Text, nullable=False, server_default="open"),  # open|confirmed|returned
+    Column("closed_by", Text),
+    Column("closed_at", Text),
+    Column("closed_seq", Integer),
+)
+
+letters = Table(
+    "letters",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    # No foreign key: a revalidation replaces the decision row, and the letters sent stay.
+    Column("claim_id", Text, nullable=False),
+    Column("format", Text, nullable=False),  # 'md' | 'html' | 'pdf'
+    Column("sha256", Text, nullable=False),
+    Column("issued_at", Text, nullable=False),
+    Column("audit_seq", Integer, nullable=False),
+)
+
 # A rate limit shared by the processes on the store (rate_windows.py): the times (seconds,
 # the database's clock) of the calls let through in the last window, as a JSON list, and until
 # when every process holds off after a provider's 429; `spent`, the time and tokens of each call
@@ -274,6 +326,7 @@ rate_windows = Table(
 # The indexes the migrations make, named as they are there.
 Index("attempts_claim", attempts.c.claim_id, attempts.c.id)
 Index("escalations_open", escalations.c.state, escalations.c.opened_at, escalations.c.id)
+Index("escalations_due", escalations.c.state, escalations.c.decide_by, escalations.c.id)
 Index("audit_log_claim", audit_log.c.claim_id, audit_log.c.seq)
 Index("audit_log_at", audit_log.c.at)
 Index("reviews_claim", reviews.c.claim_id)
@@ -287,3 +340,7 @@ Index("superseded_audit_seq", superseded.c.audit_seq)
 Index("superseded_claim", superseded.c.claim_id, superseded.c.id)
 Index("work_items_take", work_items.c.state, work_items.c.enqueued_at, work_items.c.claim_id)
 Index("work_items_holder", work_items.c.taken_by)
+Index("assignments_reviewer", assignments.c.reviewer)
+Index("proposals_escalation", proposals.c.escalation_id, proposals.c.state)
+Index("letters_claim", letters.c.claim_id, letters.c.id)
+Index("letters_audit_seq", letters.c.audit_seq)

@@ -8,12 +8,12 @@ again, and a file whose bytes changed after its claim was decided is flagged in
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from sqlalchemy import Connection, select, update
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.documents.record import records_json
 from claims_crew.store.sql import insert_new
 from claims_crew.store.tables import changed_files, claim_files, decisions, validations
 
@@ -24,7 +24,7 @@ def keep_file(conn: Connection, loaded: LoadedClaim, now: str) -> None:
     """The claim file whole, once per version: bytes, fields and attachments' text (a row kept
     before attachments were stored gets them now), so a worker can review it without the
     inbox."""
-    attachments = json.dumps(loaded.attachments, ensure_ascii=False)
+    attachments = records_json(loaded.documents)
     key = {"claim_id": loaded.claim.claim_id, "sha256": loaded.sha256}
     row = {
         **key,

@@ -6,8 +6,8 @@
   says: claim file, policy, kind corrections, config and models hashes, expiry. An expiry moved
   under the chain would keep a decision from showing as stale;
 - a superseded row must name an entry of its claim, and the entry that replaced it must be a
-  revalidation of that claim that made a new decision: a row cannot be moved out of force and
-  hidden there by anything but a recorded revalidation.
+  revalidation of that claim that made a new decision, or an appeal's decision: a row cannot be
+  moved out of force and hidden there by anything but a recorded revalidation or appeal.
 """
 
 from __future__ import annotations
@@ -38,6 +38,11 @@ def _field(text: str | None, name: str) -> Any:
     """One field of a JSON object's text; None where the text is no JSON object or lacks it."""
     value = _parsed(text)
     return value.get(name) if isinstance(value, dict) else None
+
+
+def _new_decision(body: str | None) -> bool:
+    """A revalidation that made a new decision, or an appeal's decision."""
+    return _field(body, "revalidation") == "new" or isinstance(_field(body, "appeal"), dict)
 
 
 # Each validations row beside the entry it names (`body` None where there is none).
@@ -97,5 +102,5 @@ def problems(conn: Connection) -> Iterator[tuple[int, str]]:
         text = f"the superseded {s['what']} of claim {claim_id}"
         if s["own_claim_id"] != claim_id or _field(s["row"], "audit_seq") != seq:
             yield int(by), f"{text} does not match its audit entry {seq}"
-        elif s["by_claim_id"] != claim_id or _field(s["by_body"], "revalidation") != "new":
+        elif s["by_claim_id"] != claim_id or not _new_decision(s["by_body"]):
             yield int(by), f"{text} was replaced by entry {by}, which is no new decision of it"

@@ -22,7 +22,6 @@ own loop tries again.
 
 from __future__ import annotations
 
-import json
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Literal, cast
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
 
 from claims_crew.claim_files import LoadedClaim, duplicate_id
+from claims_crew.documents.record import AttachmentRecord, records_from_json
 from claims_crew.models import ClaimFile
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
@@ -262,8 +262,19 @@ class WorkQueue(StoreBase):
         claim = ClaimFile.model_validate_json(row.fields)
         if row.attachments is None and claim.attachments:
             return None
-        attachments: dict[str, str] = json.loads(row.attachments or "{}")
-        return LoadedClaim(Path(path or row.path), claim, bytes(row.content), attachments)
+        documents = records_from_json(row.attachments or "{}")
+        return LoadedClaim(Path(path or row.path), claim, bytes(row.content), documents)
+
+    @rides_out
+    def kept_records(self, claim_id: str, sha256: str) -> dict[str, AttachmentRecord] | None:
+        """The attachments' text of record kept for this claim file version; None if none is
+        (the file is new, or was kept before attachments were)."""
+        c = t.claim_files.c
+        with self.read() as conn:
+            stored = conn.execute(
+                select(c.attachments).where(c.claim_id == claim_id, c.sha256 == sha256)
+            ).scalar()
+        return None if stored is None else records_from_json(stored)
 
     @rides_out
     def queue_counts(self) -> QueueCounts:

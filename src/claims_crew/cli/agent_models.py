@@ -1,0 +1,39 @@
+"""`config check`'s table of which model and endpoint each agent gets (llms/endpoints.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from claims_crew.cli.safe_text import plain
+from claims_crew.cli.tables import Table
+from claims_crew.llms.endpoints import AgentModel, agent_models
+
+
+def configured_agents(folder: Path) -> list[AgentModel]:
+    """Every agent in agents.yaml with its model; an unreadable file shows none (the config
+    check has named its problem already)."""
+    try:
+        loaded: Any = yaml.safe_load((folder / "agents.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return []
+    if not isinstance(loaded, dict):
+        return []
+    own = {
+        str(name): (str(entry["llm"]) if isinstance(entry, dict) and entry.get("llm") else None)
+        for name, entry in loaded.items()
+    }
+    return agent_models(own)
+
+
+def models_table(shown: list[AgentModel]) -> Table:
+    table = Table(title="Models: each agent's, and where its calls go")
+    for column in ("agent", "model", "endpoint", "key from"):
+        # Folded where it must, never cut: a half-shown key variable or endpoint misleads.
+        table.add_column(column, overflow="fold", whole_words=column == "endpoint")
+    for row in shown:
+        key = row.key_variable or "-"
+        table.add_row(plain(row.agent), plain(row.model), plain(row.endpoint), plain(key))
+    return table

@@ -1,0 +1,125 @@
+"""`claims-crew review confirm | return | assign`: the four-eyes and assignment commands, and
+what `review decide` prints of a proposal (docs/review-desk.md).
+
+The store is imported inside each command, as in review.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from claims_crew.cli._output import emit_json, json_option, reports_errors
+
+if TYPE_CHECKING:
+    from claims_crew.store import Proposal, Review
+
+reviewer_option = click.option(
+    "--reviewer",
+    required=True,
+    envvar="CLAIMS_CREW_REVIEWER",
+    help="A name added with `claims-crew reviewers add` (or CLAIMS_CREW_REVIEWER).",
+)
+
+
+def proposal_json(p: Proposal) -> dict[str, Any]:
+    return {
+        "claim_id": p.claim_id,
+        "escalation_id": p.escalation_id,
+        "reviewer": p.reviewer,
+        "decision": p.decision,
+        "reason": p.reason,
+        "proposed_at": p.proposed_at,
+        "state": p.state,
+        "audit_seq": p.audit_seq,
+    }
+
+
+def review_json(r: Review) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "escalation_id": r.escalation_id,
+        "claim_id": r.claim_id,
+        "reviewer": r.reviewer,
+        "decision": r.decision,
+        "reason": r.reason,
+        "decided_at": r.decided_at,
+        "audit_seq": r.audit_seq,
+        "payable": r.payable.model_dump(mode="json") if r.payable else None,
+    }
+
+
+def show_decided(done: Review | Proposal, as_json: bool) -> None:
+    """What `review decide` and `review confirm` print: the decision, or the proposal made."""
+    from claims_crew.store import Proposal
+
+    if isinstance(done, Proposal):
+        if as_json:
+            emit_json({"proposal": proposal_json(done)})
+            return
+        click.echo(
+            f"{done.claim_id}: {done.decision} proposed by {done.reviewer}, audit entry "
+            f"{done.audit_seq}. It needs a second reviewer: claims-crew review confirm "
+            f"{done.claim_id} --reviewer NAME (or review return … --reason '…')."
+        )
+        return
+    if as_json:
+        emit_json({"review": review_json(done)})
+        return
+    click.echo(
+        f"{done.claim_id}: {done.decision} by {done.reviewer}, audit entry {done.audit_seq}."
+    )
+
+
+@click.command("confirm")
+@click.argument("ref", metavar="ID")
+@reviewer_option
+@click.option("--reason", default="", help="Why; by default the proposal's own reason.")
+@json_option
+@reports_errors
+def review_confirm(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
+    """Confirm the decision proposed on an escalation: it decides the claim (a different
+    reviewer from the one who proposed it, within their own authority)."""
+    from claims_crew.review.amounts import payable_on_confirming
+    from claims_crew.store import Store
+
+    store = Store()
+    show_decided(store.confirm(ref, reviewer, reason, payable_on_confirming(store, ref)), as_json)
+
+
+@click.command("return")
+@click.argument("ref", metavar="ID")
+@reviewer_option
+@click.option("--reason", required=True, help="Why it goes back; recorded in the audit trail.")
+@json_option
+@reports_errors
+def review_return(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
+    """Send the decision proposed on an escalation back: it is open again, undecided."""
+    from claims_crew.store import Store
+
+    returned = Store().return_proposal(ref, reviewer, reason)
+    if as_json:
+        emit_json({"returned": {**proposal_json(returned), "returned_by": reviewer}})
+        return
+    click.echo(f"{returned.claim_id}: {returned.reviewer}'s {returned.decision} returned.")
+
+
+@click.command("assign")
+@click.argument("ref", metavar="ID")
+@click.option("--to", "to", required=True, help="The reviewer who takes it.")
+@click.option("--lead", required=True, help="The lead reassigning it (role lead).")
+@click.option("--reason", required=True, help="Why; recorded in the audit trail.")
+@json_option
+@reports_errors
+def review_assign(ref: str, to: str, lead: str, reason: str, as_json: bool) -> None:
+    """Reassign an open escalation to another reviewer (a lead only; audited)."""
+    from claims_crew.store import Store
+
+    store = Store()
+    store.reassign(ref, to, lead, reason)
+    claim_id = store.escalation(ref).claim_id
+    if as_json:
+        emit_json({"assigned": {"claim_id": claim_id, "reviewer": to, "by": lead}})
+        return
+    click.echo(f"{claim_id}: assigned to {to} by {lead}.")

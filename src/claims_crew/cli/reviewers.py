@@ -1,0 +1,171 @@
+"""`claims-crew reviewers add | set | list`: the people who decide escalations, their role, the
+lines of business they take and their authority (docs/review-desk.md). Every change is an audit
+entry. `claims-crew reviewer add NAME` still registers a reviewer with the defaults.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import click
+from rich.console import Console
+
+from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.safe_text import plain
+from claims_crew.cli.tables import Table
+
+ROLES = ("reviewer", "lead")
+
+
+def _amount(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
+    """An amount, `none` (no limit), or not given (None: unchanged)."""
+    if value is None:
+        return None
+    if value.lower() in ("none", "any"):
+        return "none"
+    try:
+        amount = Decimal(value)
+    except InvalidOperation:
+        raise click.BadParameter(f"{value!r} is not an amount") from None
+    if not amount.is_finite() or amount < 0:
+        raise click.BadParameter("an amount is a number of 0 or more")
+    return amount
+
+
+def _changes(
+    role: str | None, lines: tuple[str, ...], max_amount: Any, may_deny: bool | None
+) -> dict[str, Any]:
+    changes: dict[str, Any] = {}
+    if role is not None:
+        changes["role"] = role
+    if lines:
+        wanted = [line.strip() for line in lines if line.strip()]
+        changes["lines"] = None if wanted == ["all"] else sorted(set(wanted))
+    if max_amount is not None:
+        changes["max_amount"] = None if max_amount == "none" else max_amount
+    if may_deny is not None:
+        changes["may_deny"] = may_deny
+    return changes
+
+
+def _settings_json(name: str, settings: Any, **extra: Any) -> dict[str, Any]:
+    return {"name": name, **settings.model_dump(mode="json"), **extra}
+
+
+def settings_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--role", type=click.Choice(ROLES), help="reviewer, or lead."),
+            click.option(
+                "--line",
+                "lines",
+                multiple=True,
+                help="A line of business taken (repeat; `all`: every line).",
+            ),
+            click.option(
+                "--max-amount",
+                callback=_amount,
+                help="The largest payment they may approve (`none`: no limit).",
+            ),
+            click.option(
+                "--may-deny",
+                type=click.Choice(["yes", "no"]),
+                callback=lambda _c, _p, v: None if v is None else v == "yes",
+                help="Whether they may deny claims.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@click.group()
+def reviewers() -> None:
+    """Reviewers: their role, lines of business and authority."""
+
+
+@reviewers.command("add")
+@click.argument("name")
+@settings_options
+@json_option
+@reports_errors
+def reviewers_add(
+    name: str,
+    role: str | None,
+    lines: tuple[str, ...],
+    max_amount: Any,
+    may_deny: bool | None,
+    as_json: bool,
+) -> None:
+    """Add a reviewer with their settings; print their sign-in token once."""
+    from claims_crew.desk import ReviewerSettings
+    from claims_crew.store import Store
+
+    settings = ReviewerSettings.model_validate(_changes(role, lines, max_amount, may_deny))
+    token = Store().add_reviewer(name, settings)
+    if as_json:
+        emit_json({"reviewer": _settings_json(name.strip(), settings), "token": token})
+        return
+    click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
+    click.echo(token)
+
+
+@reviewers.command("set")
+@click.argument("name")
+@settings_options
+@json_option
+@reports_errors
+def reviewers_set(
+    name: str,
+    role: str | None,
+    lines: tuple[str, ...],
+    max_amount: Any,
+    may_deny: bool | None,
+    as_json: bool,
+) -> None:
+    """Change a reviewer's role, lines or authority (what is not given stays)."""
+    from claims_crew.store import Store
+
+    changes = _changes(role, lines, max_amount, may_deny)
+    if not changes:
+        raise click.UsageError("nothing to change: give --role, --line, --max-amount or --may-deny")
+    settings = Store().set_reviewer(name, **changes)
+    if as_json:
+        emit_json({"reviewer": _settings_json(name, settings)})
+        return
+    click.echo(f"Reviewer {name}: {_describe(settings)}.")
+
+
+def _describe(settings: Any) -> str:
+    lines = ", ".join(settings.lines) if settings.lines is not None else "every line"
+    limit = settings.max_amount if settings.max_amount is not None else "any amount"
+    deny = "may deny" if settings.may_deny else "may not deny"
+    return f"{settings.role}; {lines}; approves up to {limit}; {deny}"
+
+
+@reviewers.command("list")
+@json_option
+@reports_errors
+def reviewers_list(as_json: bool) -> None:
+    """Every reviewer, with their settings and the open escalations assigned to them."""
+    from claims_crew.store import Store
+
+    rows = Store().reviewer_list()
+    if as_json:
+        emit_json({"reviewers": [_settings_json(r.name, r.settings, open=r.load) for r in rows]})
+        return
+    table = Table(title=f"{len(rows)} reviewer(s)")
+    for column in ("name", "role", "lines", "approves up to", "may deny", "open"):
+        table.add_column(column, no_wrap=column == "name")
+    for r in rows:
+        s = r.settings
+        table.add_row(
+            plain(r.name),
+            s.role,
+            plain(", ".join(s.lines) if s.lines is not None else "all"),
+            str(s.max_amount) if s.max_amount is not None else "any",
+            "yes" if s.may_deny else "no",
+            str(r.load),
+        )
+    Console().print(table)

@@ -1,0 +1,183 @@
+"""Appeals: a decided claim reopened with new evidence and reviewed again.
+
+An appeal is refused, with the reason, unless the claim has a decision in force that no person
+is still to make (no decision at all, or an escalation still open). Otherwise:
+
+1. the claim is put together again in CLAIMS_CREW_HOME/appeals/CLAIM_ID/SEQ/ (SEQ: the entry
+   the appeal replaces, so a re-run after a failure starts over in the same folder): the claim
+   file as the store kept its decided version, its attachments, and the new ones, and read
+   back by `load_claim`, the intake path every claim file takes (the same attachment readers);
+2. it is reviewed by the claim routine `run` and `work` use (routine.review_in_time), under the
+   claim's lease;
+3. the result is recorded as a new decision (Store.record_appeal): the decision, escalation and
+   review in force are kept whole in `superseded`, and the new entry names the entry it
+   replaces by number and hash, with the reason and the new attachments. Nothing is edited.
+
+An appeal of a person's decision goes to a person: whatever the rules now say is kept as
+would_have_been, the claim is escalated again on a new clock (from the day of the appeal), and
+the reviewer who decided it is recorded as left out of it (the store refuses their decision).
+A review that fails records its attempt and leaves the decision in force as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from claims_crew import paths
+from claims_crew.claim_files import LoadedClaim, load_claim
+from claims_crew.desk import clocks
+from claims_crew.errors import ClaimFileError, NotFound, StoreError
+from claims_crew.revalidation.revalidate import claim_lease, for_a_person, said
+from claims_crew.run.project import project_settings
+from claims_crew.run.routine import review_in_time
+from claims_crew.run.settings import Settings
+from claims_crew.store import Standing, Store
+
+
+class AppealRefused(StoreError):
+    """An appeal that cannot be taken: the message says why."""
+
+
+@dataclass(frozen=True)
+class AppealOutcome:
+    """What one appeal did."""
+
+    claim_id: str
+    replaces: int  # the entry in force that the appeal's decision replaces
+    outcome: str | None = None
+    answer: str | None = None
+    audit_seq: int | None = None
+    escalated: bool = False
+    previous_reviewer: str | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "claim_id": self.claim_id,
+            "replaces": self.replaces,
+            "outcome": self.outcome,
+            "answer": self.answer,
+            "audit_seq": self.audit_seq,
+            "back_to_queue": self.escalated,
+            "previous_reviewer": self.previous_reviewer,
+            "error": self.error,
+        }
+
+
+def appeals_dir() -> Path:
+    return paths.home() / "appeals"
+
+
+def standing_to_appeal(settings: Settings, claim_id: str) -> Standing:
+    """The claim's decision in force, or AppealRefused saying why there is none to appeal."""
+    found = settings.store.standings([claim_id])
+    if not found:
+        raise AppealRefused(f"claim {claim_id} has no decision: there is nothing to appeal")
+    standing = found[0]
+    if standing.escalation_open:
+        raise AppealRefused(
+            f"claim {claim_id} is not decided yet: its escalation waits for a person"
+        )
+    return standing
+
+
+def reopened_claim(
+    settings: Settings, standing: Standing, attachments: Sequence[Path], folder: Path
+) -> LoadedClaim:
+    """The decided claim with the new attachments, written to `folder` and read back as any
+    claim file is."""
+    claim = settings.store.claim_file(standing.claim_id)
+    if claim is None:
+        raise AppealRefused(f"claim {standing.claim_id}: the store keeps no claim file for it")
+    names = [Path(a).name for a in attachments]
+    taken = set(claim.attachments)
+    clash = sorted({n for n in names if n in taken or names.count(n) > 1})
+    if clash:
+        raise AppealRefused(
+            f"claim {standing.claim_id} already has an attachment named {', '.join(clash)}; "
+            "give the new file another name"
+        )
+    if folder.exists():  # a failed appeal's leftovers: start over
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    decided_from = Path(standing.claim_path).parent
+    sources = [decided_from / n for n in claim.attachments] + [Path(a) for a in attachments]
+    for source in sources:
+        try:
+            shutil.copyfile(source, folder / source.name)
+        except OSError as exc:
+            raise AppealRefused(f"{source}: cannot be read: {exc.strerror or exc}") from exc
+    fields = claim.model_dump(mode="json", exclude_none=True)
+    fields["attachments"] = [*claim.attachments, *names]
+    path = folder / f"{standing.claim_id}.json"
+    path.write_text(json.dumps(fields, indent=2, ensure_ascii=False), encoding="utf-8")
+    try:
+        return load_claim(path)
+    except ClaimFileError as exc:
+        raise AppealRefused(str(exc)) from exc
+
+
+def appeal(
+    settings: Settings, claim_id: str, attachments: Sequence[Path], reason: str
+) -> AppealOutcome:
+    """Reopen `claim_id` with `attachments`, review it again and record the new decision."""
+    reason = reason.strip()
+    if not reason:
+        raise AppealRefused("an appeal needs a reason")
+    if not attachments:
+        raise AppealRefused("an appeal needs new evidence: attach at least one file")
+    for attachment in attachments:
+        if not Path(attachment).is_file():
+            raise NotFound(f"{attachment}: no such file")
+    standing = standing_to_appeal(settings, claim_id)
+    folder = appeals_dir() / claim_id / str(standing.entry_seq)
+    loaded = reopened_claim(settings, standing, attachments, folder)
+    person = standing.human
+    result = AppealOutcome(claim_id, standing.entry_seq, previous_reviewer=person and person[0])
+    store = settings.store
+    with claim_lease(settings, claim_id) as check:
+        record = review_in_time(loaded, settings, check)
+        check.confirm()
+        resolution = record.resolution
+        if record.status != "reviewed" or resolution is None:
+            store.record(record, None, loaded, holder=check.holder)  # kept as an attempt
+            why = record.error.message if record.error else "no resolution"
+            return replace(result, error=f"the review failed: {why}; the decision stands")
+        if person is not None:
+            reviewer, decision, _ = person
+            resolution = for_a_person(
+                resolution,
+                f"Appealed ({reason}); {reviewer} decided {decision}. With the new evidence "
+                f"the rules say {said(resolution)}. A different reviewer decides.",
+                f"{reviewer} decided {decision}; the claimant appeals with new evidence. "
+                "Does the decision stand?",
+            )
+            record = record.model_copy(update={"resolution": resolution})
+        basis = settings.basis(record, loaded)
+        assert settings.clocks is not None
+        clock = clocks.deadlines(settings.clocks, clocks.today(), loaded.claim.jurisdiction)
+        basis = replace(basis, deadlines=clock, excluded_reviewers=(person[0],) if person else ())
+        link = {
+            "reason": reason,
+            "attachments": [Path(a).name for a in attachments],
+            "previous_reviewer": person[0] if person else None,
+        }
+        done = store.record_appeal(record, loaded, basis, link, standing.entry_seq)
+    return replace(
+        result,
+        outcome=resolution.outcome,
+        answer=resolution.answer,
+        audit_seq=done.audit_seq,
+        escalated=done.escalation_id is not None,
+    )
+
+
+def appeal_from_page(store: Store, claim_id: str, files: list[Path], reason: str) -> str | None:
+    """An appeal sent from the review page, under the project's settings (the config checked
+    as `claims-crew appeal` checks it); why it was not decided, or None."""
+    return appeal(project_settings(store), claim_id, files, reason).error

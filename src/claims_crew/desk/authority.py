@@ -1,0 +1,89 @@
+"""A reviewer's role and authority, and whether a decision is within it.
+
+A reviewer takes some lines of business (none named: every line), may approve payments up to
+an amount (none: any amount), and may or may not deny. What a decision is worth is the amount
+at stake (`amount_at_stake`): every check of authority and of four eyes goes through it. For a
+covered decision with an amount payable (the policy's schedule applied), that amount; else what
+the claim file claims.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["reviewer", "lead"]
+ROLES: tuple[Role, ...] = ("reviewer", "lead")
+
+# The decision that pays; the one that denies. (needs_more_evidence does neither.)
+PAYS = "covered"
+DENIES = "not_covered"
+
+
+class ReviewerSettings(BaseModel):
+    """What a reviewer may do. The defaults are what every reviewer could do before roles
+    existed: any line, any amount, denials included."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Role = "reviewer"
+    lines: list[str] | None = Field(
+        None, description="Lines of business taken (home, auto, travel); null: every line."
+    )
+    max_amount: Decimal | None = Field(
+        None, ge=0, description="The largest payment this reviewer may approve; null: any."
+    )
+    may_deny: bool = True
+
+    def takes(self, line: str | None) -> bool:
+        """Whether this reviewer takes claims of `line` (an unknown line: only if every line)."""
+        return self.lines is None or (line is not None and line in self.lines)
+
+
+class Escalated(Protocol):
+    """What the amount claimed is read from: an escalation (store/queue.py)."""
+
+    @property
+    def amount(self) -> str | None: ...
+
+
+class Paid(Protocol):
+    """What the amount payable is read from: a decision's Payable (resolver/payable.py)."""
+
+    @property
+    def amount(self) -> Decimal | None: ...
+
+
+def amount_at_stake(escalation: Escalated, payable: Paid | None = None) -> Decimal | None:
+    """What a decision on an escalation is worth. The one place it is read: the amount payable
+    where the decision has one (a covered decision under a schedule: limits and deductible
+    applied), else the amount the claim file claims (the escalation's `amount`); None when the
+    claim names none, or nothing that is a number."""
+    if payable is not None and payable.amount is not None:
+        return payable.amount
+    if escalation.amount is None:
+        return None
+    try:
+        value = Decimal(escalation.amount)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def refusal(
+    name: str, settings: ReviewerSettings, decision: str, amount: Decimal | None
+) -> str | None:
+    """Why `name` may not make `decision` on a claim worth `amount`; None if they may."""
+    if decision == DENIES and not settings.may_deny:
+        return f"{name} may not deny claims"
+    if decision == PAYS and settings.max_amount is not None:
+        if amount is None:
+            return (
+                f"{name} may approve up to {settings.max_amount}, and this claim names no "
+                "amount to check it against"
+            )
+        if amount > settings.max_amount:
+            return f"{name} may approve up to {settings.max_amount}; this claim is for {amount}"
+    return None

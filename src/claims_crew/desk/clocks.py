@@ -1,0 +1,144 @@
+"""The desk's clocks: when a claim must be acknowledged and decided, and how late it is.
+
+The table is config/clocks.yaml: days to acknowledge and days to decide, by the claim file's
+optional `jurisdiction`, with a default row (the NAIC model regulation's 15 and 30 days). The
+days count from the day the claim was reported (its claim file's `date_reported`), or, for an
+appeal, from the day it was lodged. Each escalation keeps its deadlines in the store as dates,
+fixed when it opens, so every worker and every restart sees the same clock, and a later change
+to the table moves no deadline already set.
+
+"Now" is the wall clock, or CLAIMS_CREW_NOW when set: a testing aid that moves the clock
+(an overdue escalation is made by moving now, never by waiting).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claims_crew import paths
+from claims_crew.errors import ConfigError, validation_problems
+from claims_crew.vocabulary import utc_now
+
+NOW_VARIABLE = "CLAIMS_CREW_NOW"
+
+
+class Clock(BaseModel):
+    """One row of the table: calendar days to acknowledge and to decide."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    acknowledge_days: int = Field(15, ge=0, le=3650)
+    decide_days: int = Field(30, ge=1, le=3650)
+
+
+class ClockTable(BaseModel):
+    """config/clocks.yaml as loaded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(min_length=1, description="Where the numbers come from.")
+    default: Clock = Clock()
+    jurisdictions: dict[str, Clock] = Field(default_factory=dict)
+
+    def clock(self, jurisdiction: str | None) -> Clock:
+        if jurisdiction is None:
+            return self.default
+        return self.jurisdictions.get(jurisdiction, self.default)
+
+    def problems(self) -> list[str]:
+        """What `config check` warns about beyond the schema: a row that decides before it
+        acknowledges."""
+        rows = {"default": self.default, **self.jurisdictions}
+        return [
+            f"{name}: decide_days ({row.decide_days}) is under acknowledge_days "
+            f"({row.acknowledge_days})"
+            for name, row in rows.items()
+            if row.decide_days < row.acknowledge_days
+        ]
+
+
+DEFAULT_TABLE = ClockTable(
+    source="NAIC Unfair Claims Settlement Practices Model Regulation (built-in default)"
+)
+
+
+def clocks_path(config_dir: Path | None = None) -> Path:
+    return (config_dir if config_dir is not None else paths.config_dir()) / "clocks.yaml"
+
+
+def parse_clocks(data: Any, source: str = "clocks.yaml") -> ClockTable:
+    try:
+        return ClockTable.model_validate(data or {})
+    except ValidationError as exc:
+        raise ConfigError(f"{source}: {'; '.join(validation_problems(exc, 'file'))}") from exc
+
+
+def load_clocks(config_dir: Path | None = None) -> ClockTable:
+    """config/clocks.yaml, validated; without the file, the built-in NAIC defaults."""
+    path = clocks_path(config_dir)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return DEFAULT_TABLE
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    return parse_clocks(data, str(path))
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """An escalation's clock as the store keeps it: ISO dates, the last day that is on time."""
+
+    jurisdiction: str | None
+    acknowledge_by: str
+    decide_by: str
+
+
+def deadlines(table: ClockTable, started: date, jurisdiction: str | None) -> Deadlines:
+    """The deadlines of a claim whose clock started on `started`."""
+    row = table.clock(jurisdiction)
+    return Deadlines(
+        jurisdiction=jurisdiction,
+        acknowledge_by=(started + timedelta(days=row.acknowledge_days)).isoformat(),
+        decide_by=(started + timedelta(days=row.decide_days)).isoformat(),
+    )
+
+
+def now() -> datetime:
+    """The wall clock, or the moment CLAIMS_CREW_NOW names (ISO 8601; a bare date is its
+    midnight UTC)."""
+    moved = os.environ.get(NOW_VARIABLE, "").strip()
+    if not moved:
+        return utc_now()
+    try:
+        moment = datetime.fromisoformat(moved.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ConfigError(f"{NOW_VARIABLE}={moved!r} is no ISO 8601 date or time") from exc
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def today() -> date:
+    return now().astimezone(UTC).date()
+
+
+def days_left(due: str | None, on: date) -> int | None:
+    """Days from `on` to the last day on time: negative once overdue; None without a clock."""
+    return None if due is None else (date.fromisoformat(due) - on).days
+
+
+def due_text(days: int | None) -> str:
+    """How a deadline reads on the page and in the terminal."""
+    if days is None:
+        return "no clock"
+    if days < 0:
+        return f"overdue by {-days} day{'s' if days != -1 else ''}"
+    if days == 0:
+        return "due today"
+    return f"due in {days} day{'s' if days != 1 else ''}"

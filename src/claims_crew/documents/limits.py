@@ -1,0 +1,87 @@
+"""What one claim's attachments may cost to read: bytes, pages, pixels and seconds.
+
+An attachment is outside input, and an image or a PDF can ask for far more than its size: a
+40 kB PNG may declare 100,000 × 100,000 pixels, a one-page PDF a page 200 inches wide. Every
+cap is checked on what the file declares, before anything is decoded or rendered, and the
+whole claim shares one budget, so that fifty small scans cannot do what one large one may not.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from claims_crew.vocabulary import ClaimFileProblem
+
+# A plain-text attachment (a note, an email) is read whole into the intake agent's prompt.
+MAX_TEXT_BYTES = 256 << 10
+# A PDF or a photo: a phone picture is a few MB, a scanned report of a few pages as much again.
+MAX_DOCUMENT_BYTES = 20 << 20
+MAX_CLAIM_ATTACHMENT_BYTES = 48 << 20
+MAX_PAGES = 40  # of one PDF or multi-page TIFF
+MAX_CLAIM_PAGES = 100
+# A 300-dpi A4 page is 8.7 million pixels, a 48-megapixel phone photo 48 million.
+MAX_PIXELS = 64_000_000
+MAX_CLAIM_PIXELS = 600_000_000
+OCR_DPI = 300
+
+
+class AttachmentError(Exception):
+    """An attachment that cannot be read: `code` is too_large, encrypted, unsupported_type,
+    ocr_failed or unreadable (vocabulary.ClaimFileProblem); the message says why for a person."""
+
+    def __init__(self, code: ClaimFileProblem, message: str) -> None:
+        super().__init__(message)
+        self.code: ClaimFileProblem = code
+
+
+@dataclass
+class ClaimBudget:
+    """What is left of one claim's allowance while its attachments are read, in order."""
+
+    seconds: float | None = None  # None: no deadline
+    pages: int = MAX_CLAIM_PAGES
+    pixels: int = MAX_CLAIM_PIXELS
+    started: float = field(default_factory=time.monotonic)
+
+    def seconds_left(self) -> float | None:
+        if self.seconds is None:
+            return None
+        return self.seconds - (time.monotonic() - self.started)
+
+    def time_for(self, what: str) -> float | None:
+        """The seconds `what` may take; AttachmentError (ocr_failed) when none are left."""
+        left = self.seconds_left()
+        if left is not None and left <= 0:
+            raise AttachmentError(
+                "ocr_failed",
+                f"{what}: the claim's deadline ({self.seconds:g} s) passed while its "
+                "attachments were read",
+            )
+        return left
+
+    def take_pages(self, what: str, count: int) -> None:
+        if count > MAX_PAGES:
+            raise AttachmentError("too_large", f"{what} has {count} pages; the cap is {MAX_PAGES}")
+        if count > self.pages:
+            raise AttachmentError(
+                "too_large",
+                f"{what}: its pages take the claim past {MAX_CLAIM_PAGES} pages of attachments",
+            )
+        self.pages -= count
+
+    def take_pixels(self, what: str, width: int, height: int) -> None:
+        """Refuse a page or image larger than the caps: checked before it is decoded."""
+        pixels = width * height
+        if pixels > MAX_PIXELS:
+            raise AttachmentError(
+                "too_large",
+                f"{what} is {width:,} × {height:,} pixels; the cap is {MAX_PIXELS:,} pixels",
+            )
+        if pixels > self.pixels:
+            raise AttachmentError(
+                "too_large",
+                f"{what}: its pixels take the claim past {MAX_CLAIM_PIXELS:,} pixels of "
+                "attachments",
+            )
+        self.pixels -= pixels

@@ -1,0 +1,117 @@
+"""One attachment's bytes into its text of record: plain text, a PDF (its text layer, OCR for
+the pages that have none) or a photo (OCR).
+
+The kind is told from the bytes, not the name: a `.pdf` that is a PNG is read as a PNG, and a
+file that is none of the kinds read is refused as unsupported_type rather than guessed at. A
+PDF's text layer comes from the policy library's reader child (policy/text.py), with its time
+limit; its scanned pages and photos go through OCR (documents/ocr.py). Where no OCR engine is
+installed, the pages that need one are left unread and the record says needs_ocr, with the
+install line: the claim goes on with what could be read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from claims_crew.documents.limits import (
+    MAX_DOCUMENT_BYTES,
+    MAX_TEXT_BYTES,
+    AttachmentError,
+    ClaimBudget,
+)
+from claims_crew.documents.ocr import ocr_unavailable
+from claims_crew.documents.pages import image_frames, ocr_page, rendered_pdf_pages
+from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText
+from claims_crew.errors import PolicyError
+from claims_crew.policy.text import MIN_LETTERS_PER_PAGE, read_text_layer, timeout_from_env
+from claims_crew.vocabulary import ClaimFileProblem
+
+_PDF_CODES: dict[str, ClaimFileProblem] = {"encrypted": "encrypted", "timeout": "ocr_failed"}
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
+# ISO base media brands of HEIC/HEIF photos (an iPhone's default).
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
+
+
+def kind_of(name: str, data: bytes) -> AttachmentKind:
+    """What the bytes are; AttachmentError unsupported_type when none of the kinds read."""
+    if b"%PDF-" in data[:1024]:
+        return "pdf"
+    if data.startswith(_IMAGE_MAGIC):
+        return "image"
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        raise AttachmentError(
+            "unsupported_type", f"{name}: a HEIC photo; export it as JPEG to have it read"
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AttachmentError(
+            "unsupported_type",
+            f"{name}: neither UTF-8 text, a PDF nor a PNG, JPEG or TIFF image",
+        ) from exc
+    return "text"
+
+
+def read_attachment(name: str, data: bytes, budget: ClaimBudget) -> AttachmentRecord:
+    """The text of record of the attachment `name`, whose bytes are `data`.
+
+    Raises AttachmentError: too_large, encrypted, unsupported_type or ocr_failed.
+    """
+    started = time.monotonic()
+    kind = kind_of(name, data)
+    cap = MAX_TEXT_BYTES if kind == "text" else MAX_DOCUMENT_BYTES
+    if len(data) > cap:
+        raise AttachmentError(
+            "too_large", f"{name} is {len(data):,} bytes; the cap is {cap:,} bytes"
+        )
+    problem: str | None = None
+    if kind == "text":
+        pages = [PageText(number=1, text=data.decode("utf-8"))]
+    elif kind == "pdf":
+        pages, problem = _pdf_pages(name, data, budget)
+    else:
+        pages, problem = _image_pages(name, data, budget)
+    return AttachmentRecord(
+        name=name,
+        kind=kind,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        pages=pages,
+        problem="needs_ocr" if problem else None,
+        message=problem or "",
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageText], str | None]:
+    limit = timeout_from_env()
+    left = budget.time_for(name)
+    try:
+        layer = read_text_layer(Path(name), data, limit if left is None else min(limit, left))
+    except PolicyError as exc:
+        # A broken PDF is unreadable, as a broken claim file is; one that outlasts the time
+        # limit is refused with the OCR failures, which share that limit.
+        code: ClaimFileProblem = _PDF_CODES.get(exc.code, "unreadable")
+        raise AttachmentError(code, str(exc)) from exc
+    budget.take_pages(name, len(layer))
+    pages = {n: PageText(number=n, text=text) for n, text in enumerate(layer, start=1)}
+    scanned = [n for n, page in pages.items() if _letters(page.text) < MIN_LETTERS_PER_PAGE]
+    if scanned and (install := ocr_unavailable()):
+        listed = ", ".join(map(str, scanned))
+        which = f"pages {listed} have" if len(scanned) > 1 else f"page {listed} has"
+        return list(pages.values()), f"{which} no text layer; for OCR: {install}"
+    for number, image in rendered_pdf_pages(name, data, scanned, budget):
+        pages[number] = ocr_page(name, number, image, budget)
+    return list(pages.values()), None
+
+
+def _image_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageText], str | None]:
+    if install := ocr_unavailable():
+        return [], f"a picture, read only by OCR: {install}"
+    return [ocr_page(name, n, image, budget) for n, image in image_frames(name, data, budget)], None
+
+
+def _letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)

@@ -1,0 +1,109 @@
+"""An attachment's text of record: what intake read, page by page, kept with the claim.
+
+It is read once, when its claim file is taken in, and stored with the claim (store/triage.py);
+the intake agent, the fact check, the targeted question, the review views and a re-run all see
+these pages, never the file again. Each page says whether its text came from the PDF's text
+layer or from OCR, and how sure the engine was of each OCR line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from claims_crew.documents.ocr import OcrLine
+
+AttachmentKind = Literal["text", "pdf", "image"]
+PageSource = Literal["text", "ocr"]
+# Why an attachment, or a page of one, could not be read. needs_ocr leaves the claim to go on
+# with what could be read; the others refuse the claim file (claim_files.py).
+AttachmentCode = Literal["too_large", "needs_ocr", "ocr_failed", "encrypted", "unsupported_type"]
+# Below this, an OCR line is shown as low-confidence wherever a fact is quoted from it.
+LOW_CONFIDENCE = 0.80
+
+
+class PageText(BaseModel):
+    """One page as intake read it (a text attachment is one page)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int = Field(ge=1)
+    text: str
+    source: PageSource = "text"
+    confidence: float | None = Field(None, description="OCR only: the page's mean, 0..1.")
+    lines: list[OcrLine] = Field(default_factory=list, description="OCR only.")
+
+    def quote_confidence(self, quote: str) -> float | None:
+        """How sure OCR was of the lines a quote is drawn from: the least confident line most
+        of whose words the quote holds; None for a text-layer page."""
+        if self.source != "ocr":
+            return None
+        said = set(_words(quote))
+        drawn = [
+            line.confidence
+            for line in self.lines
+            if (words := _words(line.text)) and sum(w in said for w in words) * 2 >= len(words)
+        ]
+        return min(drawn) if drawn else self.confidence
+
+
+class AttachmentRecord(BaseModel):
+    """An attachment's text of record, its file's hash and where the original is kept."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    kind: AttachmentKind
+    sha256: str
+    size: int
+    pages: list[PageText]
+    problem: AttachmentCode | None = Field(
+        None, description="needs_ocr: some pages were not read (no engine installed)."
+    )
+    message: str = ""
+    kept_at: str | None = Field(None, description="The original file, kept for the review page.")
+    seconds: float = Field(0.0, description="How long reading it took (OCR mostly).")
+
+    @property
+    def text(self) -> str:
+        """All pages, as the intake agent is shown them."""
+        if self.kind == "text":
+            return self.pages[0].text if self.pages else ""
+        return "\n\n".join(f"[page {p.number}]\n{p.text}" for p in self.pages if p.text)
+
+    @classmethod
+    def of_text(cls, name: str, text: str, sha256: str = "", size: int = 0) -> AttachmentRecord:
+        """A text attachment (or one stored before pages were kept: its text alone)."""
+        return cls(
+            name=name, kind="text", sha256=sha256, size=size, pages=[PageText(number=1, text=text)]
+        )
+
+
+_STORED = TypeAdapter(dict[str, AttachmentRecord | str])
+
+
+def records_json(records: Mapping[str, AttachmentRecord]) -> str:
+    """The records as the store keeps them: a JSON object by attachment name."""
+    return json.dumps(
+        {name: record.model_dump(mode="json") for name, record in records.items()},
+        ensure_ascii=False,
+    )
+
+
+def records_from_json(text: str) -> dict[str, AttachmentRecord]:
+    """Stored records back; a claim kept before pages were (its attachments' text alone) reads
+    as text attachments of one page."""
+    return {
+        name: value
+        if isinstance(value, AttachmentRecord)
+        else AttachmentRecord.of_text(name, value)
+        for name, value in _STORED.validate_json(text).items()
+    }
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())

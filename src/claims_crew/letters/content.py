@@ -1,0 +1,276 @@
+"""What a decision letter says, built from the stored decision alone: the `Letter` the templates
+render.
+
+Nothing here asks a model or the policy PDF again. Each deciding clause is the text the code
+re-read from the PDF when the claim was decided (ClauseCheck.text, with its pages), never the
+words an agent quoted; the facts are those whose source the code checked (FactCheck
+`verified`); who decided comes from the decision row and the review that closed its escalation.
+A claim still waiting for a person, or never decided, has no letter: `NoLetter` says why.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from claims_crew.errors import ClaimsCrewError
+from claims_crew.resolver import Resolution
+from claims_crew.resolver.external_codes import ExternalCodes
+from claims_crew.resolver.payable import Payable
+from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES, PAID_ANSWER
+
+if TYPE_CHECKING:
+    from claims_crew.store.letters import DecisionOnFile
+
+
+class NoLetter(ClaimsCrewError):
+    """The claim has no decision a letter could state; the message says why."""
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LetterClause(_Part):
+    clause_id: str
+    title: str
+    kind: str
+    pages: list[int]
+    text: str
+
+
+class LetterFact(_Part):
+    name: str
+    label: str
+    value: str
+    where: str
+    quote: str
+
+
+class AmountStep(_Part):
+    kind: str
+    clause_id: str | None
+    before: str
+    after: str
+    note: str
+
+
+class LetterAmount(_Part):
+    """The amount payable, or why there is none (`amount` None, `reason` says why)."""
+
+    claimed: str
+    currency: str
+    amount: str | None
+    reason: str
+    steps: list[AmountStep]
+
+
+class DecidedBy(_Part):
+    kind: Literal["rules", "adjudicator", "reviewer"]
+    rule: str
+    at: str
+    summary: str
+    model: str | None = None
+    reviewer: str | None = None
+    reviewer_reason: str | None = None
+
+
+class Letter(_Part):
+    claim_id: str
+    claimant: str
+    policy_id: str
+    date_of_loss: str
+    date_reported: str
+    description: str
+    outcome: str
+    answer: str
+    # The team's code for the answer (config/reason_codes.yaml); null without a mapping.
+    code: str | None
+    headline: str
+    amount: LetterAmount
+    facts: list[LetterFact]
+    clauses: list[LetterClause]
+    reason: str
+    checked: str
+    decided_by: DecidedBy
+    reference: int
+
+
+HEADLINES = {
+    "covered": "Your claim is covered.",
+    "not_covered": "Your claim is not covered.",
+    "needs_more_evidence": "We need more information before we can decide your claim.",
+}
+
+
+def deciding_clauses(resolution: Resolution, answer: str) -> list[LetterClause]:
+    """The clauses the decision rests on: each one re-read and quoted truly, of a kind that
+    supports `answer`, from the sides that gave that answer; each once, in the order cited."""
+    found: dict[str, LetterClause] = {}
+    for side in resolution.sides.values():
+        if side.answer != answer:
+            continue
+        for c in side.clauses:
+            if c.status != "verified" or not c.supports_answer or c.clause_id is None:
+                continue
+            found.setdefault(
+                c.clause_id,
+                LetterClause(
+                    clause_id=c.clause_id,
+                    title=c.title or "",
+                    kind=c.kind or "",
+                    pages=list(c.pages),
+                    text=c.text or "",
+                ),
+            )
+    return list(found.values())
+
+
+def verified_facts(resolution: Resolution) -> list[LetterFact]:
+    return [
+        LetterFact(
+            name=f.name,
+            label=f.name.replace("_", " ").capitalize(),
+            value=f.value or "",
+            where=f.where or "",
+            quote=f.quote,
+        )
+        for f in resolution.facts
+        if f.status == "verified"
+    ]
+
+
+def plain_reason(answer: str, policy_id: str, clauses: list[LetterClause]) -> str:
+    """The decision in plain words, naming the clauses it rests on."""
+    named = "; ".join(
+        f"clause {c.clause_id} ({c.title})" if c.title else c.clause_id for c in clauses
+    )
+    if answer == "covered" and clauses:
+        return f"The loss you describe is covered by {named} of policy {policy_id}."
+    if answer == "not_covered" and clauses:
+        verb = "excludes" if any(c.kind == "exclusion" for c in clauses) else "does not cover"
+        return f"Policy {policy_id} {verb} the loss you describe: see {named}."
+    if answer == "needs_more_evidence":
+        return "The information we hold is not enough to decide your claim either way."
+    return f"Your claim was decided {answer.replace('_', ' ')} under policy {policy_id}."
+
+
+def decided_by(on_file: DecisionOnFile) -> DecidedBy:
+    rule = on_file.resolution.rule
+    review = on_file.review
+    if review is not None:
+        return DecidedBy(
+            kind="reviewer",
+            rule=rule,
+            reviewer=review.reviewer,
+            reviewer_reason=review.reason,
+            at=review.decided_at,
+            summary=f"A claims reviewer, {review.reviewer}, decided your claim.",
+        )
+    if on_file.decided_by == "adjudicator":
+        model = on_file.models.get("adjudicator", "the adjudicator model")
+        return DecidedBy(
+            kind="adjudicator",
+            rule=rule,
+            model=model,
+            at=on_file.decided_at,
+            summary=(
+                f"The adjudicator model ({model}) chose between the two assessments of your "
+                f"claim; the '{rule}' rule then checked its answer and every clause it named "
+                "against the policy document, in code."
+            ),
+        )
+    return DecidedBy(
+        kind="rules",
+        rule=rule,
+        at=on_file.decided_at,
+        summary=(
+            f"Our claim rules decided your claim (the '{rule}' rule), after every clause cited "
+            "was read again from the policy document."
+        ),
+    )
+
+
+def _answer(on_file: DecisionOnFile) -> str:
+    """The decided answer, or NoLetter saying why there is none."""
+    if on_file.review is not None:
+        return on_file.review.decision
+    if on_file.outcome in OPEN_OUTCOMES:
+        raise NoLetter(
+            f"claim {on_file.claim_id} is escalated ({on_file.outcome}) and waits for a "
+            "person's decision: no letter until it is decided (claims-crew review decide)"
+        )
+    if on_file.outcome not in DECIDED_OUTCOMES or on_file.answer is None:
+        raise NoLetter(f"claim {on_file.claim_id} has no decided answer ({on_file.outcome})")
+    return on_file.answer
+
+
+def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str) -> LetterAmount:
+    """The amount payable as the decision recorded it (computed in code from the schedule),
+    or why there is none: a missing figure is never shown as a zero."""
+    if answer != PAID_ANSWER:
+        reason = {
+            "not_covered": "Nothing is payable: the claim is not covered.",
+            "needs_more_evidence": "Nothing is payable until the claim is decided.",
+        }.get(answer, "Nothing is payable on this decision.")
+        return LetterAmount(
+            claimed=claimed, currency=currency, amount=None, reason=reason, steps=[]
+        )
+    if payable is None:
+        reason = "No amount payable is recorded with this decision."
+        return LetterAmount(
+            claimed=claimed, currency=currency, amount=None, reason=reason, steps=[]
+        )
+    steps = [
+        AmountStep(
+            kind=step.kind,
+            clause_id=step.clause_id,
+            before=str(step.before),
+            after=str(step.after),
+            note=step.note,
+        )
+        for step in payable.steps
+    ]
+    return LetterAmount(
+        claimed=claimed,
+        currency=payable.currency,
+        amount=None if payable.amount is None else str(payable.amount),
+        reason=payable.reason or "",
+        steps=steps,
+    )
+
+
+def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> Letter:
+    """The letter for a decided claim, with the team's code for its answer from `codes`;
+    NoLetter for one escalated or without its claim file."""
+    answer = _answer(on_file)
+    claim = on_file.claim
+    if claim is None:
+        raise NoLetter(f"claim {on_file.claim_id}: the claim file it was decided on is not kept")
+    clauses = deciding_clauses(on_file.resolution, answer)
+    by = decided_by(on_file)
+    return Letter(
+        claim_id=on_file.claim_id,
+        claimant=claim.claimant,
+        policy_id=claim.policy_id,
+        date_of_loss=claim.date_of_loss.isoformat(),
+        date_reported=claim.date_reported.isoformat(),
+        description=claim.description,
+        outcome=on_file.outcome,
+        answer=answer,
+        # A refusal is coded by the kind of clause it rests on, as external_codes.py does.
+        code=codes.for_answer(
+            answer, clauses[0].kind if answer != PAID_ANSWER and clauses else None
+        )
+        if codes is not None
+        else None,
+        headline=HEADLINES.get(answer, f"Your claim is decided: {answer}."),
+        amount=amount_of(answer, on_file.resolution.payable, str(claim.amount), claim.currency),
+        facts=verified_facts(on_file.resolution),
+        clauses=clauses,
+        reason=plain_reason(answer, claim.policy_id, clauses),
+        checked=on_file.resolution.reason,
+        decided_by=by,
+        reference=on_file.entry_seq,
+    )

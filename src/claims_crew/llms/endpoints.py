@@ -1,0 +1,120 @@
+"""Which model, endpoint and key each agent gets, read from the environment.
+
+`MODEL` names one model for every agent and `MODEL_BASE_URL` its endpoint. An agent may have its
+own: `POLICY_MODEL`, `POLICY_MODEL_BASE_URL` and `POLICY_MODEL_API_KEY` (likewise INTAKE_,
+FRAUD_, ADJUDICATOR_), so that the policy and the fraud reviewer can run on models of different
+providers, each behind its own gateway and key. An agent's own model without its own base URL
+takes `MODEL_BASE_URL`; without its own key, the provider's usual variable (OPENAI_API_KEY,
+ANTHROPIC_API_KEY, GEMINI_API_KEY, ...). Ollama and vLLM read CrewAI's own variables,
+`OLLAMA_HOST` and `VLLM_BASE_URL`, when no base URL is set here.
+
+Pure and free of CrewAI: `claims-crew config check` shows the choice without building a model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+# Where a provider's own client goes when no base URL is given (what `config check` shows).
+DEFAULT_ENDPOINTS: dict[str, tuple[str | None, str]] = {
+    # provider prefix: (CrewAI's own base-URL variable, its default endpoint)
+    "openai": (None, "https://api.openai.com/v1"),
+    "anthropic": (None, "https://api.anthropic.com"),
+    "claude": (None, "https://api.anthropic.com"),
+    "gemini": (None, "https://generativelanguage.googleapis.com"),
+    "google": (None, "https://generativelanguage.googleapis.com"),
+    "ollama": ("OLLAMA_HOST", "http://localhost:11434/v1"),
+    "ollama_chat": ("OLLAMA_HOST", "http://localhost:11434/v1"),
+    "hosted_vllm": ("VLLM_BASE_URL", "http://localhost:8000/v1"),
+}
+GEMINI_PREFIXES = ("gemini", "google")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One agent's model: the model string, the base URL given to its client (None: the
+    provider's own default), and the variable its key is read from (never the key itself)."""
+
+    model: str
+    base_url: str | None
+    key_variable: str | None  # None: the provider's own variable
+
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0].lower() if "/" in self.model else "openai"
+
+    @property
+    def is_gemini(self) -> bool:
+        return self.provider in GEMINI_PREFIXES
+
+    def endpoint(self, env: Mapping[str, str] | None = None) -> str:
+        """Where its calls go: the base URL, or the provider's own variable or default."""
+        if self.base_url:
+            return self.base_url
+        variable, default = DEFAULT_ENDPOINTS.get(self.provider, (None, "the provider's default"))
+        found = (env if env is not None else os.environ).get(variable or "")
+        return found or default
+
+
+def _prefix(agent_name: str) -> str:
+    return agent_name.upper()
+
+
+def model_choice(agent_name: str, env: Mapping[str, str] | None = None) -> ModelChoice | None:
+    """The agent's own model if the environment names one, else MODEL's; None for neither."""
+    env = env if env is not None else os.environ
+    own = env.get(f"{_prefix(agent_name)}_MODEL") or None
+    model = own or env.get("MODEL") or None
+    if model is None:
+        return None
+    base_url = (own and env.get(f"{_prefix(agent_name)}_MODEL_BASE_URL")) or None
+    base_url = base_url or env.get("MODEL_BASE_URL") or None
+    key_variable = f"{_prefix(agent_name)}_MODEL_API_KEY"
+    return ModelChoice(model, base_url, key_variable if own and env.get(key_variable) else None)
+
+
+@dataclass(frozen=True)
+class AgentModel:
+    """What `config check` shows for one agent: never a key, only where it is read from."""
+
+    agent: str
+    model: str  # "local" when no model is named: the in-process default
+    endpoint: str
+    key_variable: str | None
+
+    def as_json(self) -> dict[str, str | None]:
+        return {
+            "agent": self.agent,
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "key_variable": self.key_variable,
+        }
+
+
+def agent_models(
+    yaml_models: Mapping[str, str | None], env: Mapping[str, str] | None = None
+) -> list[AgentModel]:
+    """Each agent's model and endpoint: its `llm:` in agents.yaml (`yaml_models`), else its own
+    or MODEL's from the environment, else the local model."""
+    env = env if env is not None else os.environ
+    shown = []
+    for agent, own in yaml_models.items():
+        choice = ModelChoice(own, None, None) if own else model_choice(agent, env)
+        if choice is None:
+            shown.append(AgentModel(agent, "local", "in-process", None))
+            continue
+        key = choice.key_variable or _PROVIDER_KEYS.get(choice.provider)
+        shown.append(AgentModel(agent, choice.model, choice.endpoint(env), key))
+    return shown
+
+
+_PROVIDER_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "claude": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",  # or GOOGLE_API_KEY, which google-genai reads first
+    "google": "GEMINI_API_KEY",
+    "hosted_vllm": "VLLM_API_KEY",
+}

@@ -1,0 +1,109 @@
+"""A scanned policy wording (a PDF with no text layer) read by OCR into page texts.
+
+The reader child finds no text on such a PDF; instead of refusing it as `no_text_layer`, each
+page is drawn at OCR_DPI by pdfium and read by the same OCR as claim attachments
+(documents/ocr.py). What OCR read is not what the insurer printed, so the index records that
+the wording was read by OCR, with its confidence and the lines the engine was unsure of;
+`policy tree` shows them, and the library gives such a wording to claims only once its entry
+in policies/index.yaml says `ocr_reviewed: true` (library.py).
+
+By the time a page is drawn, the reader child has already opened the file within its time
+limit (the text layer came back empty, not as an error), so pdfium is not the first to parse
+bytes nobody has vetted. Each page is refused before it is drawn when it would be over
+MAX_PAGE_PIXELS at OCR_DPI (a page may declare itself 200 inches wide), and each page's OCR has
+OCR_PAGE_TIMEOUT_S.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from PIL import Image
+
+from claims_crew.documents.ocr import OcrError, ocr_unavailable, read_image
+from claims_crew.errors import PolicyError, PolicyErrorCode
+from claims_crew.policy.ocr_reading import LOW_CONFIDENCE, OcrLineNote, OcrReading
+from claims_crew.policy.text import MIN_LETTERS_PER_PAGE
+
+OCR_DPI = 300
+# A4 at 300 dpi is 8.7 megapixels; twice A3's is far beyond any page of a wording.
+MAX_PAGE_PIXELS = 40_000_000
+OCR_PAGE_TIMEOUT_S = 60.0
+# pdfium is not safe to call from two threads at once (claims of a batch may open one policy).
+_PDFIUM = threading.Lock()
+
+
+def ocr_pages(path: Path, data: bytes) -> tuple[list[str], OcrReading]:
+    """The page texts OCR reads on the scanned PDF `data` (from `path`), and what it was sure of.
+
+    Raises PolicyError: `needs_ocr` (with the install line) where no OCR engine is installed,
+    `ocr_failed` where it fails on a page, `no_text_layer` where OCR finds no text either,
+    `malformed` where pdfium cannot open the file or a page is over the pixel cap.
+    """
+    if (install := ocr_unavailable()) is not None:
+        raise PolicyError(
+            "needs_ocr",
+            f"{path.name}: no text layer, and no OCR engine to read the scan: {install}",
+        )
+    texts: list[str] = []
+    notes: list[OcrLineNote] = []
+    weighted, words = 0.0, 0
+    for number, image in _pages(path, data):
+        try:
+            page = read_image(image, timeout_s=OCR_PAGE_TIMEOUT_S)
+        except OcrError as exc:
+            code: PolicyErrorCode = "needs_ocr" if exc.code == "needs_ocr" else "ocr_failed"
+            raise PolicyError(code, f"{path.name} page {number}: {exc}") from exc
+        texts.append(page.text)
+        count = len(page.text.split())
+        weighted, words = weighted + page.confidence * count, words + count
+        notes.extend(
+            OcrLineNote(page=number, text=line.text, confidence=round(line.confidence, 3))
+            for line in page.lines
+            if line.confidence < LOW_CONFIDENCE
+        )
+    letters = sum(ch.isalpha() for text in texts for ch in text)
+    if letters < MIN_LETTERS_PER_PAGE * len(texts):  # blank pages, or a picture with no words
+        raise PolicyError(
+            "no_text_layer",
+            f"{path.name}: no text layer, and OCR found no text on it either ({letters} "
+            f"letters on {len(texts)} pages)",
+        )
+    confidence = round(weighted / words, 3) if words else 0.0
+    return texts, OcrReading(confidence=confidence, low_confidence_lines=tuple(notes))
+
+
+def _pages(path: Path, data: bytes) -> Iterator[tuple[int, Image.Image]]:
+    """Each page drawn in grey at OCR_DPI, one at a time, checked against the pixel cap."""
+    import pypdfium2 as pdfium
+
+    scale = OCR_DPI / 72  # PDF sizes are in points, 72 to the inch
+    with _PDFIUM:
+        try:
+            document = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise PolicyError("malformed", f"{path.name}: pdfium cannot open it: {exc}") from exc
+        try:
+            count = len(document)
+        finally:
+            document.close()
+    for number in range(1, count + 1):
+        with _PDFIUM:
+            document = pdfium.PdfDocument(data)
+            try:
+                page = document[number - 1]
+                width, height = page.get_size()
+                pixels = math.ceil(width * scale) * math.ceil(height * scale)
+                if pixels > MAX_PAGE_PIXELS:
+                    raise PolicyError(
+                        "malformed",
+                        f"{path.name} page {number}: {width:g}x{height:g} pt is over "
+                        f"{MAX_PAGE_PIXELS:,} pixels at {OCR_DPI} dpi; it is not drawn",
+                    )
+                image: Image.Image = page.render(scale=scale, grayscale=True).to_pil()
+            finally:
+                document.close()
+        yield number, image

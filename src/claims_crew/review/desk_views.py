@@ -1,0 +1,51 @@
+"""What the queue and an escalation show of the review desk: who has each escalation, and the
+decision proposed on it that waits for a second reviewer (store/desk.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from claims_crew.store import Proposal, Store
+
+
+def _proposal(p: Proposal | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {
+        "reviewer": p.reviewer,
+        "decision": p.decision,
+        "reason": p.reason,
+        "proposed_at": p.proposed_at,
+    }
+
+
+def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The queue's rows, each with `assigned_to` (None: nobody fits, or from before the desk)
+    and `proposal` (the decision waiting for a second reviewer, if any)."""
+    claims = [row["claim_id"] for row in rows]
+    assigned = store.assignees(claims)
+    waiting = store.proposals_waiting(claims)
+    return [
+        {
+            **row,
+            "assigned": row["claim_id"] in assigned,
+            "assigned_to": assigned.get(row["claim_id"]),
+            "proposal": _proposal(waiting.get(row["claim_id"])),
+        }
+        for row in rows
+    ]
+
+
+def desk_detail(store: Store, claim_id: str) -> dict[str, Any]:
+    """One escalation's `assigned_to` and waiting `proposal`."""
+    [row] = with_desk(store, [{"claim_id": claim_id}])
+    return {k: row[k] for k in ("assigned", "assigned_to", "proposal")}
+
+
+def desk_cell(row: dict[str, Any]) -> str:
+    """Who has an escalation, as the CLI's queue shows it, with any proposal waiting."""
+    who = row["assigned_to"] or ("unassigned: no reviewer fits" if row["assigned"] else "-")
+    if (p := row["proposal"]) is not None:
+        who += f"; {p['decision']} proposed by {p['reviewer']}, to confirm"
+    return str(who)

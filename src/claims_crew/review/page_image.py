@@ -1,0 +1,158 @@
+"""One page of a claim's attachment as a PNG, for a reviewer to look at beside a quote.
+
+The page is drawn from the file itself, and only while the file is the one intake read: its
+SHA-256 must still be the one intake stored, else the image is refused (`changed`), because a
+page that differs from the text the facts were checked against would show a reviewer something
+no check ever saw. That also bounds what is rendered here: bytes that intake's reader already
+opened within its own caps and time limit.
+
+A PDF page is rendered by pdfium (pypdfium2), an image decoded by Pillow (a TIFF's pages are
+its frames). Both under caps: the file's bytes, the page's pixels before anything is decoded
+(a decompression bomb is refused from its header), and the size drawn (at most MAX_SIDE pixels
+on the longer side, about 150 dpi for an A4 page).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import threading
+from pathlib import Path
+from typing import Literal
+
+from PIL import Image, ImageSequence, UnidentifiedImageError
+
+from claims_crew.store import Store
+
+PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
+
+MAX_FILE_BYTES = 32 << 20
+# An image is decoded only up to this many pixels (a 60-megapixel camera's).
+MAX_PIXELS = 60_000_000
+# The longer side of the PNG sent: an A4 page at about 150 dpi, enough to read a form.
+MAX_SIDE = 1754
+# A PDF page larger than this (in points, 1/72 inch) is no page of a document: 5 m a side.
+MAX_PDF_POINTS = 14_400
+# pdfium is not safe to call from two threads at once, and the page's routes run in a pool.
+_PDFIUM = threading.Lock()
+
+
+class PageImageError(Exception):
+    """Why a page image is not given, in one word (`code`) and a sentence."""
+
+    def __init__(self, code: PageImageProblem, message: str) -> None:
+        super().__init__(message)
+        self.code: PageImageProblem = code
+
+
+def page_png(path: Path, expected_sha256: str, page: int) -> bytes:
+    """Page `page` (1-based) of the file at `path`, as PNG bytes, if the file's SHA-256 is still
+    `expected_sha256`; else a PageImageError saying why not."""
+    data = _read(path)
+    if hashlib.sha256(data).hexdigest() != expected_sha256.lower():
+        raise PageImageError(
+            "changed", f"{path.name} is not the file intake read (its SHA-256 differs)"
+        )
+    if page < 1:
+        raise PageImageError("no_such_page", f"{path.name} has no page {page}")
+    read = _pdf_page if data[:5] == b"%PDF-" else _image_page
+    image = read(data, page, path.name)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes, at most MAX_FILE_BYTES. Opened without blocking and read only if it is
+    a regular file: a FIFO put in its place would otherwise hold the request for ever."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise PageImageError("missing", f"{path.name} is not a regular file")
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise PageImageError("missing", f"{path.name} cannot be read: {exc.strerror}") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise PageImageError("too_large", f"{path.name} is over {MAX_FILE_BYTES:,} bytes")
+    return data
+
+
+def _pdf_page(data: bytes, page: int, name: str) -> Image.Image:
+    with _PDFIUM:
+        return _pdf_page_held(data, page, name)
+
+
+def _pdf_page_held(data: bytes, page: int, name: str) -> Image.Image:
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        raise PageImageError("unsupported_type", f"{name}: pdfium cannot open it ({exc})") from exc
+    try:
+        if page > len(document):
+            raise PageImageError("no_such_page", f"{name} has {len(document)} page(s), not {page}")
+        pdf_page = document[page - 1]
+        width, height = pdf_page.get_size()
+        if not 0 < max(width, height) <= MAX_PDF_POINTS:
+            raise PageImageError("too_large", f"{name}: page {page} is {width:g}x{height:g} pt")
+        scale = min(MAX_SIDE / max(width, height), 150 / 72)
+        drawn: Image.Image = pdf_page.render(scale=scale).to_pil().convert("RGB")
+        return drawn
+    finally:
+        document.close()
+
+
+def _image_page(data: bytes, page: int, name: str) -> Image.Image:
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if image.width * image.height > MAX_PIXELS:
+                raise PageImageError(
+                    "too_large",
+                    f"{name}: {image.width}x{image.height} pixels, over the cap of {MAX_PIXELS:,}",
+                )
+            frames = getattr(image, "n_frames", 1)
+            if page > frames:
+                raise PageImageError("no_such_page", f"{name} has {frames} page(s), not {page}")
+            frame = ImageSequence.Iterator(image)[page - 1]
+            if frame.width * frame.height > MAX_PIXELS:  # a later frame may be larger
+                raise PageImageError("too_large", f"{name}: page {page} is over the pixel cap")
+            shown = frame.convert("RGB")
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError) as exc:
+        raise PageImageError("unsupported_type", f"{name}: not a PDF or an image ({exc})") from exc
+    shown.thumbnail((MAX_SIDE, MAX_SIDE))
+    return shown
+
+
+def with_originals(store: Store, claim_id: str, sha256: str | None) -> list[str]:
+    """The claim's PDF and image attachments whose original intake kept: those the page can
+    show a page of (a claim read before originals were kept has none)."""
+    kept = (store.kept_records(claim_id, sha256) or {}) if sha256 else {}
+    return [name for name, doc in kept.items() if doc.kind != "text" and doc.kept_at]
+
+
+def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes:
+    """Page `page` of the claim's attachment number `index` (0-based, in the claim file's order)
+    as PNG: the original intake kept, checked against the SHA-256 intake stored with the text
+    of record. The file is found from the store alone; nothing of the request names a path.
+
+    Raises NotFound for an unknown escalation, PageImageError for the rest.
+    """
+    store.escalation(claim_id)  # NotFound: no such escalation to look at
+    record = store.claim_record(claim_id)
+    sha = record.claim_sha256 if record is not None else None
+    claim_file = store.claim_file(claim_id, sha)
+    names = claim_file.attachments if claim_file is not None else []
+    if not 0 <= index < len(names):
+        raise PageImageError("missing", f"claim {claim_id} has no attachment {index}")
+    name = names[index]
+    kept = (store.kept_records(claim_id, sha) or {}).get(name) if sha else None
+    if kept is None or kept.kind == "text":
+        raise PageImageError("unsupported_type", f"{name} has no pages to show")
+    if not kept.kept_at:
+        raise PageImageError("missing", f"{name}: its original was not kept at intake")
+    return page_png(Path(kept.kept_at), kept.sha256, page)

@@ -1,0 +1,60 @@
+"""A claim's photos, for the intake agent to see as images (CLAIMS_CREW_INTAKE_IMAGES on).
+
+The photos are the claim's image attachments as intake recorded them (documents/record.py):
+read from the original intake kept by its hash, else from the claim's folder, and given only
+while their bytes still hash to what intake stored, so the model is shown the very picture
+whose text of record it reads beside it. One that no longer matches is left out, and the
+claim's notes already say it changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.documents.limits import MAX_DOCUMENT_BYTES
+from claims_crew.errors import ConfigError
+
+_ON = ("1", "true", "yes", "on")
+_OFF = ("", "0", "false", "no", "off")
+
+
+def intake_images_from_environment() -> bool:
+    """CLAIMS_CREW_INTAKE_IMAGES: whether photos go to the intake agent as images too."""
+    # Here, not at the top: the crew module loads CrewAI, which a run loads only once its
+    # config has passed the check.
+    from claims_crew.crew.images import SETTING
+
+    raw = os.environ.get(SETTING, "").strip().lower()
+    if raw not in _ON + _OFF:
+        raise ConfigError(f"{SETTING}={raw!r}: expected 1 or 0 (on or off)")
+    return raw in _ON
+
+
+def claim_photos(loaded: LoadedClaim) -> dict[str, bytes]:
+    """The claim's image attachments, name → bytes, in the claim file's order, each as intake
+    read it (its SHA-256 checked)."""
+    photos: dict[str, bytes] = {}
+    for name, record in loaded.documents.items():
+        if record.kind != "image":
+            continue
+        places = [Path(record.kept_at)] if record.kept_at else []
+        places.append(loaded.path.parent / name)
+        for place in places:
+            data = _bytes_of(place)
+            if data is not None and hashlib.sha256(data).hexdigest() == record.sha256:
+                photos[name] = data
+                break
+    return photos
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    """A regular file's bytes, up to the attachment cap; None where it cannot be read."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_DOCUMENT_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None

@@ -1,0 +1,211 @@
+"""The review desk in the store: reviewers' settings, assignment, and four eyes.
+
+- A reviewer's role, lines of business, authority and leave to deny are set with an audit
+  entry each time (`reviewer`), registration included (reviewers.py).
+- An escalation is assigned when it is recorded (decision_rows.py), by the rule in
+  config/desk.yaml; `assign` does it again, leaving out whom it is told to (an appeal of a
+  person's decision goes to someone else), and a lead may `reassign` it. Each is an `assigned`
+  entry, nobody fitting included.
+- A decision that needs four eyes is a proposal (queue.py `decide`); a different reviewer
+  `confirm`s it, which decides the claim, or `return_proposal`s it, which reopens it. Each of
+  these is one write transaction whose first change is a conditional update of the proposal
+  (still open?), so of two reviewers confirming at once exactly one decides, and the other is
+  told who did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from claims_crew.desk import ReviewerSettings
+from claims_crew.desk.assignment import Step
+from claims_crew.errors import AlreadyDecided, NotFound, OutsideAuthority, StoreError
+from claims_crew.resolver.payable import Payable
+from claims_crew.store import desk_rows, proposal_rows
+from claims_crew.store.base import StoreBase
+from claims_crew.store.desk_rows import DEFAULT_STEPS, settings_of
+from claims_crew.store.proposal_rows import Proposal
+from claims_crew.store.queue import (
+    Escalation,
+    Review,
+    close_escalation,
+    escalation_in,
+    human_entry,
+    record_review,
+    refuse_excluded,
+)
+from claims_crew.store.tables import assignments, reviewers
+
+
+@dataclass(frozen=True)
+class ReviewerRow:
+    name: str
+    settings: ReviewerSettings
+    load: int  # open escalations assigned to them
+    created_at: str
+
+
+def _where(escalation: Escalation) -> tuple[int, str, int]:
+    return escalation.id, escalation.claim_id, escalation.audit_seq
+
+
+class Desk(StoreBase):
+    """Reviewers' settings, assignment and four-eyes proposals."""
+
+    def reviewer_list(self) -> list[ReviewerRow]:
+        with self.read() as conn:
+            loads = {c.name: c for c in desk_rows.candidates(conn)}
+            rows = conn.execute(
+                select(reviewers.c.name, reviewers.c.created_at).order_by(reviewers.c.name)
+            ).all()
+        return [
+            ReviewerRow(r.name, loads[r.name].settings, loads[r.name].load, r.created_at)
+            for r in rows
+        ]
+
+    def set_reviewer(self, name: str, actor: str = "cli", **changes: Any) -> ReviewerSettings:
+        """Change some of a reviewer's settings (role, lines, max_amount, may_deny), with a
+        `reviewer` entry; NotFound for no such reviewer."""
+        with self.write() as conn:
+            now = settings_of(conn, name).model_dump()
+            settings = ReviewerSettings.model_validate({**now, **changes})
+            desk_rows.write_settings(conn, self.audit_key(), self.now(), name, settings, actor)
+        return settings
+
+    def assign(
+        self, ref: str, leave_out: Collection[str] = (), steps: Sequence[Step] = DEFAULT_STEPS
+    ) -> str | None:
+        """Assign an open escalation again by the rule, never to anyone in `leave_out` (for an
+        appeal: the reviewer whose decision it is); the reviewer, or None where nobody fits."""
+        with self.write() as conn:
+            escalation = escalation_in(conn, ref)
+            line = conn.execute(
+                select(assignments.c.line).where(assignments.c.escalation_id == escalation.id)
+            ).scalar()
+            return desk_rows.assign_in(
+                conn, self.audit_key(), self.now(), _where(escalation), line, steps, leave_out
+            )
+
+    def reassign(self, ref: str, to: str, lead: str, reason: str) -> None:
+        """A lead gives an open escalation to reviewer `to` (audited, with the lead's reason)."""
+        if not reason.strip():
+            raise StoreError("a reason is required")
+        with self.write() as conn:
+            escalation = escalation_in(conn, ref)
+            if escalation.state != "open":
+                raise StoreError(f"claim {escalation.claim_id} is decided; nothing to reassign")
+            desk_rows.reassign_in(
+                conn, self.audit_key(), self.now(), _where(escalation), to, lead, reason.strip()
+            )
+
+    def assignees(self, claim_ids: Sequence[str]) -> dict[str, str | None]:
+        """Claim id → the reviewer its escalation is assigned to (None: nobody fits), for the
+        claims named that have an assignment."""
+        with self.read() as conn:
+            rows = conn.execute(
+                select(assignments.c.claim_id, assignments.c.reviewer).where(
+                    assignments.c.claim_id.in_(list(claim_ids))
+                )
+            ).all()
+        return {row.claim_id: row.reviewer for row in rows}
+
+    def proposals_waiting(self, claim_ids: Sequence[str]) -> dict[str, Proposal]:
+        """Claim id → the proposal waiting on its escalation, for the claims named."""
+        with self.read() as conn:
+            found = proposal_rows.open_proposals(conn, claim_ids)
+        return {p.claim_id: p for p in found}
+
+    def proposal(self, ref: str) -> Proposal | None:
+        """The proposal waiting on an escalation, if any."""
+        with self.read() as conn:
+            return proposal_rows.open_proposal(conn, escalation_in(conn, ref).id)
+
+    def confirm(
+        self, ref: str, reviewer: str, reason: str = "", payable: Payable | None = None
+    ) -> Review:
+        """Confirm the proposal waiting on an escalation: this decides the claim, with a human
+        entry that names the proposal, and keeps a covered decision's amount `payable`.
+        Refused to the reviewer who proposed it, and beyond the confirming reviewer's own
+        authority (judged on `payable` where the decision has one)."""
+        with self.write() as conn:
+            escalation, proposal = self._waiting(conn, ref, reviewer, "confirm")
+            refuse_excluded(escalation, reviewer)
+            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation, payable)
+            now = self.now()
+            proposal_rows.close_proposal(conn, proposal, "confirmed", reviewer, now)
+            said = reason.strip() or f"confirms {proposal.reviewer}: {proposal.reason}"
+            close_escalation(conn, escalation, escalation.version, reviewer, proposal.decision, now)
+            proposal_hash = proposal_rows.entry_hash_of(conn, proposal.audit_seq)
+            seq = human_entry(
+                conn,
+                self.audit_key(),
+                escalation,
+                reviewer,
+                proposal.decision,
+                said,
+                now,
+                confirms=proposal.audit_seq,
+                confirms_hash=proposal_hash,
+            )
+            proposal_rows.proposal_closed_by(conn, proposal, seq)
+            decided = (reviewer, proposal.decision, said)
+            return record_review(conn, escalation, decided, now, seq, payable)
+
+    def return_proposal(self, ref: str, reviewer: str, reason: str) -> Proposal:
+        """Send the proposal waiting on an escalation back: the escalation is open again, for
+        any decision. A reason is required; the proposer cannot return their own."""
+        if not reason.strip():
+            raise StoreError("a reason is required")
+        with self.write() as conn:
+            escalation, proposal = self._waiting(conn, ref, reviewer, "return")
+            now = self.now()
+            proposal_rows.close_proposal(conn, proposal, "returned", reviewer, now)
+            proposal_rows.move_version(conn, escalation.id, escalation.claim_id, escalation.version)
+            seq, _ = desk_rows.desk_entry(
+                conn,
+                self.audit_key(),
+                now,
+                escalation.audit_seq,
+                kind="returned",
+                actor=f"human:{reviewer}",
+                answer=proposal.decision,
+                reason=reason.strip(),
+                confirms=proposal.audit_seq,
+                confirms_hash=proposal_rows.entry_hash_of(conn, proposal.audit_seq),
+            )
+            proposal_rows.proposal_closed_by(conn, proposal, seq)
+            return proposal
+
+    @staticmethod
+    def _waiting(
+        conn: Connection, ref: str, reviewer: str, what: str
+    ) -> tuple[Escalation, Proposal]:
+        """The escalation and its open proposal, for `reviewer` (a registered one other than
+        the proposer) to close."""
+        settings_of(conn, reviewer)
+        escalation = escalation_in(conn, ref)
+        proposal = proposal_rows.open_proposal(conn, escalation.id)
+        if proposal is None:
+            latest = proposal_rows.latest_proposal(conn, escalation.id)
+            if latest is not None and escalation.state == "open":
+                raise StoreError(
+                    f"the proposal on {escalation.claim_id} was already {latest.state} "
+                    f"by {latest.closed_by}"
+                )
+            if escalation.state != "open":
+                raise AlreadyDecided(
+                    escalation.claim_id,
+                    escalation.decided_by or "",
+                    escalation.decided_at or "",
+                    escalation.decision or "",
+                )
+            raise NotFound(f"nothing is proposed on {escalation.claim_id} to {what}")
+        if proposal.reviewer == reviewer:
+            raise OutsideAuthority(
+                f"{reviewer} proposed this decision; a different reviewer must {what} it"
+            )
+        return escalation, proposal

@@ -1,0 +1,231 @@
+"""The review desk's rows, written inside a caller's write transaction: reviewers' settings,
+assignments, and four-eyes proposals, each change with its audit entry.
+
+Plain functions that take the open connection (store.py says why): recording an escalation
+assigns it in the decision's own transaction, and a person's decision checks authority and
+four eyes in the transaction that records it, so no check is ever made on a state that has
+changed by the time the write lands.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Connection, func, select, update
+
+from claims_crew.desk import Candidate, ReviewerSettings, choose
+from claims_crew.desk.assignment import Step, why
+from claims_crew.desk.rules import Assignment
+from claims_crew.errors import NotFound, OutsideAuthority
+from claims_crew.store import audit
+from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.sql import upsert
+from claims_crew.store.tables import (
+    assignments,
+    audit_log,
+    escalations,
+    reviewers,
+)
+
+__all__ = ["DEFAULT_STEPS", "Step"]
+
+DEFAULT_STEPS: tuple[Step, ...] = tuple(Assignment().steps)
+
+
+def settings_from(row: Any) -> ReviewerSettings:
+    """A reviewers row's settings."""
+    return ReviewerSettings(
+        role=row.role,
+        lines=json.loads(row.lines) if row.lines is not None else None,
+        max_amount=Decimal(row.max_amount) if row.max_amount is not None else None,
+        may_deny=bool(row.may_deny),
+    )
+
+
+_SETTINGS = select(
+    reviewers.c.name,
+    reviewers.c.role,
+    reviewers.c.lines,
+    reviewers.c.max_amount,
+    reviewers.c.may_deny,
+)
+
+
+def settings_of(conn: Connection, name: str) -> ReviewerSettings:
+    """A reviewer's settings; NotFound for no such reviewer."""
+    row = conn.execute(_SETTINGS.where(reviewers.c.name == name)).first()
+    if row is None:
+        raise NotFound(f"no reviewer named {name!r}; add one with: claims-crew reviewers add NAME")
+    return settings_from(row)
+
+
+def write_settings(
+    conn: Connection, key: AuditKey, now: str, name: str, settings: ReviewerSettings, actor: str
+) -> int:
+    """Set a registered reviewer's settings, with a `reviewer` entry; returns its number."""
+    conn.execute(
+        update(reviewers)
+        .where(reviewers.c.name == name)
+        .values(
+            role=settings.role,
+            lines=json.dumps(settings.lines) if settings.lines is not None else None,
+            max_amount=str(settings.max_amount) if settings.max_amount is not None else None,
+            may_deny=int(settings.may_deny),
+        )
+    )
+    entry, _ = audit.append(
+        conn,
+        key,
+        kind="reviewer",
+        claim_id="",
+        claim_sha256="",
+        policy_sha256=None,
+        config_sha256=None,
+        models={},
+        outcome=None,
+        answer=None,
+        rule=None,
+        reason_codes=[],
+        evidence=[],
+        actor=actor,
+        reason=f"settings of reviewer {name}",
+        overrides=None,
+        overrides_hash=None,
+        at=now,
+        reviewer=name,
+        settings=settings.model_dump(mode="json"),
+    )
+    return entry.seq
+
+
+def desk_entry(
+    conn: Connection, key: AuditKey, now: str, escalation_seq: int, **fields: Any
+) -> tuple[int, str]:
+    """An entry of a claim's desk (assigned, proposed, returned, or a confirming human one),
+    standing on the claim's escalated entry; returns its number and hash."""
+    base = json.loads(
+        conn.execute(select(audit_log.c.body).where(audit_log.c.seq == escalation_seq)).scalar_one()
+    )
+    defaults: dict[str, Any] = {"answer": None, "overrides": None, "overrides_hash": None}
+    entry, digest = audit.append(
+        conn,
+        key,
+        # The claim and the versions it was decided on: every entry of a claim reads whole.
+        claim_id=base["claim_id"],
+        **audit.carried_from(base),
+        **{**defaults, **fields},
+        at=now,
+    )
+    return entry.seq, digest
+
+
+def candidates(conn: Connection) -> list[Candidate]:
+    """Every reviewer, with the open escalations assigned to them now."""
+    load = (
+        select(assignments.c.reviewer, func.count().label("load"))
+        .join(escalations, escalations.c.id == assignments.c.escalation_id)
+        .where(escalations.c.state == "open", assignments.c.reviewer.is_not(None))
+        .group_by(assignments.c.reviewer)
+        .subquery()
+    )
+    rows = conn.execute(
+        _SETTINGS.add_columns(func.coalesce(load.c.load, 0).label("load")).outerjoin(
+            load, load.c.reviewer == reviewers.c.name
+        )
+    ).all()
+    return [Candidate(row.name, settings_from(row), int(row.load)) for row in rows]
+
+
+def assign_in(
+    conn: Connection,
+    key: AuditKey,
+    now: str,
+    escalation: tuple[int, str, int],
+    line: str | None,
+    steps: Sequence[Step],
+    leave_out: Collection[str] = (),
+) -> str | None:
+    """Assign the escalation (id, claim id, its entry's number) by the rule, never to anyone in
+    `leave_out`, with an `assigned` entry; returns the reviewer, or None where nobody fits."""
+    escalation_id, claim_id, seq = escalation
+    chosen = choose(candidates(conn), line, steps, leave_out)
+    name = chosen.name if chosen is not None else None
+    reason = why(chosen, line, steps)
+    if leave_out:
+        reason += f"; not {', '.join(sorted(leave_out))}"
+    return _assigned(conn, key, now, (escalation_id, claim_id, seq), line, name, "desk", reason)
+
+
+def _assigned(
+    conn: Connection,
+    key: AuditKey,
+    now: str,
+    escalation: tuple[int, str, int],
+    line: str | None,
+    name: str | None,
+    actor: str,
+    reason: str,
+) -> str | None:
+    """An `assigned` entry, and the assignment row it records."""
+    entry_seq, _ = desk_entry(
+        conn, key, now, escalation[2], kind="assigned", actor=actor, reason=reason, reviewer=name
+    )
+    _assignment_row(conn, now, escalation, line, name, entry_seq)
+    return name
+
+
+def assigned(
+    conn: Connection,
+    now: str,
+    escalation: tuple[int, str, int],
+    line: str | None,
+    chosen: Candidate | None,
+) -> None:
+    """The first assignment of an escalation, which its own escalated entry names."""
+    name = chosen.name if chosen is not None else None
+    _assignment_row(conn, now, escalation, line, name, escalation[2])
+
+
+def _assignment_row(
+    conn: Connection,
+    now: str,
+    escalation: tuple[int, str, int],
+    line: str | None,
+    name: str | None,
+    seq: int,
+) -> None:
+    upsert(
+        conn,
+        assignments,
+        {
+            "escalation_id": escalation[0],
+            "claim_id": escalation[1],
+            "line": line,
+            "reviewer": name,
+            "assigned_at": now,
+            "audit_seq": seq,
+        },
+        ["escalation_id"],
+    )
+
+
+def reassign_in(
+    conn: Connection,
+    key: AuditKey,
+    now: str,
+    escalation: tuple[int, str, int],
+    to: str,
+    lead: str,
+    reason: str,
+) -> None:
+    """A lead gives the escalation to `to`, with an `assigned` entry naming the lead."""
+    if settings_of(conn, lead).role != "lead":
+        raise OutsideAuthority(f"{lead} is not a lead; only a lead may reassign")
+    settings_of(conn, to)  # refuses a name that is no reviewer
+    line = conn.execute(
+        select(assignments.c.line).where(assignments.c.escalation_id == escalation[0])
+    ).scalar()
+    _assigned(conn, key, now, escalation, line, to, f"human:{lead}", reason)

@@ -1,0 +1,239 @@
+"""Four-eyes proposals, written inside a caller's write transaction (desk.py says how they
+are used): a decision proposed, and the conditional updates that confirm or return it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn, Protocol
+
+from sqlalchemy import Connection, select, update
+
+from claims_crew.desk import amount_at_stake, refusal
+from claims_crew.desk.authority import Escalated, Paid
+from claims_crew.desk.rules import DeskRules
+from claims_crew.errors import AlreadyDecided, OutsideAuthority, StoreError
+from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.desk_rows import desk_entry, settings_of
+from claims_crew.store.sql import insert_with_id
+from claims_crew.store.tables import audit_log, escalations, proposals
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A decision that waits for a second reviewer to confirm or return it."""
+
+    id: int
+    escalation_id: int
+    claim_id: str
+    reviewer: str
+    decision: str
+    reason: str
+    proposed_at: str
+    audit_seq: int
+    state: str
+    closed_by: str | None
+    closed_at: str | None
+    closed_seq: int | None
+
+
+# A proposal is on the escalation it names only if it came after that escalation's own entry:
+# a revalidation replaces an escalation, and on SQLite its new row may take the old row's id,
+# while the proposals on the old one stay on record.
+_CURRENT = (
+    (escalations.c.id == proposals.c.escalation_id)
+    & (escalations.c.claim_id == proposals.c.claim_id)
+    & (proposals.c.audit_seq > escalations.c.audit_seq)
+)
+
+_PROPOSAL = select(
+    proposals.c.id,
+    proposals.c.escalation_id,
+    proposals.c.claim_id,
+    proposals.c.reviewer,
+    proposals.c.decision,
+    proposals.c.reason,
+    proposals.c.proposed_at,
+    proposals.c.audit_seq,
+    proposals.c.state,
+    proposals.c.closed_by,
+    proposals.c.closed_at,
+    proposals.c.closed_seq,
+)
+
+
+def _proposal(row: Sequence[Any]) -> Proposal:
+    return Proposal(*row)
+
+
+def open_proposal(conn: Connection, escalation_id: int) -> Proposal | None:
+    row = conn.execute(
+        _PROPOSAL.join(escalations, _CURRENT).where(
+            proposals.c.escalation_id == escalation_id, proposals.c.state == "open"
+        )
+    ).first()
+    return _proposal(row) if row is not None else None
+
+
+def open_proposals(conn: Connection, claim_ids: Sequence[str]) -> list[Proposal]:
+    rows = conn.execute(
+        _PROPOSAL.join(escalations, _CURRENT).where(
+            proposals.c.claim_id.in_(list(claim_ids)), proposals.c.state == "open"
+        )
+    ).all()
+    return [_proposal(row) for row in rows]
+
+
+class Numbered(Escalated, Protocol):
+    """An escalation with its own number (store/queue.py's Escalation)."""
+
+    @property
+    def id(self) -> int: ...
+
+
+def judge(
+    conn: Connection,
+    reviewer: str,
+    decision: str,
+    escalation: Numbered,
+    payable: Paid | None,
+    rules: DeskRules,
+) -> bool:
+    """Refuse a decision beyond `reviewer`'s authority, or on an escalation whose proposal
+    waits; True when it needs a second reviewer (a proposal), False when it decides. What is
+    at stake is the decision's amount `payable` where it has one."""
+    at_stake = amount_at_stake(escalation, payable)
+    if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, at_stake):
+        raise OutsideAuthority(why_not)
+    if (waiting := open_proposal(conn, escalation.id)) is not None:
+        raise StoreError(
+            f"{waiting.reviewer} proposed {waiting.decision}; a different reviewer confirms or "
+            "returns it first"
+        )
+    return rules.four_eyes.needed(decision, at_stake)
+
+
+def judge_confirmer(
+    conn: Connection, reviewer: str, decision: str, escalation: Escalated, payable: Paid | None
+) -> None:
+    """Refuse a confirmation beyond the confirming reviewer's own authority."""
+    at_stake = amount_at_stake(escalation, payable)
+    if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, at_stake):
+        raise OutsideAuthority(why_not)
+
+
+def latest_proposal(conn: Connection, escalation_id: int) -> Proposal | None:
+    row = conn.execute(
+        _PROPOSAL.join(escalations, _CURRENT)
+        .where(proposals.c.escalation_id == escalation_id)
+        .order_by(proposals.c.id.desc())
+        .limit(1)
+    ).first()
+    return _proposal(row) if row is not None else None
+
+
+def entry_hash_of(conn: Connection, seq: int) -> str:
+    return str(conn.execute(select(audit_log.c.hash).where(audit_log.c.seq == seq)).scalar_one())
+
+
+def move_version(conn: Connection, escalation_id: int, claim_id: str, version: int) -> None:
+    """Count a change to an open escalation seen at `version`; refuse it if anyone changed
+    or decided the escalation since."""
+    moved = conn.execute(
+        update(escalations)
+        .where(
+            escalations.c.id == escalation_id,
+            escalations.c.version == version,
+            escalations.c.state == "open",
+        )
+        .values(version=escalations.c.version + 1)
+    ).rowcount
+    if moved == 1:
+        return
+    refuse_moved(
+        conn,
+        escalation_id,
+        claim_id,
+        f"the escalation of {claim_id} changed since you saw it; reload and retry",
+    )
+
+
+def refuse_moved(conn: Connection, escalation_id: int, claim_id: str, changed: str) -> NoReturn:
+    """After a conditional update of an escalation touched no row: AlreadyDecided, naming who
+    decided, when it is decided; else StoreError(`changed`), as its version moved."""
+    now_is = conn.execute(
+        select(
+            escalations.c.state,
+            escalations.c.decided_by,
+            escalations.c.decided_at,
+            escalations.c.decision,
+        ).where(escalations.c.id == escalation_id)
+    ).one()
+    if now_is.state != "open":
+        raise AlreadyDecided(claim_id, now_is.decided_by, now_is.decided_at, now_is.decision)
+    raise StoreError(changed)
+
+
+def propose_in(
+    conn: Connection,
+    key: AuditKey,
+    now: str,
+    escalation: tuple[int, str, int, int],
+    reviewer: str,
+    decision: str,
+    reason: str,
+) -> Proposal:
+    """A decision proposed on the escalation (id, claim id, entry number, version seen), with
+    its `proposed` entry."""
+    escalation_id, claim_id, seq, version = escalation
+    move_version(conn, escalation_id, claim_id, version)
+    entry_seq, _ = desk_entry(
+        conn,
+        key,
+        now,
+        seq,
+        kind="proposed",
+        actor=f"human:{reviewer}",
+        answer=decision,
+        reason=reason,
+    )
+    proposal = Proposal(
+        id=0,  # the row's own, once inserted
+        escalation_id=escalation_id,
+        claim_id=claim_id,
+        reviewer=reviewer,
+        decision=decision,
+        reason=reason,
+        proposed_at=now,
+        audit_seq=entry_seq,
+        state="open",
+        closed_by=None,
+        closed_at=None,
+        closed_seq=None,
+    )
+    return insert_with_id(conn, proposals, proposal)
+
+
+def close_proposal(
+    conn: Connection, proposal: Proposal, state: str, reviewer: str, now: str
+) -> None:
+    """Mark an open proposal confirmed or returned, only if it is still open: of two reviewers
+    racing to close it, the second finds it closed and is refused, saying by whom."""
+    closed = conn.execute(
+        update(proposals)
+        .where(proposals.c.id == proposal.id, proposals.c.state == "open")
+        .values(state=state, closed_by=reviewer, closed_at=now)
+    ).rowcount
+    if closed == 1:
+        return
+    now_is = conn.execute(
+        select(proposals.c.state, proposals.c.closed_by).where(proposals.c.id == proposal.id)
+    ).one()
+    raise StoreError(
+        f"the proposal on {proposal.claim_id} was already {now_is.state} by {now_is.closed_by}"
+    )
+
+
+def proposal_closed_by(conn: Connection, proposal: Proposal, seq: int) -> None:
+    """The entry that confirmed or returned the proposal."""
+    conn.execute(update(proposals).where(proposals.c.id == proposal.id).values(closed_seq=seq))
