@@ -18,6 +18,8 @@ It prints, in one run:
    GIL, so N x (CPU seconds per claim) is a floor no concurrency gets under; then (2b) the same
    claims at 16 in flight in `--workers` processes: started for the batch (`run --workers`),
    and long-lived `claims-crew work` processes, already warm, taking them from the queue;
+   then (2c) the `--workers` processes under a CLAIMS_CREW_MAX_RPM cap beside none, as a
+   ratio, with the most requests the server saw in any of the cap's windows;
 3. the shipped way (ClaimsCrew.review: intake, then policy and fraud side by side, each a crew
    of one task in its own thread) against two others, swapped in for this run only: policy and
    fraud one after the other (ClaimsCrew.crew(), CrewAI's sequential process, as claims ran
@@ -214,6 +216,68 @@ def _cpu_with_children() -> float:
     own = time.process_time()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own + children.ru_utime + children.ru_stime
+
+
+# Section 2c's window: long beside a call's latency, short enough for a bench.
+CAP_WINDOW_S = 5.0
+
+
+def most_in_any_window(times: list[float], window_s: float) -> int:
+    """The most of these arrival times within `window_s` seconds of one another."""
+    times = sorted(times)
+    return max((sum(1 for t in times if s <= t < s + window_s) for s in times), default=0)
+
+
+def capped_workers_table(
+    runner: Bench, n: int, latency: float, workers: int, console: Console
+) -> None:
+    """Section 2c: N claims in `workers` processes under CLAIMS_CREW_MAX_RPM beside the same
+    without a cap, in one run. The cap lets about a quarter of the batch's calls through a
+    window, so the capped batch takes some four windows; "most in a window" is counted from the
+    scripted server's own log. On this bench's SQLite store each worker gets its share of the
+    cap (limits.rpm_share); on PostgreSQL they count it together in the store."""
+    from rich.table import Table
+
+    calls = 6 * n  # a water claim: intake, policy and fraud two calls each (section 1)
+    cap = workers * math.ceil(calls / (4 * workers))
+    table = Table(
+        title=f"2c. {n} claims in {workers} processes, a cap of {cap} per "
+        f"{CAP_WINDOW_S:g} s beside none (ratio: capped / uncapped)"
+    )
+    for column in ("cap", "wall s", "calls", "most in a window", "ideal s", "ratio"):
+        table.add_column(column, justify="right")
+    uncapped_wall = 0.0
+    for label, limit in (("none", None), (str(cap), cap)):
+        saved = {k: os.environ.get(k) for k in ("CLAIMS_CREW_MAX_RPM", "CLAIMS_CREW_RATE_WINDOW")}
+        if limit is not None:
+            os.environ["CLAIMS_CREW_MAX_RPM"] = str(limit)
+            os.environ["CLAIMS_CREW_RATE_WINDOW"] = f"{CAP_WINDOW_S:g}"
+        before = len(runner.server.requests)
+        try:
+            run = runner.run_workers(n, max(1, 16 // workers), workers, latency)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        FAILED.extend(run.failed)
+        sent = [r.at for r in runner.server.requests[before:]]
+        most = most_in_any_window(sent, CAP_WINDOW_S)
+        if limit is None:
+            uncapped_wall = run.wall
+            table.add_row(label, f"{run.wall:.2f}", str(len(sent)), str(most), "", "1.00")
+            continue
+        ideal = (math.ceil(len(sent) / limit) - 1) * CAP_WINDOW_S
+        table.add_row(
+            label,
+            f"{run.wall:.2f}",
+            str(len(sent)),
+            f"{most} (cap {limit})",
+            f">= {ideal:.0f}",
+            f"{run.wall / uncapped_wall:.2f}",
+        )
+    console.print(table)
 
 
 def workers_table(
@@ -539,6 +603,7 @@ def bench(
         console.print(table)
         if workers > 1:
             workers_table(runner, n, latency, critical, workers, console, every_size)
+            capped_workers_table(runner, n, latency, workers, console)
 
         # 3. the shipped way against the others
         ways: dict[str, Review | None] = {

@@ -36,6 +36,9 @@ ABSTAIN_REASONS: tuple[AbstainReason, ...] = get_args(AbstainReason)
 
 Side = Literal["policy", "fraud"]
 SIDES: tuple[Side, ...] = get_args(Side)
+# The key of a record's models (agent → model) that says the claim was decided on the fallback
+# model after its own provider failed for good, and why (llms/fallback.py).
+FALLBACK_NOTE = "fallback"
 
 AdjudicatorChoice = Literal["policy", "fraud", "escalate"]
 AdjudicatorOutcome = Literal["chose_policy", "chose_fraud", "escalate", "invalid"]

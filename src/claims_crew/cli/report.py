@@ -165,6 +165,8 @@ def _show_outcomes(console: Console, f: Figures, external: dict[str, str]) -> No
     _amount_row(headline, "tokens per claim", f.tokens)
     _amount_row(headline, "seconds per claim", f.seconds)
     console.print(headline)
+    if f.fallback.count:  # only where CLAIMS_CREW_FALLBACK_MODEL decided a claim
+        console.print(_metric_table("Fallback model", [("decided on it", f.fallback)]))
     console.print(_metric_table("Outcomes", list(f.outcomes.items()), "outcome"))
     console.print(
         _metric_table(

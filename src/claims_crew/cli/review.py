@@ -37,7 +37,7 @@ from claims_crew.review.views import (
     escalation_detail,
     escalation_list,
 )
-from claims_crew.vocabulary import HUMAN_DECISIONS
+from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
 
 STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
 
@@ -221,6 +221,9 @@ def review_show(ref: str, as_json: bool) -> None:
         console.print(_clock_line(detail))
     console.print(plain(f"Why: {detail['reason'] or '-'}"))
     console.print(amount_block(detail))
+    if note := detail["models"].get(FALLBACK_NOTE):
+        models = ", ".join(f"{a} {m}" for a, m in detail["models"].items() if a != FALLBACK_NOTE)
+        console.print(plain(f"Models: {models}; {note}", style="yellow"))
     if detail["fact_checks"]:
         console.print(_fact_lines(detail["fact_checks"]))
     if asked := detail.get("targeted"):

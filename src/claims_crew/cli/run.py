@@ -205,6 +205,8 @@ def review_inbox(
         if workers > 1:
             pooled = _in_workers(todo, settings, concurrency, workers, progress)
             items, dead, left = pooled.items, pooled.dead, pooled.left
+            if pooled.stopped is not None:  # said below, as a run in one process says it
+                settings.batch_stop.heard(pooled.stopped)
         else:
             items = review_ingested(
                 todo, settings, concurrency, on_done=progress.finished, on_start=progress.started
@@ -213,7 +215,7 @@ def review_inbox(
     console.print(claims_table(items))
     for worker in dead:
         console.print(plain(worker.describe()), style="red", soft_wrap=True)
-    if left:
+    if left and not settings.batch_stop.is_set():  # else left queued, as said below
         names = ", ".join(p.name for p in left)
         console.print(
             plain(
@@ -223,8 +225,12 @@ def review_inbox(
             soft_wrap=True,
         )
     _summary(console, items, changed, settings.store, shadow)
+    if settings.batch_stop.is_set():
+        stopped = settings.batch_stop.said(settings.store.queue_counts().pending)
+        console.print(plain(stopped), style="red", soft_wrap=True)
     # A worker that died still fails the run, even when the others finished its claims.
-    reasons = failure_reasons(items, workers_lost=max(len(left), len(dead)))
+    lost = len(dead) if settings.batch_stop.is_set() else max(len(left), len(dead))
+    reasons = failure_reasons(items, workers_lost=lost)
     if reasons:
         console.print(plain(failures_said(reasons), style="red"), soft_wrap=True)
     return sum(reasons.values())

@@ -154,6 +154,9 @@ def work_queue(console: Console, concurrency: int, until_empty: bool) -> int:
     else:
         console.print("No claim reviewed.")
     _escalations(console, items, [], store)
+    if settings.batch_stop.is_set():
+        stopped = settings.batch_stop.said(store.queue_counts().pending)
+        console.print(plain(stopped), style="red", soft_wrap=True)
     reasons = failure_reasons(items)
     if reasons:
         console.print(plain(failures_said(reasons), style="red"), soft_wrap=True)

@@ -48,6 +48,7 @@ class ClaimsCrew:
         library: PolicyLibrary | None = None,
         config_dir: Path | None = None,
         photos: Mapping[str, bytes] | None = None,
+        yaml_models: bool = True,
     ) -> None:
         # What CrewAI would do otherwise is in each module's docstring (crew/workarounds/).
         use_config_dir(self, config_dir if config_dir is not None else paths.config_dir())
@@ -58,6 +59,9 @@ class ClaimsCrew:
         memo_cache.track(self)
         self.policy_id = policy_id
         self.llm_for = llm_for
+        # False for the fallback model (llms/fallback.py): an agent's own `llm:` in agents.yaml
+        # names the provider that just failed, so every agent takes `llm_for`'s model instead.
+        self.yaml_models = yaml_models
         self.library = library if library is not None else PolicyLibrary()
         # The claim's photos (name → bytes) the intake agent is shown as images as well as
         # their text; empty unless CLAIMS_CREW_INTAKE_IMAGES is on (crew/images.py).
@@ -67,7 +71,8 @@ class ClaimsCrew:
 
     def _agent(self, name: str, tools: list[Any] | None = None) -> Agent:
         config = dict(self.agents_config[name])
-        llm: BaseLLM | str = config.pop("llm", None) or self.llm_for(name)
+        own = config.pop("llm", None)
+        llm: BaseLLM | str = own if own and self.yaml_models else self.llm_for(name)
         built = Agent(
             config=config,
             llm=llm,

@@ -16,7 +16,7 @@ is one call here.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,8 +36,10 @@ LOOKUP_TOOL = PolicyLookupTool.model_fields["name"].default
 class ToolLedger:
     """Tool calls of one crew run, kept only for the tasks it was told to watch."""
 
-    def __init__(self, task_ids: set[str]) -> None:
+    def __init__(self, task_ids: set[str], on_tokens: Callable[[int], None] | None = None) -> None:
         self._task_ids = frozenset(task_ids)
+        # Told each finished call's tokens as counted here: the run's tokens-per-minute cap.
+        self._on_tokens = on_tokens
         self._entries: list[LedgerEntry] = []
         self._usage: dict[str, TaskUsage] = {}
         self._calls: set[str] = set()  # the call ids counted
@@ -71,6 +73,8 @@ class ToolLedger:
             if metrics is not None:
                 used.prompt += metrics.prompt_tokens
                 used.completion += metrics.completion_tokens
+        if metrics is not None and self._on_tokens is not None:
+            self._on_tokens(metrics.prompt_tokens + metrics.completion_tokens)
 
     @property
     def usage(self) -> dict[str, TaskUsage]:

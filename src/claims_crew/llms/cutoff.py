@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from crewai.events import crewai_event_bus
 from crewai.hooks.dispatch import HookAborted, InterceptionPoint, register_scoped, scoped_hooks
 
 from claims_crew.llms.rate_limit import RateLimit
@@ -42,6 +43,10 @@ def model_calls_until(
     def before_each_call(_context: Any) -> None:
         if stop.is_set():
             raise HookAborted("the claim's deadline has passed", source="claim deadline")
+        if rate_limit is not None and rate_limit.counts_tokens:
+            # The tokens of finished calls are counted by event handlers, which may still be
+            # running: counted first, so that the cap sees them before this call asks.
+            crewai_event_bus.flush()
         if rate_limit is not None and not rate_limit.acquire(stop):
             raise HookAborted(
                 f"the claim's deadline passed while waiting on the rate limit ({rate_limit.label})",

@@ -9,6 +9,16 @@ It keeps the times of the calls let through in the last window, and lets one mor
 while fewer than `per_window` are in it, so no window of `window_s` seconds ever holds more.
 A call that must wait waits on the claim's `stop`, so a claim given up at its deadline stops
 waiting at once. The clock and the wait are parameters, so tests need not sleep.
+
+A tokens-per-minute cap (CLAIMS_CREW_MAX_TPM) stands beside it in the same window: the
+prompt plus completion tokens of the calls that finished in it, as the claim's record counts
+them (`spend`, from the ledger's events). A call starts only while they are under the cap. A
+call's tokens are known only once it has finished, so calls already under way when the cap is
+reached finish, and can take the window past it; none starts after that until it is back
+under.
+
+This object counts one process's calls. Processes that share a PostgreSQL store count together
+in the store instead (run/shared_rate_limit.py overrides `try_take` and `hold_off`).
 """
 
 from __future__ import annotations
@@ -27,32 +37,57 @@ def _wait(stop: threading.Event, seconds: float) -> bool:
     return stop.wait(seconds)
 
 
+def token_delay(
+    spent: list[tuple[float, int]], now: float, per_window: int, window_s: float
+) -> tuple[list[tuple[float, int]], float]:
+    """The (time, tokens) still in the window, and 0.0 while their tokens are under
+    `per_window`; else the seconds until enough of them leave it that they are."""
+    kept = sorted((t, n) for t, n in spent if now - t < window_s)
+    total = sum(n for _, n in kept)
+    if total < per_window:
+        return kept, 0.0
+    for at, tokens in kept:  # oldest first: when enough have left the window
+        total -= tokens
+        if total < per_window:
+            return kept, max(at + window_s - now, 1e-6)
+    return kept, window_s  # not reached: an empty window holds no tokens
+
+
 class RateLimit:
-    """At most `per_window` calls in any `window_s` seconds (a sliding window)."""
+    """At most `per_window` calls in any `window_s` seconds (a sliding window), and calls
+    started only while the window's tokens are under `tokens_per_window`; either may be None."""
 
     def __init__(
         self,
-        per_window: int,
+        per_window: int | None,
         window_s: float = 60.0,
         clock: Clock = time.monotonic,
         wait: Wait = _wait,
+        tokens_per_window: int | None = None,
     ) -> None:
-        if per_window < 1 or not window_s > 0:
+        if per_window is None and tokens_per_window is None:
+            raise ValueError("a rate limit needs a cap on calls or on tokens")
+        if (per_window or 1) < 1 or (tokens_per_window or 1) < 1 or not window_s > 0:
             raise ValueError("a rate limit needs at least one call in a window of some seconds")
         self.per_window = per_window
+        self.tokens_per_window = tokens_per_window
         self.window_s = window_s
+        self._spent: list[tuple[float, int]] = []
         self._clock = clock
         self._wait = wait
         self._lock = threading.Lock()
         self._let_through: deque[float] = deque()
         self._waiting = 0
+        self._hold_until = float("-inf")
 
     @property
     def label(self) -> str:
-        """ "60/min", or "3 per 2 s" for a window other than a minute."""
-        if self.window_s == 60:
-            return f"{self.per_window}/min"
-        return f"{self.per_window} per {self.window_s:g} s"
+        """ "60/min", "60/min, 40000 tokens/min", or "3 per 2 s" for another window."""
+        per = "/min" if self.window_s == 60 else f" per {self.window_s:g} s"
+        caps = [f"{self.per_window}{per}"] if self.per_window is not None else []
+        if self.tokens_per_window is not None:
+            caps.append(f"{self.tokens_per_window} tokens{per}")
+        return ", ".join(caps)
 
     @property
     def waiting(self) -> int:
@@ -72,13 +107,36 @@ class RateLimit:
         (and let nothing through)."""
         with self._lock:
             now = self._clock()
+            if self._hold_until > now:
+                return self._hold_until - now
+            if self.tokens_per_window is not None:
+                self._spent, delay = token_delay(
+                    self._spent, now, self.tokens_per_window, self.window_s
+                )
+                if delay:
+                    return delay
             while self._let_through and now - self._let_through[0] >= self.window_s:
                 self._let_through.popleft()
-            if len(self._let_through) < self.per_window:
+            if self.per_window is None or len(self._let_through) < self.per_window:
                 self._let_through.append(now)
                 return 0.0
             # Never 0, which would read as a call let through, even where rounding meets it.
             return max(self._let_through[0] + self.window_s - now, 1e-6)
+
+    @property
+    def counts_tokens(self) -> bool:
+        return self.tokens_per_window is not None
+
+    def spend(self, tokens: int) -> None:
+        """A call finished with `tokens` (prompt plus completion): counted in the window."""
+        if self.tokens_per_window is not None and tokens > 0:
+            with self._lock:
+                self._spent.append((self._clock(), tokens))
+
+    def hold_off(self, seconds: float) -> None:
+        """Let no call through for `seconds` from now: the provider answered 429."""
+        with self._lock:
+            self._hold_until = max(self._hold_until, self._clock() + seconds)
 
     def acquire(self, stop: threading.Event) -> bool:
         """Wait until a call may go; False, with nothing taken, once `stop` is set first."""

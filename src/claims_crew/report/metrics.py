@@ -59,6 +59,7 @@ from claims_crew.vocabulary import (
     ANSWERING_AGENTS,
     AUTOMATIC_OUTCOMES,
     DECIDED_OUTCOMES,
+    FALLBACK_NOTE,
     OUTCOMES,
     REBUTTAL_TASK_OF,
     SIDES,
@@ -124,6 +125,8 @@ class Figures(BaseModel):
     model_calls: Amount
     tokens: Amount
     seconds: Amount
+    # Claims decided on CLAIMS_CREW_FALLBACK_MODEL after their provider failed for good.
+    fallback: Metric
 
     def headline(self) -> list[tuple[str, Metric]]:
         """The six rates every view of the report leads with, labelled."""
@@ -188,4 +191,5 @@ def figures(rows: Sequence[ClaimRow]) -> Figures:
         model_calls=amount(sum(r.model_calls for r in rows), n),
         tokens=amount(sum(r.tokens for r in rows), n),
         seconds=amount(sum(r.seconds for r in rows), n),
+        fallback=metric(count_where(rows, lambda r: FALLBACK_NOTE in r.models), n),
     )

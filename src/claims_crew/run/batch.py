@@ -54,6 +54,8 @@ def review_ingested(
     done: dict[Path, BatchItem] = {}
 
     def one(item: Ingested) -> BatchItem:
+        if settings.batch_stop.is_set() and not item.refused:  # left queued (batch_stop.py)
+            return BatchItem(item.path, None, "not started: the batch stopped early", busy=True)
         if on_start is not None:
             on_start(item.path)
         return _review_one(item, settings, run_id)

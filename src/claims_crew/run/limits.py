@@ -14,8 +14,14 @@ after them fails with code `rate_limited`, for the next run to retry.
 
 CLAIMS_CREW_WORKERS (or `claims-crew run --workers N`) reviews a run's claims in N processes
 instead of one (processes.py): CrewAI's own Python work holds one interpreter lock per
-process, which caps how many claims one process keeps moving. The cap above is per process, so
-each worker gets an equal share of it (`rpm_share`).
+process, which caps how many claims one process keeps moving. On a PostgreSQL store the cap is
+counted in the store, once for every process on it (shared_rate_limit.py); on SQLite it is per
+process, so each worker of a run gets an equal share of it (`rpm_share`).
+CLAIMS_CREW_MAX_TPM caps the tokens the same way, beside it: a call starts only while the
+prompt plus completion tokens of the calls that finished in the last minute are under it
+(llms/rate_limit.py), counted with the requests, in the store or per process.
+CLAIMS_CREW_RATE_WINDOW (seconds, default 60) is the cap's window, for tests that check the
+cap without waiting minutes.
 
 Read from the environment once per run; a value that is not a number stops the run before any
 model is called, naming the variable.
@@ -38,6 +44,7 @@ DEFAULT_CLAIM_DEADLINE_S = 600.0
 LOCAL_CLAIM_DEADLINE_S = 3600.0
 MAX_RETRIES = 10
 MAX_RPM = 1_000_000
+MAX_TPM = 1_000_000_000
 MAX_WORKERS = 64
 
 
@@ -50,7 +57,10 @@ class Limits:
     retries: int = DEFAULT_RETRIES
     claim_deadline_s: float | None = DEFAULT_CLAIM_DEADLINE_S
     max_rpm: int | None = None
-    # The cap's window: a minute. Tests shrink it to check the cap without waiting minutes.
+    # The tokens (prompt plus completion) of the calls that finished in a window; None: no cap.
+    max_tpm: int | None = None
+    # The cap's window: a minute. Tests shrink it (CLAIMS_CREW_RATE_WINDOW) to check the cap
+    # without waiting minutes.
     rate_window_s: float = 60.0
 
     @classmethod
@@ -62,6 +72,8 @@ class Limits:
             retries=_count("CLAIMS_CREW_MODEL_RETRIES", DEFAULT_RETRIES),
             claim_deadline_s=_deadline("CLAIMS_CREW_CLAIM_DEADLINE", deadline),
             max_rpm=_count("CLAIMS_CREW_MAX_RPM", 0, MAX_RPM) or None,
+            max_tpm=_count("CLAIMS_CREW_MAX_TPM", 0, MAX_TPM) or None,
+            rate_window_s=_seconds("CLAIMS_CREW_RATE_WINDOW", 60.0),
         )
 
 

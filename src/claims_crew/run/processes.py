@@ -16,8 +16,9 @@ claims it held come free at once on this host (their holder's process is gone), 
 workers take them. The run reports each dead worker and what it held, and exits non-zero; a
 claim nobody finished is left for the next run.
 
-CLAIMS_CREW_MAX_RPM counts per process: each worker is given an equal share of the cap
-(limits.rpm_share).
+CLAIMS_CREW_MAX_RPM is counted in the store on PostgreSQL, once for every process on it
+(shared_rate_limit.py); on SQLite it counts per process, so each worker is given an equal share
+of the cap (limits.rpm_share).
 """
 
 from __future__ import annotations
@@ -84,24 +85,33 @@ class DeadWorker:
 
 @dataclass(frozen=True)
 class PoolResult:
-    """The items of the claims whose review ended, the dead workers, and the run's claims that
-    no worker finished (left for the next run)."""
+    """The items of the claims whose review ended, the dead workers, the run's claims that
+    no worker finished (left for the next run), and why a worker stopped early, if one did
+    (run/batch_stop.py: the first reason heard)."""
 
     items: list[BatchItem]
     dead: list[DeadWorker]
     left: list[Path]
+    stopped: str | None = None
 
 
 def worker_environment(workers: int, store: Store | None = None) -> dict[str, str]:
-    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM and the
+    """This process's environment, with each worker's share of CLAIMS_CREW_MAX_RPM and
+    CLAIMS_CREW_MAX_TPM (on SQLite;
+    on PostgreSQL the workers count the whole cap together in the store) and the
     store's URL (an SQLite file, a shadow's included, or PostgreSQL): in the environment rather
     than on the command line, where a password would show in the process list."""
     env = dict(os.environ)
     if store is not None:
         env[DATABASE_URL_VARIABLE] = store.url.render_as_string(hide_password=False)
-    share = rpm_share(Limits.from_environment().max_rpm, workers)
-    if share is not None:
-        env["CLAIMS_CREW_MAX_RPM"] = str(share)
+    limits = Limits.from_environment()
+    for name, cap in (
+        ("CLAIMS_CREW_MAX_RPM", limits.max_rpm),
+        ("CLAIMS_CREW_MAX_TPM", limits.max_tpm),
+    ):
+        share = rpm_share(cap, workers)
+        if share is not None and (store is None or not store.postgres):
+            env[name] = str(share)
     return env
 
 
@@ -132,6 +142,7 @@ def run_in_workers(
     command = [sys.executable, "-m", WORKER_MODULE, store.where, str(config_dir), str(concurrency)]
     pool: list[WorkerProcess] = []
     done: dict[Path, BatchItem] = {}
+    stopped: list[str] = []
     lock = threading.Lock()
 
     def listen(worker: WorkerProcess) -> None:
@@ -153,6 +164,9 @@ def run_in_workers(
                     worker.in_hand.discard(item.path)
                 if on_done is not None:
                     on_done(item)
+            elif "stopped" in event:
+                with lock:
+                    stopped.append(str(event["stopped"]))
         worker.process.wait()
 
     try:
@@ -178,4 +192,5 @@ def run_in_workers(
     ]
     ours = set(todo)  # the run's own claims first, in its order; then what else was queued
     items = [done[p] for p in todo if p in done] + [i for p, i in done.items() if p not in ours]
-    return PoolResult(items, dead, [p for p in todo if p not in done])
+    left = [p for p in todo if p not in done]
+    return PoolResult(items, dead, left, stopped[0] if stopped else None)

@@ -17,15 +17,18 @@ from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError, ModelError
+from claims_crew.llms.fallback import fallback_note, provider_failed
+from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import policy_checks, resolve
 from claims_crew.resolver.reread import policy_view, read_case
+from claims_crew.run.batch_stop import HOPELESS, hopeless_code
 from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.photos import claim_photos
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
-from claims_crew.vocabulary import ON_DEMAND_TASKS, TASK_OF, utc_now
+from claims_crew.vocabulary import FALLBACK_NOTE, ON_DEMAND_TASKS, TASK_OF, utc_now
 
 
 def record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
@@ -45,7 +48,8 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     A policy that is unknown, unreadable or not in force on the loss date is escalated before
     any model is called. After the rules' first word, the cascade's levels run where they apply
     (levels/): intake asked once more when the answers conflict over open facts, a debate round
-    when configured, the adjudicator for an interpretation dispute.
+    when configured, the adjudicator for an interpretation dispute. A claim whose provider
+    failed for good is reviewed again on CLAIMS_CREW_FALLBACK_MODEL when set (llms/fallback.py).
     """
     claim = loaded.claim
     base = record_head(loaded, utc_now())
@@ -59,15 +63,41 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
             policy_corrections_sha256=view.corrections_sha256,
             finished_at=utc_now(),
         )
+    record = _review_on(settings.llm_for, loaded, settings, base)
+    if isinstance(record, ClaimRecord):
+        return record
+    error, failed = record
+    if settings.fallback_llm_for is None or not provider_failed(_causes(error)):
+        return failed
+    # The primary provider failed for good: once more, from the start, on the fallback model.
+    assert failed.error is not None
+    note = fallback_note(failed.error.code, failed.error.message)
+    again = _review_on(settings.fallback_llm_for, loaded, settings, base, yaml_models=False)
+    decided = again if isinstance(again, ClaimRecord) else again[1]
+    decided.models[FALLBACK_NOTE] = note
+    return decided
+
+
+def _review_on(
+    llm_for: LLMFactory,
+    loaded: LoadedClaim,
+    settings: Settings,
+    base: dict[str, Any],
+    yaml_models: bool = True,
+) -> ClaimRecord | tuple[Exception, ClaimRecord]:
+    """The claim reviewed with the agents' models from `llm_for`: its record, or, where the
+    crew raised, the error beside the failed record."""
+    claim = loaded.claim
     stages = StageClock()
     ledger: ToolLedger | None = None
     try:
         stages.start("crew")
         photos = claim_photos(loaded) if settings.intake_images else {}
         crew = ClaimsCrew(
-            claim.policy_id, settings.llm_for, settings.library, settings.config_dir, photos
+            claim.policy_id, llm_for, settings.library, settings.config_dir, photos, yaml_models
         )
-        ledger = ToolLedger({str(t.id) for t in crew.all_tasks()})
+        spend = settings.rate_limit.spend if settings.rate_limit is not None else None
+        ledger = ToolLedger({str(t.id) for t in crew.all_tasks()}, spend)
         with ledger.listening():  # every level's model calls and tool calls too
             state = _first_word(crew, ledger, loaded, settings, stages)
             walk(state, stages)
@@ -75,7 +105,16 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
         code = "model" if isinstance(exc, ModelError) else "config"
         return _failed(base, code, str(exc), ledger)
     except Exception as exc:  # a model or network failure must not stop the batch
-        return _failed(base, failure_code(exc), failure_message(exc), ledger)
+        code = failure_code(exc)
+        if code == "rate_limited" and settings.rate_limit is not None:
+            # Still 429 after the client's retries: every process on the cap holds off, not
+            # only this one, for as long as the provider asked, else one window.
+            settings.rate_limit.hold_off(retry_after(exc) or settings.rate_limit.window_s)
+        message = failure_message(exc)
+        if code in HOPELESS.values():  # every claim would meet it: no further claim starts
+            first_line = (message.splitlines() or [""])[0]
+            settings.batch_stop.stop(claim.claim_id, code, first_line[:200])
+        return exc, _failed(base, code, message, ledger)
     return _reviewed(base, state, stages)
 
 
@@ -192,12 +231,16 @@ def failure_code(exc: BaseException) -> str:
     socket's); `rate_limited` when the provider still answered 429 after the client's retries
     (every provider's SDK puts the HTTP status on its error); `malformed_response` when the
     provider's client could not read its answer (a body cut off or garbled); else
-    `crew_failed`. All four leave the claim for the next run."""
+    `crew_failed`; `invalid_key`, `permission_denied` or `model_not_found` for a provider's
+    401, 403 or 404, which also stop the batch (batch_stop.py). All leave the claim for the
+    next run."""
     causes = list(_causes(exc))
     if any(_is_timeout(cause) for cause in causes):
         return "timeout"
     if any(getattr(cause, "status_code", None) == 429 for cause in causes):
         return "rate_limited"
+    if (hopeless := hopeless_code(causes)) is not None:
+        return hopeless
     if malformed_response(exc) is not None:
         return "malformed_response"
     return "crew_failed"
@@ -211,6 +254,20 @@ _TIMEOUT_ERRORS = frozenset({"APITimeoutError", "TimeoutException"})
 def _is_timeout(cause: BaseException) -> bool:
     kinds = type(cause).__mro__
     return isinstance(cause, TimeoutError) or any(k.__name__ in _TIMEOUT_ERRORS for k in kinds)
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds a provider's 429 asked to wait (its Retry-After header), if it said."""
+    for cause in _causes(exc):
+        headers = getattr(getattr(cause, "response", None), "headers", None)
+        raw = headers.get("retry-after") if headers is not None else None
+        try:
+            seconds = float(raw) if raw is not None else None
+        except ValueError:
+            continue  # an HTTP date: the window stands in
+        if seconds is not None and 0 < seconds < float("inf"):
+            return seconds
+    return None
 
 
 def failure_message(exc: BaseException) -> str:

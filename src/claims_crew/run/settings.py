@@ -9,14 +9,17 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.desk import load_desk
 from claims_crew.desk.assignment import Step
 from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
+from claims_crew.llms.fallback import fallback_factory, fallback_model
 from claims_crew.llms.rate_limit import RateLimit
 from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver.config import ResolutionConfig, load_config
+from claims_crew.run.batch_stop import BatchStop
 from claims_crew.run.config_hash import config_sha256
 from claims_crew.run.limits import Limits
 from claims_crew.run.photos import intake_images_from_environment
+from claims_crew.run.shared_rate_limit import rate_limit_for
 from claims_crew.store import Basis, Store
 
 
@@ -30,8 +33,14 @@ class Settings:
     rules: ResolutionConfig | None = None
     store: Store = field(default_factory=Store)  # CLAIMS_CREW_DATABASE_URL, else SQLite at home
     limits: Limits = field(default_factory=Limits.from_environment)
-    # One for the run, shared by every claim's model calls; built from `limits` when not given.
+    # One for the run, shared by every claim's model calls (and on PostgreSQL by every process
+    # on the store); built from `limits` when not given.
     rate_limit: RateLimit | None = None
+    # Set by the first claim whose provider refused the key, the permission or the model.
+    batch_stop: BatchStop = field(default_factory=BatchStop)
+    # Every agent on CLAIMS_CREW_FALLBACK_MODEL, for a claim whose provider failed for good
+    # (llms/fallback.py); built from the environment when not given, None when it is unset.
+    fallback_llm_for: LLMFactory | None = None
     # The hash of the config files as the run loaded them, recorded with every decision.
     config_sha256: str = ""
     # config/desk.yaml's assignment rule, read once with the rest of the config.
@@ -51,9 +60,12 @@ class Settings:
             object.__setattr__(self, "clocks", load_clocks(self.config_dir))
         if not self.config_sha256:
             object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
-        if self.rate_limit is None and self.limits.max_rpm is not None:
-            limit = RateLimit(self.limits.max_rpm, self.limits.rate_window_s)
+        limits = self.limits
+        if self.rate_limit is None and (limits.max_rpm or limits.max_tpm) is not None:
+            limit = rate_limit_for(self.store, limits.max_rpm, limits.rate_window_s, limits.max_tpm)
             object.__setattr__(self, "rate_limit", limit)
+        if self.fallback_llm_for is None and (model := fallback_model()) is not None:
+            object.__setattr__(self, "fallback_llm_for", fallback_factory(model, self.limits))
 
     @property
     def resolution(self) -> ResolutionConfig:

@@ -8,6 +8,7 @@ store as shown to people. It reports what it does on its stdout, one JSON object
     {"started": PATH}
     {"finished": PATH, "claim_id": ID or null, "busy": bool, "error": TEXT or null,
      "code": CODE or null}
+    {"stopped": REASON}   (last, when a provider refusal stopped it early: batch_stop.py)
 
 The records themselves are not sent: each is in the store once `finished` is written, and the
 parent reads it from there. Anything else the process prints (CrewAI's own output included)
@@ -99,6 +100,8 @@ def _work(_store_shown: str, config_dir: str, concurrency: str) -> None:
         on_start=lambda path: send(started_event(path)),
         on_done=lambda item: send(finished_event(item)),
     ).run()
+    if settings.batch_stop.is_set():  # the parent says why the run stopped, as one process would
+        send({"stopped": settings.batch_stop.reason})
     events.close()
     if abandoned_work():  # a call past its claim's deadline: nothing of it can be written now
         sys.stderr.flush()

@@ -99,7 +99,8 @@ class Worker:
             raise
 
     def _take_and_review(self, run_id: int) -> None:
-        while not self.stop.is_set():
+        # A claim met a provider refusal that every claim would meet: take no more (batch_stop).
+        while not self.stop.is_set() and not self.settings.batch_stop.is_set():
             holder = lease_holder()
             with self._lock:
                 self._holders.add(holder)

@@ -32,6 +32,7 @@ caller's own compose plainly when each takes that transaction's connection.
 - report_query.py: the report's one pass over every decided claim;
 - work_queue.py: claims ingested into the store, and workers taking them;
 - letters.py: what a decision letter is written from, and each letter issued.
+- rate_windows.py: the model calls' rate limit, shared by every process on the store.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from claims_crew.store.desk import Desk
 from claims_crew.store.leases import Leases
 from claims_crew.store.letters import Letters
 from claims_crew.store.queue import Queue
+from claims_crew.store.rate_windows import RateWindows
 from claims_crew.store.recording import Recording
 from claims_crew.store.report_query import ReportQuery
 from claims_crew.store.revalidation import Revalidations
@@ -63,5 +65,6 @@ class Store(
     ReportQuery,
     WorkQueue,
     Letters,
+    RateWindows,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""

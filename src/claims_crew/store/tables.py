@@ -310,6 +310,19 @@ letters = Table(
     Column("audit_seq", Integer, nullable=False),
 )
 
+# A rate limit shared by the processes on the store (rate_windows.py): the times (seconds,
+# the database's clock) of the calls let through in the last window, as a JSON list, and until
+# when every process holds off after a provider's 429; `spent`, the time and tokens of each call
+# that finished in the window, for the tokens-per-minute cap.
+rate_windows = Table(
+    "rate_windows",
+    metadata,
+    Column("name", Text, primary_key=True),
+    Column("taken", Text, nullable=False, server_default="[]"),
+    Column("spent", Text, nullable=False, server_default="[]"),
+    Column("hold_until", Float, nullable=False, server_default="0"),
+)
+
 # The indexes the migrations make, named as they are there.
 Index("attempts_claim", attempts.c.claim_id, attempts.c.id)
 Index("escalations_open", escalations.c.state, escalations.c.opened_at, escalations.c.id)

@@ -1,0 +1,76 @@
+"""A second model for a claim whose own provider failed for good: CLAIMS_CREW_FALLBACK_MODEL.
+
+A provider that answers 5xx through every retry, or does not answer within the call timeout,
+fails the claim though nothing is wrong with it. With CLAIMS_CREW_FALLBACK_MODEL set, such a
+claim is reviewed once more, from the start, with every agent on that model (run/review.py),
+within the claim's same deadline and under the same rate limit. Off by default: a second
+provider sees the claim, which a team must choose.
+
+Only a provider's failure falls back. A refusal (401, 403, 404) would fail on the fallback's
+key no better and stops the batch instead (run/batch_stop.py); a 429 holds every process off
+(run/shared_rate_limit.py); an answer that cannot be read is the model's, not the provider's.
+
+The fallback reaches CLAIMS_CREW_FALLBACK_BASE_URL when set, else MODEL_BASE_URL (a gateway
+configured for the run keeps every request), else the provider's own endpoint; the client is
+built as the primary's are (llms/select.py), so a Gemini fallback's base URL reaches google-genai
+too. An agent's own `llm:` in agents.yaml is replaced as well: it names the provider that failed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from claims_crew.run.limits import Limits
+
+if TYPE_CHECKING:
+    from crewai import BaseLLM
+
+    from claims_crew.llms.select import LLMFactory
+
+
+def fallback_model() -> str | None:
+    """The model CLAIMS_CREW_FALLBACK_MODEL names, if any."""
+    return os.environ.get("CLAIMS_CREW_FALLBACK_MODEL", "").strip() or None
+
+
+def fallback_factory(model: str, limits: Limits) -> LLMFactory:
+    """Every agent on `model`, one client for the run, with the run's timeout and retries."""
+    from crewai import LLM
+
+    from claims_crew.llms.endpoints import ModelChoice
+    from claims_crew.llms.select import client_options
+
+    base_url = (
+        os.environ.get("CLAIMS_CREW_FALLBACK_BASE_URL") or os.environ.get("MODEL_BASE_URL") or None
+    )
+    choice = ModelChoice(model, base_url, None)
+    llm = LLM(**client_options(choice, limits))
+
+    def llm_for(_agent_name: str) -> BaseLLM:
+        # Gemini's client keeps each call's tools on the model object: a copy per agent, as
+        # select.py gives the primary's.
+        return llm.model_copy() if choice.is_gemini else llm
+
+    return llm_for
+
+
+def provider_failed(causes: Iterable[BaseException]) -> bool:
+    """Whether an error is the provider failing to answer: a 5xx after the client's retries, a
+    call timed out, or a connection that could not be made or was lost."""
+    import httpx
+
+    for cause in causes:
+        status = getattr(cause, "status_code", None)
+        if isinstance(status, int) and 500 <= status < 600:
+            return True
+        if isinstance(cause, TimeoutError | ConnectionError | httpx.TransportError):
+            return True
+    return False
+
+
+def fallback_note(code: str, message: str) -> str:
+    """What the record says of a claim decided on the fallback: the primary's failure."""
+    first_line = (message.splitlines() or [""])[0][:200]
+    return f"decided on the fallback model: the primary failed with {code} ({first_line})"

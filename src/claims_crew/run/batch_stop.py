@@ -1,0 +1,58 @@
+"""Stopping a batch at an error that no retry and no other claim can get past.
+
+A key the provider refuses (401), a permission it does not grant (403) or a model it does not
+know (404) fails every claim the same way, each after paying for its own attempt. So the first
+claim that meets one is recorded as failed with a typed code, no further claim is started (by
+the run, or by the worker that met it), and the claims not started stay queued, not failed:
+once the key or the model is put right, the next run or worker takes them. Claims already under
+way when the error came finish as they will.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+# HTTP status a provider's refusal carries, and the failure code a claim records for it.
+HOPELESS = {401: "invalid_key", 403: "permission_denied", 404: "model_not_found"}
+
+
+def hopeless_code(causes: Iterable[BaseException]) -> str | None:
+    """The failure code of a provider refusal that cannot get better, if one of `causes` is."""
+    for cause in causes:
+        status = getattr(cause, "status_code", None)
+        if isinstance(status, int) and status in HOPELESS:
+            return HOPELESS[status]
+    return None
+
+
+class BatchStop:
+    """Set once, by the first claim that met a hopeless error; asked before each claim starts."""
+
+    def __init__(self) -> None:
+        self._set = threading.Event()
+        self._lock = threading.Lock()
+        self.reason = ""
+
+    def stop(self, claim_id: str, code: str, message: str) -> None:
+        with self._lock:
+            if not self._set.is_set():
+                self.reason = f"{claim_id} failed with {code} ({message}), which every claim would"
+                self._set.set()
+
+    def heard(self, reason: str) -> None:
+        """Set by a worker process's reason (run/processes.py), as if met here."""
+        with self._lock:
+            if not self._set.is_set():
+                self.reason = reason
+                self._set.set()
+
+    def is_set(self) -> bool:
+        return self._set.is_set()
+
+    def said(self, left: int) -> str:
+        """What a run or worker says when it stopped early, with how many claims it left."""
+        return (
+            f"stopped early: {self.reason}; {left} claim(s) left queued for the next run "
+            "once that is put right"
+        )
