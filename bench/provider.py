@@ -34,6 +34,11 @@ may be shared and noisy.
     uv run python bench/provider.py
     uv run python bench/provider.py --latency 1 --claims 64
     uv run python bench/provider.py --small    # 2 claims, 0.05 s a call: CI's check
+    uv run python bench/provider.py --cap --postgres   # only 2c, the workers on PostgreSQL
+
+`--cap` runs only section 2c. `--postgres` puts the bench's store in a throwaway PostgreSQL
+cluster (Debian's `postgresql` package, as the tests run it), where the workers count the cap
+together in the store; without it the store is SQLite and each worker counts its share.
 
 A claim that a timed batch did not review makes it exit non-zero at the end.
 """
@@ -219,7 +224,7 @@ def _cpu_with_children() -> float:
 
 
 # Section 2c's window: long beside a call's latency, short enough for a bench.
-CAP_WINDOW_S = 5.0
+CAP_WINDOW_S = 5.0  # --cap-window
 
 
 def most_in_any_window(times: list[float], window_s: float) -> int:
@@ -229,20 +234,27 @@ def most_in_any_window(times: list[float], window_s: float) -> int:
 
 
 def capped_workers_table(
-    runner: Bench, n: int, latency: float, workers: int, console: Console
+    runner: Bench,
+    n: int,
+    latency: float,
+    workers: int,
+    console: Console,
+    window_s: float = CAP_WINDOW_S,
 ) -> None:
     """Section 2c: N claims in `workers` processes under CLAIMS_CREW_MAX_RPM beside the same
     without a cap, in one run. The cap lets about a quarter of the batch's calls through a
     window, so the capped batch takes some four windows; "most in a window" is counted from the
-    scripted server's own log. On this bench's SQLite store each worker gets its share of the
-    cap (limits.rpm_share); on PostgreSQL they count it together in the store."""
+    scripted server's own log. On a SQLite store each worker gets its share of the cap
+    (limits.rpm_share); on PostgreSQL (`--postgres`) they count it together in the store."""
     from rich.table import Table
 
     calls = 6 * n  # a water claim: intake, policy and fraud two calls each (section 1)
     cap = workers * math.ceil(calls / (4 * workers))
+    shared = runner.settings.store.postgres
+    engine = "PostgreSQL, counted together" if shared else "SQLite, shared out"
     table = Table(
         title=f"2c. {n} claims in {workers} processes, a cap of {cap} per "
-        f"{CAP_WINDOW_S:g} s beside none (ratio: capped / uncapped)"
+        f"{window_s:g} s ({engine}) beside none (ratio: capped / uncapped)"
     )
     for column in ("cap", "wall s", "calls", "most in a window", "ideal s", "ratio"):
         table.add_column(column, justify="right")
@@ -251,7 +263,7 @@ def capped_workers_table(
         saved = {k: os.environ.get(k) for k in ("CLAIMS_CREW_MAX_RPM", "CLAIMS_CREW_RATE_WINDOW")}
         if limit is not None:
             os.environ["CLAIMS_CREW_MAX_RPM"] = str(limit)
-            os.environ["CLAIMS_CREW_RATE_WINDOW"] = f"{CAP_WINDOW_S:g}"
+            os.environ["CLAIMS_CREW_RATE_WINDOW"] = f"{window_s:g}"
         before = len(runner.server.requests)
         try:
             run = runner.run_workers(n, max(1, 16 // workers), workers, latency)
@@ -263,12 +275,12 @@ def capped_workers_table(
                     os.environ[key] = value
         FAILED.extend(run.failed)
         sent = [r.at for r in runner.server.requests[before:]]
-        most = most_in_any_window(sent, CAP_WINDOW_S)
+        most = most_in_any_window(sent, window_s)
         if limit is None:
             uncapped_wall = run.wall
             table.add_row(label, f"{run.wall:.2f}", str(len(sent)), str(most), "", "1.00")
             continue
-        ideal = (math.ceil(len(sent) / limit) - 1) * CAP_WINDOW_S
+        ideal = (math.ceil(len(sent) / limit) - 1) * window_s
         table.add_row(
             label,
             f"{run.wall:.2f}",
@@ -483,6 +495,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="2 claims, 0.05 s a call, 1 repeat, 2 worker processes started twice (CI's run)",
     )
+    parser.add_argument("--cap", action="store_true", help="only section 2c: workers under a cap")
+    parser.add_argument(
+        "--cap-window",
+        type=float,
+        default=CAP_WINDOW_S,
+        metavar="S",
+        help="the cap's window in section 2c (CLAIMS_CREW_RATE_WINDOW)",
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="the store in a throwaway PostgreSQL cluster"
+    )
     args = parser.parse_args(argv)
     if args.small:
         args.latency, args.claims, args.repeats, args.workers = 0.05, 2, 1, 2
@@ -500,16 +523,37 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "OPENAI_API_KEY": "sk-bench-not-a-real-key",
             }
         )
-        bench(
-            max(1, args.claims),
-            max(0.0, args.latency),
-            max(1, args.repeats),
-            workdir,
-            workers=max(1, args.workers),
-            every_size=not args.small,
-        )
+        with database(args.postgres) as url:
+            bench(
+                max(1, args.claims),
+                max(0.0, args.latency),
+                max(1, args.repeats),
+                workdir,
+                workers=max(1, args.workers),
+                every_size=not args.small,
+                database_url=url,
+                cap_only=args.cap,
+                cap_window_s=max(1.0, args.cap_window),
+            )
     if FAILED:
         raise SystemExit(f"{len(FAILED)} claim(s) not reviewed")
+
+
+@contextlib.contextmanager
+def database(postgres: bool) -> Iterator[str | None]:
+    """A fresh PostgreSQL database in a throwaway cluster for `--postgres`, else None (the
+    bench's SQLite file)."""
+    if not postgres:
+        yield None
+        return
+    sys.path.insert(0, str(ROOT))
+    from tests.support.postgres import find_bin_dir, fresh_database, throwaway_cluster
+
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        raise SystemExit("--postgres: PostgreSQL is not installed (apt-get install postgresql)")
+    with throwaway_cluster(bin_dir) as server, fresh_database(server) as url:
+        yield url
 
 
 def bench(
@@ -519,6 +563,9 @@ def bench(
     workdir: Path,
     workers: int = 4,
     every_size: bool = True,
+    database_url: str | None = None,
+    cap_only: bool = False,
+    cap_window_s: float = CAP_WINDOW_S,
 ) -> None:
     sys.path.insert(0, str(ROOT))
     logging.disable(logging.WARNING)
@@ -541,7 +588,7 @@ def bench(
             library=library,
             llm_for=default_llm_factory(CONFIG),
             config_dir=CONFIG,
-            store=Store(workdir / "claims.sqlite"),
+            store=Store(workdir / "claims.sqlite", url=database_url),
         )
         runner = Bench(workdir, server, settings)
         console.print(
@@ -549,6 +596,9 @@ def bench(
             f"{n} claims a batch, {os.cpu_count()} CPUs[/]"
         )
         health(runner.run(2, 2, 0.0), console)  # the first kickoff pays one-off costs
+        if cap_only:
+            capped_workers_table(runner, n, latency, max(2, workers), console, cap_window_s)
+            return
 
         # 1. one claim
         overhead, zero_runs = median_run(runner, repeats, 0.0)
@@ -603,7 +653,7 @@ def bench(
         console.print(table)
         if workers > 1:
             workers_table(runner, n, latency, critical, workers, console, every_size)
-            capped_workers_table(runner, n, latency, workers, console)
+            capped_workers_table(runner, n, latency, workers, console, cap_window_s)
 
         # 3. the shipped way against the others
         ways: dict[str, Review | None] = {

@@ -94,6 +94,21 @@ def test_a_held_call_waits_exactly_until_a_place_frees() -> None:
     assert fake.now == pytest.approx(10.0) and limit.waiting == 0
 
 
+def test_a_place_is_held_past_the_window_by_the_runs_margin() -> None:
+    """Arrivals at the provider spread by how long each call spent in CrewAI after taking its
+    place: with places freed only a margin after the window, calls let through at the window's
+    edge cannot land in one provider window with the calls before them."""
+    fake = FakeTime()
+    limit = RateLimit(2, 60.0, clock=fake.clock, wait=fake.wait, margin_s=2.0)
+    assert limit.try_take() == 0 and limit.try_take() == 0
+    fake.now = 60.0
+    assert limit.try_take() == pytest.approx(2.0)  # free at 62, not 60
+    fake.now = 62.0
+    assert limit.try_take() == 0
+    assert Limits(rate_window_s=60.0).rate_margin_s == 2.0
+    assert Limits(rate_window_s=10.0).rate_margin_s == 0.5
+
+
 def test_a_held_call_stops_waiting_when_its_claim_is_given_up() -> None:
     fake = FakeTime()
     stop = threading.Event()

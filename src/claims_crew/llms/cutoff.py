@@ -7,9 +7,11 @@ asks the hooks of the current execution scope before every model call, whatever 
 hook scoped to this claim's thread aborts the call once `stop` is set. CrewAI passes that
 abort through, never into its task retries, so the crew ends at its next model call.
 
-The same hook waits for the run's rate limit (rate_limit.py) before each call: every call of
-every claim, to whatever model, passes there. It waits on `stop`, so a claim given up at its
-deadline stops waiting and makes no call.
+The run's rate limit (rate_limit.py) is waited for at the wire where the client allows it
+(wire_gate.py: every request the SDK sends, its retries included), and by the same hook before
+each call where it does not: every call of every claim, to whatever model, passes one of the
+two. Either waits on `stop`, so a claim given up at its deadline stops waiting and makes no
+call.
 
 Last, right before the call, it asks `held` whether the claim's lease is still this process's
 (run/routine.py): a process paused past its lease, whose claim another has taken since, makes
@@ -28,6 +30,7 @@ from crewai.events import crewai_event_bus
 from crewai.hooks.dispatch import HookAborted, InterceptionPoint, register_scoped, scoped_hooks
 
 from claims_crew.llms.rate_limit import RateLimit
+from claims_crew.llms.wire_gate import gated, wire_gated
 
 
 @contextmanager
@@ -40,14 +43,15 @@ def model_calls_until(
     once `stop` is set, hold each one until `rate_limit` lets it through, and refuse it when
     `held` says the claim's lease is no longer this process's."""
 
-    def before_each_call(_context: Any) -> None:
+    def before_each_call(context: Any) -> None:
         if stop.is_set():
             raise HookAborted("the claim's deadline has passed", source="claim deadline")
         if rate_limit is not None and rate_limit.counts_tokens:
             # The tokens of finished calls are counted by event handlers, which may still be
             # running: counted first, so that the cap sees them before this call asks.
             crewai_event_bus.flush()
-        if rate_limit is not None and not rate_limit.acquire(stop):
+        at_the_wire = wire_gated(getattr(context, "llm", None))
+        if rate_limit is not None and not at_the_wire and not rate_limit.acquire(stop):
             raise HookAborted(
                 f"the claim's deadline passed while waiting on the rate limit ({rate_limit.label})",
                 source="claim deadline",
@@ -55,6 +59,6 @@ def model_calls_until(
         if held is not None and not held():
             raise HookAborted("the claim's lease passed to another holder", source="claim lease")
 
-    with scoped_hooks():
+    with scoped_hooks(), gated(stop, rate_limit):
         register_scoped(InterceptionPoint.PRE_MODEL_CALL, before_each_call)
         yield

@@ -17,6 +17,12 @@ call's tokens are known only once it has finished, so calls already under way wh
 reached finish, and can take the window past it; none starts after that until it is back
 under.
 
+A place is held a little longer than the window (`margin_s`; the run gives min(2 s, a
+twentieth of the window), run/limits.py). The limit is taken before CrewAI builds the request,
+and a provider counts the requests as they arrive: two calls let through exactly a window
+apart can arrive less than a window apart, so a batch let through at the window's edge would
+otherwise land in the same provider window as the one before it (bench/provider.py, 2c).
+
 This object counts one process's calls. Processes that share a PostgreSQL store count together
 in the store instead (run/shared_rate_limit.py overrides `try_take` and `hold_off`).
 """
@@ -64,6 +70,7 @@ class RateLimit:
         clock: Clock = time.monotonic,
         wait: Wait = _wait,
         tokens_per_window: int | None = None,
+        margin_s: float = 0.0,
     ) -> None:
         if per_window is None and tokens_per_window is None:
             raise ValueError("a rate limit needs a cap on calls or on tokens")
@@ -72,6 +79,7 @@ class RateLimit:
         self.per_window = per_window
         self.tokens_per_window = tokens_per_window
         self.window_s = window_s
+        self.margin_s = max(0.0, margin_s)
         self._spent: list[tuple[float, int]] = []
         self._clock = clock
         self._wait = wait
@@ -115,13 +123,14 @@ class RateLimit:
                 )
                 if delay:
                     return delay
-            while self._let_through and now - self._let_through[0] >= self.window_s:
+            held = self.window_s + self.margin_s  # how long a call keeps its place
+            while self._let_through and now - self._let_through[0] >= held:
                 self._let_through.popleft()
             if self.per_window is None or len(self._let_through) < self.per_window:
                 self._let_through.append(now)
                 return 0.0
             # Never 0, which would read as a call let through, even where rounding meets it.
-            return max(self._let_through[0] + self.window_s - now, 1e-6)
+            return max(self._let_through[0] + held - now, 1e-6)
 
     @property
     def counts_tokens(self) -> bool:

@@ -50,6 +50,11 @@ def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
     }
     if choice.key_variable:
         options["api_key"] = os.environ[choice.key_variable]
+    from claims_crew.llms.wire_gate import GATED_PREFIXES, WIRE_GATE  # imports CrewAI
+
+    if choice.provider in GATED_PREFIXES:
+        # The run's rate limit taken as each request, retries included, goes out (wire_gate.py).
+        options["interceptor"] = WIRE_GATE
     if choice.is_gemini:
         # google-genai reads none of base_url, timeout or max_retries from CrewAI: its own
         # http_options carry them (the timeout in milliseconds, attempts counting the first).

@@ -63,6 +63,14 @@ class Limits:
     # without waiting minutes.
     rate_window_s: float = 60.0
 
+    @property
+    def rate_margin_s(self) -> float:
+        """How long past the window a call keeps its place under the cap: long enough for the
+        spread between taking a place and reaching the provider (about 0.01 s for a warm
+        process, 1 s for a cold one on a busy machine; bench/provider.py), short beside the
+        window (llms/rate_limit.py says why)."""
+        return min(2.0, self.rate_window_s / 20)
+
     @classmethod
     def from_environment(cls) -> Limits:
         remote = bool(os.environ.get("MODEL") or os.environ.get("ADJUDICATOR_MODEL"))

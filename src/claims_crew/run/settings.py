@@ -62,7 +62,13 @@ class Settings:
             object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
         limits = self.limits
         if self.rate_limit is None and (limits.max_rpm or limits.max_tpm) is not None:
-            limit = rate_limit_for(self.store, limits.max_rpm, limits.rate_window_s, limits.max_tpm)
+            limit = rate_limit_for(
+                self.store,
+                limits.max_rpm,
+                limits.rate_window_s,
+                limits.max_tpm,
+                limits.rate_margin_s,
+            )
             object.__setattr__(self, "rate_limit", limit)
         if self.fallback_llm_for is None and (model := fallback_model()) is not None:
             object.__setattr__(self, "fallback_llm_for", fallback_factory(model, self.limits))

@@ -28,13 +28,16 @@ class SharedRateLimit(RateLimit):
         per_window: int | None,
         window_s: float = 60.0,
         tokens_per_window: int | None = None,
+        margin_s: float = 0.0,
     ) -> None:
-        super().__init__(per_window, window_s, tokens_per_window=tokens_per_window)
+        super().__init__(
+            per_window, window_s, tokens_per_window=tokens_per_window, margin_s=margin_s
+        )
         self.store = store
 
     def try_take(self) -> float:
         return self.store.take_rate(
-            REQUESTS, self.per_window, self.window_s, self.tokens_per_window
+            REQUESTS, self.per_window, self.window_s, self.tokens_per_window, self.margin_s
         )
 
     def spend(self, tokens: int) -> None:
@@ -46,9 +49,13 @@ class SharedRateLimit(RateLimit):
 
 
 def rate_limit_for(
-    store: Store, per_window: int | None, window_s: float, tokens_per_window: int | None = None
+    store: Store,
+    per_window: int | None,
+    window_s: float,
+    tokens_per_window: int | None = None,
+    margin_s: float = 0.0,
 ) -> RateLimit:
     """The run's caps: shared through the store on PostgreSQL, this process's own on SQLite."""
     if store.postgres:
-        return SharedRateLimit(store, per_window, window_s, tokens_per_window)
-    return RateLimit(per_window, window_s, tokens_per_window=tokens_per_window)
+        return SharedRateLimit(store, per_window, window_s, tokens_per_window, margin_s)
+    return RateLimit(per_window, window_s, tokens_per_window=tokens_per_window, margin_s=margin_s)

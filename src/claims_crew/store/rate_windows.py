@@ -76,10 +76,12 @@ class RateWindows(StoreBase):
         per_window: int | None,
         window_s: float,
         tokens_per_window: int | None = None,
+        margin_s: float = 0.0,
     ) -> float:
         """Let one call through under the limit `name` (0.0), or say how many seconds to wait
         (nothing taken): at most `per_window` in any `window_s` seconds, and none while the
-        window's tokens reach `tokens_per_window`, across processes (None: no such cap)."""
+        window's tokens reach `tokens_per_window`, across processes (None: no such cap). A call
+        keeps its place `margin_s` past the window (llms/rate_limit.py says why)."""
         # Only this row is locked: the store's write lock would queue every call behind
         # the claims' own writes.
         with self.write(exclusive=False) as conn:
@@ -93,7 +95,7 @@ class RateWindows(StoreBase):
                     return delay
             if per_window is None:  # a cap on tokens alone
                 return 0.0
-            kept, delay = admit(taken, now, per_window, window_s)
+            kept, delay = admit(taken, now, per_window, window_s + margin_s)
             if not delay:
                 conn.execute(
                     update(rate_windows)

@@ -1,0 +1,109 @@
+"""The run's rate limit taken where a request goes onto the wire, not before CrewAI builds it.
+
+A provider counts requests as they arrive. The pre-call hook (cutoff.py) runs before CrewAI
+formats the messages, the tools and the answer's schema, which on a busy machine with several
+claims in flight can take a second or more; two calls let through a window apart by the hook
+could then reach the provider less than a window apart, and a batch let through at a window's
+edge land in the same provider window as the batch before it. Four cold workers at a cap of 24
+per 20 s sent 36 requests in one such window with the hook alone (bench/provider.py, 2c).
+
+CrewAI's native OpenAI and Anthropic clients (and the OpenAI-compatible ones for Ollama and
+vLLM) accept an httpx interceptor whose `on_outbound` runs for every request the SDK sends,
+its own retries included. `WIRE_GATE` is that interceptor: it takes the place under the rate
+limit of the claim the request is for, found in a context variable that `model_calls_until`
+sets for the claim's thread and what CrewAI starts from it. For a client without interceptors
+(Gemini's, Azure's, Bedrock's, LiteLLM's) the hook still takes the place (`wire_gated`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import httpx
+from crewai.llms.hooks.base import BaseInterceptor
+
+from claims_crew.llms.rate_limit import RateLimit
+
+# The claim's stop event and the run's rate limit, for the requests made within its block.
+_GATE: ContextVar[tuple[threading.Event, RateLimit] | None] = ContextVar(
+    "claims_crew_wire_gate", default=None
+)
+
+# The model prefixes whose CrewAI client sends through an httpx transport that calls the
+# interceptor; CrewAI refuses an interceptor for Gemini, Azure and Bedrock.
+GATED_PREFIXES = frozenset(
+    {"openai", "anthropic", "claude", "ollama", "ollama_chat", "hosted_vllm"}
+)
+
+
+class WireGateClosed(httpx.TransportError):
+    """The claim was given up while its request waited on the rate limit: nothing was sent."""
+
+
+@contextmanager
+def gated(stop: threading.Event, rate_limit: RateLimit | None) -> Iterator[None]:
+    """Requests sent within this block wait on `rate_limit` (None: no cap) and on `stop`."""
+    token = _GATE.set((stop, rate_limit) if rate_limit is not None else None)
+    try:
+        yield
+    finally:
+        _GATE.reset(token)
+
+
+def _counted(request: httpx.Request) -> bool:
+    """Whether the request counts under the cap: not Anthropic's token counting, which its
+    client calls before a message and the provider limits on its own."""
+    return not request.url.path.endswith("/count_tokens")
+
+
+def _take() -> None:
+    gate = _GATE.get()
+    if gate is None:
+        return
+    stop, rate_limit = gate
+    if not rate_limit.acquire(stop):
+        raise WireGateClosed(
+            f"the claim's deadline passed while waiting on the rate limit ({rate_limit.label})"
+        )
+
+
+class WireGate(BaseInterceptor[httpx.Request, httpx.Response]):
+    """Every outbound request takes its place under the claim's rate limit first."""
+
+    def on_outbound(self, message: httpx.Request) -> httpx.Request:
+        if not _counted(message):
+            return message
+        _take()
+        return message
+
+    def on_inbound(self, message: httpx.Response) -> httpx.Response:
+        return message
+
+    async def aon_outbound(self, message: httpx.Request) -> httpx.Request:
+        if not _counted(message):
+            return message
+        # Waits in a thread, not on the event loop; to_thread carries the context over.
+        await asyncio.to_thread(_take)
+        return message
+
+    async def aon_inbound(self, message: httpx.Response) -> httpx.Response:
+        return message
+
+
+WIRE_GATE = WireGate()
+
+
+def wire_gated(llm: Any) -> bool:
+    """Whether `llm`'s requests take their place at the wire (else the pre-call hook takes it)."""
+    from crewai.llms.providers.anthropic.completion import AnthropicCompletion
+    from crewai.llms.providers.openai.completion import OpenAICompletion
+
+    return (
+        isinstance(llm, OpenAICompletion | AnthropicCompletion)
+        and getattr(llm, "interceptor", None) is WIRE_GATE
+    )
