@@ -133,3 +133,7 @@ def test_the_fallback_replaces_an_agents_own_llm_and_keeps_a_gemini_gateway(
     first, second = gemini("policy"), gemini("fraud")
     assert first is not second  # a copy per agent: the client keeps a call's tools on itself
     assert first.client_params["http_options"]["base_url"] == "http://127.0.0.1:9/gemini"
+    # The provider's usual key, or one of its own where the fallback is another account's.
+    assert fallback_factory(FALLBACK, Limits())("policy").api_key == "sk-test-not-a-real-key"
+    monkeypatch.setenv("CLAIMS_CREW_FALLBACK_API_KEY", "sk-fallback-not-a-real-key")
+    assert fallback_factory(FALLBACK, Limits())("policy").api_key == "sk-fallback-not-a-real-key"

@@ -13,7 +13,8 @@ key no better and stops the batch instead (run/batch_stop.py); a 429 holds every
 The fallback reaches CLAIMS_CREW_FALLBACK_BASE_URL when set, else MODEL_BASE_URL (a gateway
 configured for the run keeps every request), else the provider's own endpoint; the client is
 built as the primary's are (llms/select.py), so a Gemini fallback's base URL reaches google-genai
-too. An agent's own `llm:` in agents.yaml is replaced as well: it names the provider that failed.
+too. Its key is CLAIMS_CREW_FALLBACK_API_KEY when set, else the provider's usual variable. An
+agent's own `llm:` in agents.yaml is replaced as well: it names the provider that failed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from crewai import BaseLLM
 
     from claims_crew.llms.select import LLMFactory
+
+
+FALLBACK_KEY = "CLAIMS_CREW_FALLBACK_API_KEY"
 
 
 def fallback_model() -> str | None:
@@ -45,7 +49,10 @@ def fallback_factory(model: str, limits: Limits) -> LLMFactory:
     base_url = (
         os.environ.get("CLAIMS_CREW_FALLBACK_BASE_URL") or os.environ.get("MODEL_BASE_URL") or None
     )
-    choice = ModelChoice(model, base_url, None)
+    # Its own key where the fallback is another provider's account, else the provider's usual
+    # variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
+    key_variable = FALLBACK_KEY if os.environ.get(FALLBACK_KEY) else None
+    choice = ModelChoice(model, base_url, key_variable)
     llm = LLM(**client_options(choice, limits))
 
     def llm_for(_agent_name: str) -> BaseLLM:
