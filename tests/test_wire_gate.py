@@ -1,6 +1,6 @@
 """The run's rate limit taken at the wire (llms/wire_gate.py): every request a client sends, its
-own retries included, takes one place, and no request takes two (the hook and the wire); on a
-client CrewAI gives no interceptor (Gemini's) the pre-call hook takes it, once per call.
+own retries included, takes one place, and no request takes two (the hook and the wire):
+through CrewAI's interceptor for OpenAI and Anthropic, an httpx request hook for Gemini.
 
 Driven through CrewAI's own clients against the scripted servers of each wire format.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from claims_crew.llms.endpoints import ModelChoice
 from claims_crew.llms.select import client_options
-from claims_crew.llms.wire_gate import WIRE_GATE
+from claims_crew.llms.wire_gate import wire_gated
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
 from claims_crew.run.limits import Limits
@@ -32,18 +32,25 @@ from tests.support.provider import (
 
 
 @pytest.mark.parametrize(
-    ("model", "gated"),
+    "model",
     [
-        ("openai/gpt-4o-mini", True),
-        ("anthropic/claude-3-5-haiku-latest", True),
-        ("ollama/llama3.2", True),
-        ("hosted_vllm/qwen", True),
-        ("gemini/gemini-2.0-flash", False),  # CrewAI refuses an interceptor for Gemini
+        "openai/gpt-4o-mini",
+        "anthropic/claude-3-5-haiku-latest",
+        "ollama/llama3.2",
+        "hosted_vllm/qwen",
+        "gemini/gemini-2.0-flash",  # an httpx request hook: CrewAI refuses it an interceptor
     ],
 )
-def test_the_clients_that_allow_it_get_the_wire_gate(model: str, gated: bool) -> None:
-    options = client_options(ModelChoice(model, None, None), Limits())
-    assert (options.get("interceptor") is WIRE_GATE) is gated
+def test_each_provider_s_client_waits_at_the_wire(
+    model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crewai import LLM
+
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(variable, "test-key-not-a-real-one")
+    assert wire_gated(LLM(**client_options(ModelChoice(model, None, None), Limits())))
+    # A client built without the run's options has no gate: the pre-call hook takes the place.
+    assert not wire_gated(LLM(model=model))
 
 
 def test_every_request_on_the_wire_takes_one_place_retries_included(
@@ -69,9 +76,6 @@ def test_every_request_on_the_wire_takes_one_place_retries_included(
     sent = [r for r in server.requests if not r.path.endswith("/count_tokens")]
     assert settings.rate_limit is not None
     taken = settings.rate_limit.in_window
-    if wire_name(server) == "gemini":
-        # The hook takes a place per call; google-genai's retries are the same call to it.
-        assert len(sent) > CALLS_PER_REVIEW and taken == CALLS_PER_REVIEW
-    else:
+    if wire_name(server) != "gemini":  # google-genai retries a 500 more than once
         assert len(sent) == CALLS_PER_REVIEW + 1  # the failed request went out twice
-        assert taken == len(sent)
+    assert len(sent) > CALLS_PER_REVIEW and taken == len(sent)

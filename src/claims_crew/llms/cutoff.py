@@ -8,7 +8,8 @@ hook scoped to this claim's thread aborts the call once `stop` is set. CrewAI pa
 abort through, never into its task retries, so the crew ends at its next model call.
 
 The run's rate limit (rate_limit.py) is waited for at the wire where the client allows it
-(wire_gate.py: every request the SDK sends, its retries included), and by the same hook before
+(wire_gate.py: every request the SDK sends, its retries included; OpenAI, Anthropic, Gemini,
+Ollama, vLLM), and by the same hook before
 each call where it does not: every call of every claim, to whatever model, passes one of the
 two. Either waits on `stop`, so a claim given up at its deadline stops waiting and makes no
 call.

@@ -50,7 +50,11 @@ def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
     }
     if choice.key_variable:
         options["api_key"] = os.environ[choice.key_variable]
-    from claims_crew.llms.wire_gate import GATED_PREFIXES, WIRE_GATE  # imports CrewAI
+    from claims_crew.llms.wire_gate import (  # imports CrewAI
+        GATED_PREFIXES,
+        GEMINI_CLIENT_ARGS,
+        WIRE_GATE,
+    )
 
     if choice.provider in GATED_PREFIXES:
         # The run's rate limit taken as each request, retries included, goes out (wire_gate.py).
@@ -64,6 +68,8 @@ def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
         }
         if choice.base_url:
             http["base_url"] = choice.base_url
+        # The run's rate limit taken as each request goes out, retries included (wire_gate.py).
+        http.update(GEMINI_CLIENT_ARGS)
         options["client_params"] = {"http_options": http}
     return options
 

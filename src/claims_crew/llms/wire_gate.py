@@ -11,8 +11,10 @@ CrewAI's native OpenAI and Anthropic clients (and the OpenAI-compatible ones for
 vLLM) accept an httpx interceptor whose `on_outbound` runs for every request the SDK sends,
 its own retries included. `WIRE_GATE` is that interceptor: it takes the place under the rate
 limit of the claim the request is for, found in a context variable that `model_calls_until`
-sets for the claim's thread and what CrewAI starts from it. For a client without interceptors
-(Gemini's, Azure's, Bedrock's, LiteLLM's) the hook still takes the place (`wire_gated`).
+sets for the claim's thread and what CrewAI starts from it. CrewAI refuses an interceptor for
+Gemini, but google-genai builds its httpx clients from `http_options.client_args`, so the same
+wait runs there as an httpx request hook (`GEMINI_CLIENT_ARGS`). For a client with neither
+(Azure's, Bedrock's, LiteLLM's) the pre-call hook still takes the place (`wire_gated`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ _GATE: ContextVar[tuple[threading.Event, RateLimit] | None] = ContextVar(
 )
 
 # The model prefixes whose CrewAI client sends through an httpx transport that calls the
-# interceptor; CrewAI refuses an interceptor for Gemini, Azure and Bedrock.
+# interceptor; CrewAI refuses an interceptor for Gemini (hooked below), Azure and Bedrock.
 GATED_PREFIXES = frozenset(
     {"openai", "anthropic", "claude", "ollama", "ollama_chat", "hosted_vllm"}
 )
@@ -98,12 +100,31 @@ class WireGate(BaseInterceptor[httpx.Request, httpx.Response]):
 WIRE_GATE = WireGate()
 
 
+def request_hook(request: httpx.Request) -> None:
+    """The same wait as an httpx event hook, for google-genai's client (called per send)."""
+    if _counted(request):
+        _take()
+
+
+async def async_request_hook(request: httpx.Request) -> None:
+    if _counted(request):
+        await asyncio.to_thread(_take)
+
+
+# What google-genai's HttpOptions are given so that its httpx clients call the hooks.
+GEMINI_CLIENT_ARGS: dict[str, Any] = {
+    "client_args": {"event_hooks": {"request": [request_hook]}},
+    "async_client_args": {"event_hooks": {"request": [async_request_hook]}},
+}
+
+
 def wire_gated(llm: Any) -> bool:
     """Whether `llm`'s requests take their place at the wire (else the pre-call hook takes it)."""
     from crewai.llms.providers.anthropic.completion import AnthropicCompletion
     from crewai.llms.providers.openai.completion import OpenAICompletion
 
-    return (
-        isinstance(llm, OpenAICompletion | AnthropicCompletion)
-        and getattr(llm, "interceptor", None) is WIRE_GATE
-    )
+    if isinstance(llm, OpenAICompletion | AnthropicCompletion):
+        return getattr(llm, "interceptor", None) is WIRE_GATE
+    http = (getattr(llm, "client_params", None) or {}).get("http_options")
+    hooks = ((http or {}).get("client_args") or {}).get("event_hooks") or {}
+    return isinstance(http, dict) and request_hook in hooks.get("request", [])
