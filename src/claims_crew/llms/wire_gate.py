@@ -111,7 +111,10 @@ async def async_request_hook(request: httpx.Request) -> None:
         await asyncio.to_thread(_take)
 
 
-# What google-genai's HttpOptions are given so that its httpx clients call the hooks.
+# What google-genai's HttpOptions are given so that its httpx clients call the hooks. Its async
+# calls go through aiohttp where that is installed (it is, with CrewAI) and drop the httpx
+# arguments; the crew calls its models synchronously (kickoff, never akickoff), so every request
+# of a claim passes the sync hook, which test_wire_gate.py counts.
 GEMINI_CLIENT_ARGS: dict[str, Any] = {
     "client_args": {"event_hooks": {"request": [request_hook]}},
     "async_client_args": {"event_hooks": {"request": [async_request_hook]}},
