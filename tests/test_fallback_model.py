@@ -137,3 +137,15 @@ def test_the_fallback_replaces_an_agents_own_llm_and_keeps_a_gemini_gateway(
     assert fallback_factory(FALLBACK, Limits())("policy").api_key == "sk-test-not-a-real-key"
     monkeypatch.setenv("CLAIMS_CREW_FALLBACK_API_KEY", "sk-fallback-not-a-real-key")
     assert fallback_factory(FALLBACK, Limits())("policy").api_key == "sk-fallback-not-a-real-key"
+
+
+def test_a_request_held_by_the_rate_limit_past_the_deadline_does_not_fall_back() -> None:
+    """The wire gate refuses a request at the claim's deadline as a transport error; it was
+    never sent, so the provider did not fail and the fallback is not tried."""
+    import httpx
+
+    from claims_crew.llms.fallback import provider_failed
+    from claims_crew.llms.wire_gate import WireGateClosed
+
+    assert provider_failed([httpx.ConnectError("connection refused")])
+    assert not provider_failed([RuntimeError("wrapped"), WireGateClosed("deadline passed")])

@@ -127,6 +127,11 @@ class ShadowError(ClaimsCrewError):
     """A shadow name that is not a safe file name, or a shadow no run has made."""
 
 
+def first_line(message: str, width: int = 200) -> str:
+    """An error's first line, cut to `width`: what a one-line note says of it."""
+    return (message.splitlines() or [""])[0][:width]
+
+
 def validation_problems(exc: ValidationError, whole: str) -> list[str]:
     """Each pydantic error as "key.path: message"; `whole` names an error about the whole."""
     return [

@@ -23,6 +23,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from claims_crew.errors import first_line
 from claims_crew.run.limits import Limits
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def fallback_factory(model: str, limits: Limits) -> LLMFactory:
     from crewai import LLM
 
     from claims_crew.llms.endpoints import ModelChoice
-    from claims_crew.llms.select import client_options
+    from claims_crew.llms.select import client_options, for_agent
 
     base_url = (
         os.environ.get("CLAIMS_CREW_FALLBACK_BASE_URL") or os.environ.get("MODEL_BASE_URL") or None
@@ -56,18 +57,22 @@ def fallback_factory(model: str, limits: Limits) -> LLMFactory:
     llm = LLM(**client_options(choice, limits))
 
     def llm_for(_agent_name: str) -> BaseLLM:
-        # Gemini's client keeps each call's tools on the model object: a copy per agent, as
-        # select.py gives the primary's.
-        return llm.model_copy() if choice.is_gemini else llm
+        return for_agent(llm, choice)
 
     return llm_for
 
 
 def provider_failed(causes: Iterable[BaseException]) -> bool:
     """Whether an error is the provider failing to answer: a 5xx after the client's retries, a
-    call timed out, or a connection that could not be made or was lost."""
+    call timed out, or a connection that could not be made or was lost. A request the rate
+    limit held until the claim's deadline (wire_gate.py) was never sent: not the provider's."""
     import httpx
 
+    from claims_crew.llms.wire_gate import WireGateClosed
+
+    causes = list(causes)
+    if any(isinstance(cause, WireGateClosed) for cause in causes):
+        return False
     for cause in causes:
         status = getattr(cause, "status_code", None)
         if isinstance(status, int) and 500 <= status < 600:
@@ -79,5 +84,4 @@ def provider_failed(causes: Iterable[BaseException]) -> bool:
 
 def fallback_note(code: str, message: str) -> str:
     """What the record says of a claim decided on the fallback: the primary's failure."""
-    first_line = (message.splitlines() or [""])[0][:200]
-    return f"decided on the fallback model: the primary failed with {code} ({first_line})"
+    return f"decided on the fallback model: the primary failed with {code} ({first_line(message)})"

@@ -18,10 +18,12 @@ reached finish, and can take the window past it; none starts after that until it
 under.
 
 A place is held a little longer than the window (`margin_s`; the run gives min(2 s, a
-twentieth of the window), run/limits.py). The limit is taken before CrewAI builds the request,
-and a provider counts the requests as they arrive: two calls let through exactly a window
-apart can arrive less than a window apart, so a batch let through at the window's edge would
-otherwise land in the same provider window as the one before it (bench/provider.py, 2c).
+twentieth of the window), run/limits.py). A provider counts requests as they arrive, some time
+after their place was taken: little where the place is taken at the wire (wire_gate.py), up to
+a second where it is taken before CrewAI builds the request (the pre-call hook, for clients
+without a gate). Two requests let through exactly a window apart can then arrive less than a
+window apart, and a batch let through at the window's edge land in the same provider window as
+the one before it; the margin keeps that spread inside the cap.
 
 This object counts one process's calls. Processes that share a PostgreSQL store count together
 in the store instead (run/shared_rate_limit.py overrides `try_take` and `hold_off`).

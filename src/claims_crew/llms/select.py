@@ -74,6 +74,16 @@ def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
     return options
 
 
+def for_agent(llm: BaseLLM, choice: ModelChoice) -> BaseLLM:
+    """The run's one client for `choice`, as an agent gets it: the client itself, shared by
+    agents and claims, except Gemini's. CrewAI's Gemini client keeps each call's tools on the
+    model object (`self.tools = tools`) and reads them back to decide whether the answer is a
+    tool call, so an agent without tools beside one with them loses a lookup and gets an empty
+    answer. Each agent of each claim gets its own copy; the copies share the google-genai
+    client that costs."""
+    return llm.model_copy() if choice.is_gemini else llm
+
+
 def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = None) -> LLMFactory:
     """A factory that gives each agent its configured model, or the shared local one.
 
@@ -99,14 +109,7 @@ def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = 
                 # object, so calls from claims side by side do not meet there.
                 if choice not in remote:
                     remote[choice] = LLM(**client_options(choice, limits))
-                if choice.is_gemini:
-                    # Except Gemini's: CrewAI's client keeps each call's tools on the model
-                    # object (`self.tools = tools`) and reads them back to decide whether the
-                    # answer is a tool call, so an agent without tools beside one with them
-                    # loses a lookup and gets an empty answer. Each agent of each claim gets
-                    # its own copy; the copies share the google-genai client that costs.
-                    return remote[choice].model_copy()
-                return remote[choice]
+                return for_agent(remote[choice], choice)
         with building:  # one local model per factory: loading weights twice wastes memory
             if not local:
                 from claims_crew.llms.local import LocalLLM

@@ -35,13 +35,11 @@ class BatchStop:
         self.reason = ""
 
     def stop(self, claim_id: str, code: str, message: str) -> None:
-        with self._lock:
-            if not self._set.is_set():
-                self.reason = f"{claim_id} failed with {code} ({message}), which every claim would"
-                self._set.set()
+        self.heard(f"{claim_id} failed with {code} ({message}), which every claim would")
 
     def heard(self, reason: str) -> None:
-        """Set by a worker process's reason (run/processes.py), as if met here."""
+        """Set with `reason` unless already set (the first stands): this process's own claim's
+        (`stop`), or a worker process's as the run heard it (run/processes.py)."""
         with self._lock:
             if not self._set.is_set():
                 self.reason = reason

@@ -66,8 +66,8 @@ class Limits:
     @property
     def rate_margin_s(self) -> float:
         """How long past the window a call keeps its place under the cap: long enough for the
-        spread between taking a place and reaching the provider (about 0.01 s for a warm
-        process, 1 s for a cold one on a busy machine; bench/provider.py), short beside the
+        spread between taking a place and reaching the provider (hundredths of a second at the
+        wire; up to about a second from the pre-call hook on a busy machine), short beside the
         window (llms/rate_limit.py says why)."""
         return min(2.0, self.rate_window_s / 20)
 

@@ -16,7 +16,7 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.crew.ledger import ToolLedger, source_checked
-from claims_crew.errors import ClaimsCrewError, ModelError
+from claims_crew.errors import ClaimsCrewError, ModelError, first_line
 from claims_crew.llms.fallback import fallback_note, provider_failed
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
@@ -112,8 +112,7 @@ def _review_on(
             settings.rate_limit.hold_off(retry_after(exc) or settings.rate_limit.window_s)
         message = failure_message(exc)
         if code in HOPELESS.values():  # every claim would meet it: no further claim starts
-            first_line = (message.splitlines() or [""])[0]
-            settings.batch_stop.stop(claim.claim_id, code, first_line[:200])
+            settings.batch_stop.stop(claim.claim_id, code, first_line(message))
         return exc, _failed(base, code, message, ledger)
     return _reviewed(base, state, stages)
 
