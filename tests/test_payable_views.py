@@ -95,6 +95,10 @@ def test_a_persons_covered_decision_keeps_the_amount(store: Store) -> None:
     [decision] = store.decisions()
     assert decision.review is not None and decision.review.payable is not None
     assert decision.review.payable.amount == Decimal("2350")
+    # What a letter is written from reads the same review, its amount as one too.
+    on_file = store.decision_on_file("C-1044")
+    assert on_file is not None and on_file.review is not None
+    assert on_file.review.payable == decision.review.payable
     shown = json.loads(CliRunner().invoke(main, ["review", "show", "C-1044", "--json"]).stdout)
     assert (shown["payable"]["amount"], shown["payable"]["held"]) == ("2350", False)
 

@@ -21,7 +21,7 @@ from claims_crew.models import ClaimFile
 from claims_crew.resolver import Resolution
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
-from claims_crew.store.queue import REVIEW_COLUMNS, Review
+from claims_crew.store.queue import REVIEW_COLUMNS, Review, review_from_row
 from claims_crew.store.tables import (
     audit_log,
     claim_files,
@@ -70,8 +70,7 @@ def _review(conn: Connection, claim_id: str) -> tuple[bool, Review | None]:
     row = conn.execute(
         select(*REVIEW_COLUMNS).where(reviews.c.escalation_id == escalation.id)
     ).first()
-    values: tuple[Any, ...] | None = tuple(row) if row is not None else None
-    return escalation.state == "open", Review(*values) if values is not None else None
+    return escalation.state == "open", review_from_row(row) if row is not None else None
 
 
 def _claim_file(conn: Connection, claim_id: str, sha256: str) -> ClaimFile | None:

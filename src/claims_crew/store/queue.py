@@ -72,7 +72,8 @@ class Review:
     payable: Payable | None = None
 
 
-def _review(row: Sequence[Any]) -> Review:
+def review_from_row(row: Sequence[Any]) -> Review:
+    """A review as REVIEW_COLUMNS select it: its payable read back into a Payable."""
     payable = row[8]
     return replace(
         Review(*row[:8]), payable=Payable.model_validate_json(payable) if payable else None
@@ -337,7 +338,7 @@ class Queue(StoreBase):
             query = query.where(reviews.c.claim_id == claim_id)
         with self.read() as conn:
             rows: Sequence[tuple[Any, ...]] = conn.execute(query).all()
-        return [_review(row) for row in rows]
+        return [review_from_row(row) for row in rows]
 
     def decisions(self) -> list[Decision]:
         """Every decided claim in claim-id order, with its resolution and any human review."""
@@ -366,7 +367,7 @@ class Queue(StoreBase):
                 decided_by=row[4],
                 decided_at=row[5],
                 resolution=Resolution.model_validate_json(row[6]),
-                review=_review(row[7:]) if row[7] is not None else None,
+                review=review_from_row(row[7:]) if row[7] is not None else None,
             )
             for row in rows
         ]
