@@ -13,6 +13,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from claims_crew.documents.limits import OCR_DPI, AttachmentError, ClaimBudget
 from claims_crew.documents.ocr import OcrError, read_image
+from claims_crew.documents.pdfium_lock import PDFIUM
 from claims_crew.documents.record import PageText
 
 
@@ -33,23 +34,30 @@ def rendered_pdf_pages(
 ) -> Iterator[tuple[int, Image.Image]]:
     """The pages `numbers` (1-based) of a PDF at OCR_DPI, each refused if its size at that
     resolution is over the pixel caps (a page may declare itself 200 inches wide)."""
+    # pdfium's lock is taken for each call into it, never across a yield: the caller reads each
+    # page by OCR before asking for the next.
     try:
-        document = pypdfium2.PdfDocument(data)
+        with PDFIUM:
+            document = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
         raise AttachmentError("unsupported_type", f"{name}: pdfium cannot open it: {exc}") from exc
     try:
         scale = OCR_DPI / 72  # PDF sizes are in points, 72 to the inch
         for number in numbers:
-            page = document[number - 1]
-            width, height = page.get_size()
+            with PDFIUM:
+                page = document[number - 1]
+                width, height = page.get_size()
             budget.take_pixels(
                 f"{name} page {number} at {OCR_DPI} dpi",
                 math.ceil(width * scale),
                 math.ceil(height * scale),
             )
-            yield number, page.render(scale=scale, grayscale=True).to_pil()
+            with PDFIUM:
+                image = page.render(scale=scale, grayscale=True).to_pil()
+            yield number, image
     finally:
-        document.close()
+        with PDFIUM:
+            document.close()
 
 
 def image_frames(name: str, data: bytes, budget: ClaimBudget) -> Iterator[tuple[int, Image.Image]]:

@@ -17,23 +17,21 @@ OCR_PAGE_TIMEOUT_S.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from PIL import Image
 
+from claims_crew.documents.limits import OCR_DPI
 from claims_crew.documents.ocr import OcrError, ocr_unavailable, read_image
+from claims_crew.documents.pdfium_lock import PDFIUM
 from claims_crew.errors import PolicyError, PolicyErrorCode
 from claims_crew.policy.ocr_reading import LOW_CONFIDENCE, OcrLineNote, OcrReading
 from claims_crew.policy.text import MIN_LETTERS_PER_PAGE
 
-OCR_DPI = 300
 # A4 at 300 dpi is 8.7 megapixels; twice A3's is far beyond any page of a wording.
 MAX_PAGE_PIXELS = 40_000_000
 OCR_PAGE_TIMEOUT_S = 60.0
-# pdfium is not safe to call from two threads at once (claims of a batch may open one policy).
-_PDFIUM = threading.Lock()
 
 
 def ocr_pages(path: Path, data: bytes) -> tuple[list[str], OcrReading]:
@@ -81,7 +79,7 @@ def _pages(path: Path, data: bytes) -> Iterator[tuple[int, Image.Image]]:
     import pypdfium2 as pdfium
 
     scale = OCR_DPI / 72  # PDF sizes are in points, 72 to the inch
-    with _PDFIUM:
+    with PDFIUM:
         try:
             document = pdfium.PdfDocument(data)
         except pdfium.PdfiumError as exc:
@@ -91,7 +89,7 @@ def _pages(path: Path, data: bytes) -> Iterator[tuple[int, Image.Image]]:
         finally:
             document.close()
     for number in range(1, count + 1):
-        with _PDFIUM:
+        with PDFIUM:
             document = pdfium.PdfDocument(data)
             try:
                 page = document[number - 1]

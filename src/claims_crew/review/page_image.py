@@ -18,12 +18,12 @@ import hashlib
 import io
 import os
 import stat
-import threading
 from pathlib import Path
 from typing import Literal
 
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
+from claims_crew.documents.pdfium_lock import PDFIUM
 from claims_crew.store import Store
 
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
@@ -35,8 +35,6 @@ MAX_PIXELS = 60_000_000
 MAX_SIDE = 1754
 # A PDF page larger than this (in points, 1/72 inch) is no page of a document: 5 m a side.
 MAX_PDF_POINTS = 14_400
-# pdfium is not safe to call from two threads at once, and the page's routes run in a pool.
-_PDFIUM = threading.Lock()
 
 
 class PageImageError(Exception):
@@ -82,7 +80,7 @@ def _read(path: Path) -> bytes:
 
 
 def _pdf_page(data: bytes, page: int, name: str) -> Image.Image:
-    with _PDFIUM:
+    with PDFIUM:
         return _pdf_page_held(data, page, name)
 
 
