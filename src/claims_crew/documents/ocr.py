@@ -17,6 +17,7 @@ limit is given to the tesseract child alone; the local model's threads are left 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -65,17 +66,26 @@ def tesseract_command() -> str:
 
 def ocr_unavailable() -> str | None:
     """None when the engine runs and knows English; otherwise the line that installs it."""
-    command = tesseract_command()
-    if shutil.which(command) is None:
+    found = shutil.which(tesseract_command())
+    if found is None:
         return INSTALL_LINE
+    languages = _languages(found)
+    if languages is None:
+        return INSTALL_LINE
+    return None if LANGUAGE in languages else f"apt-get install -y tesseract-ocr-{LANGUAGE}"
+
+
+@functools.lru_cache(maxsize=8)
+def _languages(executable: str) -> frozenset[str] | None:
+    """The languages the engine at `executable` knows (None: it would not say). Asked once per
+    executable: it is asked before every scanned page and photo, and each answer is a process."""
     try:
         listed = subprocess.run(
-            [command, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+            [executable, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
-        return INSTALL_LINE
-    languages = {line.strip() for line in (listed.stdout + listed.stderr).splitlines()}
-    return None if LANGUAGE in languages else f"apt-get install -y tesseract-ocr-{LANGUAGE}"
+        return None
+    return frozenset(line.strip() for line in (listed.stdout + listed.stderr).splitlines())
 
 
 def read_image(image: Image.Image, timeout_s: float | None = None) -> OcrPage:
