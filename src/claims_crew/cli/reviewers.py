@@ -14,8 +14,7 @@ from rich.console import Console
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
-
-ROLES = ("reviewer", "lead")
+from claims_crew.desk.authority import ROLES
 
 
 def _amount(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:

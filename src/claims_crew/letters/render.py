@@ -9,6 +9,7 @@ as file and line, for `config check`.
 
 from __future__ import annotations
 
+import functools
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,11 @@ TEMPLATES: dict[Format, str] = {
 }
 
 
+@functools.cache
 def environment(folder: Path) -> jinja2.Environment:
-    """Templates from `folder` (config/letters/): HTML escaped, every name required."""
+    """Templates from `folder` (config/letters/): HTML escaped, every name required. One per
+    folder, so a template is compiled once, not per letter or preview; the loader still sees a
+    template edited since (it checks the file's time)."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder),
         undefined=jinja2.StrictUndefined,
