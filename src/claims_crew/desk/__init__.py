@@ -7,7 +7,7 @@ is not, so the store never loads the claim routine that an appeal runs."""
 
 from claims_crew.desk.assignment import Candidate, choose
 from claims_crew.desk.authority import ReviewerSettings, amount_at_stake, refusal
-from claims_crew.desk.rules import DeskRules, load_desk, parse_desk
+from claims_crew.desk.rules import DeskRules, load_desk
 
 __all__ = [
     "Candidate",
@@ -16,6 +16,5 @@ __all__ = [
     "amount_at_stake",
     "choose",
     "load_desk",
-    "parse_desk",
     "refusal",
 ]

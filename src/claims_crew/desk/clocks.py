@@ -17,13 +17,11 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import paths
-from claims_crew.errors import ConfigError, validation_problems
+from claims_crew.errors import ConfigError, model_from_yaml
 from claims_crew.vocabulary import utc_now
 
 NOW_VARIABLE = "CLAIMS_CREW_NOW"
@@ -73,23 +71,14 @@ def clocks_path(config_dir: Path | None = None) -> Path:
     return (config_dir if config_dir is not None else paths.config_dir()) / "clocks.yaml"
 
 
-def parse_clocks(data: Any, source: str = "clocks.yaml") -> ClockTable:
-    try:
-        return ClockTable.model_validate(data or {})
-    except ValidationError as exc:
-        raise ConfigError(f"{source}: {'; '.join(validation_problems(exc, 'file'))}") from exc
-
-
 def load_clocks(config_dir: Path | None = None) -> ClockTable:
-    """config/clocks.yaml, validated; without the file, the built-in NAIC defaults."""
+    """config/clocks.yaml, validated (a ConfigError naming each key at fault); without the
+    file, the built-in NAIC defaults."""
     path = clocks_path(config_dir)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return model_from_yaml(path, ClockTable, "file")
     except FileNotFoundError:
         return DEFAULT_TABLE
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return parse_clocks(data, str(path))
 
 
 @dataclass(frozen=True)

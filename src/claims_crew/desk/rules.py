@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import paths
 from claims_crew.desk.assignment import STEPS, Step
 from claims_crew.desk.authority import PAYS
-from claims_crew.errors import ConfigError, validation_problems
+from claims_crew.errors import model_from_yaml
 from claims_crew.vocabulary import HumanDecision
 
 FILE_NAME = "desk.yaml"
@@ -59,21 +57,11 @@ class DeskRules(BaseModel):
     four_eyes: FourEyes = Field(default_factory=FourEyes)
 
 
-def parse_desk(data: Any, where: str) -> DeskRules:
-    """The rules from the file's parsed YAML; a ConfigError naming each key at fault."""
-    try:
-        return DeskRules.model_validate(data or {})
-    except ValidationError as exc:
-        raise ConfigError(f"{where}: " + "; ".join(validation_problems(exc, "desk"))) from exc
-
-
 def load_desk(config_dir: Path | None = None) -> DeskRules:
-    """config/desk.yaml, validated; a missing file gives the defaults."""
+    """config/desk.yaml, validated (a ConfigError naming each key at fault); a missing file
+    gives the defaults."""
     path = (config_dir if config_dir is not None else paths.config_dir()) / FILE_NAME
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return model_from_yaml(path, DeskRules, "desk")
     except FileNotFoundError:
         return DeskRules()
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return parse_desk(data, str(path))
