@@ -5,6 +5,7 @@ upgrade changes that. They exercise CrewAI's own objects, offline, with no model
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import gc
 import threading
@@ -15,6 +16,7 @@ import pytest
 import yaml
 from crewai import LLM, Agent, Crew, Process, Task
 from crewai.agents.agent_executor import AgentExecutor
+from crewai.flow import runtime as flow_runtime
 from crewai.project import CrewBase, task
 from crewai.project.utils import cache as crewbase_cache
 from crewai.utilities.converter import Converter
@@ -174,6 +176,47 @@ def test_agent_executor_declares_a_state_class_it_throws_away() -> None:
     assert declared_states(AgentExecutor) == 1, drop(
         "agent_executor.py", "building an AgentExecutor no longer declares a Flow state class"
     )
+
+
+def _builds_on_two_first_calls(monkeypatch: pytest.MonkeyPatch, first_call: Any) -> int:
+    """How many times the executor's flow definition is built when two threads ask for it at
+    once, before anything has built it. Each build waits (up to a second) for the other thread
+    to be building too, so two unguarded first calls always overlap."""
+    real = flow_runtime.build_flow_definition
+    both_building = threading.Barrier(2)
+    builds: list[type] = []
+
+    def overlapping(cls: type) -> Any:
+        builds.append(cls)
+        with contextlib.suppress(threading.BrokenBarrierError):  # the other was kept out
+            both_building.wait(timeout=1)
+        return real(cls)
+
+    monkeypatch.setattr(flow_runtime, "build_flow_definition", overlapping)
+    if "_flow_definition" in AgentExecutor.__dict__:  # built by an earlier test: unbuilt again
+        monkeypatch.delattr(AgentExecutor, "_flow_definition")
+    threads = [threading.Thread(target=first_call) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert AgentExecutor.__dict__.get("_flow_definition") is not None
+    return len(builds)
+
+
+def test_crewai_builds_a_flow_definition_on_first_use_unguarded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _builds_on_two_first_calls(monkeypatch, AgentExecutor.flow_definition) == 2, drop(
+        "agent_executor.py's _building_definition lock",
+        "CrewAI now builds a Flow's definition once when threads first ask together",
+    )
+
+
+def test_the_executor_s_flow_definition_is_built_once_by_threads_asking_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _builds_on_two_first_calls(monkeypatch, ClaimsAgentExecutor.flow_definition) == 1
 
 
 # --- verbatim_answers.py ---------------------------------------------------------------------

@@ -22,6 +22,12 @@ class itself: the flow name CrewAI's tracing records when an executor runs outsi
 and `executor_class` in an Agent dumped to JSON (which CrewAI could not load back by that name;
 nothing here loads agents back: a claim is run again from its file).
 
+CrewAI builds a Flow class's definition the first time one of its instances is made, and keeps
+it on the class: a thread that builds it reads the class's attributes while another thread, done
+first, adds the finished definition to them ("dictionary changed size during iteration"). The
+first claims of a process reviewed side by side failed so. The definition is built under a lock
+here: once, by whichever thread is first.
+
 It also hands the provider's client `verbatim(schema)` wherever CrewAI hands it the task's
 output schema (verbatim_answers.py), so a native structured answer is kept as the provider sent
 it and validated by the pipeline, never lost in the client.
@@ -29,6 +35,7 @@ it and validated by the pipeline, never lost in the client.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from crewai.agents.agent_executor import AgentExecutor, AgentExecutorState
@@ -36,6 +43,8 @@ from crewai.flow.flow_definition import FlowDefinition
 from pydantic import BaseModel, field_validator
 
 from claims_crew.crew.workarounds.verbatim_answers import verbatim
+
+_building_definition = threading.Lock()
 
 
 def _kept(schema: Any) -> Any:
@@ -61,7 +70,8 @@ class ClaimsAgentExecutor(AgentExecutor):
 
     @classmethod
     def flow_definition(cls) -> FlowDefinition:
-        return AgentExecutor.flow_definition()
+        with _building_definition:  # built on first use, not thread-safe (docstring)
+            return AgentExecutor.flow_definition()
 
     def _create_initial_state(self) -> AgentExecutorState:
         return AgentExecutorState()
