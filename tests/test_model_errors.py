@@ -81,7 +81,10 @@ def test_bad_answers_and_failed_calls_stay_out_of_the_terminal(
     assert not [line for line in said if "ERROR" in line or "Warning" in line], said
     [failed] = lines[FAILING]
     assert "failed (crew_failed)" in failed and str(log_path(FAILING)) in failed
-    assert "OpenAI API call failed" in log_path(FAILING).read_text(encoding="utf-8")
+    logged = log_path(FAILING).read_text(encoding="utf-8")
+    assert "OpenAI API call failed" in logged
+    # A failure with no name of its own leaves its traceback there, for whoever reports it.
+    assert f"{FAILING}: the review failed\nTraceback (most recent call last):" in logged
 
     store = Store()
     for claim_id in ANSWERING:

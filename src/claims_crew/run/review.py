@@ -8,6 +8,7 @@ saved: the claim routine (routine.py) records it in one transaction.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,8 @@ from claims_crew.run.photos import claim_photos
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
 from claims_crew.vocabulary import FALLBACK_NOTE, ON_DEMAND_TASKS, TASK_OF, utc_now
+
+logger = logging.getLogger(__name__)
 
 
 def record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
@@ -106,6 +109,10 @@ def _review_on(
         return _failed(base, code, str(exc), ledger)
     except Exception as exc:  # a model or network failure must not stop the batch
         code = failure_code(exc)
+        if code == "crew_failed":
+            # Not a provider's fault we can name: the traceback goes to the claim's log
+            # (claim_log.py), where whoever reports it can find it.
+            logger.error("%s: the review failed", claim.claim_id, exc_info=exc)
         if code == "rate_limited" and settings.rate_limit is not None:
             # Still 429 after the client's retries: every process on the cap holds off, not
             # only this one, for as long as the provider asked, else one window.
