@@ -288,11 +288,9 @@ def test_a_429_is_retried_after_its_retry_after(
 
     assert done["C-1"].status == "reviewed"
     first, second, asked = sent(server.requests, "C-1", "intake")
-    if wire_name(server) == "gemini":
-        # google-genai retries after its own backoff (about a second, with jitter): it does
-        # not read Retry-After.
-        assert second.at > first.at
-    else:
+    # The client's own retry: the same request again, not a new turn of the agent's loop.
+    assert second.raw == first.raw
+    if wire_name(server) != "gemini":  # google-genai keeps its own backoff: no Retry-After
         # The client waited as long as the server asked, not its own first backoff (under a
         # second).
         assert second.at - first.at >= 1.5
