@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.views import MAX_PAGE
 from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE, default_hosts
 from claims_crew.store import Store
+from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
 from tests.support.web import client, review_page, signed_in
 
@@ -160,6 +162,27 @@ def test_an_empty_reason_is_refused(store: Store) -> None:
     data = {"decision": "covered", "reason": " ", "version": "1", "csrf": csrf_of(html)}
     response = c.post("/escalations/C-1042/decide", data=data)
     assert response.status_code == 400 and "a reason is required" in response.text
+
+
+def test_a_broken_desk_yaml_decides_nothing_and_says_why(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "config", config)
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(config))
+    c = signed_in(store)
+    html = c.get("/escalations/C-1042").text
+    (config / "desk.yaml").write_text("four_eyes: [not, a, mapping\n", encoding="utf-8")
+    before = store.decisions()
+    data = {"decision": "covered", "reason": "Dated.", "version": "1", "csrf": csrf_of(html)}
+
+    response = c.post("/escalations/C-1042/decide", data=data)
+
+    assert response.status_code == 500
+    assert "Nothing was decided: the desk&#39;s rules could not be read." in response.text
+    assert "desk.yaml" in response.text
+    assert store.reviews() == [] and store.decisions() == before
+    assert [e.claim_id for e in store.open_escalations()] == ["C-1042"]
 
 
 def test_sign_out_ends_the_session(store: Store) -> None:

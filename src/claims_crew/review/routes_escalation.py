@@ -10,6 +10,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
 from claims_crew.desk import load_desk
+from claims_crew.errors import ConfigError
 from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
@@ -68,6 +69,9 @@ def escalation_routes(pages: Pages) -> APIRouter:
             return PlainTextResponse("No such escalation", status_code=404)
         except StoreError as exc:
             return detail_page(pages, request, session, claim_id, 400, str(exc))
+        except ConfigError as exc:  # desk.yaml edited into a broken state while the page runs
+            said = f"Nothing was decided: the desk's rules could not be read. {exc}"
+            return detail_page(pages, request, session, claim_id, 500, said)
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
