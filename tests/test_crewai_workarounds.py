@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gc
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -325,3 +327,27 @@ def test_pydantic_builds_generic_classes_again_in_each_context_copy() -> None:
     assert made == [False], drop(
         "generic_models.py", "pydantic now shares generic classes between context copies"
     )
+
+
+PARSED = "from openai.types.chat import ParsedChatCompletion as P, ParsedChoice as C"
+COMPLETE = "print(P.__pydantic_complete__, C.__pydantic_complete__)"
+
+
+def _in_a_fresh_process(code: str) -> str:
+    """What `code` prints in a new interpreter, where nothing has parametrised a class yet."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_openai_leaves_its_parsed_response_classes_incomplete_at_import() -> None:
+    assert _in_a_fresh_process(f"{PARSED}; {COMPLETE}") == "False False", drop(
+        "generic_models.py's complete_parsed_responses",
+        "openai's parsed-response classes are complete once imported",
+    )
+
+
+def test_a_claim_s_crew_completes_them_before_any_thread_parametrises_them() -> None:
+    made = "from claims_crew.crew.workarounds.generic_models import share_generic_models"
+    shown = _in_a_fresh_process(f"{PARSED}; {made}; share_generic_models(); {COMPLETE}")
+    assert shown == "True True"
