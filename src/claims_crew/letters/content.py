@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.resolver import Resolution
+from claims_crew.resolver.deciding import deciding_checks, sides_answering
 from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.resolver.payable import Payable
 from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES, PAID_ANSWER
@@ -106,25 +107,19 @@ HEADLINES = {
 
 def deciding_clauses(resolution: Resolution, answer: str) -> list[LetterClause]:
     """The clauses the decision rests on: each one re-read and quoted truly, of a kind that
-    supports `answer`, from the sides that gave that answer; each once, in the order cited."""
-    found: dict[str, LetterClause] = {}
-    for side in resolution.sides.values():
-        if side.answer != answer:
-            continue
-        for c in side.clauses:
-            if c.status != "verified" or not c.supports_answer or c.clause_id is None:
-                continue
-            found.setdefault(
-                c.clause_id,
-                LetterClause(
-                    clause_id=c.clause_id,
-                    title=c.title or "",
-                    kind=c.kind or "",
-                    pages=list(c.pages),
-                    text=c.text or "",
-                ),
-            )
-    return list(found.values())
+    supports `answer`, from the sides that gave that answer; each once, in the order the
+    amount and `review show` take them (deciding.py), so the letter names first the clause the
+    amount was computed from."""
+    return [
+        LetterClause(
+            clause_id=c.clause_id or "",
+            title=c.title or "",
+            kind=c.kind or "",
+            pages=list(c.pages),
+            text=c.text or "",
+        )
+        for c in deciding_checks(resolution, sides_answering(resolution, answer))
+    ]
 
 
 def verified_facts(resolution: Resolution) -> list[LetterFact]:

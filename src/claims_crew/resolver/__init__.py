@@ -46,6 +46,8 @@ resolves the same way and a table of cases can test every rule.
                    list in the order above, then the gates (resolve, policy_checks)
   gates.py         provenance and resolution.yaml's gates on outcomes that would stand alone
   payable.py       the amount payable from a schedule (Payable, its steps), pure
+  deciding.py      the clauses a decision rests on, in the one order the amount, the letter
+                   and the external code read them
   authority.py     a decision's deciding clause and amount, and the authority limit
   external_codes.py config/reason_codes.yaml: answers and reason codes in a team's codes
   adjudication.py  the adjudicator's answer to a dispute, checked (apply_adjudication)

@@ -1,8 +1,8 @@
 """The amount a decision pays, and whether it is within the authority of a decision that stands
 without a person (resolution.yaml's `authority`; over the limit: over_authority).
 
-The deciding clause is the first clause of cover the winning side cited that the re-read
-verified (one policy_lookup returned first, as the gates ask), among the clauses the
+The deciding clause is the first of the winning side's deciding clauses (deciding.py: verified,
+supporting, one policy_lookup returned first, as the gates ask), among the clauses the
 adjudicator named when it decided; its place in the clause tree picks the schedule's limits.
 """
 
@@ -14,27 +14,22 @@ from claims_crew.policy.ids import clause_key
 from claims_crew.policy.schedule import ScheduleSource
 from claims_crew.resolver.case import Case, ReadClause
 from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.deciding import deciding_checks, winning_sides
 from claims_crew.resolver.payable import Payable, compute_payable
 from claims_crew.resolver.resolution import Resolution
-from claims_crew.vocabulary import DECIDED_OUTCOMES, PAID_ANSWER, SIDES
+from claims_crew.vocabulary import DECIDED_OUTCOMES, PAID_ANSWER
 
 
 def deciding_clause(
     case: Case, resolution: Resolution, resting_on: Collection[str] | None = None
 ) -> ReadClause | None:
     """The clause of cover a covered decision rests on, as re-read; None if it names none."""
-    winners = [resolution.winner] if resolution.winner is not None else list(SIDES)
     keys = None if resting_on is None else {clause_key(c) for c in resting_on}
-    checks = [
-        c
-        for side in winners
-        if side in resolution.sides
-        for c in resolution.sides[side].clauses
-        if c.status == "verified" and c.supports_answer and c.clause_id is not None
-        if keys is None or clause_key(c.clause_id) in keys
-    ]
-    checks.sort(key=lambda c: not c.tool_sourced)  # stable: the side's own order otherwise
-    for check in checks:
+    for check in deciding_checks(resolution, winning_sides(resolution)):
+        if keys is not None and (
+            check.clause_id is None or clause_key(check.clause_id) not in keys
+        ):
+            continue
         if (clause := case.view.clauses.get(check.cited)) is not None:
             return clause
     return None

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import paths
 from claims_crew.errors import model_from_yaml
+from claims_crew.resolver.deciding import deciding_checks, winning_sides
 from claims_crew.resolver.resolution import Resolution
-from claims_crew.vocabulary import HUMAN_DECISIONS, PAID_ANSWER, REASON_CODES, SIDES
+from claims_crew.vocabulary import HUMAN_DECISIONS, PAID_ANSWER, REASON_CODES
 
 FILE_NAME = "reason_codes.yaml"
 # A denial may be mapped by the kind of clause it rests on: "not_covered.exclusion".
@@ -54,15 +55,12 @@ class ExternalCodes(BaseModel):
 
 
 def _resting_kind(resolution: Resolution) -> str | None:
+    """The kind of the first deciding clause that has one, as a letter for the decision codes
+    it; None for covered, whose code does not depend on it."""
     if resolution.answer == PAID_ANSWER:
         return None
-    winners = [resolution.winner] if resolution.winner is not None else list(SIDES)
-    for side in winners:
-        review = resolution.sides.get(side)
-        for clause in review.clauses if review is not None else ():
-            if clause.status == "verified" and clause.supports_answer and clause.kind:
-                return clause.kind
-    return None
+    checks = deciding_checks(resolution, winning_sides(resolution))
+    return next((c.kind for c in checks if c.kind), None)
 
 
 def required_keys(answers: Sequence[str]) -> tuple[list[str], list[str]]:

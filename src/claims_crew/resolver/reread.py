@@ -20,6 +20,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import ScheduleSource, find_schedule
 from claims_crew.resolver.case import Case, FittingClause, PolicyView, ReadClause, cited_clauses
 from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.deciding import deciding_checks, sides_answering
 from claims_crew.resolver.exclusions import claim_words
 from claims_crew.resolver.payable import Payable, compute_payable
 from claims_crew.resolver.resolution import Resolution
@@ -164,20 +165,17 @@ def person_payable(
     """The amount payable when a person decides the claim covered.
 
     A covered outcome a gate held back keeps the amount computed for it. Otherwise the deciding
-    clause is the first verified clause of cover cited by a side that answered covered (one
-    policy_lookup returned first); with none, there is no amount and the reason says so.
+    clause is the first deciding clause (deciding.py) of the sides that answered covered, as a
+    letter for the decision lists them; with none, there is no amount and the reason says so.
     """
     if resolution is not None and resolution.payable is not None:
         return resolution.payable
     source = schedule_for(library, claim_file.policy_id, claim_file)
-    checks = [
-        c
-        for side in (resolution.sides.values() if resolution is not None else ())
-        if side.answer == PAID_ANSWER
-        for c in side.clauses
-        if c.status == "verified" and c.supports_answer
-    ]
-    checks.sort(key=lambda c: not c.tool_sourced)
+    checks = (
+        deciding_checks(resolution, sides_answering(resolution, PAID_ANSWER))
+        if resolution is not None
+        else []
+    )
     within: tuple[str, ...] = ()
     try:
         doc = library.open(claim_file.policy_id) if checks else None
