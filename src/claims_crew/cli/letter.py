@@ -44,7 +44,7 @@ def letter_command(claim_id: str, format_: str, out: Path | None, as_json: bool)
 
     The letter comes from the templates in config/letters/. Escalated and pending claims get
     none."""
-    from claims_crew.letters.content import NoLetter
+    from claims_crew.letters.content import NoLetter, UnknownClaim
     from claims_crew.letters.issue import issue_letter
     from claims_crew.letters.render import FORMATS, LETTERS_DIR
     from claims_crew.store import Store
@@ -55,7 +55,7 @@ def letter_command(claim_id: str, format_: str, out: Path | None, as_json: bool)
     try:
         issued = issue_letter(Store(), claim_id, fmt, paths.config_dir() / LETTERS_DIR, out)
     except NoLetter as exc:
-        unknown = str(exc).startswith("no claim")
+        unknown = isinstance(exc, UnknownClaim)
         fail(
             "not_found" if unknown else "no_letter",
             str(exc),

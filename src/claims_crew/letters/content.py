@@ -29,6 +29,10 @@ class NoLetter(ClaimsCrewError):
     """The claim has no decision a letter could state; the message says why."""
 
 
+class UnknownClaim(NoLetter):
+    """No claim of that id is in the store at all."""
+
+
 class _Part(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

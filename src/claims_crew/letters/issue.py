@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims_crew.errors import ConfigError
-from claims_crew.letters.content import Letter, NoLetter, letter_for
+from claims_crew.letters.content import Letter, NoLetter, UnknownClaim, letter_for
 from claims_crew.letters.render import Format, render_text
 from claims_crew.resolver.external_codes import load_external_codes
 
@@ -40,7 +40,7 @@ def stored_letter(store: Store, claim_id: str, folder: Path) -> Letter:
     if on_file is None:
         if store.knows_claim(claim_id):
             raise NoLetter(f"claim {claim_id} is pending: it has no decision yet")
-        raise NoLetter(f"no claim {claim_id!r} in the store")
+        raise UnknownClaim(f"no claim {claim_id!r} in the store")
     return letter_for(on_file, load_external_codes(folder.parent))
 
 
