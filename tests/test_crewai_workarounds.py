@@ -329,25 +329,51 @@ def test_pydantic_builds_generic_classes_again_in_each_context_copy() -> None:
     )
 
 
-PARSED = "from openai.types.chat import ParsedChatCompletion as P, ParsedChoice as C"
-COMPLETE = "print(P.__pydantic_complete__, C.__pydantic_complete__)"
+# --- sdk_models.py ---------------------------------------------------------------------------
+
+SDK_CLASSES = (
+    "from openai.types.chat import ChatCompletionMessage as M; "
+    "from openai.types.chat.chat_completion import Choice as C"
+)
+BUILT = "print(M.__pydantic_complete__, C.__pydantic_complete__)"
 
 
 def _in_a_fresh_process(code: str) -> str:
-    """What `code` prints in a new interpreter, where nothing has parametrised a class yet."""
+    """What `code` prints in a new interpreter, where no response has been read yet."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
 
-def test_openai_leaves_its_parsed_response_classes_incomplete_at_import() -> None:
-    assert _in_a_fresh_process(f"{PARSED}; {COMPLETE}") == "False False", drop(
-        "generic_models.py's complete_parsed_responses",
-        "openai's parsed-response classes are complete once imported",
+def test_openai_builds_its_response_classes_on_first_use() -> None:
+    assert _in_a_fresh_process(f"{SDK_CLASSES}; {BUILT}") == "False False", drop(
+        "sdk_models.py", "openai's response classes are built when it is imported"
     )
 
 
-def test_a_claim_s_crew_completes_them_before_any_thread_parametrises_them() -> None:
-    made = "from claims_crew.crew.workarounds.generic_models import share_generic_models"
-    shown = _in_a_fresh_process(f"{PARSED}; {made}; share_generic_models(); {COMPLETE}")
-    assert shown == "True True"
+def test_a_crew_s_agent_is_built_with_its_sdk_s_response_classes_built() -> None:
+    crew = (
+        "from crewai import LLM; from claims_crew.crew.crew import ClaimsCrew; "
+        "llm = LLM(model='openai/gpt-4o-mini', api_key='sk-test', base_url='http://127.0.0.1:9'); "
+        "ClaimsCrew('HO-2024', lambda _name: llm).intake()"
+    )
+    assert _in_a_fresh_process(f"{SDK_CLASSES}; {crew}; {BUILT}") == "True True"
+
+
+def test_every_class_a_chat_call_reads_is_reached_from_the_roots() -> None:
+    import anthropic.types as at
+    from openai.types.chat import ChatCompletionMessageFunctionToolCall
+    from openai.types.completion_usage import CompletionTokensDetails
+
+    from claims_crew.crew.workarounds.sdk_models import ROOTS, reachable
+
+    def roots(sdk: str) -> list[Any]:
+        return [
+            getattr(__import__(m, fromlist=list(names)), n)
+            for m, names in ROOTS[sdk].items()
+            for n in names
+        ]
+
+    openai_classes = set(reachable(roots("openai")))
+    assert {ChatCompletionMessageFunctionToolCall, CompletionTokensDetails} <= openai_classes
+    assert {at.TextBlock, at.ToolUseBlock, at.Usage} <= set(reachable(roots("anthropic")))

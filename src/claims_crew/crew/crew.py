@@ -24,6 +24,7 @@ from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
 from claims_crew.crew.workarounds.config_files import use_config_dir
 from claims_crew.crew.workarounds.generic_models import share_generic_models
 from claims_crew.crew.workarounds.kickoff_log import UnloggedCrew
+from claims_crew.crew.workarounds.sdk_models import complete_loaded_sdks
 from claims_crew.crew.workarounds.task_schema import schema_task
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import AdjudicatorAnswer, ClaimAnswer, IntakeFacts, TargetedAnswer
@@ -88,6 +89,8 @@ class ClaimsCrew:
             executor_class=ClaimsAgentExecutor,
         )
         self.models[name] = str(getattr(built.llm, "model", built.llm))
+        # Before this agent's first call: its SDK's response classes are built (sdk_models.py).
+        complete_loaded_sdks()
         return built
 
     def _lookup_tool(self) -> PolicyLookupTool:

@@ -12,9 +12,12 @@ no longer behaves that way, and says which module to drop or revisit.
 - yaml_cache: CrewBase parses agents.yaml and tasks.yaml again for every crew object.
 - task_schema: `output_pydantic` written in YAML is dropped; the schema is set in Python.
 - strict_converter: CrewAI's converter asks a model to fix an answer that does not parse.
-- agent_executor: AgentExecutor declares a throw-away Flow state class per executor.
+- agent_executor: AgentExecutor declares a throw-away Flow state class per executor, and
+  builds its flow definition on first use, unguarded between threads.
 - verbatim_answers: a provider's client validates native structured output itself, and loses
   the answer it refuses.
 - kickoff_log: every crew writes its task outputs to one SQLite file under a file lock.
 - generic_models: pydantic's generic-model cache is per context, and CrewAI copies contexts.
+- sdk_models: openai's and anthropic's response classes build themselves on first use, which
+  is not safe from two threads at once (their `DEFER_PYDANTIC_BUILD`, not CrewAI's doing).
 """

@@ -19,19 +19,10 @@ the classes are built once for all of them. A crew calls it for its claim; the p
 in the thread that hands claims to the deadline's thread (pipeline.review_in_time), so the
 claims that thread reviews share one cache too. The classes are the ones pydantic would build
 in any case; what changes is only how many times.
-
-The three classes are also left incomplete when openai is imported (their fields name each
-other), and pydantic completes such a class the first time it is parametrised, by rebuilding it:
-for that moment the class has no schema. Two claims' threads parametrising it for the first time
-at once, the first claims a process reviews side by side, met there ("type object
-'ParsedChatCompletion' has no attribute '__pydantic_core_schema__'", or pydantic's "Pydantic
-models should inherit from BaseModel"), and the claim failed. `share_generic_models()`
-completes them first, once per process, under a lock; a complete class is never rebuilt.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
@@ -43,28 +34,6 @@ class _Parametrised(BaseModel, Generic[_T]):
     """Parametrised once per context; it has nothing else to do."""
 
 
-_completing = threading.Lock()
-_completed: list[bool] = []
-
-
-def complete_parsed_responses() -> None:
-    """Complete openai's parsed-response classes, once per process (see the module's note)."""
-    with _completing:
-        if _completed:
-            return
-        from openai.types.chat import (
-            ParsedChatCompletion,
-            ParsedChatCompletionMessage,
-            ParsedChoice,
-        )
-
-        for origin in (ParsedChatCompletionMessage, ParsedChoice, ParsedChatCompletion):
-            origin.model_rebuild()
-        _completed.append(True)
-
-
 def share_generic_models() -> None:
-    """Make pydantic's generic-model cache in the calling context, if it has none yet; and
-    complete the classes every claim's structured answers are parsed into."""
-    complete_parsed_responses()
+    """Make pydantic's generic-model cache in the calling context, if it has none yet."""
     _Parametrised[int]
