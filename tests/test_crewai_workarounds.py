@@ -5,7 +5,6 @@ upgrade changes that. They exercise CrewAI's own objects, offline, with no model
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import gc
 import subprocess
@@ -180,28 +179,36 @@ def test_agent_executor_declares_a_state_class_it_throws_away() -> None:
     )
 
 
-def _builds_on_two_first_calls(monkeypatch: pytest.MonkeyPatch, first_call: Any) -> int:
-    """How many times the executor's flow definition is built when two threads ask for it at
-    once, before anything has built it. Each build waits (up to a second) for the other thread
-    to be building too, so two unguarded first calls always overlap."""
+def _builds_on_two_first_calls(
+    monkeypatch: pytest.MonkeyPatch, first_call: Any, second_waited_s: float
+) -> int:
+    """How many times the executor's flow definition is built when a second thread asks for it
+    while the first is building it, before anything has built it. The second thread starts once
+    the first is inside the build, which then waits up to `second_waited_s` for the second to
+    come in too: an unguarded second call always does, however slow the machine."""
     real = flow_runtime.build_flow_definition
-    both_building = threading.Barrier(2)
+    first_inside, second_inside = threading.Event(), threading.Event()
     builds: list[type] = []
 
     def overlapping(cls: type) -> Any:
         builds.append(cls)
-        with contextlib.suppress(threading.BrokenBarrierError):  # the other was kept out
-            both_building.wait(timeout=1)
+        if len(builds) == 1:
+            first_inside.set()
+            second_inside.wait(timeout=second_waited_s)  # the second call, if it is let in
+        else:
+            second_inside.set()
         return real(cls)
 
     monkeypatch.setattr(flow_runtime, "build_flow_definition", overlapping)
     if "_flow_definition" in AgentExecutor.__dict__:  # built by an earlier test: unbuilt again
         monkeypatch.delattr(AgentExecutor, "_flow_definition")
-    threads = [threading.Thread(target=first_call) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    first = threading.Thread(target=first_call)
+    first.start()
+    assert first_inside.wait(timeout=120)
+    second = threading.Thread(target=first_call)
+    second.start()
+    first.join()
+    second.join()
     assert AgentExecutor.__dict__.get("_flow_definition") is not None
     return len(builds)
 
@@ -209,7 +216,8 @@ def _builds_on_two_first_calls(monkeypatch: pytest.MonkeyPatch, first_call: Any)
 def test_crewai_builds_a_flow_definition_on_first_use_unguarded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert _builds_on_two_first_calls(monkeypatch, AgentExecutor.flow_definition) == 2, drop(
+    built = _builds_on_two_first_calls(monkeypatch, AgentExecutor.flow_definition, 120)
+    assert built == 2, drop(
         "agent_executor.py's _building_definition lock",
         "CrewAI now builds a Flow's definition once when threads first ask together",
     )
@@ -218,7 +226,8 @@ def test_crewai_builds_a_flow_definition_on_first_use_unguarded(
 def test_the_executor_s_flow_definition_is_built_once_by_threads_asking_together(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert _builds_on_two_first_calls(monkeypatch, ClaimsAgentExecutor.flow_definition) == 1
+    # The lock keeps the second call out whatever the wait: it is built once.
+    assert _builds_on_two_first_calls(monkeypatch, ClaimsAgentExecutor.flow_definition, 1) == 1
 
 
 # --- verbatim_answers.py ---------------------------------------------------------------------
@@ -365,15 +374,8 @@ def test_every_class_a_chat_call_reads_is_reached_from_the_roots() -> None:
     from openai.types.chat import ChatCompletionMessageFunctionToolCall
     from openai.types.completion_usage import CompletionTokensDetails
 
-    from claims_crew.crew.workarounds.sdk_models import ROOTS, reachable
+    from claims_crew.crew.workarounds.sdk_models import reachable, root_classes
 
-    def roots(sdk: str) -> list[Any]:
-        return [
-            getattr(__import__(m, fromlist=list(names)), n)
-            for m, names in ROOTS[sdk].items()
-            for n in names
-        ]
-
-    openai_classes = set(reachable(roots("openai")))
+    openai_classes = set(reachable(root_classes("openai")))
     assert {ChatCompletionMessageFunctionToolCall, CompletionTokensDetails} <= openai_classes
-    assert {at.TextBlock, at.ToolUseBlock, at.Usage} <= set(reachable(roots("anthropic")))
+    assert {at.TextBlock, at.ToolUseBlock, at.Usage} <= set(reachable(root_classes("anthropic")))

@@ -8,10 +8,11 @@ a class for the first time at once, the first claims a process reviews side by s
 and one claim failed with "type object 'BaseModel' has no attribute '__pydantic_core_schema__'"
 (or pydantic's "Pydantic models should inherit from BaseModel") inside the SDK's own parsing.
 
-`complete_response_models(sdk)` builds, once per process, the classes a chat call reads (the
-completion or message, its stream's events, the structured-output variants) and every class
-their fields name; the LLM factory calls it under its lock, after it builds the first client of
-that SDK and before any claim can use it (llms/select.py). A built class is never rebuilt.
+`complete_response_models(sdk)` builds, once per process and under a lock, the classes a chat
+call reads (the completion or message, its stream's events, the structured-output variants) and
+every class their fields name. The crew calls `complete_loaded_sdks()` as it builds each agent,
+after the agent's client (and so its SDK) exists and before the agent's first call; a thread
+that comes while another builds waits for it. A built class is never rebuilt.
 Building all of an SDK's thousand-odd classes at import instead (`DEFER_PYDANTIC_BUILD=false`)
 would cost every command seconds.
 """
@@ -56,25 +57,31 @@ _lock = threading.Lock()
 _completed: set[str] = set()
 
 
-def complete_response_models(sdk: str) -> int:
+def root_classes(sdk: str) -> list[type[BaseModel]]:
+    """The classes of ROOTS[sdk], imported."""
+    return [
+        getattr(importlib.import_module(module), name)
+        for module, names in ROOTS[sdk].items()
+        for name in names
+    ]
+
+
+def complete_response_models(sdk: str) -> None:
     """Build the chat classes of `sdk` ("openai" or "anthropic"; any other has nothing to build)
-    and the classes their fields name, once per process: how many were built this call."""
+    and the classes their fields name, once per process."""
     with _lock:
         if sdk in _completed or sdk not in ROOTS:
-            return 0
-        roots = [
-            getattr(importlib.import_module(module), name)
-            for module, names in ROOTS[sdk].items()
-            for name in names
-        ]
-        built = sum(1 for cls in reachable(roots) if cls.model_rebuild() is not None)
+            return
+        for cls in reachable(root_classes(sdk)):
+            cls.model_rebuild()
         _completed.add(sdk)
-        return built
 
 
-def complete_loaded_sdks() -> int:
+def complete_loaded_sdks() -> None:
     """complete_response_models for each SDK this process has imported (a client of it built)."""
-    return sum(complete_response_models(sdk) for sdk in ROOTS if sdk in sys.modules)
+    for sdk in ROOTS:
+        if sdk in sys.modules:
+            complete_response_models(sdk)
 
 
 def reachable(roots: Iterable[type[BaseModel]]) -> Iterator[type[BaseModel]]:
