@@ -261,13 +261,16 @@ work_items = Table(
     Column("claim_id", Text, primary_key=True),
     Column("sha256", Text, nullable=False),
     Column("path", Text, nullable=False),
-    Column("state", Text, nullable=False, server_default="pending"),  # 'pending' | 'done'
+    # 'pending' | 'done' | 'failed' (parked: its reviews failed too often; a person re-queues)
+    Column("state", Text, nullable=False, server_default="pending"),
     Column("enqueued_at", Text, nullable=False),
     Column("taken_by", Text),
     Column("taken_at", Text),
     Column("expires_at", Text),
     Column("tries", Integer, nullable=False, server_default="0"),
     Column("finished_at", Text),
+    Column("failures", Integer, nullable=False, server_default="0"),  # failed reviews, in a row
+    Column("failure_reasons", Text, nullable=False, server_default="[]"),  # JSON: [reason, ...]
 )
 
 assignments = Table(
