@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, Literal, TypeVar
 
@@ -27,7 +27,19 @@ from claims_crew.vocabulary import (
     AdjudicatorChoice,
     FactName,
     RiskClass,
+    utc_now,
 )
+
+# The dates a claim file may carry: from 1900 (older than any policy still answered for) to a
+# few days past today (a claims system a time zone ahead, or its clock a little fast). Beyond
+# that a date is a slip or a probe, and the desk's clocks overflow on it (30 days after
+# 9999-12-31 is no date): refused at intake, naming the field, before any model is paid for.
+EARLIEST_CLAIM_DATE = date(1900, 1, 1)
+CLAIM_DATE_SLACK_DAYS = 7
+
+
+def latest_claim_date() -> date:
+    return utc_now().date() + timedelta(days=CLAIM_DATE_SLACK_DAYS)
 
 
 class ClaimFile(BaseModel):
@@ -61,6 +73,17 @@ class ClaimFile(BaseModel):
         description="The policyholder's schedule file in policies/schedules/, if the policy's "
         "limits and deductibles are not in policies/index.yaml.",
     )
+
+    @field_validator("date_reported", "date_of_loss")
+    @classmethod
+    def _sane_date(cls, value: date) -> date:
+        latest = latest_claim_date()
+        if not EARLIEST_CLAIM_DATE <= value <= latest:
+            raise ValueError(
+                f"{value.isoformat()} is outside the dates a claim may carry "
+                f"({EARLIEST_CLAIM_DATE.isoformat()} to {latest.isoformat()})"
+            )
+        return value
 
 
 class FactSource(BaseModel):

@@ -216,6 +216,18 @@ ClaimFileProblem = Literal[
 ]
 CLAIM_FILE_PROBLEMS: tuple[ClaimFileProblem, ...] = get_args(ClaimFileProblem)
 
+# ---- failed reviews ------------------------------------------------------------------------
+
+# A claim's review that raised outside the crew (reading the stored claim, what its decision
+# stands on, recording it): a fault of this program that the claim brings out, not a provider's
+# and not the crew's. The claim fails with this code, its traceback in the claim's log.
+REVIEW_FAILED = "review_failed"
+# The failure codes that count towards parking a claim (its work item's state 'failed', until a
+# person re-queues it): faults no provider explains, which the claim is likely to meet again
+# on every try. A timeout, a 429, a refused key or a lost database meets every claim alike and
+# parks none.
+CLAIM_FAULTS = frozenset({"crew_failed", REVIEW_FAILED})
+
 # ---- time stamps ---------------------------------------------------------------------------
 
 # UTC, fixed width, so text order is time order in SQL and in exports.
