@@ -17,9 +17,12 @@ import pytest
 
 from claims_crew.claim_files import load_claim
 from claims_crew.llms.scripted import final, lookup
-from claims_crew.models import FactSource, IntakeFacts, ParseFailure, parse_intake
+from claims_crew.models import ClaimFile, FactSource, IntakeFacts, ParseFailure, parse_intake
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver.fact_sources import states_amount, states_date
+from claims_crew.resolver.case import Case, PolicyView
+from claims_crew.resolver.config import FactCues
+from claims_crew.resolver.fact_sources import check_facts, states_amount, states_date
+from claims_crew.resolver.resolution import FactCheck
 from claims_crew.run.review import review_claim
 from tests.support.crew import (
     BURST_QUOTE,
@@ -289,3 +292,112 @@ def test_a_bare_place_name_reads_as_a_source_without_a_quote() -> None:
     """As records kept before sources had a shape hold them."""
     facts = IntakeFacts.model_validate({"sources": {"date_of_loss": "date_of_loss"}})
     assert facts.sources["date_of_loss"] == FactSource(where="date_of_loss")
+
+
+# ---- a date's sentence speaks of the claimant's own loss -------------------------------------
+
+NEIGHBOUR = "My neighbour's leak started on 1 October 2025."
+
+
+def test_a_start_date_from_the_neighbour_s_leak_is_not_the_claimant_s(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """The sentence dates the neighbour's leak, not the claimant's damage: the date stays open,
+    and intake is asked once, rather than the dispute going to the adjudicator as if known."""
+    quote = "My neighbour's leak started on 1 October 2025"
+    intake = _start(INTAKE_WATER, "2025-10-01", {"where": "description", "quote": quote})
+    script = Script(
+        intake=[final(intake), final(start_date_answer(None))],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=[final(RULING)],
+    )
+    claim = load_claim(water_claim_adding(tmp_path / "inbox", NEIGHBOUR))
+    record = review_claim(claim, settings(sample_library, script, tmp_path))
+    resolution = record.resolution
+    assert resolution is not None, record.error
+    assert (resolution.outcome, resolution.rule) == ("ESCALATED", "conflict")
+    assert resolution.reason_codes == ["needs_more_evidence", "fact_unverified"]
+    start = next(c for c in resolution.facts if c.name == "damage_start_date")
+    assert (start.status, start.value) == ("unverified", "2025-10-01")
+    assert start.problem == (
+        "the quote's sentence speaks of another's loss (\"neighbour's\"), not the claimant's"
+    )
+    assert script("adjudicator").calls == []
+
+
+# (the claimant's words, the quote intake gives for damage_start_date, its date) → whose loss
+# the check finds the sentence speaks of (None: the claimant's own, so the date verifies).
+OWN_OR_OTHERS: dict[str, tuple[str, str, str, str | None]] = {
+    "the neighbour's leak, quoted without the neighbour": (
+        NEIGHBOUR, "leak started on 1 October 2025", "2025-10-01", "neighbour's"
+    ),
+    "my brother's roof": (
+        "My brother’s roof began leaking on 2 October 2025, and I went to help.",
+        "roof began leaking on 2 October 2025", "2025-10-02", "brother's",
+    ),
+    "the tenant's boiler": (
+        "The tenant's boiler started leaking on 3 October 2025.",
+        "The tenant's boiler started leaking on 3 October 2025", "2025-10-03", "tenant's",
+    ),
+    "the flat next door": (
+        "The damp in the flat next door first appeared on 4 October 2025.",
+        "next door first appeared on 4 October 2025", "2025-10-04", "next door",
+    ),
+    "my kitchen's pipe": (
+        "My kitchen's pipe burst on 5 October 2025.",
+        "My kitchen's pipe burst on 5 October 2025", "2025-10-05", None,
+    ),
+    "the neighbour only saw it": (
+        "My neighbour noticed the damage started on 6 October 2025.",
+        "the damage started on 6 October 2025", "2025-10-06", None,
+    ),
+    "the tenant's boiler, then our damage": (
+        "The tenant's boiler failed and our damage started on 7 October 2025.",
+        "our damage started on 7 October 2025", "2025-10-07", None,
+    ),
+    "my son's bedroom": (
+        "My son's bedroom ceiling began to drip on 8 October 2025.",
+        "My son's bedroom ceiling began to drip on 8 October 2025", "2025-10-08", None,
+    ),
+    "after the neighbour's visit": (
+        "After my neighbour's visit, the damage started on 9 October 2025.",
+        "the damage started on 9 October 2025", "2025-10-09", None,
+    ),
+}  # fmt: skip
+
+
+def start_date_check(words: str, quote: str, day: str) -> FactCheck:
+    """damage_start_date as the code checks it, quoted from a claim whose description is
+    `words`: no model, no policy (the fact check reads neither)."""
+    claim = ClaimFile(
+        claim_id="C-9",
+        policy_id="HM-HOME-001",
+        claimant="Sam Reed",
+        date_reported=date(2025, 11, 1),
+        date_of_loss=date(2025, 10, 20),
+        description=words,
+        amount=100,
+        currency="GBP",
+    )
+    facts = IntakeFacts(
+        damage_start_date=date.fromisoformat(day),
+        sources={"damage_start_date": FactSource(where="description", quote=quote)},
+    )
+    unread = ParseFailure(reason="not asked", raw="")
+    view = PolicyView("HM-HOME-001", found=False)
+    case = Case(claim, facts, unread, unread, [], view, exclusions=())
+    return next(c for c in check_facts(case, FactCues()) if c.name == "damage_start_date")
+
+
+@pytest.mark.parametrize("row", list(OWN_OR_OTHERS))
+def test_a_start_date_verifies_only_for_the_claimant_s_own_loss(row: str) -> None:
+    words, quote, day, whose = OWN_OR_OTHERS[row]
+    check = start_date_check(words, quote, day)
+    if whose is None:
+        assert (check.status, check.problem) == ("verified", None)
+    else:
+        assert check.status == "unverified"
+        assert check.problem == (
+            f"the quote's sentence speaks of another's loss ({whose!r}), not the claimant's"
+        )

@@ -9,7 +9,11 @@ checked by its quote, which must speak of that fact, not only hold its value:
   does not join a sentence about the damage to the date of another;
 - a date's quote states that date, an amount's quote that amount;
 - it holds one of the fact's cue words (resolution.yaml: fact_cues), so that "The plumber
-  visited on 3 November 2025" is not taken for the day the damage started.
+  visited on 3 November 2025" is not taken for the day the damage started;
+- a date's sentence speaks of the claimant's own loss: the cue's subject is not another
+  person's or another property's (OTHERS_LOSS), so that "My neighbour's leak started on
+  1 October 2025" is not taken for the day the claimant's damage started, whatever part of that
+  sentence is quoted.
 
 A fact whose source fails is unverified, and the rules treat it as unknown: a guessed date
 decides a route as surely as a made-up clause would. Intake's first answer and its answer to
@@ -28,7 +32,14 @@ from claims_crew.documents.record import PageText
 from claims_crew.models import FactSource, IntakeFacts
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import FactCues
-from claims_crew.resolver.quotes import FACT_QUOTES, Passage, QuoteMiss, fold, quote_miss
+from claims_crew.resolver.quotes import (
+    FACT_QUOTES,
+    Passage,
+    QuoteMiss,
+    fold,
+    quote_miss,
+    quoted_sentence,
+)
 from claims_crew.resolver.resolution import FactCheck
 from claims_crew.vocabulary import DESCRIPTION_SOURCE, FACT_CLAIM_FIELDS, FACT_FIELDS, FactName
 
@@ -39,6 +50,33 @@ _MONTHS = (
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
 
+# Whose loss a date's sentence speaks of, read with the fact cues: words that make the event the
+# cue names someone else's. A person outside the household in the possessive ("my neighbour's
+# leak started", "the tenant's boiler burst", "my brother's car was stolen"), or another
+# property ("the flat next door flooded"), as the subject of the cue: at most three words before
+# it, in the same clause. The claimant's own things may be possessive ("my kitchen's pipe"), and
+# household members' ("my son's bike") are often insured with them, so neither is listed; "the
+# tenant's boiler failed and our damage started" names the claimant's damage after "and". A
+# sentence that names another's property as the cue's subject although the damage is the
+# claimant's ("my neighbour's tree fell on my garage") is left unverified too: then the targeted
+# question or a person settles the date, the safe side to err on.
+_OTHER_PERSON = (
+    r"neighbou?rs?|brother(?:-in-law)?|sister(?:-in-law)?|parents?|mother|father|mum|mom|dad|"
+    r"grand(?:mother|father|parents?|ma|pa)|nan|cousin|uncle|aunt(?:ie)?|nephew|niece|friend|"
+    r"colleague|boss|employer|landlord|landlady|tenants?|lodgers?|flatmates?|housemates?|"
+    r"roommates?|previous owners?|(?:some|any)(?:one|body) else"
+)
+_OTHERS = (
+    rf"(?:{_OTHER_PERSON})(?:'s|s'|')|next door(?:'s)?|neighbou?ring (?:house|home|flat|"
+    rf"property|building|garden|unit)|(?:another|other) (?:property|house|home|flat|building|"
+    rf"unit|address)(?:'s)?"
+)
+# The marker, then at most three words before the cue; `_CLAUSE` cuts the words before the cue
+# to its own clause first.
+OTHERS_LOSS = re.compile(rf"(?<!\w)(?P<whose>{_OTHERS})(?: [\w'-]+){{0,3}} ?$")
+_CLAUSE = re.compile(
+    r"[,;:()]|\s(?:and|but|or|when|after|before|because|while|so|then|which|who|until)\s"
+)
 
 _MISSES: dict[QuoteMiss, str] = {
     "absent": "the quote is not in the {}",
@@ -126,6 +164,8 @@ def _source_problem(
     if cues and not names_fact(source.quote, cues):
         listed = ", ".join(cues[:4]) + (", …" if len(cues) > 4 else "")
         return f"the quote does not speak of {name}: it has none of the words {listed}"
+    if isinstance(value, date) and (whose := others_loss(source.quote, _claim_words(text), cues)):
+        return f"the quote's sentence speaks of another's loss ({whose!r}), not the claimant's"
     return None
 
 
@@ -145,6 +185,22 @@ def names_fact(quote: str, cues: tuple[str, ...]) -> bool:
 def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(re.escape(cue) for cue in cues)
     return re.compile(rf"(?<!\w)(?:{words})(?!\w)")
+
+
+def others_loss(quote: str, passage: Passage, cues: tuple[str, ...]) -> str | None:
+    """The words of the quote's sentence that make the event its cue names someone else's
+    ("neighbour's", "next door"); None when it is the claimant's own. Without cues, the words
+    just before the quote's end are read."""
+    found = quoted_sentence(quote, passage)
+    if found is None:
+        return None
+    sentence, start = found
+    end = start + len(fold(quote))
+    if cues and (cue := _cue_pattern(cues).search(sentence, start)) is not None:
+        end = cue.start()
+    clause = _CLAUSE.split(sentence[:end])[-1]
+    other = OTHERS_LOSS.search(clause)
+    return other.group("whose") if other else None
 
 
 def same_as_file(value: object, on_file: object) -> bool:

@@ -140,6 +140,17 @@ def quote_miss(quote: str, passage: Passage) -> QuoteMiss | None:
     return "across_sentences" if _placed(parts, passage.whole) else "absent"
 
 
+def quoted_sentence(quote: str, passage: Passage) -> tuple[str, int] | None:
+    """The folded sentence of the passage a quote lies in (as quote_miss finds it), and where
+    the quote begins in it; None when it lies in no one sentence."""
+    parts = [p.strip(_EDGE) for p in _ELLIPSIS.split(fold(quote))]
+    parts = [p for p in parts if p]
+    for sentence in passage.sentences if parts else ():
+        if _placed(parts, sentence, passage.rule.max_gap_words):
+            return sentence, sentence.find(parts[0])
+    return None
+
+
 def _after_lead_in(parts: list[str], sentences: tuple[str, ...]) -> bool:
     """The first parts lie in a lead-in (a sentence's words before its last colon) and the rest
     in one sentence after it."""
