@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from claims_crew.desk.authority import ReviewerSettings
+from claims_crew.desk.names import among
 
 Step = Literal["line", "least_loaded"]
 STEPS: tuple[Step, ...] = ("line", "least_loaded")
@@ -32,7 +33,7 @@ def choose(
     leave_out: Collection[str] = (),
 ) -> Candidate | None:
     """The reviewer the rule picks for an escalation of `line`, never one in `leave_out`."""
-    pool = sorted((c for c in candidates if c.name not in leave_out), key=lambda c: c.name)
+    pool = sorted((c for c in candidates if not among(c.name, leave_out)), key=lambda c: c.name)
     for step in steps:
         if step == "line":
             pool = [c for c in pool if c.settings.takes(line)]

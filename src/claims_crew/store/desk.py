@@ -23,6 +23,7 @@ from sqlalchemy import Connection, select
 
 from claims_crew.desk import ReviewerSettings
 from claims_crew.desk.assignment import Step
+from claims_crew.desk.names import same_person
 from claims_crew.errors import AlreadyDecided, NotFound, OutsideAuthority, StoreError
 from claims_crew.resolver.payable import Payable
 from claims_crew.store import desk_rows, proposal_rows
@@ -67,9 +68,10 @@ class Desk(StoreBase):
             for r in rows
         ]
 
-    def set_reviewer(self, name: str, actor: str = "cli", **changes: Any) -> ReviewerSettings:
+    def set_reviewer(self, name: str, *, actor: str, **changes: Any) -> ReviewerSettings:
         """Change some of a reviewer's settings (role, lines, max_amount, may_deny), with a
-        `reviewer` entry; NotFound for no such reviewer."""
+        `reviewer` entry by `actor` (who changed them, e.g. `human:lee`); NotFound for no such
+        reviewer."""
         with self.write() as conn:
             now = settings_of(conn, name).model_dump()
             settings = ReviewerSettings.model_validate({**now, **changes})
@@ -204,7 +206,7 @@ class Desk(StoreBase):
                     escalation.decision or "",
                 )
             raise NotFound(f"nothing is proposed on {escalation.claim_id} to {what}")
-        if proposal.reviewer == reviewer:
+        if same_person(proposal.reviewer, reviewer):
             raise OutsideAuthority(
                 f"{reviewer} proposed this decision; a different reviewer must {what} it"
             )

@@ -63,9 +63,16 @@ def settings_of(conn: Connection, name: str) -> ReviewerSettings:
 
 
 def write_settings(
-    conn: Connection, key: AuditKey, now: str, name: str, settings: ReviewerSettings, actor: str
+    conn: Connection,
+    key: AuditKey,
+    now: str,
+    name: str,
+    settings: ReviewerSettings,
+    actor: str,
+    reason: str = "",
 ) -> int:
-    """Set a registered reviewer's settings, with a `reviewer` entry; returns its number."""
+    """Set a registered reviewer's settings, with a `reviewer` entry by `actor` (who made the
+    change); returns its number."""
     conn.execute(
         update(reviewers)
         .where(reviewers.c.name == name)
@@ -91,7 +98,7 @@ def write_settings(
         reason_codes=[],
         evidence=[],
         actor=actor,
-        reason=f"settings of reviewer {name}",
+        reason=reason or f"settings of reviewer {name}",
         overrides=None,
         overrides_hash=None,
         at=now,

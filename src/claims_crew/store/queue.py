@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
 from claims_crew.desk import DeskRules
+from claims_crew.desk.names import among
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.resolver.payable import Payable
@@ -159,7 +160,7 @@ def escalation_in(conn: Connection, ref: str) -> Escalation:
 
 def refuse_excluded(escalation: Escalation, reviewer: str) -> None:
     """An appeal's earlier reviewer neither decides nor confirms it."""
-    if reviewer in escalation.excluded_reviewers:
+    if among(reviewer, escalation.excluded_reviewers):
         raise StoreError(
             f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
             "a different reviewer decides the appeal"

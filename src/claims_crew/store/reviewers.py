@@ -11,10 +11,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from claims_crew.desk import ReviewerSettings
+from claims_crew.desk.names import name_key
 from claims_crew.errors import StoreError
 from claims_crew.store.base import StoreBase
 from claims_crew.store.desk_rows import write_settings
@@ -46,28 +47,64 @@ class Reviewers(StoreBase):
     """Registering reviewers, signing them in by token, and their web sessions."""
 
     def add_reviewer(
-        self, name: str, settings: ReviewerSettings | None = None, actor: str = "cli"
+        self,
+        name: str,
+        settings: ReviewerSettings | None = None,
+        actor: str | None = None,
+        *,
+        note: str = "",
+        first: bool = False,
     ) -> str:
         """Register a reviewer with their settings (by default: any line, any amount, denials
-        allowed; others are audited); returns their sign-in token, kept only as a hash."""
+        allowed); returns their sign-in token, kept only as a hash.
+
+        A registration that says who made it (`actor`, e.g. `human:lee`; `note` is added to the
+        entry's reason) is a `reviewer` audit entry; so is one with other than the default
+        settings, by `code` where no actor is given. A name whose key (desk/names.py) is
+        already taken is refused: "Bo" after "bo". `first`: only while no reviewer exists, in
+        the same transaction (setting up the first lead, with nobody yet to vouch for it)."""
         name = name.strip()
         if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t:"):
             raise StoreError("a reviewer name is 1-64 characters, with no tabs, newlines or ':'")
         token = secrets.token_urlsafe(32)
+        key = name_key(name)
         try:
             with self.write() as conn:
+                if first and conn.execute(select(func.count()).select_from(reviewers)).scalar():
+                    raise StoreError(
+                        "reviewers exist already: act as one of them (their token in "
+                        "CLAIMS_CREW_REVIEWER_TOKEN)"
+                    )
                 conn.execute(
                     insert(reviewers).values(
-                        name=name, token_sha256=_sha256(token), created_at=self.now()
+                        name=name, name_key=key, token_sha256=_sha256(token), created_at=self.now()
                     )
                 )
                 # A reviewer registered with the defaults may do what every reviewer could
                 # before roles existed, as the row alone says; other settings are an entry.
-                if settings is not None and settings != ReviewerSettings():
-                    write_settings(conn, self.audit_key(), self.now(), name, settings, actor)
+                settings = settings if settings is not None else ReviewerSettings()
+                if actor is not None or settings != ReviewerSettings():
+                    reason = f"registered reviewer {name}" + (f" ({note})" if note else "")
+                    write_settings(
+                        conn, self.audit_key(), self.now(), name, settings, actor or "code", reason
+                    )
         except IntegrityError as exc:
-            raise StoreError(f"a reviewer named {name!r} already exists") from exc
+            raise StoreError(
+                f"a reviewer named {self._holder(key) or name!r} already exists"
+            ) from exc
         return token
+
+    def _holder(self, key: str) -> str | None:
+        """The name registered under `key`, as it was written."""
+        with self.read() as conn:
+            found = conn.execute(
+                select(reviewers.c.name).where(reviewers.c.name_key == key)
+            ).scalar()
+        return None if found is None else str(found)
+
+    def has_reviewers(self) -> bool:
+        with self.read() as conn:
+            return bool(conn.execute(select(func.count()).select_from(reviewers)).scalar())
 
     def open_session(self, reviewer: str) -> str:
         """A new random session id for a signed-in reviewer (kept hashed, with its CSRF token)."""

@@ -171,6 +171,10 @@ reviewers = Table(
     Column("lines", Text),
     Column("max_amount", Text),
     Column("may_deny", Integer, nullable=False, server_default="1"),
+    # The name as two names are compared (desk/names.py): unique, so "bo" and "Bo" are one
+    # reviewer. Every row has one; the column is nullable only because SQLite adds a column to
+    # a table in place no other way (migration 0017).
+    Column("name_key", Text),
 )
 
 sessions = Table(
@@ -346,4 +350,5 @@ Index("work_items_holder", work_items.c.taken_by)
 Index("assignments_reviewer", assignments.c.reviewer)
 Index("proposals_escalation", proposals.c.escalation_id, proposals.c.state)
 Index("letters_claim", letters.c.claim_id, letters.c.id)
+Index("reviewers_name_key", reviewers.c.name_key, unique=True)
 Index("letters_audit_seq", letters.c.audit_seq)
