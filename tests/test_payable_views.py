@@ -24,6 +24,7 @@ from claims_crew.store import Review, Store
 from tests.support.amounts import config_with_limit, theft_script
 from tests.support.crew import settings
 from tests.support.paths import ROOT
+from tests.support.reviewers import decide
 from tests.support.store import record_for, water_loaded
 
 
@@ -84,12 +85,8 @@ def test_the_report_names_the_team_code_beside_each_reason(store: Store) -> None
 
 
 def test_a_persons_covered_decision_keeps_the_amount(store: Store) -> None:
-    store.add_reviewer("ana")
-    result = CliRunner().invoke(
-        main,
-        ["review", "decide", "C-1044", "--decision", "covered", "--reason", "Within my "
-         "authority.", "--reviewer", "ana", "--json"],
-    )  # fmt: skip
+    ana = store.add_reviewer("ana")
+    result = decide(ana, "C-1044", "covered", "Within my authority.", "--reviewer", "ana", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["review"]["payable"]["amount"] == "2350"
     [decision] = store.decisions()

@@ -16,13 +16,20 @@ from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, WATER_SOURCES, water_script
+from tests.support.reviewers import as_reviewer, decide
 from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
+def tokens() -> dict[str, str]:
+    """Reviewer name → sign-in token, as the tests register them."""
+    return {}
+
+
+@pytest.fixture
+def store(tmp_path: Path, sample_library: PolicyLibrary, tokens: dict[str, str]) -> Store:
     """The water claim escalated, a second claim accepted, and a reviewer named ana."""
     store = Store()
     water = water_loaded(
@@ -33,7 +40,7 @@ def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     store.record(record_for(water, sample_library), None, water)
     theft = water_loaded(tmp_path / "inbox", "C-2000")
     store.record(record_for(theft, sample_library, **accepted_answers()), None, theft)
-    store.add_reviewer("ana")
+    tokens["ana"] = store.add_reviewer("ana")
     return store
 
 
@@ -147,40 +154,21 @@ def test_show_without_fact_checks_marks_stated_facts_unchecked(
     assert {f["name"]: f["status"] for f in checks}["damage_start_date"] == "unknown"
 
 
-def test_decide_records_once_and_tells_the_second_who_decided(store: Store) -> None:
-    store.add_reviewer("bo")
-    first = cli(
-        "review", "decide", "C-1042", "--decision", "covered", "--reason", "dated", "--reviewer"
-    )
+def test_decide_records_once_and_tells_the_second_who_decided(
+    store: Store, tokens: dict[str, str]
+) -> None:
+    tokens["bo"] = store.add_reviewer("bo")
+    first = decide(tokens["ana"], "C-1042", "covered", "dated", "--reviewer")
     assert first.exit_code == 2  # --reviewer needs a value
-    ok = cli(
-        "review",
-        "decide",
-        "C-1042",
-        "--decision",
-        "covered",
-        "--reason",
-        "The plumber dates the leak.",
-        "--reviewer",
-        "ana",
+    ok = decide(
+        tokens["ana"], "C-1042", "covered", "The plumber dates the leak.", "--reviewer", "ana",
         "--json",
-    )
+    )  # fmt: skip
     assert ok.exit_code == 0, ok.output
     review = as_json(ok)["review"]
     assert review["reviewer"] == "ana" and review["decision"] == "covered"
     assert review["audit_seq"] == 3
-    late = cli(
-        "review",
-        "decide",
-        "C-1042",
-        "--decision",
-        "not_covered",
-        "--reason",
-        "seepage",
-        "--reviewer",
-        "bo",
-        "--json",
-    )
+    late = decide(tokens["bo"], "C-1042", "not_covered", "seepage", "--json")
     assert late.exit_code == 4
     error = as_json(late)["error"]
     assert error["code"] == "already_decided" and error["decided_by"] == "ana"
@@ -192,16 +180,16 @@ def test_decide_records_once_and_tells_the_second_who_decided(store: Store) -> N
     ("args", "code", "message"),
     [
         (["C-1042", "--decision", "covered", "--reason", "  ", "--reviewer", "ana"], 2, "reason"),
-        (["C-1042", "--decision", "covered", "--reason", "x", "--reviewer", "zed"], 3, "zed"),
+        (["C-1042", "--decision", "covered", "--reason", "x", "--reviewer", "zed"], 2, "zed"),
         (["C-9999", "--decision", "covered", "--reason", "x", "--reviewer", "ana"], 3, "C-9999"),
         (["C-2000", "--decision", "covered", "--reason", "x", "--reviewer", "ana"], 3, "C-2000"),
         (["C-1042", "--decision", "approve", "--reason", "x", "--reviewer", "ana"], 2, "approve"),
     ],
 )
 def test_decide_refuses_what_cannot_be_recorded(
-    store: Store, args: list[str], code: int, message: str
+    store: Store, tokens: dict[str, str], args: list[str], code: int, message: str
 ) -> None:
-    result = cli("review", "decide", *args)
+    result = as_reviewer(tokens["ana"], "review", "decide", *args)
     assert result.exit_code == code
     assert message in result.output + result.stderr
     assert store.reviews() == []
@@ -242,12 +230,12 @@ def test_audit_export_writes_jsonl_that_verifies(store: Store, tmp_path: Path) -
     assert [json.loads(line)["audit_export"]["entries"] for line in stdout.output.split()] == [0]
 
 
-def test_reviewer_add_prints_a_token_once(store: Store) -> None:
-    result = cli("reviewer", "add", "carla", "--json")
+def test_reviewer_add_prints_a_token_once(store: Store, tokens: dict[str, str]) -> None:
+    result = as_reviewer(tokens["ana"], "reviewer", "add", "carla", "--json")
     assert result.exit_code == 0
     token = as_json(result)["token"]
     assert store.sign_in(token, "test") == "carla"
-    again = cli("reviewer", "add", "carla")
+    again = as_reviewer(tokens["ana"], "reviewer", "add", "carla")
     assert again.exit_code == 2 and "already exists" in again.stderr
 
 

@@ -19,6 +19,7 @@ from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import AlreadyDecided, OutsideAuthority, StoreError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Basis, Proposal, Review, Store
+from tests.support.reviewers import as_reviewer, decide
 from tests.support.store import record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -53,17 +54,17 @@ def test_a_decision_beyond_a_reviewer_s_authority_is_refused_with_the_reason(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
     store = Store()
-    store.add_reviewer("bo", ReviewerSettings(max_amount=Decimal("1000"), may_deny=False))
+    bo = store.add_reviewer("bo", ReviewerSettings(max_amount=Decimal("1000"), may_deny=False))
     escalate(store, tmp_path, sample_library, "C-1")
     with pytest.raises(OutsideAuthority, match="bo may approve up to 1000; this claim is for 4200"):
         store.decide("C-1", "covered", "Pipe burst.", "bo")
-    refused = cli("review", "decide", "C-1", "--decision", "not_covered", "--reason", "x",
-                  "--reviewer", "bo", "--json")  # fmt: skip
+    refused = decide(bo, "C-1", "not_covered", "x", "--reviewer", "bo", "--json")
     assert refused.exit_code == 2
     assert json.loads(refused.stdout)["error"]["message"] == "bo may not deny claims"
     assert store.escalation("C-1").state == "open"  # nothing half-written
     # Raised, the same reviewer may: the change is an audit entry of its own.
-    cli("reviewers", "set", "bo", "--max-amount", "5000")
+    lead = store.add_reviewer("lee", ReviewerSettings(role="lead"))
+    assert as_reviewer(lead, "reviewers", "set", "bo", "--max-amount", "5000").exit_code == 0
     assert isinstance(store.decide("C-1", "covered", "Pipe burst.", "bo"), Review)
     assert store.verify_audit().ok
 

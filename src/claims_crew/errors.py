@@ -103,6 +103,11 @@ class LeaseLost(StoreError):
 
 
 class DatabaseUnavailable(StoreError):
+class NotSignedIn(ClaimsCrewError):
+    """A command that acts as a reviewer was given no token, a wrong one, or another
+    reviewer's; nothing was written."""
+
+
     """The database could not be reached for longer than the store waits for it
     (CLAIMS_CREW_DATABASE_WAIT); the message says which, for how long, and the last error."""
 

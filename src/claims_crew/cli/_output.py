@@ -25,6 +25,7 @@ from claims_crew.errors import (
     DatabaseUnavailable,
     LabelError,
     NotFound,
+    NotSignedIn,
     PolicyError,
     ShadowError,
     StoreError,
@@ -88,6 +89,8 @@ def fail_with(
         }
     elif isinstance(exc, NotFound):
         code, default_exit = "not_found", EXIT_NOT_FOUND
+    elif isinstance(exc, NotSignedIn):
+        code, default_exit = "not_signed_in", EXIT_BAD_INPUT
     elif isinstance(exc, DatabaseUnavailable):
         code, default_exit = "database_unavailable", EXIT_FAILED
     elif isinstance(exc, StoreError):

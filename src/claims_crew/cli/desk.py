@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.acting import TOKEN_HELP, signed_in
 
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Review
 
 reviewer_option = click.option(
     "--reviewer",
-    required=True,
     envvar="CLAIMS_CREW_REVIEWER",
-    help="A name added with `claims-crew reviewers add` (or CLAIMS_CREW_REVIEWER).",
+    help="Who acts (or CLAIMS_CREW_REVIEWER); checked against the token, whose owner acts "
+    "when it is not given. " + TOKEN_HELP,
 )
 
 
@@ -61,7 +62,7 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
         click.echo(
             f"{done.claim_id}: {done.decision} proposed by {done.reviewer}, audit entry "
             f"{done.audit_seq}. It needs a second reviewer: claims-crew review confirm "
-            f"{done.claim_id} --reviewer NAME (or review return … --reason '…')."
+            f"{done.claim_id} as another reviewer (or review return … --reason '…')."
         )
         return
     if as_json:
@@ -78,13 +79,14 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
 @click.option("--reason", default="", help="Why; by default the proposal's own reason.")
 @json_option
 @reports_errors
-def review_confirm(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
+def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -> None:
     """Confirm the decision proposed on an escalation: it decides the claim (a different
     reviewer from the one who proposed it, within their own authority)."""
     from claims_crew.review.amounts import payable_on_confirming
     from claims_crew.store import Store
 
     store = Store()
+    reviewer = signed_in(store, reviewer)
     show_decided(store.confirm(ref, reviewer, reason, payable_on_confirming(store, ref)), as_json)
 
 
@@ -94,11 +96,13 @@ def review_confirm(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
 @click.option("--reason", required=True, help="Why it goes back; recorded in the audit trail.")
 @json_option
 @reports_errors
-def review_return(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
+def review_return(ref: str, reviewer: str | None, reason: str, as_json: bool) -> None:
     """Send the decision proposed on an escalation back: it is open again, undecided."""
     from claims_crew.store import Store
 
-    returned = Store().return_proposal(ref, reviewer, reason)
+    store = Store()
+    reviewer = signed_in(store, reviewer)
+    returned = store.return_proposal(ref, reviewer, reason)
     if as_json:
         emit_json({"returned": {**proposal_json(returned), "returned_by": reviewer}})
         return
@@ -108,15 +112,20 @@ def review_return(ref: str, reviewer: str, reason: str, as_json: bool) -> None:
 @click.command("assign")
 @click.argument("ref", metavar="ID")
 @click.option("--to", "to", required=True, help="The reviewer who takes it.")
-@click.option("--lead", required=True, help="The lead reassigning it (role lead).")
+@click.option(
+    "--lead",
+    help="The lead reassigning it (role lead); checked against the token, whose owner acts "
+    "when it is not given. " + TOKEN_HELP,
+)
 @click.option("--reason", required=True, help="Why; recorded in the audit trail.")
 @json_option
 @reports_errors
-def review_assign(ref: str, to: str, lead: str, reason: str, as_json: bool) -> None:
+def review_assign(ref: str, to: str, lead: str | None, reason: str, as_json: bool) -> None:
     """Reassign an open escalation to another reviewer (a lead only; audited)."""
     from claims_crew.store import Store
 
     store = Store()
+    lead = signed_in(store, lead)
     store.reassign(ref, to, lead, reason)
     claim_id = store.escalation(ref).claim_id
     if as_json:

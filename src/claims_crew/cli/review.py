@@ -19,6 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.acting import TOKEN_VARIABLE, desk_actor, signed_in
 from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.desk import (
     review_assign,
@@ -266,7 +267,8 @@ def review_show(ref: str, as_json: bool) -> None:
     else:
         console.print(
             f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "
-            f"--decision {'|'.join(HUMAN_DECISIONS)} --reason '…' --reviewer NAME",
+            f"--decision {'|'.join(HUMAN_DECISIONS)} --reason '…' (as you: your token in "
+            f"{TOKEN_VARIABLE})",
             style="dim",
             markup=False,
         )
@@ -302,15 +304,18 @@ def review_stale(as_json: bool) -> None:
 @reviewer_option
 @json_option
 @reports_errors
-def review_decide(ref: str, decision: str, reason: str, reviewer: str, as_json: bool) -> None:
+def review_decide(
+    ref: str, decision: str, reason: str, reviewer: str | None, as_json: bool
+) -> None:
     """Record a person's decision on an open escalation (a new, linked audit entry, with the
     amount payable on a covered decision); within the reviewer's authority, and a proposal
-    where config/desk.yaml asks for four eyes."""
+    where config/desk.yaml asks for four eyes. Only with the reviewer's own token."""
     from claims_crew.desk import load_desk
     from claims_crew.review.amounts import payable_on_decision
     from claims_crew.store import Store
 
     store = Store()
+    reviewer = signed_in(store, reviewer)
     payable = payable_on_decision(store, store.escalation(ref).claim_id, decision)
     done = store.decide(ref, decision, reason, reviewer, rules=load_desk(), payable=payable)
     show_decided(done, as_json)
@@ -334,10 +339,13 @@ def reviewer() -> None:
 @json_option
 @reports_errors
 def reviewer_add(name: str, as_json: bool) -> None:
-    """Add a reviewer and print their sign-in token once (only its hash is kept)."""
+    """Add a reviewer and print their sign-in token once (only its hash is kept). Made by a
+    reviewer proven by their token; the first reviewer of an empty store by the OS user."""
     from claims_crew.store import Store
 
-    token = Store().add_reviewer(name)
+    store = Store()
+    actor, note, first = desk_actor(store)
+    token = store.add_reviewer(name, None, actor, note=note, first=first)
     if as_json:
         emit_json({"reviewer": name.strip(), "token": token})
         return

@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli.acting import desk_actor, signed_in
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
 from claims_crew.desk.authority import ROLES
@@ -97,12 +98,18 @@ def reviewers_add(
     may_deny: bool | None,
     as_json: bool,
 ) -> None:
-    """Add a reviewer with their settings; print their sign-in token once."""
+    """Add a reviewer with their settings; print their sign-in token once.
+
+    Made as a reviewer proven by their token (CLAIMS_CREW_REVIEWER_TOKEN, or asked for at a
+    terminal), whom the audit entry names; the first reviewer of an empty store, with nobody
+    yet to vouch for it, by the OS user at the command line, as the entry says."""
     from claims_crew.desk import ReviewerSettings
     from claims_crew.store import Store
 
     settings = ReviewerSettings.model_validate(_changes(role, lines, max_amount, may_deny))
-    token = Store().add_reviewer(name, settings)
+    store = Store()
+    actor, note, first = desk_actor(store)
+    token = store.add_reviewer(name, settings, actor, note=note, first=first)
     if as_json:
         emit_json({"reviewer": _settings_json(name.strip(), settings), "token": token})
         return
@@ -123,13 +130,15 @@ def reviewers_set(
     may_deny: bool | None,
     as_json: bool,
 ) -> None:
-    """Change a reviewer's role, lines or authority (what is not given stays)."""
+    """Change a reviewer's role, lines or authority (what is not given stays), as a reviewer
+    proven by their token, whom the audit entry names."""
     from claims_crew.store import Store
 
     changes = _changes(role, lines, max_amount, may_deny)
     if not changes:
         raise click.UsageError("nothing to change: give --role, --line, --max-amount or --may-deny")
-    settings = Store().set_reviewer(name, **changes)
+    store = Store()
+    settings = store.set_reviewer(name, actor=f"human:{signed_in(store)}", **changes)
     if as_json:
         emit_json({"reviewer": _settings_json(name, settings)})
         return
