@@ -89,6 +89,11 @@ class SignInThrottled(StoreError):
         self.retry_after = retry_after
 
 
+class NotSignedIn(ClaimsCrewError):
+    """A command that acts as a reviewer was given no token, a wrong one, or another
+    reviewer's; nothing was written."""
+
+
 class LeaseLost(StoreError):
     """A claim's lease passed to another holder while this one reviewed it (this one's ran out,
     its process paused or cut off): the review is abandoned, nothing of it is recorded, and the
@@ -103,11 +108,6 @@ class LeaseLost(StoreError):
 
 
 class DatabaseUnavailable(StoreError):
-class NotSignedIn(ClaimsCrewError):
-    """A command that acts as a reviewer was given no token, a wrong one, or another
-    reviewer's; nothing was written."""
-
-
     """The database could not be reached for longer than the store waits for it
     (CLAIMS_CREW_DATABASE_WAIT); the message says which, for how long, and the last error."""
 
