@@ -103,6 +103,10 @@ LAZY_COMMANDS = {
         "claims_crew.cli.report:report_command",
         "Disagreement, coverage, escalations and calibration over the decisions in the store.",
     ),
+    "requeue": Lazy(
+        "claims_crew.cli.requeue:requeue_command",
+        "Queue a claim parked after failed reviews again, for the next worker or run.",
+    ),
     "resolve": Lazy(
         "claims_crew.cli.resolve:resolve_command",
         "Run the resolver's rules on one case file; no model is called without --adjudicate.",

@@ -50,6 +50,7 @@ SAID = {
     "in_progress": "under review by a worker",
     "decided": "already decided: not queued",
     "changed_after_decision": "changed after its decision: not queued",
+    "parked": "parked: its reviews failed too often; not queued (`claims-crew requeue ID`)",
 }
 
 

@@ -77,6 +77,8 @@ def _review_one(item: Ingested, settings: Settings, run_id: int) -> BatchItem:
     claim = item.stored
     if item.state in SETTLED:
         return BatchItem(item.path, settings.store.claim_record(claim.claim_id))
+    if item.state == "parked":  # failed too often: a person re-queues it (store/failures.py)
+        return routine.parked_item(settings, claim)
     decided = routine.decide_claim(claim, _run_lease(settings), settings, run_id)
     if decided is None:
         return BatchItem(item.path, None, "being reviewed by another process", busy=True)

@@ -23,6 +23,12 @@ prompt plus completion tokens of the calls that finished in the last minute are 
 CLAIMS_CREW_RATE_WINDOW (seconds, default 60) is the cap's window, for tests that check the
 cap without waiting minutes.
 
+CLAIMS_CREW_MAX_FAILURES (default 3) is how many times a claim's review may fail with a fault
+of its own (vocabulary.CLAIM_FAULTS: an error no provider explains) before the claim is parked
+as `failed`: no run and no worker takes it again until a person re-queues it (`claims-crew
+requeue ID`). One claim that breaks its review every time then costs at most so many reviews'
+model calls, instead of one per run or per worker for ever.
+
 Read from the environment once per run; a value that is not a number stops the run before any
 model is called, naming the variable.
 """
@@ -46,6 +52,8 @@ MAX_RETRIES = 10
 MAX_RPM = 1_000_000
 MAX_TPM = 1_000_000_000
 MAX_WORKERS = 64
+DEFAULT_MAX_FAILURES = 3
+MOST_FAILURES = 100
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,8 @@ class Limits:
     # The cap's window: a minute. Tests shrink it (CLAIMS_CREW_RATE_WINDOW) to check the cap
     # without waiting minutes.
     rate_window_s: float = 60.0
+    # Failed reviews with a fault of the claim's own before it is parked (CLAIM_FAULTS).
+    max_failures: int = DEFAULT_MAX_FAILURES
 
     @property
     def rate_margin_s(self) -> float:
@@ -82,6 +92,7 @@ class Limits:
             max_rpm=_count("CLAIMS_CREW_MAX_RPM", 0, MAX_RPM) or None,
             max_tpm=_count("CLAIMS_CREW_MAX_TPM", 0, MAX_TPM) or None,
             rate_window_s=_seconds("CLAIMS_CREW_RATE_WINDOW", 60.0),
+            max_failures=_failures("CLAIMS_CREW_MAX_FAILURES"),
         )
 
 
@@ -115,6 +126,15 @@ def _count(name: str, default: int, most: int = MAX_RETRIES) -> int:
     if not raw.isdigit() or int(raw) > most:
         raise ConfigError(f"{name}={raw!r}: expected a whole number from 0 to {most}")
     return int(raw)
+
+
+def _failures(name: str) -> int:
+    """At least one: a claim is always tried once."""
+    most = MOST_FAILURES
+    raw = os.environ.get(name, "").strip()
+    if raw and (not raw.isdigit() or not 1 <= int(raw) <= most):
+        raise ConfigError(f"{name}={raw!r}: expected a whole number from 1 to {most}")
+    return int(raw) if raw else DEFAULT_MAX_FAILURES
 
 
 def workers_from_environment() -> int:

@@ -17,6 +17,10 @@ is written only while it is (Store.record with the holder). Once it is not, the 
 abandoned: nothing is recorded, the queue item is not finished, and the claim is left to the
 holder that has it now (a `busy` item saying why).
 
+Any other error inside the claim's review is the claim's failure, recorded as its attempt with
+its traceback in its log, and never the process's (faults.py); a claim that keeps failing so is
+parked until a person re-queues it (store/failures.py).
+
 A claim gets until its deadline (limits.py); past it, the claim is recorded as failed with code
 `timeout` and the batch goes on, while the abandoned review can no longer call a model or reach
 the store (deadline.py).
@@ -37,12 +41,13 @@ from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.run.claim_log import capturing
 from claims_crew.run.deadline import run_within
+from claims_crew.run.faults import failure_reason, fault_record, the_process_s
 from claims_crew.run.ingest import Ingested, StoredClaim
 from claims_crew.run.review import record_head, review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store.work_queue import Taken
-from claims_crew.vocabulary import ClaimFileProblem, utc_now
+from claims_crew.vocabulary import CLAIM_FAULTS, ClaimFileProblem, utc_now
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,8 @@ def decide_claim(
     store, claim_id = settings.store, claim.claim_id
     if not store.lease(claim_id, lease.holder, lease.seconds):
         return None
+    loaded: LoadedClaim | None = None
+    record: ClaimRecord | None = None
     try:
         if on_start is not None:
             on_start(claim.path)
@@ -107,12 +114,44 @@ def decide_claim(
         check.confirm()
         basis = settings.basis(record, loaded)
         store.record(record, run_id, loaded, basis, holder=lease.holder)
-        _finish(settings, claim, lease)
+        _settle(settings, claim, lease, record)
         return BatchItem(claim.path, record)
     except LeaseLost as lost:
         return BatchItem(claim.path, None, str(lost), busy=True)
+    except Exception as exc:
+        if the_process_s(exc):
+            raise
+        return _claim_fault(
+            settings, claim, lease, run_id, fault_record(claim, exc, loaded, record)
+        )
     finally:
         store.release(claim_id, lease.holder)
+
+
+def _claim_fault(
+    settings: Settings, claim: StoredClaim, lease: Lease, run_id: int | None, failed: ClaimRecord
+) -> BatchItem:
+    """The claim's review raised: its failed attempt recorded and counted, as any other."""
+    try:
+        settings.store.record(failed, run_id, holder=lease.holder)
+    except LeaseLost as lost:
+        return BatchItem(claim.path, None, str(lost), busy=True)
+    _settle(settings, claim, lease, failed)
+    return BatchItem(claim.path, failed)
+
+
+def parked_item(settings: Settings, claim: StoredClaim) -> BatchItem:
+    """A parked claim in a run's results: its last failed attempt, said to be parked."""
+    parked = settings.store.parked(claim.claim_id)
+    last = settings.store.claim_record(claim.claim_id)
+    if parked is None or last is None:
+        return BatchItem(claim.path, None, "being reviewed by another process", busy=True)
+    why = (
+        f"failed {parked.failures} time(s), last {parked.reasons[-1] if parked.reasons else '?'}; "
+        f"not reviewed until `claims-crew requeue {claim.claim_id}`"
+    )
+    error = RunError(code="parked", message=why)
+    return BatchItem(claim.path, last.model_copy(update={"error": error}))
 
 
 class LeaseCheck:
@@ -139,6 +178,19 @@ class LeaseCheck:
         """Raise what refused a model call of this claim, if anything did."""
         if self._refused is not None:
             raise self._refused
+
+
+def _settle(settings: Settings, claim: StoredClaim, lease: Lease, record: ClaimRecord) -> None:
+    """Its queue item after the attempt is recorded: done, or, where the claim failed with a
+    fault of its own, counted and given up for another try, or parked (store/failures.py)."""
+    error = record.error
+    if record.status != "failed" or error is None or error.code not in CLAIM_FAULTS:
+        _finish(settings, claim, lease)
+        return
+    holder = lease.holder if lease.taken is not None else None
+    settings.store.fail(
+        claim.claim_id, holder, failure_reason(record), settings.limits.max_failures
+    )
 
 
 def _finish(settings: Settings, claim: StoredClaim, lease: Lease) -> None:

@@ -92,9 +92,10 @@ class Worker:
         try:
             self._take_and_review(run_id)
         except BaseException:
-            # Something no claim's record can hold (the store gone, a bug): the other threads
-            # finish what they hold and the worker ends with the error. What this thread held
-            # comes free as a dead worker's does.
+            # Something no claim's record can hold (the store gone, claims-crew's own error that
+            # every claim would meet; an error inside one claim's review is that claim's own:
+            # faults.py): the other threads finish what they hold and the worker ends with it.
+            # What this thread held comes free as a dead worker's does.
             self.stop.set()
             raise
 

@@ -31,6 +31,7 @@ caller's own compose plainly when each takes that transaction's connection.
   validity_rows.py check the rows against it);
 - report_query.py: the report's one pass over every decided claim;
 - work_queue.py: claims ingested into the store, and workers taking them;
+- failures.py: claims whose review keeps failing, parked until a person re-queues them;
 - letters.py: what a decision letter is written from, and each letter issued.
 - rate_windows.py: the model calls' rate limit, shared by every process on the store.
 """
@@ -40,6 +41,7 @@ from __future__ import annotations
 from claims_crew.store.audit_reads import AuditReads
 from claims_crew.store.claims import Claims
 from claims_crew.store.desk import Desk
+from claims_crew.store.failures import ClaimFailures
 from claims_crew.store.leases import Leases
 from claims_crew.store.letters import Letters
 from claims_crew.store.queue import Queue
@@ -64,6 +66,7 @@ class Store(
     AuditReads,
     ReportQuery,
     WorkQueue,
+    ClaimFailures,
     Letters,
     RateWindows,
 ):

@@ -275,6 +275,8 @@ work_items = Table(
     Column("finished_at", Text),
     Column("failures", Integer, nullable=False, server_default="0"),  # failed reviews, in a row
     Column("failure_reasons", Text, nullable=False, server_default="[]"),  # JSON: [reason, ...]
+    Column("requeued_by", Text),  # who re-queued it last once it was parked, and when
+    Column("requeued_at", Text),
 )
 
 assignments = Table(

@@ -16,6 +16,9 @@ as the claim leases do). The claim lease (leases.py) and the decision's own chec
 recorded stay the guarantee that a claim is decided once and never sent to a model after its
 decision; the queue only decides who tries next.
 
+A claim whose review keeps failing is parked (failures.py): its item's state is 'failed', and
+neither a take nor an ingest of the same file queues it again.
+
 What a worker calls here waits out a lost database (outage.py), except `heartbeat`, which its
 own loop tries again.
 """
@@ -48,7 +51,9 @@ WORK_LEASE_S = 60.0
 # How long an item whose claim another process is reviewing (outside the queue) waits.
 BUSY_BACKOFF_S = 5.0
 
-Enqueued = Literal["queued", "already_queued", "in_progress", "decided", "changed_after_decision"]
+Enqueued = Literal[
+    "queued", "already_queued", "in_progress", "decided", "changed_after_decision", "parked"
+]
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,7 @@ class QueueCounts:
     pending: int
     held: int  # of the pending: taken, their lease running
     done: int
+    failed: int = 0  # parked until a person re-queues them
 
 
 class WorkQueue(StoreBase):
@@ -79,7 +85,8 @@ class WorkQueue(StoreBase):
         the one already queued (waiting or under review) is refused with code duplicate_id,
         as two files with one claim id in an inbox are, and nothing of it is kept: the queue
         reviews the file that was queued, never a version swapped in under it. A claim whose
-        review failed takes the newer file, as a first ingest would.
+        review failed takes the newer file, as a first ingest would. A parked claim stays
+        parked for the same file ("parked"), and is queued afresh for a changed one.
         """
         claim_id, sha = loaded.claim.claim_id, loaded.sha256
         with self.write() as conn:
@@ -106,8 +113,11 @@ class WorkQueue(StoreBase):
                 )
             if row.state == "pending" and row.taken_by is not None and row.expires_at > now:
                 return "in_progress"
-            # Waiting, or done without a decision (its review failed): queued again, as a run
-            # retries a failed claim.
+            if row.state == "failed" and row.sha256 == sha:
+                return "parked"  # a person re-queues it (`requeue`), not another ingest
+            # Waiting, or done without a decision (its review failed), or parked and now
+            # changed: queued again, as a run retries a failed claim.
+            fresh = {"failures": 0, "failure_reasons": "[]"} if row.state == "failed" else {}
             conn.execute(
                 update(t.work_items)
                 .where(t.work_items.c.claim_id == claim_id)
@@ -118,10 +128,11 @@ class WorkQueue(StoreBase):
                     taken_at=None,
                     expires_at=None,
                     finished_at=None,
-                    enqueued_at=now if row.state == "done" else t.work_items.c.enqueued_at,
+                    enqueued_at=now if row.state != "pending" else t.work_items.c.enqueued_at,
+                    **fresh,
                 )
             )
-            return "queued" if row.state == "done" else "already_queued"
+            return "queued" if row.state != "pending" else "already_queued"
 
     @rides_out
     def take(self, holder: str, limit: int = 1) -> list[Taken]:
@@ -287,7 +298,9 @@ class WorkQueue(StoreBase):
             ).all()
         counts: dict[str, int] = {str(state): cast(int, n) for state, n, _ in rows}
         in_hand = sum(cast(int, n) for state, _, n in rows if state == "pending")
-        return QueueCounts(counts.get("pending", 0), in_hand, counts.get("done", 0))
+        return QueueCounts(
+            counts.get("pending", 0), in_hand, counts.get("done", 0), counts.get("failed", 0)
+        )
 
     def _lease_end(self) -> str:
         return stamp(self.clock() + timedelta(seconds=WORK_LEASE_S))
