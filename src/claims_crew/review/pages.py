@@ -47,6 +47,17 @@ def wrong_csrf() -> Response:
     return PlainTextResponse("Forbidden: missing or wrong CSRF token", status_code=403)
 
 
+def sign_in_first() -> Response:
+    return PlainTextResponse("Sign in first", status_code=401)
+
+
+def same_token(given: str, expected: str) -> bool:
+    """Whether a posted token is the expected one, compared in constant time. Compared as UTF-8
+    bytes: compare_digest refuses a str with anything but ASCII (TypeError), and a token is
+    whatever a form sends."""
+    return secrets.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8"))
+
+
 @dataclass(frozen=True)
 class Session:
     """A live session: its id, the reviewer signed in, and the CSRF token its forms carry."""
@@ -84,8 +95,8 @@ class Pages:
         when the form's CSRF token is not the session's."""
         session = self.signed_in(request)
         if session is None:
-            return PlainTextResponse("Sign in first", status_code=401)
-        if not secrets.compare_digest(csrf, session.csrf):
+            return sign_in_first()
+        if not same_token(csrf, session.csrf):
             return wrong_csrf()
         return session
 

@@ -16,6 +16,7 @@ from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
     Pages,
+    same_token,
     to_login,
     wrong_csrf,
 )
@@ -39,7 +40,7 @@ def sign_in_routes(pages: Pages) -> APIRouter:
     @router.post("/login")
     def login(request: Request, token: str = Form(""), csrf: str = Form("")) -> Response:
         expected = request.cookies.get(LOGIN_CSRF_COOKIE, "")
-        if not expected or not secrets.compare_digest(csrf, expected):
+        if not expected or not same_token(csrf, expected):
             return wrong_csrf()
         client = request.client.host if request.client else "unknown"
         try:
@@ -63,7 +64,7 @@ def sign_in_routes(pages: Pages) -> APIRouter:
         session = pages.signed_in(request)
         if session is None:
             return to_login()
-        if not secrets.compare_digest(csrf, session.csrf):
+        if not same_token(csrf, session.csrf):
             return wrong_csrf()
         store.close_session(session.id)
         response = to_login()

@@ -3,6 +3,8 @@
 Safety, in the order a request meets it:
 - a Host header that is not one of ours is refused (403), so a page on another site cannot
   reach this server by DNS rebinding;
+- a body is capped before it is read, and one sent without a session is refused before it is
+  read, sign-in excepted (body_limits.py): 413 over the cap, 401 without a session;
 - pages need a session: a reviewer signs in with the token `claims-crew reviewer add` printed,
   and gets a random session id in an HttpOnly, SameSite=Strict cookie (kept hashed in the store),
   marked Secure when the page is served over HTTPS: `secure_cookies` (`serve --https`), or a
@@ -28,6 +30,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
 
 from claims_crew.revalidation.stale import Project
+from claims_crew.review.body_limits import BodyLimit, BodyTooLarge, too_large
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
@@ -93,6 +96,10 @@ def create_app(
     css = (template_folder() / "review.css").read_text(encoding="utf-8")
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.add_exception_handler(RequestValidationError, _bad_request)
+    app.add_exception_handler(BodyTooLarge, _too_large)
+    # Added before the Host guard, so it runs inside it: a foreign Host is refused first, and
+    # its refusals carry the security headers too.
+    app.add_middleware(BodyLimit, pages=pages)
     _guard_hosts(app, {h.lower() for h in allowed_hosts})
 
     @app.get("/review.css")
@@ -117,6 +124,12 @@ async def _bad_request(_request: Request, exc: Exception) -> Response:
         f"{err['loc'][-1]}: {err['msg']}" for err in exc.errors() if err.get("loc")
     )
     return PlainTextResponse(f"Bad request: {problems}", status_code=400)
+
+
+async def _too_large(_request: Request, exc: Exception) -> Response:
+    """413, as plain text like every other refusal of the page."""
+    assert isinstance(exc, BodyTooLarge)
+    return too_large(exc.cap)
 
 
 def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
