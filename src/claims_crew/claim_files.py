@@ -24,7 +24,7 @@ import json
 import os
 import stat
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -283,13 +283,16 @@ def load_claim(
     seconds: float | None = None,
     kept: KeptRecords | None = None,
     originals: Path | None = None,
+    taken: Mapping[str, AttachmentRecord] | None = None,
 ) -> LoadedClaim:
     """Read and validate one claim file; a problem names the file and every bad field.
 
     `seconds` bounds the reading of its attachments (OCR mostly). Where `kept` has a text of
     record for this very claim file, an attachment is not read again: a file that changed since
     is reported (LoadedClaim.changed), never silently re-read. `originals`: a folder where each
-    PDF and image is kept by its hash, for the review page.
+    attachment's bytes are kept by their hash (documents/kept.py), for the review page and for
+    an appeal. `taken`: attachments whose text of record is already known (a reopened claim's
+    originals, as the store kept them): their files are never opened.
     """
     raw = _read_inside(path, path, MAX_CLAIM_BYTES, "claim file")
     data = _parse(path, raw)
@@ -304,15 +307,20 @@ def load_claim(
     before = kept(claim.claim_id, hashlib.sha256(raw).hexdigest()) if kept else None
     documents: dict[str, AttachmentRecord] = {}
     changed: list[str] = []
+    taken = taken or {}
     files: dict[str, bytes] = {}
+    known = sum(taken[n].size for n in claim.attachments if n in taken)
     for name in claim.attachments:  # every file's size first: no OCR spent on a claim refused
+        if name in taken:
+            continue
         files[name] = _attachment_bytes(path, name)
-        if sum(map(len, files.values())) > MAX_ATTACHMENTS_BYTES:
+        if known + sum(map(len, files.values())) > MAX_ATTACHMENTS_BYTES:
             raise ClaimFileError(
                 f"{path}: its attachments are over {MAX_ATTACHMENTS_BYTES:,} bytes together",
                 code="too_large",
             )
     budget = ClaimBudget(seconds)
+    documents.update((n, taken[n]) for n in claim.attachments if n in taken)
     for name, data_bytes in files.items():
         if before is not None and name in before:
             documents[name] = before[name]
@@ -323,10 +331,11 @@ def load_claim(
             record = read_attachment(name, data_bytes, budget)
         except AttachmentError as exc:
             raise ClaimFileError(f"{path}: attachment {exc}", code=exc.code) from exc
-        if originals is not None and record.kind != "text":
+        if originals is not None:
             record = record.model_copy(update={"kept_at": keep_original(originals, data_bytes)})
         documents[name] = record
-    return LoadedClaim(path, claim, raw, documents, tuple(changed))
+    ordered = {n: documents[n] for n in claim.attachments}  # the claim file's order
+    return LoadedClaim(path, claim, raw, ordered, tuple(changed))
 
 
 def _attachment_bytes(path: Path, name: str) -> bytes:

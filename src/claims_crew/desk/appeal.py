@@ -4,9 +4,12 @@ An appeal is refused, with the reason, unless the claim has a decision in force 
 is still to make (no decision at all, or an escalation still open). Otherwise:
 
 1. the claim is put together again in CLAIMS_CREW_HOME/appeals/CLAIM_ID/SEQ/ (SEQ: the entry
-   the appeal replaces, so a re-run after a failure starts over in the same folder): the claim
-   file as the store kept its decided version, its attachments, and the new ones, and read
-   back by `load_claim`, the intake path every claim file takes (the same attachment readers);
+   the appeal replaces, so a re-run after a failure starts over in the same folder) from what
+   the store kept, never from the inbox: the claim file's decided version, its attachments'
+   text of record and their original bytes as intake kept them (checked by their SHA-256), and
+   the new files, each opened without following a link. It is read back by `load_claim`, the
+   intake path every claim file takes: the new attachments through the same readers, the
+   originals as the text of record the decision stood on;
 2. it is reviewed by the claim routine `run` and `work` use (routine.review_in_time), under the
    claim's lease;
 3. the result is recorded as a new decision (Store.record_appeal): the decision, escalation and
@@ -22,6 +25,7 @@ A review that fails records its attempt and leaves the decision in force as it w
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -31,6 +35,7 @@ from typing import Any
 from claims_crew import paths
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.desk import clocks
+from claims_crew.documents.kept import kept_bytes, originals_dir, read_plain_file
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
 from claims_crew.revalidation.revalidate import claim_lease, for_a_person, said
 from claims_crew.run.project import project_settings
@@ -90,10 +95,21 @@ def reopened_claim(
     settings: Settings, standing: Standing, attachments: Sequence[Path], folder: Path
 ) -> LoadedClaim:
     """The decided claim with the new attachments, written to `folder` and read back as any
-    claim file is."""
-    claim = settings.store.claim_file(standing.claim_id)
-    if claim is None:
-        raise AppealRefused(f"claim {standing.claim_id}: the store keeps no claim file for it")
+    claim file is.
+
+    The claim file and its attachments' text of record are the store's, as the decision stood
+    on them; each original's bytes come from where intake kept them, checked by their SHA-256
+    (KeptFileError if they are gone or changed). No inbox path is opened: a file there may since
+    have been replaced, or made a link to anything. Only the new attachments are read, each
+    opened without following a link.
+    """
+    kept = settings.store.loaded(standing.claim_id, standing.claim_sha256)
+    if kept is None:
+        raise AppealRefused(
+            f"claim {standing.claim_id}: the store keeps no text of record for the claim file "
+            "it was decided on; take that file in again (claims-crew ingest) to appeal it"
+        )
+    claim = kept.claim
     names = [Path(a).name for a in attachments]
     taken = set(claim.attachments)
     clash = sorted({n for n in names if n in taken or names.count(n) > 1})
@@ -102,24 +118,35 @@ def reopened_claim(
             f"claim {standing.claim_id} already has an attachment named {', '.join(clash)}; "
             "give the new file another name"
         )
+    lost = [n for n in claim.attachments if n not in kept.documents]
+    if lost:
+        raise AppealRefused(
+            f"claim {standing.claim_id}: the store keeps no text of record for "
+            f"{', '.join(lost)}; take the claim file in again (claims-crew ingest) to appeal it"
+        )
+    copies = {n: kept_bytes(kept.documents[n]) for n in claim.attachments}  # KeptFileError
+    news = {name: read_plain_file(Path(a)) for name, a in zip(names, attachments, strict=True)}
     if folder.exists():  # a failed appeal's leftovers: start over
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    decided_from = Path(standing.claim_path).parent
-    sources = [decided_from / n for n in claim.attachments] + [Path(a) for a in attachments]
-    for source in sources:
-        try:
-            shutil.copyfile(source, folder / source.name)
-        except OSError as exc:
-            raise AppealRefused(f"{source}: cannot be read: {exc.strerror or exc}") from exc
+    for name, data in [*copies.items(), *news.items()]:
+        if data is not None:  # an original intake kept no bytes of: its text of record stands
+            write_new(folder / name, data)
     fields = claim.model_dump(mode="json", exclude_none=True)
     fields["attachments"] = [*claim.attachments, *names]
     path = folder / f"{standing.claim_id}.json"
-    path.write_text(json.dumps(fields, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_new(path, json.dumps(fields, indent=2, ensure_ascii=False).encode("utf-8"))
     try:
-        return load_claim(path)
+        return load_claim(path, originals=originals_dir(), taken=kept.documents)
     except ClaimFileError as exc:
         raise AppealRefused(str(exc)) from exc
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write a file that must not exist yet, never through a link put in its place."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags, 0o600), "wb") as out:
+        out.write(data)
 
 
 def appeal(
@@ -132,7 +159,7 @@ def appeal(
     if not attachments:
         raise AppealRefused("an appeal needs new evidence: attach at least one file")
     for attachment in attachments:
-        if not Path(attachment).is_file():
+        if not Path(attachment).exists():
             raise NotFound(f"{attachment}: no such file")
     standing = standing_to_appeal(settings, claim_id)
     folder = appeals_dir() / claim_id / str(standing.entry_seq)

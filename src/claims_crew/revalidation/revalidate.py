@@ -1,8 +1,10 @@
 """Running stale decisions again under the current state, through the normal pipeline.
 
 Each claim is reviewed as `run` would review it (routine.review_in_time, the same Settings),
-under its lease, from the claim file at the path it was decided from. The result is compared
-with the decision in force:
+under its lease, from what the store kept (kept_claim): the claim file's newest version taken in,
+its attachments' text of record, and their originals as intake kept them, checked by their
+SHA-256. The inbox is never read again; a changed claim file is reviewed once `ingest` has
+taken it in. The result is compared with the decision in force:
 
 - the same outcome and answer: a replay, recorded as a `revalidated` entry; nothing else moves;
 - anything else: a new decision under a changed state, naming what changed. On a claim a person
@@ -18,16 +20,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from claims_crew.claim_files import load_claim
-from claims_crew.errors import ClaimFileError, NotFound, StoreError
+from claims_crew.claim_files import LoadedClaim
+from claims_crew.documents.kept import kept_bytes
+from claims_crew.errors import NotFound, StoreError
 from claims_crew.resolver import Resolution
 from claims_crew.revalidation.stale import Project, stale_reasons
 from claims_crew.run.routine import LeaseCheck, review_in_time
 from claims_crew.run.settings import Settings
-from claims_crew.store import Standing, lease_holder
+from claims_crew.store import Standing, Store, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 
@@ -129,14 +131,9 @@ def revalidate(
 def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> Outcome:
     before = (standing.outcome, standing.answer)
     result = Outcome(standing.claim_id, changed, before, standing.human)
-    try:
-        loaded = load_claim(Path(standing.claim_path))
-    except ClaimFileError as exc:
-        return _failed(result, f"the claim file cannot be read: {exc}")
-    if loaded.claim.claim_id != standing.claim_id:
-        return _failed(result, f"{standing.claim_path} now holds claim {loaded.claim.claim_id}")
     store = settings.store
     try:
+        loaded = kept_claim(store, standing)
         with claim_lease(settings, standing.claim_id) as check:
             record = review_in_time(loaded, settings, check)
             check.confirm()
@@ -163,6 +160,24 @@ def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> 
     except StoreError as exc:
         return _failed(result, str(exc))
     return replace(result, after=after, verdict=verdict, reopened=back, audit_seq=done.audit_seq)
+
+
+def kept_claim(store: Store, standing: Standing) -> LoadedClaim:
+    """The claim as the store kept it, to be reviewed again: the newest version of its file
+    taken in since the decision (ingest flags it as changed after the decision), else the one
+    the decision stands on; with its attachments' text of record, and each original intake
+    kept checked by its SHA-256 (KeptFileError if gone or changed). No inbox path is opened."""
+    newer = [c for c in store.changed_after_decision() if c.claim_id == standing.claim_id]
+    sha = max(newer, key=lambda c: c.seen_at).sha256 if newer else standing.claim_sha256
+    loaded = store.loaded(standing.claim_id, sha)
+    if loaded is None:
+        raise StoreError(
+            "the store keeps no text of record for its claim file; take the file in again "
+            "(claims-crew ingest) to revalidate it"
+        )
+    for record in loaded.documents.values():
+        kept_bytes(record)
+    return loaded
 
 
 @contextmanager
