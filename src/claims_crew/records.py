@@ -10,16 +10,25 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from claims_crew.llms.redact import redact
 from claims_crew.models import Claim, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.resolver import AdjudicationCheck, Resolution
 from claims_crew.vocabulary import Stage
 
 
 class RunError(BaseModel):
+    """Why an attempt failed. The message is redacted as it is made (llms/redact.py): a
+    provider's error may quote the key it was sent, and this text is printed and stored."""
+
     code: str
     message: str
+
+    @field_validator("message")
+    @classmethod
+    def _no_secrets(cls, message: str) -> str:
+        return redact(message)
 
 
 class TaskUsage(BaseModel):

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew import paths
+from claims_crew.llms.redact import RedactingFilter
 from claims_crew.vocabulary import utc_now
 
 LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -105,6 +106,9 @@ def install() -> None:
             outside.addFilter(for_the_terminal)
             handlers.append(outside)
         for handler in handlers:
+            # A provider's error logged by its client or by CrewAI, traceback and all, may
+            # quote the key it was sent (llms/redact.py): blanked before it is written.
+            handler.addFilter(RedactingFilter())
             root.addHandler(handler)
         _installed.extend(handlers)
 

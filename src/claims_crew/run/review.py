@@ -19,6 +19,7 @@ from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError, ModelError, first_line
 from claims_crew.llms.fallback import fallback_note, provider_failed
+from claims_crew.llms.redact import error_text, redact
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
@@ -106,7 +107,7 @@ def _review_on(
             walk(state, stages)
     except ClaimsCrewError as exc:
         code = "model" if isinstance(exc, ModelError) else "config"
-        return _failed(base, code, str(exc), ledger)
+        return _failed(base, code, redact(str(exc)), ledger)
     except Exception as exc:  # a model or network failure must not stop the batch
         code = failure_code(exc)
         if code == "crew_failed":
@@ -278,13 +279,14 @@ def retry_after(exc: BaseException) -> float | None:
 
 def failure_message(exc: BaseException) -> str:
     """What the record says of a failure: the error as it was raised, or, for a response the
-    provider's client could not read, that the provider sent it."""
+    provider's client could not read, that the provider sent it; every configured key blanked
+    out (a gateway may echo the key it was sent in its error)."""
     if (unreadable := malformed_response(exc)) is not None:
-        return (
+        return redact(
             "the provider sent a malformed response (a body that is not the JSON its API "
             f"promises: cut off, or garbled): {unreadable}"
         )
-    return f"{type(exc).__name__}: {exc}"
+    return error_text(exc)
 
 
 # The provider clients that read a response body. A JSON error raised inside one of them is the

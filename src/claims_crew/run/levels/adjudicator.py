@@ -12,6 +12,7 @@ from typing import Any
 
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.llms.redact import error_text
 from claims_crew.llms.select import LLMFactory, default_llm_factory
 from claims_crew.models import Claim, IntakeFacts, parse_adjudication
 from claims_crew.policy.library import PolicyLibrary
@@ -83,7 +84,7 @@ def adjudicate(
     except ClaimsCrewError:
         raise
     except Exception as exc:
-        raw = f"the adjudicator failed: {type(exc).__name__}: {exc}"
+        raw = f"the adjudicator failed: {error_text(exc)}"
     decided, check = apply_adjudication(case, config, resolution, parse_adjudication(raw))
     return raw, decided, check
 

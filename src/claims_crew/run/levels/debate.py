@@ -15,6 +15,7 @@ from typing import Any
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.llms.redact import error_text
 from claims_crew.models import Claim, ParseFailure, parse_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import Case, Resolution, cited_clauses
@@ -46,7 +47,7 @@ def hold_round(
         except ClaimsCrewError:
             raise
         except Exception as exc:
-            raw[side] = f"the {side} agent failed: {type(exc).__name__}: {exc}"
+            raw[side] = f"the {side} agent failed: {error_text(exc)}"
     ledger.settle()  # the rebuttals' tool calls, before the ledger is read
     ids = {t.name: str(t.id) for t in claims_crew.all_tasks()}
     revised: dict[Side, Claim | ParseFailure] = {}

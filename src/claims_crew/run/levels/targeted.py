@@ -13,6 +13,7 @@ from typing import Any
 
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.llms.redact import error_text
 from claims_crew.models import parse_targeted
 from claims_crew.resolver import Case, Resolution
 from claims_crew.resolver.config import ResolutionConfig
@@ -38,7 +39,7 @@ def ask_for_evidence(
     except ClaimsCrewError:
         raise
     except Exception as exc:
-        raw = f"the intake agent failed: {type(exc).__name__}: {exc}"
+        raw = f"the intake agent failed: {error_text(exc)}"
     case, decided = apply_answer(
         case, config, resolution, facts, question, raw, parse_targeted(raw)
     )
