@@ -16,6 +16,7 @@ from sqlalchemy import MetaData, select
 
 from claims_crew import paths
 from claims_crew.cli import main
+from claims_crew.cli._output import fail
 from claims_crew.llms.redact import configured_secrets, error_text, redact
 from claims_crew.records import RunError
 from claims_crew.run.claim_log import capturing, log_path
@@ -169,3 +170,14 @@ def test_a_traceback_in_the_claim_s_log_is_redacted(monkeypatch: pytest.MonkeyPa
     assert "Traceback" in written and "in fails" in written
     assert secret not in written
     assert written.count("[redacted: CLAIMS_CREW_AUDIT_KEY]") == 2
+
+
+def test_an_error_a_command_prints_is_redacted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", PRIMARY_KEY)
+    with pytest.raises(SystemExit):
+        fail("config", f"the probe failed: x-api-key {PRIMARY_KEY} refused", 2, as_json=True)
+    printed = capsys.readouterr()
+    assert PRIMARY_KEY not in printed.out + printed.err
+    assert "[redacted: ANTHROPIC_API_KEY]" in printed.out and "[redacted" in printed.err

@@ -30,6 +30,7 @@ from claims_crew.errors import (
     ShadowError,
     StoreError,
 )
+from claims_crew.llms.redact import redact
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,7 +66,9 @@ def fail(
     **extra: Any,
 ) -> NoReturn:
     """Print the error (and its JSON with --json) and exit. `show_code=False` leaves the code
-    off the stderr line, for a message that already names the file at fault."""
+    off the stderr line, for a message that already names the file at fault. A configured
+    secret in the message (a provider's error may quote its key) is blanked out first."""
+    message = redact(message)
     if as_json:
         emit_json({"error": {"code": code, "message": message, **extra}})
     # The message may quote a claim file or a provider: shown, never obeyed, by the terminal.
