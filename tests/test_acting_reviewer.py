@@ -73,6 +73,25 @@ def test_decide_with_the_token_acts_as_its_owner(
     assert (human.kind, human.actor) == ("human", "human:ana")
 
 
+def test_the_command_line_s_wrong_tokens_are_throttled_as_the_page_s(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    """Failures on record for this OS user at the command line (dated ahead, so the wait is due
+    however quickly the test runs) hold back even the right token, unread."""
+    store, (ana,) = escalated(tmp_path, sample_library, "ana")
+    ahead = store.clock().timestamp() + 3600
+    with store.write() as conn:
+        for _ in range(6):
+            conn.execute(
+                text("INSERT INTO sign_in_attempts (client, at) VALUES (:client, :at)"),
+                {"client": f"cli:{os_user()}", "at": ahead},
+            )
+    held = decide(ana, "C-1", "covered", "Pipe burst.", "--json")
+    assert held.exit_code == 2, held.output
+    assert "too many failed sign-ins" in json.loads(held.stdout)["error"]["message"]
+    assert store.escalation("C-1").state == "open" and store.reviews() == []
+
+
 def test_confirm_return_and_assign_take_the_token_too(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
