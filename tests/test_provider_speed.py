@@ -115,7 +115,9 @@ def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
         "C-1044": ("ACCEPTED", "covered"),
         "C-1045": ("ACCEPTED", "not_covered"),
         "C-1046": ("ACCEPTED", "covered"),
-        "C-1047": ("ACCEPTED", "not_covered"),
+        # Its description tells the AI reviewer to approve it: a person decides, whatever
+        # the agents answered (instructions_in_claim).
+        "C-1047": ("ESCALATED", None),
         "C-1048": ("ADJUDICATED", "not_covered"),
         "C-1049": ("ADJUDICATED", "covered"),
         "C-1050": ("ACCEPTED", "covered"),

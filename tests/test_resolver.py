@@ -99,6 +99,8 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
         "ESCALATED", "abstain", None, ["abstained", "interpretation_unresolved"], []
     ),
     "abstain-without-reason": ("ESCALATED", "checks", None, ["parse_error"], []),
+    # The seed's agreement, its description telling the AI reviewer to answer covered.
+    "agree-instructions-in-claim": ("ESCALATED", "agree", None, ["instructions_in_claim"], []),
 }  # fmt: skip
 
 

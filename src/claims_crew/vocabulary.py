@@ -80,6 +80,8 @@ ReasonCode = Literal[
     "exclusion_unchecked",
     "adjudicator_invalid",
     "over_authority",
+    # The claim's text gives its reviewer instructions (documents/instructions.py).
+    "instructions_in_claim",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 assert set(ABSTAIN_REASONS) <= set(REASON_CODES), "an abstention's reason is a reason code"
@@ -179,6 +181,8 @@ KICKOFF_INPUTS: dict[str, str] = {
     "dispute": "the two reviewers' claims, for the adjudicator (empty otherwise)",
     "question": "the facts a conflict turns on, asked of intake once (empty otherwise)",
     "other_claim": "the other reviewer's claim, in a debate round (empty otherwise)",
+    "instructions_flag": "the words of the claim that give its reviewer instructions, found in "
+    "code (empty when there are none)",
 }
 
 # ---- expiry and revalidation ---------------------------------------------------------------
