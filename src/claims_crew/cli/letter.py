@@ -37,15 +37,18 @@ from claims_crew.cli._output import (
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Write the letter to FILE instead of standard output.",
 )
+@click.option("--force", is_flag=True, help="Replace the --out file if it already exists.")
 @json_option
 @reports_errors
-def letter_command(claim_id: str, format_: str, out: Path | None, as_json: bool) -> None:
+def letter_command(
+    claim_id: str, format_: str, out: Path | None, force: bool, as_json: bool
+) -> None:
     """Write a decided claim's letter; each letter issued is an audit entry with its hash.
 
     The letter comes from the templates in config/letters/. Escalated and pending claims get
-    none."""
+    none. An existing --out file is kept unless --force is given (exit 2, nothing recorded)."""
     from claims_crew.letters.content import NoLetter, UnknownClaim
-    from claims_crew.letters.issue import issue_letter
+    from claims_crew.letters.issue import OutExists, issue_letter
     from claims_crew.letters.render import FORMATS, LETTERS_DIR
     from claims_crew.store import Store
 
@@ -53,7 +56,9 @@ def letter_command(claim_id: str, format_: str, out: Path | None, as_json: bool)
     if fmt == "pdf" and out is None:
         fail("usage", "a PDF letter needs --out FILE", EXIT_BAD_INPUT, as_json)
     try:
-        issued = issue_letter(Store(), claim_id, fmt, paths.config_dir() / LETTERS_DIR, out)
+        issued = issue_letter(Store(), claim_id, fmt, paths.config_dir() / LETTERS_DIR, out, force)
+    except OutExists as exc:
+        fail("out_exists", str(exc), EXIT_BAD_INPUT, as_json)
     except NoLetter as exc:
         unknown = isinstance(exc, UnknownClaim)
         fail(
@@ -68,7 +73,10 @@ def letter_command(claim_id: str, format_: str, out: Path | None, as_json: bool)
         "sha256": issued.sha256,
         "audit_seq": issued.entry.audit_seq,
         "out": str(out) if out else None,
+        "unshown": list(issued.unshown),
     }
+    for line in () if as_json else issued.unshown:  # the letter says it too, on its last lines
+        click.echo(f"{claim_id}: note: {line}", err=True)
     if as_json:
         if out is None:
             summary["letter"] = issued.content.decode("utf-8")

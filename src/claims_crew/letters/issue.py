@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ClaimsCrewError, ConfigError
 from claims_crew.letters.content import Letter, NoLetter, UnknownClaim, letter_for
 from claims_crew.letters.render import Format, render_text
 from claims_crew.resolver.external_codes import load_external_codes
@@ -23,14 +23,16 @@ if TYPE_CHECKING:
     from claims_crew.store.letters import IssuedLetter
 
 
-def letter_bytes(folder: Path, format: Format, letter: Letter) -> bytes:
-    """The letter as sent, in `format`, from the templates in `folder`."""
+def letter_bytes(folder: Path, format: Format, letter: Letter) -> tuple[bytes, tuple[str, ...]]:
+    """The letter as sent, in `format`, from the templates in `folder`, and what it notes it
+    could not show (a PDF whose font lacks a character: pdf.py), one line each."""
     text = render_text(folder, format, letter)
     if format == "pdf":
-        from claims_crew.letters.pdf import pdf_bytes  # fpdf2 only when a PDF is written
+        from claims_crew.letters.pdf import pdf_letter  # fpdf2 only when a PDF is written
 
-        return pdf_bytes(text, f"Decision on claim {letter.claim_id}")
-    return text.encode("utf-8")
+        made = pdf_letter(text, f"Decision on claim {letter.claim_id}")
+        return made.content, made.unshown
+    return text.encode("utf-8"), ()
 
 
 def stored_letter(store: Store, claim_id: str, folder: Path) -> Letter:
@@ -49,30 +51,82 @@ class Issued:
     content: bytes
     sha256: str
     entry: IssuedLetter
+    # What the letter itself notes it could not show (a PDF's font lacks a glyph): one line each.
+    unshown: tuple[str, ...] = ()
+
+
+class OutExists(ClaimsCrewError):
+    """The file a letter would be written to is already there (or its partial file is), and
+    overwriting was not asked for."""
+
+
+# The partial file is created, never opened if it is already there (a link put in its place
+# would otherwise be written through), and never through a link.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def issue_letter(
-    store: Store, claim_id: str, format: Format, folder: Path, out: Path | None = None
+    store: Store,
+    claim_id: str,
+    format: Format,
+    folder: Path,
+    out: Path | None = None,
+    force: bool = False,
 ) -> Issued:
     """Render the claim's letter, record it in the audit trail and, given `out`, write it
     there. The file is written beside `out` first and moved into place only once the entry is
-    recorded: a letter that cannot be rendered or recorded leaves neither file nor entry."""
+    recorded: a letter that cannot be rendered or recorded leaves neither file nor entry. An
+    existing `out` is replaced only with `force` (OutExists otherwise, before anything is
+    recorded)."""
+    if out is not None and not force and os.path.lexists(out):
+        raise OutExists(f"{out} already exists; give --force to replace it")
     letter = stored_letter(store, claim_id, folder)
-    content = letter_bytes(folder, format, letter)
+    content, unshown = letter_bytes(folder, format, letter)
     digest = hashlib.sha256(content).hexdigest()
     if out is None:
-        return Issued(
-            content, digest, store.record_letter(claim_id, format, digest, letter.reference)
-        )
+        entry = store.record_letter(claim_id, format, digest, letter.reference)
+        return Issued(content, digest, entry, unshown)
     partial = out.with_name(f".{out.name}.partial")
-    partial.write_bytes(content)
+    write_partial(partial, content)
     try:
         entry = store.record_letter(claim_id, format, digest, letter.reference)
+        _into_place(partial, out, force, entry.audit_seq)
+    finally:
+        partial.unlink(missing_ok=True)
+    return Issued(content, digest, entry, unshown)
+
+
+def _into_place(partial: Path, out: Path, force: bool, audit_seq: int) -> None:
+    """Move the written letter to `out`: replacing what is there only with `force` (a link at
+    `out` is itself replaced, never followed); else as a new name, which fails if `out`
+    appeared since it was checked."""
+    if force:
+        os.replace(partial, out)
+        return
+    try:
+        os.link(partial, out, follow_symlinks=False)
+    except FileExistsError as exc:
+        raise OutExists(
+            f"{out} appeared while the letter was written; the letter is recorded as audit "
+            f"entry {audit_seq} but not written there: give --force to replace it"
+        ) from exc
+
+
+def write_partial(partial: Path, content: bytes) -> None:
+    """Write `content` to `partial`, a file that must not exist yet; OutExists if it does."""
+    try:
+        fd = os.open(partial, _NEW_FILE, 0o644)
+    except FileExistsError as exc:
+        raise OutExists(
+            f"{partial} already exists (a letter being written, or left by one that stopped); "
+            "remove it and try again"
+        ) from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    os.replace(partial, out)
-    return Issued(content, digest, entry)
 
 
 def letter_preview(store: Store, claim_id: str, folder: Path) -> dict[str, str | None]:
