@@ -10,6 +10,7 @@ A claim still waiting for a person, or never decided, has no letter: `NoLetter` 
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -22,6 +23,7 @@ from claims_crew.resolver.payable import Payable
 from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES, PAID_ANSWER
 
 if TYPE_CHECKING:
+    from claims_crew.models import ClaimFile
     from claims_crew.store.letters import DecisionOnFile
 
 
@@ -31,6 +33,42 @@ class NoLetter(ClaimsCrewError):
 
 class UnknownClaim(NoLetter):
     """No claim of that id is in the store at all."""
+
+
+# An amount a letter states is plain digits, never exponent notation (`1E+999999`). No sum of
+# money has more digits than this before the point, and written out in full such a figure
+# would be a letter of its own: a decision that holds one gets no letter until a person looks.
+MAX_AMOUNT_DIGITS = 15
+CENT = Decimal("0.01")
+
+
+def plain_amount(value: Decimal) -> str:
+    """`value` as plain decimal digits, with at most two places (rounded half up to the cent);
+    ValueError for NaN, an infinity, or more than MAX_AMOUNT_DIGITS digits before the point."""
+    if not value.is_finite():
+        raise ValueError(f"an amount of {value} is not a number a letter can state")
+    if value.adjusted() >= MAX_AMOUNT_DIGITS:
+        raise ValueError(
+            f"an amount of {value.adjusted() + 1:,} digits is more than a letter states "
+            f"(at most {MAX_AMOUNT_DIGITS} before the point); a person must look at the claim"
+        )
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -2:
+        value = value.quantize(CENT, rounding=ROUND_HALF_UP)
+    return format(value, "f")
+
+
+def plain_figure(text: str | None) -> str:
+    """A fact's amount as intake gave it (`4200.0`, `1e+20`), in plain digits; the text as it
+    was where it is not a number, and a plain phrase where it is beyond what a letter states."""
+    if not text:
+        return ""
+    try:
+        return plain_amount(Decimal(text))
+    except InvalidOperation:
+        return text
+    except ValueError:
+        return "a figure beyond what this letter states"
 
 
 class _Part(BaseModel):
@@ -131,7 +169,7 @@ def verified_facts(resolution: Resolution) -> list[LetterFact]:
         LetterFact(
             name=f.name,
             label=f.name.replace("_", " ").capitalize(),
-            value=f.value or "",
+            value=plain_figure(f.value) if f.name == "amount_claimed" else f.value or "",
             where=f.where or "",
             quote=f.quote,
         )
@@ -225,8 +263,8 @@ def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str)
         AmountStep(
             kind=step.kind,
             clause_id=step.clause_id,
-            before=str(step.before),
-            after=str(step.after),
+            before=plain_amount(step.before),
+            after=plain_amount(step.after),
             note=step.note,
         )
         for step in payable.steps
@@ -234,7 +272,7 @@ def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str)
     return LetterAmount(
         claimed=claimed,
         currency=payable.currency,
-        amount=None if payable.amount is None else str(payable.amount),
+        amount=None if payable.amount is None else plain_amount(payable.amount),
         reason=payable.reason or "",
         steps=steps,
     )
@@ -265,7 +303,7 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         if codes is not None
         else None,
         headline=HEADLINES.get(answer, f"Your claim is decided: {answer}."),
-        amount=amount_of(answer, on_file.resolution.payable, str(claim.amount), claim.currency),
+        amount=_stated(on_file.claim_id, answer, on_file.resolution.payable, claim),
         facts=verified_facts(on_file.resolution),
         clauses=clauses,
         reason=plain_reason(answer, claim.policy_id, clauses),
@@ -273,3 +311,11 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         decided_by=by,
         reference=on_file.entry_seq,
     )
+
+
+def _stated(claim_id: str, answer: str, payable: Payable | None, claim: ClaimFile) -> LetterAmount:
+    """The letter's amounts; NoLetter where one is beyond what a letter states."""
+    try:
+        return amount_of(answer, payable, plain_amount(claim.amount), claim.currency)
+    except ValueError as exc:
+        raise NoLetter(f"claim {claim_id}: {exc}") from exc
