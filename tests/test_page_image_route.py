@@ -5,20 +5,30 @@ original intake kept, and only while it is the file intake read."""
 from __future__ import annotations
 
 import io
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from claims_crew.documents.limits import RenderLimits
+from claims_crew.documents.rendering import PdfRenderer
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review.web import create_app
+from claims_crew.review import page_image
+from claims_crew.review.web import SESSION_COOKIE, create_app
 from claims_crew.store import Store
-from tests.support.attachments import SPLIT_REPORT
+from tests.support.attachments import SPLIT_REPORT, SPLIT_STARTED
 from tests.support.page_images import split_escalated
-from tests.support.web import client, signed_in
+from tests.support.pdf_bomb import bomb_pdf
+from tests.support.web import client, review_page, signed_in
 
+PAGE_1 = "/escalations/C-1049/attachments/0/pages/1.png"
 PAGE_2 = "/escalations/C-1049/attachments/0/pages/2.png"
+# Small enough that a tree of forms reaches it within a moment, large enough for a page.
+SMALL_CAP = 192 << 20
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -100,3 +110,43 @@ def test_without_a_kept_original_no_image_is_offered(
     assert f"{SPLIT_REPORT}, page 2" in html and "<img" not in html
     response = c.get(PAGE_2)
     assert response.status_code == 404 and "original was not kept" in response.text
+
+
+def test_a_page_too_costly_to_draw_is_a_413_and_keeps_no_one_waiting(
+    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report's page 2 has its text layer (so intake took it) and draws a tree of Form
+    XObjects. While it is being drawn, another page image is answered; then it is refused with
+    the cap it went over, as a 413."""
+    report = bomb_pdf(["Kestrel Plumbing - call-out report", SPLIT_STARTED], frozenset({2}))
+    store = Store()
+    split_escalated(store, sample_library, tmp_path, report=report)
+    store.add_reviewer("ana")
+    cookie = {"Cookie": f"{SESSION_COOKIE}={store.open_session('ana')}"}
+    limits = RenderLimits(memory_bytes=SMALL_CAP, seconds=600)
+    monkeypatch.setattr(page_image, "PAGE_IMAGE_LIMITS", limits)
+    drawing, page_1_shown = threading.Event(), threading.Event()
+    draw = PdfRenderer.draw
+
+    def held_draw(renderer: PdfRenderer, number: int, *args: object, **kwargs: object) -> object:
+        if number == 2:  # page 2 is drawn only once page 1 was answered meanwhile
+            drawing.set()
+            page_1_shown.wait(120)
+        return draw(renderer, number, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PdfRenderer, "draw", held_draw)
+    with review_page(store) as port, ThreadPoolExecutor(1) as pool:
+        url = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=url, headers=cookie, timeout=120) as bomb_client:
+            bombed = pool.submit(bomb_client.get, PAGE_2)
+            assert drawing.wait(120)
+            # Had the first request held a lock across its drawing, this one would wait for
+            # page_1_shown, which only comes after it: a timeout, not a page.
+            with httpx.Client(base_url=url, headers=cookie, timeout=60) as other:
+                first = other.get(PAGE_1)
+            page_1_shown.set()
+            refused = bombed.result()
+    assert first.status_code == 200 and first.content.startswith(b"\x89PNG")
+    assert refused.status_code == 413 and not refused.content.startswith(b"\x89PNG")
+    assert refused.text.startswith("too_large: ")
+    assert "page 2" in refused.text and "192 MiB" in refused.text

@@ -26,15 +26,23 @@ INTAKE_SPLIT_STARTED = {
 
 
 def split_escalated(
-    store: Store, library: PolicyLibrary, folder: Path, keep_originals: bool = True
+    store: Store,
+    library: PolicyLibrary,
+    folder: Path,
+    keep_originals: bool = True,
+    report: bytes | None = None,
 ) -> LoadedClaim:
     """C-1049 and its report copied under `folder`, read with the original kept in
     `folder`/attachments (unless `keep_originals` is false, as before originals were kept), and
-    recorded in `store` as escalated."""
+    recorded in `store` as escalated. `report`: other bytes for the report (a PDF whose page 2
+    still says SPLIT_STARTED)."""
     inbox = folder / "inbox"
     inbox.mkdir(parents=True)
     shutil.copy(SPLIT_CLAIM, inbox)
-    shutil.copy(SPLIT_CLAIM.parent / SPLIT_REPORT, inbox)
+    if report is None:
+        shutil.copy(SPLIT_CLAIM.parent / SPLIT_REPORT, inbox)
+    else:
+        (inbox / SPLIT_REPORT).write_bytes(report)
     originals = folder / "attachments" if keep_originals else None
     loaded = load_claim(inbox / SPLIT_CLAIM.name, originals=originals)
     # Fraud abstains, so the claim goes to a person with its facts checked.

@@ -24,6 +24,18 @@ MAX_CLAIM_PAGES = 100
 MAX_PIXELS = 64_000_000
 MAX_CLAIM_PIXELS = 600_000_000
 OCR_DPI = 300
+# Drawing one PDF page, in its own child process (documents/rendering.py): its address space and
+# its time. A normal page needs far less: the child starts at about 45 MiB, and a 300-dpi A4
+# scan drawn for OCR peaks near 110 MiB; the largest page the pixel cap lets through (64
+# megapixels) needs a 64 MB grey bitmap plus pdfium's own copy of the page's image. 1 GiB is
+# several times that, and small enough that a few claims drawing at once cannot take a
+# worker's memory. A page that draws a tree of Form XObjects grows by hundreds of MB a second
+# and reaches the cap within a few seconds, where it would otherwise take tens of GB.
+RENDER_MEMORY_BYTES = 1 << 30
+# A page drawn for OCR: a scan takes well under a second, a dense vector plan a few seconds.
+RENDER_PAGE_SECONDS = 30.0
+# A page image on the review page, where a person waits for it (and the page is drawn smaller).
+PAGE_IMAGE_SECONDS = 10.0
 
 
 class AttachmentError(Exception):
@@ -35,6 +47,19 @@ class AttachmentError(Exception):
         self.code: ClaimFileProblem = code
 
 
+@dataclass(frozen=True)
+class RenderLimits:
+    """What drawing one PDF page may take: the child's address space (0: no cap) and seconds."""
+
+    memory_bytes: int = RENDER_MEMORY_BYTES
+    seconds: float = RENDER_PAGE_SECONDS
+
+
+def default_render_limits() -> RenderLimits:
+    """The limits a claim's pages are drawn under, read when its budget is made."""
+    return RenderLimits(RENDER_MEMORY_BYTES, RENDER_PAGE_SECONDS)
+
+
 @dataclass
 class ClaimBudget:
     """What is left of one claim's allowance while its attachments are read, in order."""
@@ -42,6 +67,7 @@ class ClaimBudget:
     seconds: float | None = None  # None: no deadline
     pages: int = MAX_CLAIM_PAGES
     pixels: int = MAX_CLAIM_PIXELS
+    render: RenderLimits = field(default_factory=default_render_limits)
     started: float = field(default_factory=time.monotonic)
 
     def seconds_left(self) -> float | None:

@@ -1,4 +1,4 @@
-"""The PDF reader's child processes: a fresh interpreter per PDF, the next one started early.
+"""Children that read or draw PDFs: a fresh interpreter per PDF, the next one started early.
 
 Every PDF is read by its own child running pdf_reader.py as a script (`python -P`), so the
 child never imports the caller's main module, a time limit can kill it, and nothing one file
@@ -11,6 +11,10 @@ and starts no spare.
 
 The spare is used only for the same command line (the same interpreter, script and sys.path),
 is forgotten by a forked copy of the process, and is killed at exit.
+
+The page renderer (documents/rendering.py) starts its children here too, from a script of its
+own and with a keeper of spares of its own, so that reading a PDF's text and drawing its pages
+do not throw away each other's spare.
 """
 
 from __future__ import annotations
@@ -37,16 +41,21 @@ class Finished:
     stderr: bytes
 
 
-def reader_command() -> list[str]:
-    """This interpreter running the reader script, with this process's sys.path as arguments.
+def script_command(script: Path, *arguments: str) -> list[str]:
+    """This interpreter running `script` with `arguments`, then this process's sys.path.
 
     -P keeps the script's own folder and the working directory off the child's sys.path, so no
-    file there can shadow a module the reader imports; the reader appends the folders given
-    here after its own, so it finds pypdf wherever this process would.
+    file there can shadow a module the child imports; the child appends the folders given
+    here after its own, so it finds pypdf (or pdfium) wherever this process would.
     """
     if not sys.executable:  # an embedding application may not know its interpreter
-        raise OSError("no Python interpreter to run the PDF reader with (sys.executable is empty)")
-    return [sys.executable, "-P", str(READER_SCRIPT), *(folder for folder in sys.path if folder)]
+        raise OSError(f"no Python interpreter to run {script.stem} with (sys.executable is empty)")
+    return [sys.executable, "-P", str(script), *arguments, *(f for f in sys.path if f)]
+
+
+def reader_command() -> list[str]:
+    """This interpreter running the reader script, with this process's sys.path as arguments."""
+    return script_command(READER_SCRIPT)
 
 
 def _start(command: list[str]) -> subprocess.Popen[bytes]:
@@ -55,9 +64,13 @@ def _start(command: list[str]) -> subprocess.Popen[bytes]:
     )
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_child(process: subprocess.Popen[bytes]) -> None:
+    """Kill a child and reap it; its pipes are closed when this returns."""
     process.kill()
-    process.communicate()  # reaps it and closes its pipes
+    process.communicate()
+
+
+_stop = stop_child
 
 
 class _Spares:
@@ -98,10 +111,19 @@ class _Spares:
         self._opens = 0
 
 
-_SPARES = _Spares()
-atexit.register(_SPARES.close)
-if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no process is forked
-    os.register_at_fork(after_in_child=_SPARES.forget)
+Spares = _Spares
+
+
+def new_spares() -> Spares:
+    """A keeper of one idle child, killed at exit and forgotten by a forked copy."""
+    spares = _Spares()
+    atexit.register(spares.close)
+    if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no process is forked
+        os.register_at_fork(after_in_child=spares.forget)
+    return spares
+
+
+_SPARES = new_spares()
 
 
 def run_reader(data: bytes, limit_s: float) -> Finished:

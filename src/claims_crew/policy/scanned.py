@@ -10,7 +10,9 @@ in policies/index.yaml says `ocr_reviewed: true` (library.py).
 By the time a page is drawn, the reader child has already opened the file within its time
 limit (the text layer came back empty, not as an error), so pdfium is not the first to parse
 bytes nobody has vetted. Each page is refused before it is drawn when it would be over
-MAX_PAGE_PIXELS at OCR_DPI (a page may declare itself 200 inches wide), and each page's OCR has
+MAX_PAGE_PIXELS at OCR_DPI (a page may declare itself 200 inches wide), is drawn in a child
+process under the same memory cap and time limit as a claim's scanned page (documents/
+rendering.py; over either, the wording is `malformed` or `timeout`), and each page's OCR has
 OCR_PAGE_TIMEOUT_S.
 """
 
@@ -22,9 +24,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from claims_crew.documents.limits import OCR_DPI
+from claims_crew.documents.limits import OCR_DPI, RenderLimits
 from claims_crew.documents.ocr import OcrError, ocr_unavailable, read_image
-from claims_crew.documents.pdfium_lock import PDFIUM
+from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.errors import PolicyError, PolicyErrorCode
 from claims_crew.policy.ocr_reading import LOW_CONFIDENCE, OcrLineNote, OcrReading
 from claims_crew.policy.text import MIN_LETTERS_PER_PAGE
@@ -39,7 +41,8 @@ def ocr_pages(path: Path, data: bytes) -> tuple[list[str], OcrReading]:
 
     Raises PolicyError: `needs_ocr` (with the install line) where no OCR engine is installed,
     `ocr_failed` where it fails on a page, `no_text_layer` where OCR finds no text either,
-    `malformed` where pdfium cannot open the file or a page is over the pixel cap.
+    `malformed` where pdfium cannot open the file or a page is over the pixel cap or the memory
+    cap, `timeout` where drawing a page outlasts its limit.
     """
     if (install := ocr_unavailable()) is not None:
         raise PolicyError(
@@ -75,25 +78,12 @@ def ocr_pages(path: Path, data: bytes) -> tuple[list[str], OcrReading]:
 
 
 def _pages(path: Path, data: bytes) -> Iterator[tuple[int, Image.Image]]:
-    """Each page drawn in grey at OCR_DPI, one at a time, checked against the pixel cap."""
-    import pypdfium2 as pdfium
-
+    """Each page drawn in grey at OCR_DPI, one at a time, checked against the pixel cap, by one
+    child under the render limits (documents/rendering.py)."""
     scale = OCR_DPI / 72  # PDF sizes are in points, 72 to the inch
-    with PDFIUM:
-        try:
-            document = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            raise PolicyError("malformed", f"{path.name}: pdfium cannot open it: {exc}") from exc
-        try:
-            count = len(document)
-        finally:
-            document.close()
-    for number in range(1, count + 1):
-        with PDFIUM:
-            document = pdfium.PdfDocument(data)
-            try:
-                page = document[number - 1]
-                width, height = page.get_size()
+    try:
+        with PdfRenderer(path.name, data, RenderLimits()) as renderer:
+            for number, (width, height) in enumerate(renderer.sizes, start=1):
                 pixels = math.ceil(width * scale) * math.ceil(height * scale)
                 if pixels > MAX_PAGE_PIXELS:
                     raise PolicyError(
@@ -101,7 +91,11 @@ def _pages(path: Path, data: bytes) -> Iterator[tuple[int, Image.Image]]:
                         f"{path.name} page {number}: {width:g}x{height:g} pt is over "
                         f"{MAX_PAGE_PIXELS:,} pixels at {OCR_DPI} dpi; it is not drawn",
                     )
-                image: Image.Image = page.render(scale=scale, grayscale=True).to_pil()
-            finally:
-                document.close()
-        yield number, image
+                yield number, renderer.draw(number, scale, grey=True)
+    except RenderError as exc:
+        code: PolicyErrorCode = "timeout" if exc.code == "time" else "malformed"
+        raise PolicyError(code, str(exc)) from exc
+    except OSError as exc:
+        raise PolicyError(
+            "malformed", f"{path.name}: the page renderer could not start: {exc}"
+        ) from exc

@@ -4,12 +4,15 @@ The page is drawn from the file itself, and only while the file is the one intak
 SHA-256 must still be the one intake stored, else the image is refused (`changed`), because a
 page that differs from the text the facts were checked against would show a reviewer something
 no check ever saw. That also bounds what is rendered here: bytes that intake's reader already
-opened within its own caps and time limit.
+opened within its own caps and time limit (but reading a page's text does not draw it).
 
-A PDF page is rendered by pdfium (pypdfium2), an image decoded by Pillow (a TIFF's pages are
-its frames). Both under caps: the file's bytes, the page's pixels before anything is decoded
-(a decompression bomb is refused from its header), and the size drawn (at most MAX_SIDE pixels
-on the longer side, about 150 dpi for an A4 page).
+A PDF page is rendered by pdfium (pypdfium2) in a child process with a memory cap and a time
+limit (documents/rendering.py), an image decoded by Pillow (a TIFF's pages are its frames). Both
+under caps: the file's bytes, the page's pixels before anything is decoded (a decompression bomb
+is refused from its header), and the size drawn (at most MAX_SIDE pixels on the longer side,
+about 150 dpi for an A4 page). A page that needs more memory or time to draw than
+PAGE_IMAGE_LIMITS is too_large (413), with the limit it went over: a page of a few kilobytes
+can ask pdfium for gigabytes, and intake's text reader never draws it.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from typing import Literal
 
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
-from claims_crew.documents.pdfium_lock import PDFIUM
+from claims_crew.documents.limits import PAGE_IMAGE_SECONDS, RENDER_MEMORY_BYTES, RenderLimits
+from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.store import Store
 
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
@@ -35,6 +39,8 @@ MAX_PIXELS = 60_000_000
 MAX_SIDE = 1754
 # A PDF page larger than this (in points, 1/72 inch) is no page of a document: 5 m a side.
 MAX_PDF_POINTS = 14_400
+# What drawing one page image may take (documents/limits.py says why these numbers).
+PAGE_IMAGE_LIMITS = RenderLimits(memory_bytes=RENDER_MEMORY_BYTES, seconds=PAGE_IMAGE_SECONDS)
 
 
 class PageImageError(Exception):
@@ -80,29 +86,22 @@ def _read(path: Path) -> bytes:
 
 
 def _pdf_page(data: bytes, page: int, name: str) -> Image.Image:
-    with PDFIUM:
-        return _pdf_page_held(data, page, name)
-
-
-def _pdf_page_held(data: bytes, page: int, name: str) -> Image.Image:
-    import pypdfium2 as pdfium
-
+    """The page drawn by a child of its own (documents/rendering.py): no lock is held while it
+    draws, and a page over PAGE_IMAGE_LIMITS is too_large, naming the limit."""
     try:
-        document = pdfium.PdfDocument(data)
-    except pdfium.PdfiumError as exc:
-        raise PageImageError("unsupported_type", f"{name}: pdfium cannot open it ({exc})") from exc
-    try:
-        if page > len(document):
-            raise PageImageError("no_such_page", f"{name} has {len(document)} page(s), not {page}")
-        pdf_page = document[page - 1]
-        width, height = pdf_page.get_size()
-        if not 0 < max(width, height) <= MAX_PDF_POINTS:
-            raise PageImageError("too_large", f"{name}: page {page} is {width:g}x{height:g} pt")
-        scale = min(MAX_SIDE / max(width, height), 150 / 72)
-        drawn: Image.Image = pdf_page.render(scale=scale).to_pil().convert("RGB")
-        return drawn
-    finally:
-        document.close()
+        with PdfRenderer(name, data, PAGE_IMAGE_LIMITS) as renderer:
+            if page > len(renderer.sizes):
+                raise PageImageError(
+                    "no_such_page", f"{name} has {len(renderer.sizes)} page(s), not {page}"
+                )
+            width, height = renderer.sizes[page - 1]
+            if not 0 < max(width, height) <= MAX_PDF_POINTS:
+                raise PageImageError("too_large", f"{name}: page {page} is {width:g}x{height:g} pt")
+            scale = min(MAX_SIDE / max(width, height), 150 / 72)
+            return renderer.draw(page, scale, grey=False)
+    except RenderError as exc:
+        code: PageImageProblem = "unsupported_type" if exc.code == "unreadable" else "too_large"
+        raise PageImageError(code, str(exc)) from exc
 
 
 def _image_page(data: bytes, page: int, name: str) -> Image.Image:
