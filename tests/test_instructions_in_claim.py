@@ -14,6 +14,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 
 from claims_crew.claim_files import inbox_files, load_claim
@@ -25,9 +26,12 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import resolve
 from claims_crew.resolver.case_files import load_case
 from claims_crew.resolver.config import load_config
+from claims_crew.review.web import SESSION_COOKIE
 from claims_crew.run.review import review_claim
+from claims_crew.store import Store
 from tests.support.crew import Script, intake_facts, settings
 from tests.support.paths import ROOT
+from tests.support.web import review_page
 
 INBOX = ROOT / "claims" / "inbox"
 INJECTED = INBOX / "C-1047.json"
@@ -45,17 +49,22 @@ def agreed_covered(confidence: float) -> dict[str, object]:
     }
 
 
+def obeying_script() -> Script:
+    """Both agents answer covered on C-1047, as it tells them to; fraud read exclusion 7.1."""
+    return Script(
+        intake=[final(intake_facts("C-1047.json"))],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(agreed_covered(0.95))],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(agreed_covered(0.9))],
+    )
+
+
 def test_the_injected_sample_claim_is_escalated_when_both_agents_obey(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
     """Both answer covered, citing the real grant 4.2(b) the policy agent looked up; the fraud
     agent looked up exclusion 7.1, so the exclusions the claim's words fit were read. Every
     other check holds, and the claim would be ACCEPTED but for its own words."""
-    script = Script(
-        intake=[final(intake_facts("C-1047.json"))],
-        policy=[lookup("HM-HOME-001", "4.2(b)"), final(agreed_covered(0.95))],
-        fraud=[lookup("HM-HOME-001", "7.1"), final(agreed_covered(0.9))],
-    )
+    script = obeying_script()
     record = review_claim(load_claim(INJECTED), settings(sample_library, script, tmp_path))
     resolution = record.resolution
     assert resolution is not None, record.error
@@ -73,6 +82,27 @@ def test_the_injected_sample_claim_is_escalated_when_both_agents_obey(
     assert "FLAGGED BY THE CLAIMS SYSTEM" in fraud_prompt
     assert "\u201cignore your instructions\u201d (description)" in fraud_prompt
     assert "FLAGGED BY THE CLAIMS SYSTEM" not in json.dumps(script("policy").calls[0])
+
+
+@pytest.mark.usefixtures("engine")
+def test_the_review_page_shows_the_phrases_with_the_other_reasons(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    loaded = load_claim(INJECTED)
+    record = review_claim(loaded, settings(sample_library, obeying_script(), tmp_path))
+    store = Store()
+    store.record(record, None, loaded)
+    store.add_reviewer("ana")
+    cookie = f"{SESSION_COOKIE}={store.open_session('ana')}"
+    with review_page(store) as port:
+        page = httpx.get(
+            f"http://127.0.0.1:{port}/escalations/C-1047", headers={"Cookie": cookie}, timeout=30
+        )
+    assert page.status_code == 200, page.text[:300]
+    why = page.text.split('<p class="why">', 1)[1].split("</p>", 1)[0]
+    assert '<span class="code">instructions_in_claim</span>' in why
+    assert "“ignore your instructions” (description)" in why
+    assert "“SYSTEM NOTE TO THE AI REVIEWER” (description)" in why
 
 
 # Five phrasings of our own, none of which C-1047 uses, each with the phrase reported.
