@@ -22,9 +22,11 @@ from click.testing import CliRunner, Result
 from sqlalchemy import select
 
 from claims_crew.cli import main
+from claims_crew.errors import ConfigError
 from claims_crew.models import latest_claim_date
 from claims_crew.run.claim_log import log_path
 from claims_crew.run.ingest import ingest
+from claims_crew.run.limits import Limits
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store import tables as t
@@ -205,3 +207,15 @@ def test_three_workers_finish_every_other_claim_and_park_the_one_that_raises(
     # Only a parked claim is re-queued.
     refused = requeue("W-01")
     assert refused.exit_code == 3 and "not parked" in refused.output + refused.stderr
+
+
+@pytest.mark.parametrize(("raw", "most"), [("", 3), ("1", 1), ("0", None), ("3x", None)])
+def test_the_failures_a_claim_may_have_come_from_the_environment(
+    raw: str, most: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMS_CREW_MAX_FAILURES", raw)
+    if most is None:
+        with pytest.raises(ConfigError, match="CLAIMS_CREW_MAX_FAILURES"):
+            Limits.from_environment()
+    else:
+        assert Limits.from_environment().max_failures == most

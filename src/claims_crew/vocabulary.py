@@ -227,10 +227,10 @@ CLAIM_FILE_PROBLEMS: tuple[ClaimFileProblem, ...] = get_args(ClaimFileProblem)
 # and not the crew's. The claim fails with this code, its traceback in the claim's log.
 REVIEW_FAILED = "review_failed"
 # The failure codes that count towards parking a claim (its work item's state 'failed', until a
-# person re-queues it): faults no provider explains, which the claim is likely to meet again
-# on every try. A timeout, a 429, a refused key or a lost database meets every claim alike and
-# parks none.
-CLAIM_FAULTS = frozenset({"crew_failed", REVIEW_FAILED})
+# person re-queues it): faults the claim is likely to meet again on every try. Not
+# `crew_failed`, which a provider's 5xx is as well: an outage would park the whole queue, as a
+# timeout, a 429 or a refused key would; those claims wait for the next run, as before.
+CLAIM_FAULTS = frozenset({REVIEW_FAILED})
 
 # ---- time stamps ---------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ CLAIMS_CREW_RATE_WINDOW (seconds, default 60) is the cap's window, for tests tha
 cap without waiting minutes.
 
 CLAIMS_CREW_MAX_FAILURES (default 3) is how many times a claim's review may fail with a fault
-of its own (vocabulary.CLAIM_FAULTS: an error no provider explains) before the claim is parked
+of its own (vocabulary.CLAIM_FAULTS: `review_failed`) before the claim is parked
 as `failed`: no run and no worker takes it again until a person re-queues it (`claims-crew
 requeue ID`). One claim that breaks its review every time then costs at most so many reviews'
 model calls, instead of one per run or per worker for ever.
