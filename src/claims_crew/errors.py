@@ -68,6 +68,20 @@ class NotFound(StoreError):
     """No claim, escalation or reviewer by that id or name."""
 
 
+# Why a file a reopened claim reads cannot be used (documents/kept.py).
+KeptFileProblem = Literal["missing", "not_a_file", "too_large", "changed"]
+
+
+class KeptFileError(StoreError):
+    """A file an appeal or a revalidation reads (an original intake kept under CLAIMS_CREW_HOME,
+    or an appeal's new attachment) is missing, a link or not a regular file, over its cap, or no
+    longer the bytes intake read; `code` says which, and the file is not used."""
+
+    def __init__(self, code: KeptFileProblem, message: str) -> None:
+        super().__init__(message)
+        self.code: KeptFileProblem = code
+
+
 class AlreadyDecided(StoreError):
     """Someone decided the escalation first; `decided_by` and `decided_at` say who and when."""
 
