@@ -5,6 +5,7 @@ both engines."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,23 @@ def test_every_desk_change_names_who_made_it() -> None:
         ("reviewer", "ana", "human:lee"),
     ]
     assert store.verify_audit().ok
+
+
+def test_once_the_desk_has_a_lead_a_reviewer_cannot_raise_their_own_authority() -> None:
+    store = Store()
+    ana = store.add_reviewer("ana", ReviewerSettings(max_amount=Decimal("500")))
+    # No lead yet: any reviewer changes the desk, as before roles existed.
+    assert as_reviewer(ana, "reviewers", "set", "ana", "--max-amount", "800").exit_code == 0
+    lee = store.add_reviewer("lee", ReviewerSettings(role="lead"))
+    raised = as_reviewer(ana, "reviewers", "set", "ana", "--max-amount", "1000000", "--json")
+    assert raised.exit_code == 2, raised.output
+    assert "only a lead may change it" in json.loads(raised.stdout)["error"]["message"]
+    assert as_reviewer(ana, "reviewers", "add", "cy", "--json").exit_code == 2
+    assert {r.name: r.settings.max_amount for r in store.reviewer_list()} == {
+        "ana": Decimal("800"),
+        "lee": None,
+    }
+    assert as_reviewer(lee, "reviewers", "set", "ana", "--max-amount", "900").exit_code == 0
 
 
 @pytest.mark.parametrize("again", ["Bo", " bo ", "BO", "\uff42\uff4f"])  # the last: full-width

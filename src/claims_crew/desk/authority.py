@@ -17,6 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 Role = Literal["reviewer", "lead"]
 ROLES: tuple[Role, ...] = ("reviewer", "lead")
 
+def may_change_desk(actor_role: Role, leads: int) -> bool:
+    """Whether a reviewer may change reviewers' settings. Once the desk has a lead, only a lead
+    may: otherwise a reviewer could raise their own authority. A desk with no lead (a store from
+    before roles, a team that has none) is changed by any reviewer, as before roles existed."""
+    return leads == 0 or actor_role == "lead"
+
+
 # The decision that pays; the one that denies. (needs_more_evidence does neither.)
 PAYS = "covered"
 DENIES = "not_covered"

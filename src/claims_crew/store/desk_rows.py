@@ -18,6 +18,7 @@ from sqlalchemy import Connection, func, select, update
 
 from claims_crew.desk import Candidate, ReviewerSettings, choose
 from claims_crew.desk.assignment import Step, why
+from claims_crew.desk.authority import may_change_desk
 from claims_crew.desk.rules import Assignment
 from claims_crew.errors import NotFound, OutsideAuthority
 from claims_crew.store import audit
@@ -72,7 +73,17 @@ def write_settings(
     reason: str = "",
 ) -> int:
     """Set a registered reviewer's settings, with a `reviewer` entry by `actor` (who made the
-    change); returns its number."""
+    change); returns its number. A person (`human:NAME`) who is not a lead is refused once the
+    desk has one (desk.authority.may_change_desk), in this transaction."""
+    if actor.startswith("human:"):
+        who = actor.removeprefix("human:")
+        leads = conn.execute(
+            select(func.count()).select_from(reviewers).where(reviewers.c.role == "lead")
+        ).scalar_one()
+        if not may_change_desk(settings_of(conn, who).role, leads):
+            raise OutsideAuthority(
+                f"{who} is not a lead; once the desk has a lead, only a lead may change it"
+            )
     conn.execute(
         update(reviewers)
         .where(reviewers.c.name == name)
