@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 Role = Literal["reviewer", "lead"]
 ROLES: tuple[Role, ...] = ("reviewer", "lead")
 
+
 def may_change_desk(actor_role: Role, leads: int) -> bool:
     """Whether a reviewer may change reviewers' settings. Once the desk has a lead, only a lead
     may: otherwise a reviewer could raise their own authority. A desk with no lead (a store from
