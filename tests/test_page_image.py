@@ -84,3 +84,13 @@ def test_a_fifo_or_a_missing_file_is_refused_without_waiting(tmp_path: Path) -> 
     os.mkfifo(fifo)
     assert problem(fifo, "0" * 64) == "missing"
     assert problem(tmp_path / "gone.png", "0" * 64) == "missing"
+
+
+def test_a_link_in_place_of_the_kept_original_is_not_followed(tmp_path: Path) -> None:
+    photo = tmp_path / "elsewhere.png"
+    Image.new("RGB", (40, 30), "white").save(photo)
+    link = tmp_path / "photo.png"
+    link.symlink_to(photo)
+    # The bytes behind the link would match: only not following it refuses them.
+    assert problem(link, sha(photo)) == "missing"
+    assert png(page_png(photo, sha(photo), 1)).size == (40, 30)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from claims_crew import paths
-from claims_crew.errors import PolicyError
+from claims_crew.documents.kept import read_plain_file
+from claims_crew.errors import KeptFileError, PolicyError
 from claims_crew.policy.corrections import corrections_sha256
 from claims_crew.policy.library import PolicyLibrary, sha256_of
 from claims_crew.store import Standing, Store
@@ -73,9 +74,11 @@ def current_project() -> Project:
 
 
 def _file_sha256(path: str) -> str | None:
+    """The inbox file's hash, or None where it is gone, a link or not a regular file: it is
+    only compared, never read for its contents, and a FIFO put there must not block."""
     try:
-        return sha256_of(Path(path).read_bytes())
-    except OSError:
+        return sha256_of(read_plain_file(Path(path)))
+    except KeptFileError:
         return None
 
 

@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import stat
 from pathlib import Path
 from typing import Literal
 
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
+from claims_crew.documents.kept import read_plain_file
 from claims_crew.documents.limits import PAGE_IMAGE_SECONDS, RENDER_MEMORY_BYTES, RenderLimits
 from claims_crew.documents.rendering import PdfRenderer, RenderError
+from claims_crew.errors import KeptFileError
 from claims_crew.store import Store
 
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
@@ -69,20 +69,13 @@ def page_png(path: Path, expected_sha256: str, page: int) -> bytes:
 
 
 def _read(path: Path) -> bytes:
-    """The file's bytes, at most MAX_FILE_BYTES. Opened without blocking and read only if it is
-    a regular file: a FIFO put in its place would otherwise hold the request for ever."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    """The file's bytes, at most MAX_FILE_BYTES: opened without following a link or blocking,
+    and read only if it is a regular file (a FIFO in its place would hold the request for ever)."""
     try:
-        fd = os.open(path, flags)
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise PageImageError("missing", f"{path.name} is not a regular file")
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise PageImageError("missing", f"{path.name} cannot be read: {exc.strerror}") from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise PageImageError("too_large", f"{path.name} is over {MAX_FILE_BYTES:,} bytes")
-    return data
+        return read_plain_file(path, MAX_FILE_BYTES)
+    except KeptFileError as exc:
+        code: PageImageProblem = "too_large" if exc.code == "too_large" else "missing"
+        raise PageImageError(code, f"{path.name}: {exc.code.replace('_', ' ')}") from exc
 
 
 def _pdf_page(data: bytes, page: int, name: str) -> Image.Image:

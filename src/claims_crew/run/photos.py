@@ -14,8 +14,9 @@ import os
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.documents.kept import read_plain_file
 from claims_crew.documents.limits import MAX_DOCUMENT_BYTES
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ConfigError, KeptFileError
 
 _ON = ("1", "true", "yes", "on")
 _OFF = ("", "0", "false", "no", "off")
@@ -51,10 +52,9 @@ def claim_photos(loaded: LoadedClaim) -> dict[str, bytes]:
 
 
 def _bytes_of(path: Path) -> bytes | None:
-    """A regular file's bytes, up to the attachment cap; None where it cannot be read."""
+    """A regular file's bytes, up to the attachment cap, opened without following a link; None
+    where it cannot be read so."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_DOCUMENT_BYTES:
-            return None
-        return path.read_bytes()
-    except OSError:
+        return read_plain_file(path, MAX_DOCUMENT_BYTES)
+    except KeptFileError:
         return None
