@@ -130,6 +130,15 @@ def test_an_upload_without_a_session_is_refused_before_it_is_read(port: int) -> 
         assert answer.headers["location"] == "/login"
 
 
+def test_a_foreign_host_is_refused_and_the_rest_of_its_body_never_read(port: int) -> None:
+    declared = {"Content-Type": MULTIPART, "Content-Length": str(APPEAL_BODY_BYTES - 1)}
+    with open_request(port, APPEAL, declared, host="evil.example") as sock:
+        sock.sendall(file_part_head("big.bin"))
+        answer = read_answer(sock)
+    refused_early(answer, 403)
+    assert answer.body == b"Forbidden: unknown Host header"
+
+
 def test_a_declared_length_over_the_cap_is_413_before_a_byte_is_read(
     port: int, store: Store
 ) -> None:

@@ -19,10 +19,13 @@ class Answer:
     closed: bool  # the server closed the connection after the answer
 
 
-def open_request(port: int, path: str, headers: dict[str, str]) -> socket.socket:
-    """A connection with a POST's head sent, its body still to come."""
+def open_request(
+    port: int, path: str, headers: dict[str, str], host: str | None = None
+) -> socket.socket:
+    """A connection with a POST's head sent (to Host `host`, by default the page's own), its
+    body still to come."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=GIVE_UP_S)
-    lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{port}"]
+    lines = [f"POST {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
     sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
     return sock

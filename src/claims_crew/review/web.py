@@ -141,8 +141,10 @@ def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         if request.headers.get("host", "").lower() not in hosts:
+            # Its body is never read: closing the connection keeps uvicorn from reading and
+            # discarding the rest of an upload sent to a foreign Host.
             response: Response = PlainTextResponse(
-                "Forbidden: unknown Host header", status_code=403
+                "Forbidden: unknown Host header", status_code=403, headers={"Connection": "close"}
             )
         else:
             try:
