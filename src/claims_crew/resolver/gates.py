@@ -107,6 +107,21 @@ def addressed_to_reviewer(case: Case) -> list[Instruction]:
     return instructions_in(case.claim_file.description, case.attachments, case.pages)
 
 
+def _instructions_said(addressed: list[Instruction]) -> str:
+    return "the claim's text gives its reviewer instructions: " + ", ".join(
+        i.named() for i in addressed
+    )
+
+
+def flag_instructions(case: Case, escalated: Resolution) -> Resolution:
+    """An escalation the rules made for another reason, that also names the claim's words
+    addressing its reviewer, so the person who takes it sees them too."""
+    addressed = addressed_to_reviewer(case)
+    if not addressed:
+        return escalated
+    return escalated.also_because("instructions_in_claim", _instructions_said(addressed))
+
+
 def _provenance(clause: ClauseCheck, keys: set[str] | None) -> str:
     """Why one cited clause does not carry the outcome."""
     if not clause.tool_sourced:
@@ -164,9 +179,7 @@ def gated_or(
         codes.append("over_authority")
         why.append(over)
     if addressed:
-        said = "the claim's text gives its reviewer instructions: " + ", ".join(
-            i.named() for i in addressed
-        )
+        said = _instructions_said(addressed)
         trail.add("gates", True, said, "instructions_in_claim")
         codes.append("instructions_in_claim")
         why.append(said)

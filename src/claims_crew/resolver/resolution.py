@@ -302,6 +302,16 @@ class Resolution(BaseModel):
     def with_reason_codes(self, reason_codes: Sequence[ReasonCode]) -> Resolution:
         return self._changed(ResolutionChanges(reason_codes=list(reason_codes)))
 
+    def also_because(self, code: ReasonCode, why: str) -> Resolution:
+        """An escalation that also carries `code`, its reason saying `why`, once."""
+        if code in self.reason_codes:
+            return self
+        return self._changed(
+            ResolutionChanges(
+                reason=f"{self.reason}; {why}", reason_codes=[*self.reason_codes, code]
+            )
+        )
+
     def with_targeted(self, targeted: TargetedEvidence) -> Resolution:
         return self._changed(ResolutionChanges(targeted=targeted))
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.gates import gated_or
+from claims_crew.resolver.gates import flag_instructions, gated_or
 from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.rules.abstain import abstain
 from claims_crew.resolver.rules.agree import agree
@@ -59,7 +59,9 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
     context = Context.of(case, config)
     decided = _first_decision(context)
     if decided.outcome == "ESCALATED":
-        return decided  # already a person's to decide: nothing for the gates to hold back
+        # Already a person's to decide: nothing for the gates to hold back, but the person is
+        # told of words in the claim that address its reviewer, as a held-back decision says.
+        return flag_instructions(case, decided)
     return gated_or(case, config, context.trail, decided)
 
 
