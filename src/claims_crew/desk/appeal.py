@@ -25,7 +25,6 @@ A review that fails records its attempt and leaves the decision in force as it w
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +34,12 @@ from typing import Any
 from claims_crew import paths
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.desk import clocks
-from claims_crew.documents.kept import kept_bytes, originals_dir, read_plain_file
+from claims_crew.documents.kept import (
+    kept_bytes,
+    originals_dir,
+    read_plain_file,
+    write_new_file,
+)
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
 from claims_crew.revalidation.revalidate import claim_lease, for_a_person, said
 from claims_crew.run.project import project_settings
@@ -131,22 +135,15 @@ def reopened_claim(
     folder.mkdir(parents=True)
     for name, data in [*copies.items(), *news.items()]:
         if data is not None:  # an original intake kept no bytes of: its text of record stands
-            write_new(folder / name, data)
+            write_new_file(folder / name, data)
     fields = claim.model_dump(mode="json", exclude_none=True)
     fields["attachments"] = [*claim.attachments, *names]
     path = folder / f"{standing.claim_id}.json"
-    write_new(path, json.dumps(fields, indent=2, ensure_ascii=False).encode("utf-8"))
+    write_new_file(path, json.dumps(fields, indent=2, ensure_ascii=False).encode("utf-8"))
     try:
         return load_claim(path, originals=originals_dir(), taken=kept.documents)
     except ClaimFileError as exc:
         raise AppealRefused(str(exc)) from exc
-
-
-def write_new(path: Path, data: bytes) -> None:
-    """Write a file that must not exist yet, never through a link put in its place."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with os.fdopen(os.open(path, flags, 0o600), "wb") as out:
-        out.write(data)
 
 
 def appeal(

@@ -54,6 +54,23 @@ def keep_original(folder: Path, data: bytes) -> str:
     return str(target)
 
 
+# A file that must be new: created, never opened if something is already there (a link put in
+# its place would otherwise be written through), and never through a link.
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
+def write_new_file(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write `data` to `path`, a file that must not exist yet (FileExistsError if anything is
+    there, a link included); a file left half-written by a failed write is removed."""
+    fd = os.open(path, _NEW_FLAGS, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
 def read_plain_file(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
     """The bytes of `path`, a regular file of at most `limit` bytes, opened without following a
     link; KeptFileError (missing, not_a_file, too_large) otherwise. At most `limit` + 1 bytes

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claims_crew.documents.kept import write_new_file
 from claims_crew.errors import ClaimsCrewError, ConfigError
 from claims_crew.letters.content import Letter, NoLetter, UnknownClaim, letter_for
 from claims_crew.letters.render import Format, render_text
@@ -58,11 +59,6 @@ class Issued:
 class OutExists(ClaimsCrewError):
     """The file a letter would be written to is already there (or its partial file is), and
     overwriting was not asked for."""
-
-
-# The partial file is created, never opened if it is already there (a link put in its place
-# would otherwise be written through), and never through a link.
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
 def issue_letter(
@@ -113,20 +109,15 @@ def _into_place(partial: Path, out: Path, force: bool, audit_seq: int) -> None:
 
 
 def write_partial(partial: Path, content: bytes) -> None:
-    """Write `content` to `partial`, a file that must not exist yet; OutExists if it does."""
+    """Write `content` to `partial`, a file that must not exist yet (never written through a
+    link put in its place); OutExists if it does."""
     try:
-        fd = os.open(partial, _NEW_FILE, 0o644)
+        write_new_file(partial, content, 0o644)
     except FileExistsError as exc:
         raise OutExists(
             f"{partial} already exists (a letter being written, or left by one that stopped); "
             "remove it and try again"
         ) from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def letter_preview(store: Store, claim_id: str, folder: Path) -> dict[str, str | None]:

@@ -70,9 +70,6 @@ def stop_child(process: subprocess.Popen[bytes]) -> None:
     process.communicate()
 
 
-_stop = stop_child
-
-
 class _Spares:
     """At most one idle reader child, and how many opens this process has made."""
 
@@ -90,7 +87,7 @@ class _Spares:
             spare_command, process = spare
             if spare_command == command and process.poll() is None:
                 return process
-            _stop(process)
+            stop_child(process)
         return _start(command)
 
     def refill(self, command: list[str]) -> None:
@@ -102,7 +99,7 @@ class _Spares:
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None:
-            _stop(spare[1])
+            stop_child(spare[1])
 
     def forget(self) -> None:
         """In a forked copy: the spare belongs to the parent, and the lock may be mid-use."""
@@ -111,10 +108,7 @@ class _Spares:
         self._opens = 0
 
 
-Spares = _Spares
-
-
-def new_spares() -> Spares:
+def new_spares() -> _Spares:
     """A keeper of one idle child, killed at exit and forgotten by a forked copy."""
     spares = _Spares()
     atexit.register(spares.close)
@@ -139,6 +133,6 @@ def run_reader(data: bytes, limit_s: float) -> Finished:
         _SPARES.refill(command)
         stdout, stderr = process.communicate(data, timeout=limit_s)
     except BaseException:  # a timeout, or the caller interrupted: the child must not outlive it
-        _stop(process)
+        stop_child(process)
         raise
     return Finished(process.returncode, stdout, stderr)

@@ -92,7 +92,10 @@ class Limits:
             max_rpm=_count("CLAIMS_CREW_MAX_RPM", 0, MAX_RPM) or None,
             max_tpm=_count("CLAIMS_CREW_MAX_TPM", 0, MAX_TPM) or None,
             rate_window_s=_seconds("CLAIMS_CREW_RATE_WINDOW", 60.0),
-            max_failures=_failures("CLAIMS_CREW_MAX_FAILURES"),
+            # At least one: a claim is always tried once.
+            max_failures=_count(
+                "CLAIMS_CREW_MAX_FAILURES", DEFAULT_MAX_FAILURES, MOST_FAILURES, least=1
+            ),
         )
 
 
@@ -119,22 +122,13 @@ def _deadline(name: str, default: float) -> float | None:
     return _seconds(name, default)
 
 
-def _count(name: str, default: int, most: int = MAX_RETRIES) -> int:
+def _count(name: str, default: int, most: int = MAX_RETRIES, least: int = 0) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) > most:
-        raise ConfigError(f"{name}={raw!r}: expected a whole number from 0 to {most}")
+    if not raw.isdigit() or not least <= int(raw) <= most:
+        raise ConfigError(f"{name}={raw!r}: expected a whole number from {least} to {most}")
     return int(raw)
-
-
-def _failures(name: str) -> int:
-    """At least one: a claim is always tried once."""
-    most = MOST_FAILURES
-    raw = os.environ.get(name, "").strip()
-    if raw and (not raw.isdigit() or not 1 <= int(raw) <= most):
-        raise ConfigError(f"{name}={raw!r}: expected a whole number from 1 to {most}")
-    return int(raw) if raw else DEFAULT_MAX_FAILURES
 
 
 def workers_from_environment() -> int:
