@@ -351,7 +351,9 @@ def _pdf_text(content: bytes) -> str:
 
 @pytest.mark.skipif(pdf.unicode_font() is None, reason="needs fonts-dejavu-core (apt-get)")
 def test_the_pdf_keeps_characters_beyond_latin1() -> None:
-    text = _pdf_text(pdf.pdf_bytes(f"<h1>Dear {WIDE}</h1><blockquote>{WIDE}</blockquote>", "t"))
+    text = _pdf_text(
+        pdf.pdf_letter(f"<h1>Dear {WIDE}</h1><blockquote>{WIDE}</blockquote>", "t").content
+    )
     assert text.count(WIDE) == 2
     assert "cannot show" not in text
 
@@ -362,12 +364,12 @@ def test_without_a_unicode_font_the_pdf_says_what_it_could_not_show(
     monkeypatch.delenv(pdf.FONT_ENV, raising=False)
     monkeypatch.setattr(pdf, "DEJAVU", tmp_path / "no-fonts")
     assert pdf.unicode_font() is None
-    text = _pdf_text(pdf.pdf_bytes(f"<p>Dear {WIDE}</p>", "t"))
+    text = _pdf_text(pdf.pdf_letter(f"<p>Dear {WIDE}</p>", "t").content)
     assert "Dear ?ukasiewicz paid 25 ? ? ?in full? ? ?mega" in text
     assert "cannot show 7 character(s) of this letter; each is printed as '?'" in text
     assert "U+0141 LATIN CAPITAL LETTER L WITH STROKE" in text
     # Latin-1 alone needs no note.
-    assert "cannot show" not in _pdf_text(pdf.pdf_bytes("<p>Dear Zoë Müller</p>", "t"))
+    assert "cannot show" not in _pdf_text(pdf.pdf_letter("<p>Dear Zoë Müller</p>", "t").content)
 
 
 def test_a_letter_that_cannot_render_leaves_no_file_and_no_entry(

@@ -46,13 +46,14 @@ def _token() -> str:
     """The token from the environment, or typed at a terminal; NotSignedIn without one."""
     token = os.environ.get(TOKEN_VARIABLE, "").strip()
     if not token and sys.stdin.isatty():
-        token = str(click.prompt("Reviewer token", hide_input=True, default="", show_default=False))
-    if not token.strip():
+        typed = click.prompt("Reviewer token", hide_input=True, default="", show_default=False)
+        token = str(typed).strip()
+    if not token:
         raise NotSignedIn(
             f"acting as a reviewer needs their sign-in token: set {TOKEN_VARIABLE} "
             "(or run at a terminal to be asked for it)"
         )
-    return token.strip()
+    return token
 
 
 def signed_in(store: Store, named: str | None = None) -> str:

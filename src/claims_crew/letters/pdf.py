@@ -120,8 +120,3 @@ def pdf_letter(html: str, title: str) -> PdfLetter:
     pdf.set_font(family, size=11)
     pdf.write_html(html, font_family=family)
     return PdfLetter(bytes(pdf.output()), tuple(notes))
-
-
-def pdf_bytes(html: str, title: str) -> bytes:
-    """The letter's PDF from its HTML (pdf_letter, without its notes)."""
-    return pdf_letter(html, title).content
