@@ -167,7 +167,7 @@ def kept_claim(store: Store, standing: Standing) -> LoadedClaim:
     taken in since the decision (ingest flags it as changed after the decision), else the one
     the decision stands on; with its attachments' text of record, and each original intake
     kept checked by its SHA-256 (KeptFileError if gone or changed). No inbox path is opened."""
-    newer = [c for c in store.changed_after_decision() if c.claim_id == standing.claim_id]
+    newer = store.changed_after_decision(standing.claim_id)
     sha = max(newer, key=lambda c: c.seen_at).sha256 if newer else standing.claim_sha256
     loaded = store.loaded(standing.claim_id, sha)
     if loaded is None:

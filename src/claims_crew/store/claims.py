@@ -83,12 +83,14 @@ class Claims(StoreBase):
             )
             return [_load_attempt(conn, int(i)) for i in ids]
 
-    def changed_after_decision(self) -> list[ChangedFile]:
+    def changed_after_decision(self, claim_id: str | None = None) -> list[ChangedFile]:
+        """Claim files taken in after their claim's decision (only `claim_id`'s, when given)."""
         c = changed_files.c
+        query = select(changed_files).order_by(c.seen_at, c.claim_id, c.sha256)
+        if claim_id is not None:
+            query = query.where(c.claim_id == claim_id)
         with self.read() as conn:
-            rows = conn.execute(
-                select(changed_files).order_by(c.seen_at, c.claim_id, c.sha256)
-            ).mappings()
+            rows = conn.execute(query).mappings()
             return [ChangedFile(**row) for row in rows]  # its fields are the table's columns
 
 
