@@ -68,7 +68,7 @@ def child_floor(code: str, repeats: int) -> float:
 FIRST_OPEN = """
 import sys, time
 from pathlib import Path
-from claims_crew.policy.text import extract_pages
+from claims_crew.policy.library import extract_pages
 path = Path(sys.argv[1])
 data = path.read_bytes()
 start = time.perf_counter()
@@ -86,8 +86,7 @@ def first_open(path: Path) -> float:
 
 
 def measure(path: Path, workdir: Path, repeats: int) -> dict[str, float]:
-    from claims_crew.policy.library import open_pdf
-    from claims_crew.policy.text import extract_pages
+    from claims_crew.policy.library import extract_pages, open_pdf
 
     data = path.read_bytes()
     runs: dict[str, list[float]] = {
@@ -136,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     started = time.perf_counter()
     # One untimed open first: pypdf's import here, and any one-off start-up of the reader.
-    from claims_crew.policy.text import extract_pages
+    from claims_crew.policy.library import extract_pages
 
     smallest = min(files, key=lambda p: p.stat().st_size)
     bare_extract(smallest)

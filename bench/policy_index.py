@@ -50,9 +50,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from claims_crew.errors import PolicyError
 from claims_crew.policy.cache import write_index
 from claims_crew.policy.document import PolicyDocument
-from claims_crew.policy.library import open_pdf, sha256_of
+from claims_crew.policy.library import extract_pages, open_pdf, sha256_of
 from claims_crew.policy.segment import Clause, segment
-from claims_crew.policy.text import extract_pages
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -11,9 +11,8 @@ import pytest
 
 from claims_crew.policy.cache import write_index
 from claims_crew.policy.document import PolicyDocument
-from claims_crew.policy.library import PolicyLibrary, open_pdf, sha256_of
+from claims_crew.policy.library import PolicyLibrary, extract_pages, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
-from claims_crew.policy.text import extract_pages
 from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, StartServer, Wire
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.provider import WIRES

@@ -10,8 +10,7 @@ from pypdf import PdfWriter
 
 from claims_crew.documents.ocr import ocr_unavailable
 from claims_crew.errors import PolicyError
-from claims_crew.policy.library import open_pdf
-from claims_crew.policy.text import extract_pages
+from claims_crew.policy.library import extract_pages, open_pdf
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"

@@ -15,8 +15,8 @@ import pypdf
 import pytest
 
 import claims_crew
+from claims_crew.documents import reader_process
 from claims_crew.errors import PolicyError
-from claims_crew.policy import reader_process
 from claims_crew.policy.library import open_pdf
 from tests.support.paths import SAMPLE_POLICIES
 

@@ -18,9 +18,8 @@ from click.testing import CliRunner
 from claims_crew.cli import main
 from claims_crew.errors import PolicyError
 from claims_crew.models import ClaimFile
-from claims_crew.policy.library import PolicyLibrary
+from claims_crew.policy.library import PolicyLibrary, extract_pages
 from claims_crew.policy.segment import segment
-from claims_crew.policy.text import extract_pages
 from claims_crew.resolver import policy_checks
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view

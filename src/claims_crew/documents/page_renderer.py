@@ -1,7 +1,7 @@
 """The page renderer process: draws pages of the PDF it is given, one at a time, on request.
 
 rendering.py starts this file as a script in a fresh interpreter (`python -P
-.../page_renderer.py`), as the policy reader's child is started, so it imports only the standard
+.../page_renderer.py`), as the PDF text reader's child is started, so it imports only the standard
 library, pypdfium2 and Pillow, never the caller. Before it imports pdfium it caps its own address
 space (RLIMIT_AS): a page that asks for more memory than that makes pdfium's allocation fail and
 the child die, not the process that asked.

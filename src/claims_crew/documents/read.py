@@ -3,9 +3,9 @@ the pages that have none) or a photo (OCR).
 
 The kind is told from the bytes, not the name: a `.pdf` that is a PNG is read as a PNG, and a
 file that is none of the kinds read is refused as unsupported_type rather than guessed at. A
-PDF's text layer comes from the policy library's reader child (policy/text.py), with its time
-limit; its scanned pages and photos go through OCR (documents/ocr.py). Where no OCR engine is
-installed, the pages that need one are left unread and the record says needs_ocr, with the
+PDF's text layer comes from the reader child that policy wordings are read by too (pdf_text.py),
+with its time limit; its scanned pages and photos go through OCR (ocr.py). Where no OCR engine
+is installed, the pages that need one are left unread and the record says needs_ocr, with the
 install line: the claim goes on with what could be read.
 """
 
@@ -23,12 +23,20 @@ from claims_crew.documents.limits import (
 )
 from claims_crew.documents.ocr import ocr_unavailable
 from claims_crew.documents.pages import image_frames, ocr_page, rendered_pdf_pages
+from claims_crew.documents.pdf_text import (
+    MIN_LETTERS_PER_PAGE,
+    PdfTextError,
+    PdfTextProblem,
+    read_text_layer,
+    timeout_from_env,
+)
 from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText
-from claims_crew.errors import PolicyError
-from claims_crew.policy.text import MIN_LETTERS_PER_PAGE, read_text_layer, timeout_from_env
 from claims_crew.vocabulary import ClaimFileProblem
 
-_PDF_CODES: dict[str, ClaimFileProblem] = {"encrypted": "encrypted", "timeout": "ocr_failed"}
+_PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
+    "encrypted": "encrypted",
+    "timeout": "ocr_failed",
+}
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 # ISO base media brands of HEIC/HEIF photos (an iPhone's default).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
@@ -90,7 +98,7 @@ def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageTe
     left = budget.time_for(name)
     try:
         layer = read_text_layer(Path(name), data, limit if left is None else min(limit, left))
-    except PolicyError as exc:
+    except PdfTextError as exc:
         # A broken PDF is unreadable, as a broken claim file is; one that outlasts the time
         # limit is refused with the OCR failures, which share that limit.
         code: ClaimFileProblem = _PDF_CODES.get(exc.code, "unreadable")

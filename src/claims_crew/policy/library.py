@@ -1,9 +1,11 @@
 """The policies a project knows: `policies/index.yaml`, and opening a policy's indexed PDF.
 
 `open_pdf` is the one road from a PDF file to a PolicyDocument: hash, reuse the on-disk index if
-there is one for that hash, otherwise extract, segment and write it. A policy opened by its id
-gets its entry's kind corrections on top (corrections.py), so every reader of a policy by id, the
-lookup tool and the resolver alike, sees the same corrected kinds.
+there is one for that hash, otherwise extract, segment and write it. The page texts come from
+documents/: the text layer from its PDF reader child (documents/pdf_text.py), a scan's pages
+from its renderer and OCR (scanned.py). A policy opened by its id gets its entry's kind
+corrections on top (corrections.py), so every reader of a policy by id, the lookup tool and the
+resolver alike, sees the same corrected kinds.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew import paths
+from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
 from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
@@ -23,7 +26,6 @@ from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.ocr_reading import OcrReading
 from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
-from claims_crew.policy.text import extract_pages
 
 
 class PolicyEntry(BaseModel):
@@ -95,6 +97,25 @@ def open_pdf(path: Path, cache_dir: Path, timeout_s: float | None = None) -> Pol
         if cached is None:  # pragma: no cover - only if the disk lies to us
             raise PolicyError("malformed", f"{path}: the index just written cannot be read")
     return PolicyDocument(path, digest, cached, target)
+
+
+def extract_pages(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
+    """Text of every page of the PDF at `path` (whose bytes are `data`), first page first.
+
+    Raises PolicyError with code malformed, encrypted, no_text_layer or timeout.
+    """
+    try:
+        pages = read_text_layer(path, data, timeout_s)
+    except PdfTextError as exc:
+        raise PolicyError(exc.code, str(exc)) from exc
+    letters = sum(ch.isalpha() for text in pages for ch in text)
+    if letters < MIN_LETTERS_PER_PAGE * len(pages):
+        raise PolicyError(
+            "no_text_layer",
+            f"{path.name}: no text layer ({letters} letters on {len(pages)} pages); "
+            "it looks scanned and needs OCR before it can be indexed",
+        )
+    return pages
 
 
 def _page_texts(

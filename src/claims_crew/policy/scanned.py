@@ -26,10 +26,10 @@ from PIL import Image
 
 from claims_crew.documents.limits import OCR_DPI, RenderLimits
 from claims_crew.documents.ocr import OcrError, ocr_unavailable, read_image
+from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE
 from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.errors import PolicyError, PolicyErrorCode
 from claims_crew.policy.ocr_reading import LOW_CONFIDENCE, OcrLineNote, OcrReading
-from claims_crew.policy.text import MIN_LETTERS_PER_PAGE
 
 # A4 at 300 dpi is 8.7 megapixels; twice A3's is far beyond any page of a wording.
 MAX_PAGE_PIXELS = 40_000_000

@@ -12,7 +12,7 @@ and starts no spare.
 The spare is used only for the same command line (the same interpreter, script and sys.path),
 is forgotten by a forked copy of the process, and is killed at exit.
 
-The page renderer (documents/rendering.py) starts its children here too, from a script of its
+The page renderer (rendering.py) starts its children here too, from a script of its
 own and with a keeper of spares of its own, so that reading a PDF's text and drawing its pages
 do not throw away each other's spare.
 """

@@ -1,4 +1,4 @@
-"""Page-by-page text of a policy PDF, with pypdf, in a child process that a time limit can stop.
+"""Page-by-page text of a PDF, with pypdf, in a child process that a time limit can stop.
 
 pypdf runs in a separate process because a hostile or broken file can make it loop for minutes,
 and a Python thread cannot be interrupted; a process can. The child is a fresh interpreter
@@ -6,7 +6,8 @@ running pdf_reader.py as a script (reader_process.py starts it): unlike a multip
 it never imports the caller's main module, so any caller can open a PDF, a script without an
 `if __name__ == "__main__":` guard included, and threads in the caller (CrewAI runs some) cannot
 leak into it. This module checks what goes in and turns what comes back into pages or a typed
-error.
+error. Claim attachments (read.py) and policy wordings (policy/library.py) are both read here,
+so both kinds of PDF share one reader and its limits.
 """
 
 from __future__ import annotations
@@ -15,19 +16,29 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from claims_crew.errors import PolicyError, PolicyErrorCode
-from claims_crew.policy.reader_process import run_reader
+from claims_crew.documents.reader_process import run_reader
 
 DEFAULT_TIMEOUT_S = 120.0
-# A page of a real policy has hundreds of letters; a scan has none or a stray stamp.
+# A page of a real document has hundreds of letters; a scan has none or a stray stamp.
 MIN_LETTERS_PER_PAGE = 20
 
+PdfTextProblem = Literal["encrypted", "malformed", "timeout"]
 # The codes the reader may send; anything else from it is treated as a crash.
-_READER_CODES: dict[str, PolicyErrorCode] = {"encrypted": "encrypted", "malformed": "malformed"}
+_READER_CODES: dict[str, PdfTextProblem] = {"encrypted": "encrypted", "malformed": "malformed"}
 # How much of the reader's stderr a crash message quotes.
 _STDERR_TAIL = 400
+
+
+class PdfTextError(Exception):
+    """A PDF whose text layer could not be read: `encrypted` (it needs a password), `malformed`
+    (not a whole PDF, or the reader crashed or could not start) or `timeout` (the reader ran past
+    its limit and was killed); the message names the file and says why for a person."""
+
+    def __init__(self, code: PdfTextProblem, message: str) -> None:
+        super().__init__(message)
+        self.code: PdfTextProblem = code
 
 
 def timeout_from_env() -> float:
@@ -47,21 +58,21 @@ def check_envelope(data: bytes, name: str) -> None:
     would otherwise index as a shorter policy with clauses silently missing.
     """
     if b"%PDF-" not in data[:1024]:
-        raise PolicyError("malformed", f"{name}: not a PDF (no %PDF- header)")
+        raise PdfTextError("malformed", f"{name}: not a PDF (no %PDF- header)")
     if b"%%EOF" not in data[-2048:]:
-        raise PolicyError("malformed", f"{name}: truncated PDF (no %%EOF marker at the end)")
+        raise PdfTextError("malformed", f"{name}: truncated PDF (no %%EOF marker at the end)")
 
 
 def _read(path: Path, data: bytes, limit: float) -> dict[str, Any]:
-    """Run the reader on `data`; its decoded reply, or PolicyError for a timeout or a crash."""
+    """Run the reader on `data`; its decoded reply, or PdfTextError for a timeout or a crash."""
     try:
         done = run_reader(data, limit)
     except subprocess.TimeoutExpired as exc:
-        raise PolicyError(
+        raise PdfTextError(
             "timeout", f"{path.name}: text extraction did not finish within {limit:g} s"
         ) from exc
     except OSError as exc:
-        raise PolicyError(
+        raise PdfTextError(
             "malformed", f"{path.name}: the PDF reader could not start: {exc}"
         ) from exc
     try:
@@ -71,47 +82,30 @@ def _read(path: Path, data: bytes, limit: float) -> dict[str, Any]:
     if done.returncode != 0 or not isinstance(reply, dict):
         stderr = done.stderr.decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
         detail = f" (exit status {done.returncode}{': ' + stderr if stderr else ''})"
-        raise PolicyError("malformed", f"{path.name}: the PDF reader crashed{detail}")
+        raise PdfTextError("malformed", f"{path.name}: the PDF reader crashed{detail}")
     return reply
 
 
 def _pages_of(path: Path, reply: dict[str, Any]) -> list[str]:
-    """The page texts in a reader's reply, or its error as a PolicyError."""
+    """The page texts in a reader's reply, or its error as a PdfTextError."""
     error = reply.get("error")
     if isinstance(error, dict):
         code = _READER_CODES.get(str(error.get("code")), "malformed")
-        raise PolicyError(code, f"{path.name}: {error.get('message')}")
+        raise PdfTextError(code, f"{path.name}: {error.get('message')}")
     pages = reply.get("pages")
     if not isinstance(pages, list) or not all(isinstance(text, str) for text in pages):
-        raise PolicyError("malformed", f"{path.name}: the PDF reader sent no page texts")
+        raise PdfTextError("malformed", f"{path.name}: the PDF reader sent no page texts")
     return pages
 
 
 def read_text_layer(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
     """The text layer of every page, as the reader child found it ("" on a scanned page).
 
-    Raises PolicyError with code malformed, encrypted or timeout. Claim attachments are read
-    through here too (documents/pdf.py), so both kinds of PDF share one reader and its limits.
+    Raises PdfTextError with code malformed, encrypted or timeout.
     """
     check_envelope(data, path.name)
     limit = timeout_s if timeout_s is not None else timeout_from_env()
     pages = _pages_of(path, _read(path, data, limit))
     if not pages:
-        raise PolicyError("malformed", f"{path.name}: the PDF has no pages")
-    return pages
-
-
-def extract_pages(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
-    """Text of every page of the PDF at `path` (whose bytes are `data`), first page first.
-
-    Raises PolicyError with code malformed, encrypted, no_text_layer or timeout.
-    """
-    pages = read_text_layer(path, data, timeout_s)
-    letters = sum(ch.isalpha() for text in pages for ch in text)
-    if letters < MIN_LETTERS_PER_PAGE * len(pages):
-        raise PolicyError(
-            "no_text_layer",
-            f"{path.name}: no text layer ({letters} letters on {len(pages)} pages); "
-            "it looks scanned and needs OCR before it can be indexed",
-        )
+        raise PdfTextError("malformed", f"{path.name}: the PDF has no pages")
     return pages
