@@ -9,6 +9,7 @@ import pytest
 from pypdf import PdfWriter
 
 from claims_crew.documents.ocr import ocr_unavailable
+from claims_crew.documents.pdf_text import PdfTextError, read_text_layer
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import extract_pages, open_pdf
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
@@ -84,6 +85,24 @@ def test_bad_pdf_gets_its_reason_and_caches_nothing(
     assert err.value.code == code
     assert pdf.name in err.value.message
     assert _empty(cache)
+
+
+@pytest.mark.parametrize(
+    ("make", "code"),
+    [(_encrypted, "encrypted"), (_truncated, "malformed"), (_garbage, "malformed")],
+)
+def test_the_text_reader_and_the_library_give_the_same_reason(
+    tmp_path: Path, make: Callable[[Path], Path], code: str
+) -> None:
+    """The reader in documents/ has its own error; the library passes on its code and message."""
+    pdf = make(tmp_path)
+    with pytest.raises(PdfTextError) as read:
+        read_text_layer(pdf, pdf.read_bytes())
+    with pytest.raises(PolicyError) as extracted:
+        extract_pages(pdf, pdf.read_bytes())
+    assert read.value.code == extracted.value.code == code
+    assert str(read.value) == extracted.value.message
+    assert pdf.name in extracted.value.message
 
 
 def _empty(folder: Path) -> bool:
