@@ -1,1 +1,2 @@
-"""Claim attachments and scanned pages turned into text: the OCR engine and the readers."""
+"""Documents turned into text: PDF text layers and drawn pages (each in a bounded child process),
+OCR, and a claim's attachments read within its budget. Policy wordings are read through here too."""
