@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from claims_crew.cli import main
 from claims_crew.config_check import (
@@ -29,6 +30,8 @@ from claims_crew.config_check import (
 from claims_crew.errors import ConfigError
 from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASKS
 from tests.support.paths import ROOT
+
+TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def broken_copy(tmp_path: Path, file: str, old: str | None, new: str) -> tuple[Path, str]:
@@ -346,12 +349,99 @@ def test_each_broken_file_is_reported_with_its_line(
     assert problem["line"] == line_of(text, needle)
     assert hint in problem["hint"]
     assert problem["severity"] == "error"
-    # The terminal table says the same, with file:line, and exits 2 too.
+    # The lines printed outside a terminal say the same, with file:line, and exit 2 too.
     plain = CliRunner().invoke(
         main, ["config", "check", "--config-dir", str(config)], env={"COLUMNS": "400"}
     )
     assert plain.exit_code == 2
     assert f"{file}:{line_of(text, needle)}" in plain.output
+
+
+# A placeholder longer than a terminal is wide: outside a terminal it must stay whole.
+LONG_TOKEN = "{claim_id_" + "and_the_policy_it_was_filed_under_" * 3 + "typo}"
+
+
+# Unset, so that a CliRunner's output is not taken for a terminal whatever the shell sets.
+NOT_A_TERMINAL: dict[str, str | None] = {"FORCE_COLOR": None, "TTY_COMPATIBLE": None}
+
+
+@pytest.fixture
+def broken_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The working folder: config/ with an unknown placeholder and a refused key, and
+    policies/index.yaml (CLAIMS_CREW_POLICIES) with a key given twice."""
+    config, _ = broken_copy(
+        tmp_path, "tasks.yaml", "  agent: fraud\n", "  agent: fraud\n  human_input: true\n"
+    )
+    tasks = config / "tasks.yaml"
+    text = tasks.read_text(encoding="utf-8")
+    first = "    Read claim {claim_id} below and extract its facts.\n"
+    assert text.splitlines(keepends=True)[4] == first
+    tasks.write_text(
+        text.replace(first, first.replace("{claim_id}", LONG_TOKEN), 1), encoding="utf-8"
+    )
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "index.yaml").write_text(
+        "policies:\n  HM-1:\n    file: a.pdf\n    line: home\n    line: auto\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(tmp_path / "policies"))
+    return tmp_path
+
+
+def check_here(*args: str, **env: str | None) -> Result:
+    """`claims-crew config check ARGS` in the working folder, with `env` set (None: unset)."""
+    return CliRunner().invoke(main, ["config", "check", *args], env=env)
+
+
+@pytest.mark.usefixtures("broken_project")
+def test_outside_a_terminal_each_problem_is_one_whole_line() -> None:
+    """As a linter writes them, `path:line: severity code: message (hint: …)`, with the path
+    as given and the words whole however narrow the console; the count, then the models."""
+    result = check_here("--config-dir", "config", COLUMNS="40", **NOT_A_TERMINAL)
+    assert result.exit_code == 2
+    lines = result.stdout.splitlines()
+    assert lines[:6] == [
+        f"config/tasks.yaml:5: error unknown_placeholder: {LONG_TOKEN} is not supplied by the "
+        "pipeline; it supplies {claim_id}, {policy_id}, {claim_text}, {allowed_answers}, "
+        "{dispute}, {question}, {other_claim}, {instructions_flag} "
+        "(hint: a literal brace needs other text inside it, such as { word })",
+        "config/tasks.yaml:47: error refused_key: human_input: true makes CrewAI stop after the "
+        "task and wait for a person to type at the console: a batch run stalls, and with no "
+        "console it fails (EOFError) (hint: remove it: a claim the rules cannot settle already "
+        "goes to a person, through the review queue (claims-crew review list))",
+        "policies/index.yaml:5: error duplicate_key: 'line' is set twice (first on line 4); "
+        "only this one counts (hint: merge the two into one entry)",
+        "policies/index.yaml:2: error bad_policy_entry: policies.HM-1.product: Field required",
+        "policies/index.yaml:2: error bad_policy_entry: policies.HM-1.in_force_from: "
+        "Field required",
+        "config: 5 error(s), 0 warning(s)",
+    ]
+    # The default folder, config/ in the working folder, is named from there as well.
+    default = check_here(CLAIMS_CREW_CONFIG=None, **NOT_A_TERMINAL)
+    assert default.stdout.splitlines()[:5] == lines[:5]
+    # --json as before: the file as named in its folder, and the folder once.
+    payload = json.loads(check_here("--json", "--config-dir", "config").stdout)
+    assert payload["config_dir"] == "config"
+    assert [(p["file"], p["line"]) for p in payload["problems"]][:3] == [
+        ("tasks.yaml", 5),
+        ("tasks.yaml", 47),
+        ("policies/index.yaml", 5),
+    ]
+    assert "folder" not in payload["problems"][0]
+
+
+@pytest.mark.usefixtures("broken_project")
+def test_a_terminal_still_gets_the_table() -> None:
+    result = check_here(
+        "--config-dir", "config", COLUMNS="80", TTY_COMPATIBLE="1", TERM="xterm-256color"
+    )
+    assert result.exit_code == 2
+    shown = TERMINAL_CODES.sub("", result.stdout)
+    assert "config: 5 error(s), 0 warning(s)" in shown
+    assert "┃ where" in shown and "│ tasks.yaml:5 " in shown and "│ tasks.yaml:47 " in shown
+    assert max(len(line) for line in shown.splitlines()) <= 80  # laid out for its width
+    assert LONG_TOKEN not in shown  # folded to fit, as a table must
+    assert not any(line.startswith("config/tasks.yaml:") for line in shown.splitlines())
 
 
 @pytest.mark.parametrize("file", ["agents.yaml", "tasks.yaml", "resolution.yaml"])

@@ -16,7 +16,9 @@ from claims_crew.cli.run import review_inbox
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, WATER_SOURCES, water_script
+from tests.support.paths import ROOT
 from tests.support.reviewers import as_reviewer, decide
+from tests.support.scripts import load_script
 from tests.support.store import accepted_answers, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -237,6 +239,37 @@ def test_reviewer_add_prints_a_token_once(store: Store, tokens: dict[str, str]) 
     assert store.sign_in(token, "test") == "carla"
     again = as_reviewer(tokens["ana"], "reviewer", "add", "carla")
     assert again.exit_code == 2 and "already exists" in again.stderr
+
+
+def test_reviewer_add_is_the_old_name_of_reviewers_add_and_says_so(
+    store: Store, tokens: dict[str, str]
+) -> None:
+    """`reviewer add` still registers a reviewer with the defaults, its --json as before, with
+    one line on stderr naming `reviewers add`; `--help` and the command reference name only
+    `reviewers`."""
+    old = as_reviewer(tokens["ana"], "reviewer", "add", "carla", "--json")
+    assert old.exit_code == 0, old.output
+    assert old.stderr.splitlines() == [
+        "note: `claims-crew reviewer add` is now `claims-crew reviewers add`; "
+        "`reviewer add` goes in the next release"
+    ]
+    assert set(as_json(old)) == {"reviewer", "token"} and as_json(old)["reviewer"] == "carla"
+    new = as_reviewer(tokens["ana"], "reviewers", "add", "dana", "--json")
+    assert new.exit_code == 0 and new.stderr == ""
+    by_name = {r.name: r.settings for r in store.reviewer_list()}
+    assert by_name["carla"] == by_name["dana"]  # the same defaults either way
+    said = as_reviewer(tokens["ana"], "reviewer", "add", "eve")
+    assert said.exit_code == 0 and said.stdout.startswith("Reviewer eve added. Sign-in token")
+
+    listed = [
+        line.split()[0]
+        for line in cli("--help").stdout.split("Commands:")[1].splitlines()
+        if line.strip()
+    ]
+    assert "reviewers" in listed and "reviewer" not in listed
+    reference = load_script(ROOT / "scripts" / "command_reference.py").reference(main)
+    assert "## claims-crew reviewers add\n" in reference
+    assert "claims-crew reviewer " not in reference and "reviewer add" not in reference
 
 
 def test_a_run_says_how_many_claims_wait_and_how_to_open_them(tmp_path: Path) -> None:

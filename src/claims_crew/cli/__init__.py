@@ -18,6 +18,8 @@ class Lazy(NamedTuple):
 
     target: str  # module:attribute
     short_help: str
+    # An old name kept for a release: it runs when typed, but no list or reference names it.
+    hidden: bool = False
 
 
 class LazyGroup(click.Group):
@@ -33,7 +35,8 @@ class LazyGroup(click.Group):
         self.lazy = lazy or {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *self.lazy])
+        shown = [name for name, lazy in self.lazy.items() if not lazy.hidden]
+        return sorted([*super().list_commands(ctx), *shown])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.lazy:
@@ -119,7 +122,11 @@ LAZY_COMMANDS = {
         "claims_crew.cli.review:review",
         "The queue of escalated claims: list them, show one side by side, decide it.",
     ),
-    "reviewer": Lazy("claims_crew.cli.review:reviewer", "People who may decide escalations."),
+    "reviewer": Lazy(
+        "claims_crew.cli.reviewers:reviewer",
+        "The old name of `claims-crew reviewers`, for one more release.",
+        hidden=True,
+    ),
     "reviewers": Lazy(
         "claims_crew.cli.reviewers:reviewers",
         "Reviewers: their role, lines of business and authority.",

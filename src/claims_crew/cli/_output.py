@@ -1,9 +1,16 @@
-"""What every command prints besides its own output: `--json` payloads, exit codes, and errors.
+"""What every command prints besides its own output: `--json` payloads, exit codes, and errors,
+and whether output goes to a terminal.
 
 Scripts branch on the exit codes and on the `{"error": {"code", "message"}}` shape
 (docs/reviewing-escalations.md, docs/policy-library.md), so both are defined here once. The
 library raises the errors of claims_crew.errors; `reports_errors` turns them into a line on
 stderr, the JSON error with --json, and an exit code.
+
+A terminal gets what is laid out for its width and redrawn: a progress bar, a table. Elsewhere
+(a pipe, a file, a CI log, TERM=dumb) a table is still drawn 80 columns wide, folding words, and
+a bar is drawn once at the end; so there a command prints plain lines (`plain_line`), each whole
+whatever the width, which grep, an editor or a CI annotation can read: a run's heartbeat
+(progress.py), `config check`'s `file:line: severity code: message`.
 """
 
 from __future__ import annotations
@@ -12,12 +19,12 @@ import json
 import sys
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 from pydantic import BaseModel
 
-from claims_crew.cli.safe_text import clean, json_text
+from claims_crew.cli.safe_text import clean, json_text, plain
 from claims_crew.errors import (
     AlreadyDecided,
     CheckpointError,
@@ -31,6 +38,9 @@ from claims_crew.errors import (
     StoreError,
 )
 from claims_crew.llms.redact import redact
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +64,16 @@ def emit_json(payload: object) -> None:
         click.echo(json_text(payload.model_dump_json(indent=2)))
     else:
         click.echo(json_text(json.dumps(payload, ensure_ascii=False, indent=2)))
+
+
+def is_terminal(console: Console) -> bool:
+    """Whether `console` is a terminal that lays output out and redraws it; else plain lines."""
+    return console.is_terminal and not console.is_dumb_terminal
+
+
+def plain_line(console: Console, text: str) -> None:
+    """Outside text as one plain line: never markup or highlighted, never wrapped or cut."""
+    console.print(plain(text), highlight=False, soft_wrap=True)
 
 
 def fail(

@@ -42,6 +42,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from claims_crew.cli._output import is_terminal, plain_line
 from claims_crew.cli.claim_lines import claim_line
 from claims_crew.cli.safe_text import plain
 
@@ -125,7 +126,7 @@ class BatchProgress:
         self.in_flight = InFlight()
         self.rate_limit = rate_limit
         self.heartbeat_s = HEARTBEAT_S if heartbeat_s is None else heartbeat_s
-        self._live = console.is_terminal and not console.is_dumb_terminal
+        self._live = is_terminal(console)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -178,4 +179,4 @@ class BatchProgress:
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):
             if now := waiting(self.in_flight, self.rate_limit):
-                self.console.print(plain(now), highlight=False, soft_wrap=True)
+                plain_line(self.console, now)

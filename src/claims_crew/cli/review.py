@@ -1,4 +1,4 @@
-"""`claims-crew review | reviewer`: the review queue and the people who work it.
+"""`claims-crew review`: the queue of escalated claims, and deciding them.
 
 Everything printed from a claim or a model goes through cli/safe_text.py: rich `Text`, never
 markup, with control characters shown as escapes, so a claim description cannot restyle or
@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
-from claims_crew.cli.acting import TOKEN_VARIABLE, desk_actor, signed_in
+from claims_crew.cli.acting import TOKEN_VARIABLE, signed_in
 from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.desk import (
     review_assign,
@@ -324,30 +324,3 @@ def review_decide(
 review.add_command(review_confirm)
 review.add_command(review_return)
 review.add_command(review_assign)
-
-
-# ---- reviewers ---------------------------------------------------------------------------
-
-
-@click.group()
-def reviewer() -> None:
-    """People who may decide escalations."""
-
-
-@reviewer.command("add")
-@click.argument("name")
-@json_option
-@reports_errors
-def reviewer_add(name: str, as_json: bool) -> None:
-    """Add a reviewer and print their sign-in token once (only its hash is kept). Made by a
-    reviewer proven by their token; the first reviewer of an empty store by the OS user."""
-    from claims_crew.store import Store
-
-    store = Store()
-    actor, note, first = desk_actor(store)
-    token = store.add_reviewer(name, None, actor, note=note, first=first)
-    if as_json:
-        emit_json({"reviewer": name.strip(), "token": token})
-        return
-    click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
-    click.echo(token)

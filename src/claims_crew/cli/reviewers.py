@@ -1,12 +1,13 @@
 """`claims-crew reviewers add | set | list`: the people who decide escalations, their role, the
 lines of business they take and their authority (docs/review-desk.md). Every change is an audit
-entry. `claims-crew reviewer add NAME` still registers a reviewer with the defaults.
+entry. `claims-crew reviewer add NAME`, the command's old name, still registers a reviewer with
+the defaults for one more release, hidden from --help and saying so on stderr.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -16,6 +17,9 @@ from claims_crew.cli.acting import desk_actor, signed_in
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
 from claims_crew.desk.authority import ROLES
+
+if TYPE_CHECKING:
+    from claims_crew.desk import ReviewerSettings
 
 
 def _amount(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
@@ -104,15 +108,25 @@ def reviewers_add(
     terminal), whom the audit entry names; the first reviewer of an empty store, with nobody
     yet to vouch for it, by the OS user at the command line, as the entry says."""
     from claims_crew.desk import ReviewerSettings
-    from claims_crew.store import Store
 
     settings = ReviewerSettings.model_validate(_changes(role, lines, max_amount, may_deny))
-    store = Store()
-    actor, note, first = desk_actor(store)
-    token = store.add_reviewer(name, settings, actor, note=note, first=first)
+    token = _register(name, settings)
     if as_json:
         emit_json({"reviewer": _settings_json(name.strip(), settings), "token": token})
         return
+    _say_token(name, token)
+
+
+def _register(name: str, settings: ReviewerSettings | None) -> str:
+    """The new reviewer's sign-in token, registered as the acting reviewer (desk_actor)."""
+    from claims_crew.store import Store
+
+    store = Store()
+    actor, note, first = desk_actor(store)
+    return store.add_reviewer(name, settings, actor, note=note, first=first)
+
+
+def _say_token(name: str, token: str) -> None:
     click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
     click.echo(token)
 
@@ -177,3 +191,30 @@ def reviewers_list(as_json: bool) -> None:
             str(r.load),
         )
     Console().print(table)
+
+
+# ---- `reviewer add`: the old name of `reviewers add`, for one more release ------------------
+
+RENAMED = (
+    "note: `claims-crew reviewer add` is now `claims-crew reviewers add`; "
+    "`reviewer add` goes in the next release"
+)
+
+
+@click.group("reviewer", hidden=True)
+def reviewer() -> None:
+    """The old name of `claims-crew reviewers`, for one more release."""
+
+
+@reviewer.command("add")
+@click.argument("name")
+@json_option
+@reports_errors
+def reviewer_add(name: str, as_json: bool) -> None:
+    """Add a reviewer with the defaults: `claims-crew reviewers add NAME`, under its old name."""
+    click.echo(RENAMED, err=True)
+    token = _register(name, None)
+    if as_json:  # as this command always printed it, for the scripts that read it
+        emit_json({"reviewer": name.strip(), "token": token})
+        return
+    _say_token(name, token)

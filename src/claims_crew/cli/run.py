@@ -318,7 +318,7 @@ def _escalations(
     if waiting:
         console.print(
             "Open them with `claims-crew review list` and `claims-crew review show CLAIM_ID`, "
-            "or on the web page: `claims-crew reviewer add NAME`, then `claims-crew serve`.",
+            "or on the web page: `claims-crew reviewers add NAME`, then `claims-crew serve`.",
             markup=False,
         )
     if changed:

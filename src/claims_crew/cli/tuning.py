@@ -21,7 +21,15 @@ from rich.rule import Rule
 from rich.text import Text
 
 from claims_crew import paths
-from claims_crew.cli._output import EXIT_BAD_INPUT, emit_json, fail, json_option, reports_errors
+from claims_crew.cli._output import (
+    EXIT_BAD_INPUT,
+    emit_json,
+    fail,
+    is_terminal,
+    json_option,
+    plain_line,
+    reports_errors,
+)
 from claims_crew.cli.agent_models import configured_agents, models_table
 from claims_crew.cli.safe_text import markup, plain
 from claims_crew.cli.tables import Table
@@ -49,6 +57,17 @@ def _problem_table(problems: list[Problem], title: str) -> Table:
         where = p.file if p.line is None else f"{p.file}:{p.line}"
         table.add_row(mark, plain(where), plain(p.key), plain(p.message), plain(p.hint, "dim"))
     return table
+
+
+def _problem_line(p: Problem) -> str:
+    """`config/tasks.yaml:5: error refused_key: message (hint: …)`, as a linter writes it, for
+    an editor or a CI annotation to place and grep to find: the path as the folder was given
+    (from the working folder where it is under it), and one line whatever the text."""
+    path, here = p.path(), Path.cwd()
+    shown = path.relative_to(here) if path.is_relative_to(here) else path
+    where = shown if p.line is None else f"{shown}:{p.line}"
+    hint = f" (hint: {p.hint})" if p.hint else ""
+    return " ".join(f"{where}: {p.severity} {p.code}: {p.message}{hint}".splitlines())
 
 
 @click.group("config")
@@ -82,8 +101,13 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
     else:
         console = Console()
         if problems:
-            title = f"{markup(folder)}: {len(bad)} error(s), {len(problems) - len(bad)} warning(s)"
-            console.print(_problem_table(problems, title))
+            title = f"{folder}: {len(bad)} error(s), {len(problems) - len(bad)} warning(s)"
+            if is_terminal(console):
+                console.print(_problem_table(problems, markup(title)))
+            else:  # a pipe or a CI log: one whole line a problem, then the count
+                for problem in problems:
+                    plain_line(console, _problem_line(problem))
+                plain_line(console, title)
         else:
             console.print(
                 f"[green]ok[/green] {markup(folder)}: agents.yaml, tasks.yaml, resolution.yaml"

@@ -377,10 +377,11 @@ def check_config(
         if (folder / name).exists() and (loaded := load_file(folder, name, problems)) is not None:
             problems.extend(check(loaded))
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
+    in_config = [p.placed(folder) for p in ordered + check_letters(folder)]
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
-    ordered += check_letters(folder)
     policies = policies_dir or paths.policies_dir()
-    return ordered + check_policy_index(policies) + (check_schedules(policies) if schedules else [])
+    of_policies = check_policy_index(policies) + (check_schedules(policies) if schedules else [])
+    return in_config + [p.placed(policies.parent) for p in of_policies]
 
 
 def errors(problems: Sequence[Problem]) -> list[Problem]:
@@ -392,8 +393,7 @@ def check_or_raise(config_dir: Path | None = None) -> None:
     folder = config_dir if config_dir is not None else paths.config_dir()
     # A schedule's problem does not stop the run: it costs only the amounts of that policy's
     # claims, which then have none and say why (resolver/reread.py), not their decisions.
-    found = errors(check_config(folder, schedules=False))
-    if found:
+    if found := errors(check_config(folder, schedules=False)):
         raise ConfigError(
             f"{folder}: {len(found)} problem(s); fix them before the crew runs "
             "(claims-crew config check)\n" + format_problems(found)

@@ -1,14 +1,15 @@
 """Problem: one thing wrong in one config file, with where it is and what to do about it.
 
-Every check reports through this one type, so the CLI's table, its JSON and the error that stops
-a run all show the same file, key path, line and hint.
+Every check reports through this one type, so the CLI's table, its lines, its JSON and the error
+that stops a run all show the same file, key path, line and hint.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
@@ -25,9 +26,23 @@ class Problem:
     message: str
     hint: str = ""
     severity: Severity = "error"
+    # The folder `file` is named from (config/, or the policies folder's parent), once
+    # check_config has placed it: a line outside a terminal names the file by its path. The
+    # JSON names the config folder once instead.
+    folder: Path | None = field(default=None, compare=False, repr=False)
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        del found["folder"]
+        return found
+
+    def placed(self, folder: Path) -> Problem:
+        """This problem, its file named from `folder`."""
+        return replace(self, folder=folder)
+
+    def path(self) -> Path:
+        """The file's path: under its folder where placed, else its name as it is."""
+        return Path(self.file) if self.folder is None else self.folder / self.file
 
     def location(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"

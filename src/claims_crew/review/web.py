@@ -5,7 +5,7 @@ Safety, in the order a request meets it:
   reach this server by DNS rebinding;
 - a body is capped before it is read, and one sent without a session is refused before it is
   read, sign-in excepted (body_limits.py): 413 over the cap, 401 without a session;
-- pages need a session: a reviewer signs in with the token `claims-crew reviewer add` printed,
+- pages need a session: a reviewer signs in with the token `claims-crew reviewers add` printed,
   and gets a random session id in an HttpOnly, SameSite=Strict cookie (kept hashed in the store),
   marked Secure when the page is served over HTTPS: `secure_cookies` (`serve --https`), or a
   request whose scheme is https (behind a trusted proxy, from its X-Forwarded-Proto);
