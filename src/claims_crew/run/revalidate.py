@@ -26,9 +26,9 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.documents.kept import kept_bytes
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.resolver import Resolution
-from claims_crew.revalidation.stale import Project, stale_reasons
 from claims_crew.run.routine import LeaseCheck, review_in_time
 from claims_crew.run.settings import Settings
+from claims_crew.run.stale import Project, stale_reasons
 from claims_crew.store import Standing, Store, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason

@@ -41,8 +41,8 @@ from claims_crew.documents.kept import (
     write_new_file,
 )
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
-from claims_crew.revalidation.revalidate import claim_lease, for_a_person, said
 from claims_crew.run.project import project_settings
+from claims_crew.run.revalidate import claim_lease, for_a_person, said
 from claims_crew.run.routine import review_in_time
 from claims_crew.run.settings import Settings
 from claims_crew.store import Standing, Store
