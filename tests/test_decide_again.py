@@ -29,10 +29,18 @@ from tests.support.store import record_for, water_loaded
 pytestmark = pytest.mark.usefixtures("engine")
 
 
-def settings_for(library: PolicyLibrary) -> Settings:
+@pytest.fixture
+def settings(sample_library: PolicyLibrary) -> Settings:
+    config = ROOT / "config"
     return Settings(
-        library=library, llm_for=water_script(), store=Store(), config_dir=ROOT / "config"
+        library=sample_library, llm_for=water_script(), store=Store(), config_dir=config
     )
+
+
+@pytest.fixture
+def loaded(tmp_path: Path) -> LoadedClaim:
+    """A decided claim as the store would give it back (here read straight from its file)."""
+    return water_loaded(tmp_path, "C-1")
 
 
 def reviewed_as(monkeypatch: pytest.MonkeyPatch, record: ClaimRecord) -> list[bool]:
@@ -45,6 +53,14 @@ def reviewed_as(monkeypatch: pytest.MonkeyPatch, record: ClaimRecord) -> list[bo
 
     monkeypatch.setattr(routine, "review_in_time", review)
     return asked
+
+
+@pytest.fixture
+def asked(
+    monkeypatch: pytest.MonkeyPatch, loaded: LoadedClaim, sample_library: PolicyLibrary
+) -> list[bool]:
+    """The claim reviewed as the real resolver decides it (reviewed_as)."""
+    return reviewed_as(monkeypatch, record_for(loaded, sample_library))
 
 
 def failed_record(loaded: LoadedClaim) -> ClaimRecord:
@@ -65,10 +81,7 @@ def taken(claim_id: str) -> bool:
     return True
 
 
-def test_a_lease_nobody_renews_outlasts_the_claims_deadline(
-    sample_library: PolicyLibrary,
-) -> None:
-    settings = settings_for(sample_library)
+def test_a_lease_nobody_renews_outlasts_the_claims_deadline(settings: Settings) -> None:
     for deadline, seconds in ((None, LEASE_SECONDS), (60.0, LEASE_SECONDS), (7200.0, 7260.0)):
         limits = dataclasses.replace(settings.limits, claim_deadline_s=deadline)
         lease = Lease.past_deadline(dataclasses.replace(settings, limits=limits))
@@ -76,11 +89,8 @@ def test_a_lease_nobody_renews_outlasts_the_claims_deadline(
 
 
 def test_the_new_decision_is_recorded_under_the_lease_then_the_lease_is_released(
-    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, loaded: LoadedClaim, asked: list[bool]
 ) -> None:
-    settings = settings_for(sample_library)
-    loaded = water_loaded(tmp_path, "C-1")
-    asked = reviewed_as(monkeypatch, record_for(loaded, sample_library))
     seen: list[tuple[str, bool]] = []
 
     def record_new(record: ClaimRecord, resolution: Resolution) -> str:
@@ -94,10 +104,8 @@ def test_the_new_decision_is_recorded_under_the_lease_then_the_lease_is_released
 
 
 def test_a_failed_review_is_kept_as_an_attempt_and_decides_nothing(
-    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, loaded: LoadedClaim, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = settings_for(sample_library)
-    loaded = water_loaded(tmp_path, "C-2")
     reviewed_as(monkeypatch, failed_record(loaded))
 
     def record_new(record: ClaimRecord, resolution: Resolution) -> None:
@@ -105,23 +113,20 @@ def test_a_failed_review_is_kept_as_an_attempt_and_decides_nothing(
 
     with pytest.raises(ReviewFailed, match=r"^the review failed: no result within 1 s$"):
         decide_again(settings, loaded, record_new)
-    attempts = settings.store.attempts("C-2")
+    attempts = settings.store.attempts("C-1")
     assert [(a.status, a.error and a.error.code) for a in attempts] == [("failed", "timeout")]
-    assert not settings.store.decided("C-2")
-    assert not taken("C-2")
+    assert not settings.store.decided("C-1")
+    assert not taken("C-1")
 
 
 def test_a_claim_another_process_holds_is_not_reviewed(
-    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, loaded: LoadedClaim, asked: list[bool]
 ) -> None:
-    settings = settings_for(sample_library)
-    loaded = water_loaded(tmp_path, "C-3")
-    asked = reviewed_as(monkeypatch, record_for(loaded, sample_library))
     holder = lease_holder()
-    assert Store().lease("C-3", holder)
+    assert Store().lease("C-1", holder)
 
     with pytest.raises(StoreError, match=r"^being reviewed by another process$"):
         decide_again(settings, loaded, lambda record, resolution: None)
     assert asked == []
-    assert settings.store.attempts("C-3") == []
-    assert settings.store.holds("C-3", holder)  # still the other's
+    assert settings.store.attempts("C-1") == []
+    assert settings.store.holds("C-1", holder)  # still the other's
