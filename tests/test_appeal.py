@@ -14,9 +14,9 @@ from sqlalchemy import text
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
-from claims_crew.desk.appeal import AppealRefused, appeal
 from claims_crew.errors import StoreError
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.appeal import AppealRefused, appeal
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from tests.support.crew import Script, water_script

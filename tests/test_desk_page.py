@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from claims_crew.desk import clocks
-from claims_crew.desk.appeal import appeal
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.appeal import appeal
 from claims_crew.run.settings import Settings
 from claims_crew.store import Basis, Store
 from tests.support.browser import headless_chromium, needs_chromium

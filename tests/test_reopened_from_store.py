@@ -17,11 +17,11 @@ from rich.console import Console
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
-from claims_crew.desk.appeal import appeal
 from claims_crew.documents.kept import originals_dir
 from claims_crew.errors import KeptFileError
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.revalidation.revalidate import revalidate
+from claims_crew.run.appeal import appeal
+from claims_crew.run.revalidate import revalidate
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.vocabulary import utc_now

@@ -22,11 +22,11 @@ from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.expiry import Expiry
-from claims_crew.revalidation.revalidate import revalidate
-from claims_crew.revalidation.stale import Project, find_stale
 from claims_crew.run.batch import SETTLED, run_batch
 from claims_crew.run.ingest import ingest
+from claims_crew.run.revalidate import revalidate
 from claims_crew.run.settings import Settings
+from claims_crew.run.stale import Project, find_stale
 from claims_crew.store import Store
 from claims_crew.store.tables import audit_log, superseded, validations
 from claims_crew.vocabulary import parse_stamp, utc_now

@@ -12,8 +12,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.revalidation.stale import Project
 from claims_crew.review.web import create_app, default_hosts
+from claims_crew.run.stale import Project
 from claims_crew.store import Store
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, free_port
 from tests.support.store import record_for, water_loaded

@@ -1,4 +1,4 @@
-"""`claims-crew appeal`: reopen a decided claim with new evidence (desk/appeal.py)."""
+"""`claims-crew appeal`: reopen a decided claim with new evidence (run/appeal.py)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def appeal_command(
     from claims_crew.store import Store
 
     settings = checked_settings(Store())
-    from claims_crew.desk.appeal import appeal  # CrewAI: only once the config check passed
+    from claims_crew.run.appeal import appeal  # CrewAI: only once the config check passed
 
     done = appeal(settings, claim_id, list(attachments), reason)
     if as_json:

@@ -21,12 +21,12 @@ from claims_crew.cli.tables import Table
 from claims_crew.vocabulary import utc_now
 
 if TYPE_CHECKING:
-    from claims_crew.revalidation.stale import StaleDecision
+    from claims_crew.run.stale import StaleDecision
 
 
 def stale_decisions() -> list[StaleDecision]:
     """The stale decisions in the store, against the project as it is now."""
-    from claims_crew.revalidation.stale import current_project, find_stale
+    from claims_crew.run.stale import current_project, find_stale
     from claims_crew.store import Store
 
     return find_stale(Store(), current_project(), utc_now())
@@ -79,7 +79,7 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
 
     settings = checked_settings(Store())
     # CrewAI (through the claim routine) only once the config check has passed.
-    from claims_crew.revalidation.revalidate import revalidate
+    from claims_crew.run.revalidate import revalidate
 
     results = revalidate(settings, utc_now(), list(claim_ids) or None)
     failed = sum(r.error is not None for r in results)

@@ -1,9 +1,9 @@
-"""The review desk's rules: who a reviewer is and what they may decide (authority.py), who a
-new escalation goes to (assignment.py), which decisions need a second reviewer
-(config/desk.yaml, rules.py), clocks on escalations (clocks.py) and appeals (appeal.py).
+"""The review desk's rules, as pure functions: who a reviewer is and what they may decide
+(authority.py), who a new escalation goes to (assignment.py), which decisions need a second
+reviewer (config/desk.yaml, rules.py), and the clocks on escalations (clocks.py).
 
-The pure rules are imported here, for the store to apply inside its transactions; appeal.py
-is not, so the store never loads the claim routine that an appeal runs."""
+The desk decides nothing by itself and imports no claim routine and no store: an appeal is
+taken and recorded by run/appeal.py, which applies these rules."""
 
 from claims_crew.desk.assignment import Candidate, choose
 from claims_crew.desk.authority import ReviewerSettings, amount_at_stake, refusal

@@ -18,7 +18,7 @@ from fastapi import Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from claims_crew.revalidation.stale import Project, find_stale
+from claims_crew.run.stale import Project, find_stale
 from claims_crew.store import SignInLimits, Store
 
 SESSION_COOKIE = "claims_crew_session"
@@ -68,7 +68,7 @@ class Session:
 
 
 # An appeal as the page runs it: (claim id, the uploaded files, reason) → why it was not
-# decided, or None (desk/appeal.py).
+# decided, or None (run/appeal.py).
 Appealer = Callable[[str, list[Path], str], str | None]
 
 

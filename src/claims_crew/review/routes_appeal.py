@@ -1,4 +1,4 @@
-"""The appeal form: a decided claim reopened with new evidence from its page (desk/appeal.py).
+"""The appeal form: a decided claim reopened with new evidence from its page (run/appeal.py).
 
 The files are taken as the claim's own attachments are: each kept under its bare name (no
 folder), at most MAX_ATTACHMENT_BYTES, in a folder of its own, and handed to the appeal, which

@@ -18,8 +18,8 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict
 
 from claims_crew.errors import ConfigError
-from claims_crew.revalidation.stale import current_project
 from claims_crew.review.web import create_app
+from claims_crew.run.stale import current_project
 from claims_crew.store import Store
 
 SETTINGS_VARIABLE = "CLAIMS_CREW_SERVE_SETTINGS"
@@ -60,6 +60,6 @@ def app_from_environment() -> FastAPI:
 
 def page_appeal(claim_id: str, files: list[Path], reason: str) -> str | None:
     """An appeal from the page, run by this process on the store every command opens."""
-    from claims_crew.desk.appeal import appeal_from_page  # CrewAI: only once an appeal comes
+    from claims_crew.run.appeal import appeal_from_page  # CrewAI: only once an appeal comes
 
     return appeal_from_page(Store(), claim_id, files, reason)

@@ -29,7 +29,6 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
 
-from claims_crew.revalidation.stale import Project
 from claims_crew.review.body_limits import BodyLimit, BodyTooLarge, too_large
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
@@ -45,6 +44,7 @@ from claims_crew.review.routes_escalation import escalation_routes
 from claims_crew.review.routes_page_image import page_image_routes
 from claims_crew.review.routes_queue import queue_routes
 from claims_crew.review.routes_sign_in import sign_in_routes
+from claims_crew.run.stale import Project
 from claims_crew.store import SignInLimits, Store
 
 __all__ = [

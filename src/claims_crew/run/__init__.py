@@ -8,5 +8,8 @@
 - worker.py and processes.py: queue workers (`claims-crew work`), and a run's worker processes;
 - settings.py, limits.py, deadline.py, stages.py: what a run shares, how long things may take,
   the cutoff at a claim's deadline, and the stage clock;
-- shadows.py: decision stores beside production for trying a config.
+- shadows.py: decision stores beside production for trying a config;
+- appeal.py (a decided claim reopened with new evidence) and revalidate.py (decisions that no
+  longer stand as made, which stale.py finds) decide a claim again through the routine's
+  decide_again: the same lease and review.
 """

@@ -16,8 +16,6 @@ from claims_crew.run import routine
 from claims_crew.run.ingest import Ingested, ingest
 from claims_crew.run.routine import BatchItem, Lease
 from claims_crew.run.settings import Settings
-from claims_crew.store import lease_holder
-from claims_crew.store.leases import LEASE_SECONDS
 
 # Ingested claims a run has nothing to do for: their record is shown as it is.
 SETTLED = ("decided", "changed_after_decision")
@@ -79,15 +77,8 @@ def _review_one(item: Ingested, settings: Settings, run_id: int) -> BatchItem:
         return BatchItem(item.path, settings.store.claim_record(claim.claim_id))
     if item.state == "parked":  # failed too often: a person re-queues it (store/failures.py)
         return routine.parked_item(settings, claim)
-    decided = routine.decide_claim(claim, _run_lease(settings), settings, run_id)
+    # A run has no heartbeat: its lease outlasts the claim's deadline.
+    decided = routine.decide_claim(claim, Lease.past_deadline(settings), settings, run_id)
     if decided is None:
         return BatchItem(item.path, None, "being reviewed by another process", busy=True)
     return decided
-
-
-def _run_lease(settings: Settings) -> Lease:
-    """A run has no heartbeat: its lease outlasts the claim's deadline, so another process never
-    takes a claim still under way."""
-    deadline = settings.limits.claim_deadline_s
-    seconds = max(LEASE_SECONDS, deadline + 60) if deadline is not None else LEASE_SECONDS
-    return Lease(lease_holder(), seconds)

@@ -1,9 +1,14 @@
-"""The one claim routine: what `claims-crew run` and every queue worker do with a claim.
+"""The one claim routine: what `claims-crew run` and every queue worker do with a claim, and
+what an appeal or a revalidation does with a decided one.
 
-lease → decided already? → the claim file from the store → review within the deadline →
-record → finish its queue item → release. A run calls it for the claims it has just ingested
-(batch.py), a worker for the claims it takes from the queue (worker.py); both read the claim as
-ingest kept it, so a claim file is read from disk once.
+A new claim (decide_claim): lease → decided already? → the claim file from the store → review
+within the deadline → record → finish its queue item → release. A run calls it for the claims it
+has just ingested (batch.py), a worker for the claims it takes from the queue (worker.py); both
+read the claim as ingest kept it, so a claim file is read from disk once.
+
+A decided claim (decide_again): lease → review within the deadline → record → release, the same
+lease and review; the caller (appeal.py, revalidate.py) says how its new decision is recorded,
+and a failed review is kept as an attempt only, leaving the decision in force.
 
 Why a claim is decided exactly once and never sent to a model after its decision: a model is
 called for a claim only by the holder of its claim lease, taken under the store's write lock,
@@ -29,23 +34,27 @@ the store (deadline.py).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.crew.console import crewai_console_off
 from claims_crew.crew.workarounds.generic_models import share_generic_models
-from claims_crew.errors import LeaseLost
+from claims_crew.errors import LeaseLost, StoreError
 from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
+from claims_crew.resolver import Resolution
 from claims_crew.run.claim_log import capturing
 from claims_crew.run.deadline import run_within
 from claims_crew.run.faults import failure_reason, fault_record, the_process_s
 from claims_crew.run.ingest import Ingested, StoredClaim
 from claims_crew.run.review import record_head, review_claim
 from claims_crew.run.settings import Settings
-from claims_crew.store import Store
+from claims_crew.store import Store, lease_holder
+from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.store.work_queue import Taken
 from claims_crew.vocabulary import CLAIM_FAULTS, ClaimFileProblem, utc_now
 
@@ -82,6 +91,27 @@ class Lease:
     seconds: float
     taken: Taken | None = None
 
+    @classmethod
+    def past_deadline(cls, settings: Settings) -> Lease:
+        """A lease nobody renews (a run's own claims, an appeal, a revalidation): it outlasts the
+        claim's deadline, so another process never takes a claim still under way."""
+        deadline = settings.limits.claim_deadline_s
+        seconds = max(LEASE_SECONDS, deadline + 60) if deadline is not None else LEASE_SECONDS
+        return cls(lease_holder(), seconds)
+
+
+@contextmanager
+def holding(store: Store, claim_id: str, lease: Lease) -> Iterator[LeaseCheck | None]:
+    """The claim's lease for the block, released after it; None when another process holds it.
+    The LeaseCheck is asked before each of the claim's model calls."""
+    if not store.lease(claim_id, lease.holder, lease.seconds):
+        yield None
+        return
+    try:
+        yield LeaseCheck(store, claim_id, lease.holder)
+    finally:
+        store.release(claim_id, lease.holder)
+
 
 def decide_claim(
     claim: StoredClaim,
@@ -92,40 +122,37 @@ def decide_claim(
 ) -> BatchItem | None:
     """Review and record one stored claim; None when another process holds its lease."""
     store, claim_id = settings.store, claim.claim_id
-    if not store.lease(claim_id, lease.holder, lease.seconds):
-        return None
-    loaded: LoadedClaim | None = None
-    record: ClaimRecord | None = None
-    try:
-        if on_start is not None:
-            on_start(claim.path)
-        if store.decided(claim_id):
-            # Decided since it was queued (another run, or a worker that died after its
-            # decision): never ask a model again.
-            _finish(settings, claim, lease)
-            return BatchItem(claim.path, store.claim_record(claim_id))
-        loaded = store.loaded(claim_id, claim.sha256, str(claim.path))
-        if loaded is None:
-            _finish(settings, claim, lease)
-            why = "its file is not whole in the store; ingest its inbox again"
-            return BatchItem(claim.path, None, f"{claim.path}: {why}", code="unreadable")
-        check = LeaseCheck(store, claim_id, lease.holder)
-        record = review_in_time(loaded, settings, check)
-        check.confirm()
-        basis = settings.basis(record, loaded)
-        store.record(record, run_id, loaded, basis, holder=lease.holder)
-        _settle(settings, claim, lease, record)
-        return BatchItem(claim.path, record)
-    except LeaseLost as lost:
-        return BatchItem(claim.path, None, str(lost), busy=True)
-    except Exception as exc:
-        if the_process_s(exc):
-            raise
-        return _claim_fault(
-            settings, claim, lease, run_id, fault_record(claim, exc, loaded, record)
-        )
-    finally:
-        store.release(claim_id, lease.holder)
+    with holding(store, claim_id, lease) as check:
+        if check is None:
+            return None
+        loaded: LoadedClaim | None = None
+        record: ClaimRecord | None = None
+        try:
+            if on_start is not None:
+                on_start(claim.path)
+            if store.decided(claim_id):
+                # Decided since it was queued (another run, or a worker that died after its
+                # decision): never ask a model again.
+                _finish(settings, claim, lease)
+                return BatchItem(claim.path, store.claim_record(claim_id))
+            loaded = store.loaded(claim_id, claim.sha256, str(claim.path))
+            if loaded is None:
+                _finish(settings, claim, lease)
+                why = "its file is not whole in the store; ingest its inbox again"
+                return BatchItem(claim.path, None, f"{claim.path}: {why}", code="unreadable")
+            record = review_in_time(loaded, settings, check)
+            check.confirm()
+            basis = settings.basis(record, loaded)
+            store.record(record, run_id, loaded, basis, holder=lease.holder)
+            _settle(settings, claim, lease, record)
+            return BatchItem(claim.path, record)
+        except LeaseLost as lost:
+            return BatchItem(claim.path, None, str(lost), busy=True)
+        except Exception as exc:
+            if the_process_s(exc):
+                raise
+            failed = fault_record(claim, exc, loaded, record)
+            return _claim_fault(settings, claim, lease, run_id, failed)
 
 
 def _claim_fault(
@@ -235,3 +262,55 @@ def review_in_time(
             "the next run retries it",
         ),
     )
+
+
+T = TypeVar("T")
+
+
+class ReviewFailed(Exception):
+    """A decided claim's review again failed: its attempt is recorded, and the decision in force
+    stands. The message says why."""
+
+
+def decide_again(
+    settings: Settings, loaded: LoadedClaim, record_new: Callable[[ClaimRecord, Resolution], T]
+) -> T:
+    """Review a decided claim again, as the store kept it (`loaded`), under its lease, held as a
+    run holds it; then `record_new(record, resolution)` records the new decision while the lease
+    is still held, and what it returns is returned. StoreError when another process holds the
+    claim; ReviewFailed when the review fails, its attempt recorded and nothing decided."""
+    store = settings.store
+    lease = Lease.past_deadline(settings)
+    with holding(store, loaded.claim.claim_id, lease) as check:
+        if check is None:
+            raise StoreError("being reviewed by another process")
+        record = review_in_time(loaded, settings, check)
+        check.confirm()
+        if record.status != "reviewed" or record.resolution is None:
+            store.record(record, None, loaded, holder=lease.holder)  # kept as an attempt
+            why = record.error.message if record.error else "no resolution"
+            raise ReviewFailed(f"the review failed: {why}")
+        return record_new(record, record.resolution)
+
+
+def for_a_person(resolution: Resolution, reason: str, question: str) -> Resolution:
+    """The rules' new outcome on a claim a person decided, as an escalation back to the queue
+    (a person's decision is never overwritten by a review again): their outcome is kept as
+    would_have_been; `reason` and `question` say what the person decided and why it is asked
+    again."""
+    return resolution.model_copy(
+        update={
+            "outcome": "ESCALATED",
+            "answer": None,
+            "winner": None,
+            "would_have_been": resolution.outcome,
+            "would_have_won": resolution.winner,
+            "reason": reason,
+            "question": question,
+        }
+    )
+
+
+def said(resolution: Resolution) -> str:
+    """What the rules say, as people read it: the outcome and any answer."""
+    return resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")

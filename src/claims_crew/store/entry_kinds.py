@@ -30,7 +30,7 @@ EntryKind = Literal[
 
 
 class AppealLink(BaseModel):
-    """What an appeal's decision says of the decision it replaces (desk/appeal.py)."""
+    """What an appeal's decision says of the decision it replaces (run/appeal.py)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

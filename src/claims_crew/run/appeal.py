@@ -10,8 +10,8 @@ is still to make (no decision at all, or an escalation still open). Otherwise:
    the new files, each opened without following a link. It is read back by `load_claim`, the
    intake path every claim file takes: the new attachments through the same readers, the
    originals as the text of record the decision stood on;
-2. it is reviewed by the claim routine `run` and `work` use (routine.review_in_time), under the
-   claim's lease;
+2. it is decided again by the claim routine `run` and `work` use (routine.decide_again: the
+   claim's lease, the review within the deadline);
 3. the result is recorded as a new decision (Store.record_appeal): the decision, escalation and
    review in force are kept whole in `superseded`, and the new entry names the entry it
    replaces by number and hash, with the reason and the new attachments. Nothing is edited.
@@ -41,9 +41,10 @@ from claims_crew.documents.kept import (
     write_new_file,
 )
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
-from claims_crew.revalidation.revalidate import claim_lease, for_a_person, said
+from claims_crew.records import ClaimRecord
+from claims_crew.resolver import Resolution
 from claims_crew.run.project import project_settings
-from claims_crew.run.routine import review_in_time
+from claims_crew.run.routine import ReviewFailed, decide_again, for_a_person, said
 from claims_crew.run.settings import Settings
 from claims_crew.store import Standing, Store
 
@@ -163,15 +164,13 @@ def appeal(
     loaded = reopened_claim(settings, standing, attachments, folder)
     person = standing.human
     result = AppealOutcome(claim_id, standing.entry_seq, previous_reviewer=person and person[0])
-    store = settings.store
-    with claim_lease(settings, claim_id) as check:
-        record = review_in_time(loaded, settings, check)
-        check.confirm()
-        resolution = record.resolution
-        if record.status != "reviewed" or resolution is None:
-            store.record(record, None, loaded, holder=check.holder)  # kept as an attempt
-            why = record.error.message if record.error else "no resolution"
-            return replace(result, error=f"the review failed: {why}; the decision stands")
+    link = {
+        "reason": reason,
+        "attachments": [Path(a).name for a in attachments],
+        "previous_reviewer": person[0] if person else None,
+    }
+
+    def record_new(record: ClaimRecord, resolution: Resolution) -> AppealOutcome:
         if person is not None:
             reviewer, decision, _ = person
             resolution = for_a_person(
@@ -182,23 +181,27 @@ def appeal(
                 "Does the decision stand?",
             )
             record = record.model_copy(update={"resolution": resolution})
-        basis = settings.basis(record, loaded)
         assert settings.clocks is not None
+        # An appeal's clock runs from the day of the appeal, not the day the claim was reported.
         clock = clocks.deadlines(settings.clocks, clocks.today(), loaded.claim.jurisdiction)
-        basis = replace(basis, deadlines=clock, excluded_reviewers=(person[0],) if person else ())
-        link = {
-            "reason": reason,
-            "attachments": [Path(a).name for a in attachments],
-            "previous_reviewer": person[0] if person else None,
-        }
-        done = store.record_appeal(record, loaded, basis, link, standing.entry_seq)
-    return replace(
-        result,
-        outcome=resolution.outcome,
-        answer=resolution.answer,
-        audit_seq=done.audit_seq,
-        escalated=done.escalation_id is not None,
-    )
+        basis = replace(
+            settings.basis(record, loaded),
+            deadlines=clock,
+            excluded_reviewers=(person[0],) if person else (),
+        )
+        done = settings.store.record_appeal(record, loaded, basis, link, standing.entry_seq)
+        return replace(
+            result,
+            outcome=resolution.outcome,
+            answer=resolution.answer,
+            audit_seq=done.audit_seq,
+            escalated=done.escalation_id is not None,
+        )
+
+    try:
+        return decide_again(settings, loaded, record_new)
+    except ReviewFailed as failed:
+        return replace(result, error=f"{failed}; the decision stands")
 
 
 def appeal_from_page(store: Store, claim_id: str, files: list[Path], reason: str) -> str | None:

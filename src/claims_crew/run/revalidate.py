@@ -1,9 +1,9 @@
 """Running stale decisions again under the current state, through the normal pipeline.
 
-Each claim is reviewed as `run` would review it (routine.review_in_time, the same Settings),
-under its lease, from what the store kept (kept_claim): the claim file's newest version taken in,
-its attachments' text of record, and their originals as intake kept them, checked by their
-SHA-256. The inbox is never read again; a changed claim file is reviewed once `ingest` has
+Each claim is decided again by the claim routine (routine.decide_again: the same lease, review
+and Settings as `run`), from what the store kept (kept_claim): the claim file's newest version
+taken in, its attachments' text of record, and their originals as intake kept them, checked by
+their SHA-256. The inbox is never read again; a changed claim file is reviewed once `ingest` has
 taken it in. The result is compared with the decision in force:
 
 - the same outcome and answer: a replay, recorded as a `revalidated` entry; nothing else moves;
@@ -16,21 +16,20 @@ A claim whose review fails keeps its decision; the failed attempt is recorded li
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.documents.kept import kept_bytes
 from claims_crew.errors import NotFound, StoreError
+from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
-from claims_crew.revalidation.stale import Project, stale_reasons
-from claims_crew.run.routine import LeaseCheck, review_in_time
+from claims_crew.run.routine import ReviewFailed, decide_again, for_a_person, said
 from claims_crew.run.settings import Settings
-from claims_crew.store import Standing, Store, lease_holder
-from claims_crew.store.leases import LEASE_SECONDS
+from claims_crew.run.stale import Project, stale_reasons
+from claims_crew.store import Standing, Store
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 
 
@@ -74,28 +73,6 @@ class Outcome:
         }
 
 
-def for_a_person(resolution: Resolution, reason: str, question: str) -> Resolution:
-    """The rules' new outcome on a claim a person decided, as an escalation back to the queue:
-    their outcome is kept as would_have_been; `reason` and `question` say what the person
-    decided and why it is asked again."""
-    return resolution.model_copy(
-        update={
-            "outcome": "ESCALATED",
-            "answer": None,
-            "winner": None,
-            "would_have_been": resolution.outcome,
-            "would_have_won": resolution.winner,
-            "reason": reason,
-            "question": question,
-        }
-    )
-
-
-def said(resolution: Resolution) -> str:
-    """What the rules say, as people read it: the outcome and any answer."""
-    return resolution.outcome + (f" {resolution.answer}" if resolution.answer else "")
-
-
 def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReason]) -> Resolution:
     """A new outcome on a claim a person decided, under a changed state, back to the queue."""
     assert standing.human is not None
@@ -131,32 +108,38 @@ def revalidate(
 def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> Outcome:
     before = (standing.outcome, standing.answer)
     result = Outcome(standing.claim_id, changed, before, standing.human)
-    store = settings.store
     try:
-        loaded = kept_claim(store, standing)
-        with claim_lease(settings, standing.claim_id) as check:
-            record = review_in_time(loaded, settings, check)
-            check.confirm()
-            resolution = record.resolution
-            if record.status != "reviewed" or resolution is None:
-                # Kept as an attempt; the decision stands.
-                store.record(record, None, loaded, holder=check.holder)
-                message = record.error.message if record.error else "no resolution"
-                return _failed(result, f"the review failed: {message}")
-            if record.models and standing.models and record.models != standing.models:
-                changed = [*changed, "models"]
-            result = replace(result, changed=changed)
-            after = (resolution.outcome, resolution.answer)
-            verdict: RevalidationVerdict = "replay" if after == before else "new"
-            back = verdict == "new" and standing.human is not None
-            if back:
-                record = record.model_copy(
-                    update={"resolution": reopened(resolution, standing, changed)}
-                )
-            basis = settings.basis(record, loaded)
-            done = store.record_revalidation(
-                record, loaded, basis, verdict, changed, standing.entry_seq
-            )
+        loaded = kept_claim(settings.store, standing)
+        record_new = partial(_recorded, settings, standing, loaded, result)
+        return decide_again(settings, loaded, record_new)
+    except (StoreError, ReviewFailed) as exc:  # the decision in force stands
+        return _failed(result, str(exc))
+
+
+def _recorded(
+    settings: Settings,
+    standing: Standing,
+    loaded: LoadedClaim,
+    result: Outcome,
+    record: ClaimRecord,
+    resolution: Resolution,
+) -> Outcome:
+    """The claim's review again recorded as a replay or a new decision (back to the queue where
+    a person decided it), under its lease."""
+    changed = result.changed
+    if record.models and standing.models and record.models != standing.models:
+        changed = [*changed, "models"]
+    result = replace(result, changed=changed)
+    after = (resolution.outcome, resolution.answer)
+    verdict: RevalidationVerdict = "replay" if after == result.before else "new"
+    back = verdict == "new" and standing.human is not None
+    if back:
+        record = record.model_copy(update={"resolution": reopened(resolution, standing, changed)})
+    try:
+        basis = settings.basis(record, loaded)
+        done = settings.store.record_revalidation(
+            record, loaded, basis, verdict, changed, standing.entry_seq
+        )
     except StoreError as exc:
         return _failed(result, str(exc))
     return replace(result, after=after, verdict=verdict, reopened=back, audit_seq=done.audit_seq)
@@ -178,22 +161,6 @@ def kept_claim(store: Store, standing: Standing) -> LoadedClaim:
     for record in loaded.documents.values():
         kept_bytes(record)
     return loaded
-
-
-@contextmanager
-def claim_lease(settings: Settings, claim_id: str) -> Iterator[LeaseCheck]:
-    """The claim's lease while it is reviewed again and recorded, held past the claim's deadline
-    as `run` holds it, so no other process takes it meanwhile; StoreError if another holds it."""
-    holder = lease_holder()
-    store = settings.store
-    deadline = settings.limits.claim_deadline_s
-    seconds = max(LEASE_SECONDS, deadline + 60) if deadline is not None else LEASE_SECONDS
-    if not store.lease(claim_id, holder, seconds):
-        raise StoreError("being reviewed by another process")
-    try:
-        yield LeaseCheck(store, claim_id, holder)  # asked before each model call
-    finally:
-        store.release(claim_id, holder)
 
 
 def _failed(result: Outcome, error: str) -> Outcome:
