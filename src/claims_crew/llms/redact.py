@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlsplit
 
-from claims_crew import paths
+from claims_crew import settings
 
 MIN_SECRET_CHARS = 8
 # A variable whose name ends so holds a secret, whatever else it is called.
@@ -55,7 +55,7 @@ def configured_secrets(env: Mapping[str, str] | None = None) -> Secrets:
         elif upper.endswith("_URL"):
             _add(found, _url_password(value), f"the password in {name}")
     home = env.get("CLAIMS_CREW_HOME")
-    key_file = (Path(home) if home else paths.home()) / AUDIT_KEY_FILE
+    key_file = (Path(home) if home else settings.home()) / AUDIT_KEY_FILE
     _add(found, _file_text(key_file), "the audit key file")
     return tuple(sorted(found.items(), key=lambda item: (-len(item[0]), item[0])))
 

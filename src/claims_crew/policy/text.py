@@ -12,15 +12,14 @@ error.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from claims_crew.errors import PolicyError, PolicyErrorCode
 from claims_crew.policy.reader_process import run_reader
+from claims_crew.settings import current
 
-DEFAULT_TIMEOUT_S = 120.0
 # A page of a real policy has hundreds of letters; a scan has none or a stray stamp.
 MIN_LETTERS_PER_PAGE = 20
 
@@ -32,12 +31,7 @@ _STDERR_TAIL = 400
 
 def timeout_from_env() -> float:
     """The extraction time limit: CLAIMS_CREW_PDF_TIMEOUT seconds, else the default."""
-    raw = os.environ.get("CLAIMS_CREW_PDF_TIMEOUT", "")
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT_S
-    except ValueError:
-        return DEFAULT_TIMEOUT_S
-    return value if value > 0 else DEFAULT_TIMEOUT_S
+    return float(current().claims_crew_pdf_timeout)
 
 
 def check_envelope(data: bytes, name: str) -> None:

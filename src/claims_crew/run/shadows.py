@@ -14,11 +14,10 @@ starting with a letter or digit, at most 64 characters. No dot, so never `..` or
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.errors import ShadowError
 from claims_crew.store import Store
 
@@ -31,7 +30,7 @@ _SIDE_FILES = ("-wal", "-shm")
 
 
 def shadows_dir() -> Path:
-    return paths.home() / "shadows"
+    return settings.home() / "shadows"
 
 
 def shadow_path(name: str) -> Path:
@@ -46,7 +45,8 @@ def shadow_path(name: str) -> Path:
 
 def shadow_from_environment() -> str | None:
     """The shadow CLAIMS_CREW_SHADOW names, if set and not empty (checked when opened)."""
-    return os.environ.get(ENVIRONMENT_VARIABLE) or None
+    shadow: str | None = settings.current().claims_crew_shadow
+    return shadow
 
 
 def open_shadow(name: str, fresh: bool = False) -> Store:

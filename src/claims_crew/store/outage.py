@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -35,7 +34,8 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 import psycopg
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 
-from claims_crew.errors import ConfigError, DatabaseUnavailable
+from claims_crew.errors import DatabaseUnavailable
+from claims_crew.settings import current
 
 WAIT_VARIABLE = "CLAIMS_CREW_DATABASE_WAIT"
 # Long enough for a server's restart or a failover; a worker gone quiet for longer than this
@@ -70,16 +70,7 @@ def lost_database(exc: BaseException) -> bool:
 
 def wait_from_environment() -> float:
     """CLAIMS_CREW_DATABASE_WAIT: seconds to wait for a lost database (0: not at all)."""
-    raw = os.environ.get(WAIT_VARIABLE, "").strip()
-    if not raw:
-        return DEFAULT_WAIT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < float("inf"):  # NaN fails the comparison too
-        raise ConfigError(f"{WAIT_VARIABLE}={raw!r}: expected a number of seconds, 0 or more")
-    return value
+    return float(current().claims_crew_database_wait)
 
 
 def error_line(exc: BaseException) -> str:
