@@ -45,6 +45,22 @@ def test_a_bad_value_of_each_kind_names_its_variable(
     assert f"{name}='{value}'" in result.stderr
 
 
+def test_a_bad_value_is_said_whole_without_a_home_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its message is redacted before it is printed, which looks for the audit key file in the
+    home folder: that must not fail on the same bad value."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLAIMS_CREW_HOME")
+    monkeypatch.setenv("CLAIMS_CREW_MAX_RPM", "x")
+    for command, status in (["config", "show"], 2), (["work", "--until-empty"], 1):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == status
+        assert result.stderr == (
+            "error: CLAIMS_CREW_MAX_RPM='x': expected a whole number from 0 to 1000000\n"
+        )
+
+
 def test_a_changed_environment_is_seen_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAIMS_CREW_MODEL_TIMEOUT", "5")
     assert Limits.from_environment().call_timeout_s == 5
