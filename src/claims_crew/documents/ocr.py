@@ -32,7 +32,6 @@ from claims_crew.settings import current
 
 INSTALL_LINE = "apt-get install -y tesseract-ocr"
 LANGUAGE = "eng"
-TESSERACT_ENV = "CLAIMS_CREW_TESSERACT"
 # Page segmentation 3 (automatic, no orientation detection: no osd model needed) and the LSTM
 # engine; a document page, not a single line or word.
 _CONFIG = "--oem 1 --psm 3"

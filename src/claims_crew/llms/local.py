@@ -53,7 +53,6 @@ COMPUTED_FIELDS = frozenset({"unknowns"})
 # mid-string.
 MAX_TOKENS = 768
 CONTEXT_TOKENS = 8192
-THREADS_VARIABLE = "CLAIMS_CREW_LOCAL_THREADS"
 
 
 def default_model_path() -> Path:

@@ -18,9 +18,6 @@ from claims_crew.documents.limits import MAX_DOCUMENT_BYTES
 from claims_crew.errors import KeptFileError
 from claims_crew.settings import current
 
-_ON = ("1", "true", "yes", "on")
-_OFF = ("", "0", "false", "no", "off")
-
 
 def intake_images_from_environment() -> bool:
     """CLAIMS_CREW_INTAKE_IMAGES: whether photos go to the intake agent as images too."""

@@ -26,6 +26,8 @@ DEFAULT_CALL_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 2
 DEFAULT_RATE_WINDOW_S = 60.0
 DEFAULT_MAX_FAILURES = 3
+# Long enough for a server's restart or a failover; a worker gone quiet for longer than this
+# is better ended, and restarted by whatever supervises it, than left waiting unseen.
 DEFAULT_DATABASE_WAIT_S = 300.0
 DEFAULT_PDF_TIMEOUT_S = 120.0
 MAX_RETRIES = 10

@@ -19,7 +19,8 @@ OFF = ("0", "false", "no", "off")
 
 
 def _text(raw: Any) -> str:
-    return str(raw).strip().lower() if isinstance(raw, bool) else str(raw).strip()
+    """The value as it would be written in the environment (TOML's true is "True")."""
+    return str(raw).strip()
 
 
 def blank(raw: Any) -> bool:

@@ -4,7 +4,7 @@ Connections are checked before use (engine.py: pool_pre_ping), so one that died 
 is replaced, not used. A database that cannot be reached at all is waited for: the store's calls
 that the claim routine and the queue workers make (marked `@rides_out`) are tried again, waiting
 FIRST_WAIT_S, then twice as long each time up to LONGEST_WAIT_S, until the database answers or
-has been gone for CLAIMS_CREW_DATABASE_WAIT seconds (DEFAULT_WAIT_S). Then they raise
+has been gone for CLAIMS_CREW_DATABASE_WAIT seconds (default 300). Then they raise
 DatabaseUnavailable, whose one line names the database, how long, and the last error.
 
 A call is tried again from its start. Each is one transaction, which the lost server rolled
@@ -38,9 +38,6 @@ from claims_crew.errors import DatabaseUnavailable
 from claims_crew.settings import current
 
 WAIT_VARIABLE = "CLAIMS_CREW_DATABASE_WAIT"
-# Long enough for a server's restart or a failover; a worker gone quiet for longer than this
-# is better ended, and restarted by whatever supervises it, than left waiting unseen.
-DEFAULT_WAIT_S = 300.0
 FIRST_WAIT_S = 0.2
 LONGEST_WAIT_S = 5.0
 # SQLSTATEs of a server going away: admin shutdown, crash shutdown, not accepting connections
