@@ -31,7 +31,7 @@ from claims_crew.cli.shadow import fresh_option, shadow_option
 from claims_crew.cli.stopping import ending_on_signals
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.settings import config_dir as project_config_dir
-from claims_crew.settings import inbox_dir, keep_crewai_at_home
+from claims_crew.settings import current, inbox_dir, keep_crewai_at_home, workers_from_environment
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
@@ -110,7 +110,6 @@ def run_inbox(
     that fails or is stopped (the `crewai run` entry says there what CrewAI's exit status
     hides)."""
     from claims_crew.run.shadows import shadow_from_environment
-    from claims_crew.settings import current, workers_from_environment
 
     console = Console()
     try:
@@ -164,7 +163,6 @@ def leave(exit_code: int, failure_note: str = "") -> None:
 def default_concurrency() -> int:
     """Remote models are I/O-bound, so claims overlap; the in-process model runs one at a time."""
     from claims_crew.llms.select import configured_model
-    from claims_crew.settings import current
 
     if (given := current().claims_crew_concurrency) is not None:
         return int(given)
