@@ -575,7 +575,7 @@ def bench(
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
+    from claims_crew.run.settings import build_settings
     from claims_crew.store import Store
     from tests.support.openai_server import OpenAIServer
 
@@ -584,7 +584,7 @@ def bench(
     library.open("HM-HOME-001")  # the index is built here, before anything is timed
     with OpenAIServer(respond_for_water(), latency_s=0.0) as server:
         os.environ["MODEL_BASE_URL"] = server.base_url
-        settings = Settings(
+        settings = build_settings(
             library=library,
             llm_for=default_llm_factory(CONFIG),
             config_dir=CONFIG,

@@ -206,7 +206,7 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
     from claims_crew.claim_files import load_claim
     from claims_crew.llms.scripted import ScriptedLLM, final, lookup
     from claims_crew.run.review import review_claim
-    from claims_crew.run.settings import Settings
+    from claims_crew.run.settings import build_settings
     from claims_crew.store import Store
 
     facts = {"loss_type": "water_damage", "cause": "leak", "date_of_loss": "2025-11-03",
@@ -221,7 +221,7 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
             "policy": ScriptedLLM([lookup("HM-HOME-001", "4.2(b)"), final(answer)]),
             "fraud": ScriptedLLM([lookup("HM-HOME-001", "4.2(b)"), final(answer)]),
         }
-        settings = Settings(
+        settings = build_settings(
             library=library,
             llm_for=lambda name, llms=llms: llms.setdefault(name, ScriptedLLM()),
             store=Store(workdir / "claims.sqlite"),

@@ -23,7 +23,7 @@ INTRO = """\
 Every `claims-crew` command with its usage, help and options, generated from the commands
 themselves when the site is built (`scripts/command_reference.py`); `claims-crew COMMAND --help`
 prints the same. `uv run crewai run`, the main job, is CrewAI's own command: it takes no
-options and reads the environment variables named in [Reviewing claims](reviewing-claims.md).
+options and reads the settings listed in [Settings](settings.md).
 """
 
 

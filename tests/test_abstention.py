@@ -23,7 +23,7 @@ from claims_crew.records import ClaimRecord
 from claims_crew.report import load_rows
 from claims_crew.report.evaluate import evaluate
 from claims_crew.run.review import review_claim
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -74,7 +74,9 @@ def review(
         fraud=[lookup("HM-HOME-001", "7.1"), final(fraud)],
     )
     loaded = load_claim(path)
-    settings = Settings(library=library, llm_for=script, config_dir=ROOT / "config", store=store)
+    settings = build_settings(
+        library=library, llm_for=script, config_dir=ROOT / "config", store=store
+    )
     record = review_claim(loaded, settings)
     assert record.status == "reviewed", record.error
     store.record(record, None, loaded)

@@ -17,7 +17,7 @@ from claims_crew.cli.run import review_inbox
 from claims_crew.errors import StoreError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import AppealRefused, appeal
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from tests.support.crew import Script, water_script
 from tests.support.openai_server import StartServer
@@ -51,7 +51,7 @@ def evidence(tmp_path: Path) -> Path:
 def settings_for(library: PolicyLibrary, store: Store) -> tuple[Settings, Script]:
     script = water_script()
     config = ROOT / "config"
-    return Settings(library=library, llm_for=script, store=store, config_dir=config), script
+    return build_settings(library=library, llm_for=script, store=store, config_dir=config), script
 
 
 def test_an_appeal_with_a_new_attachment_reopens_the_claim_and_links_the_decisions(

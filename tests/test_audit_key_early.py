@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.cli import main
 from tests.support.openai_server import StartServer
 from tests.support.provider import CrewScript, point_model_at, water_claims, water_replies
@@ -39,7 +39,7 @@ def test_a_bad_audit_key_stops_the_command_before_any_model_call(
         monkeypatch.setenv("CLAIMS_CREW_AUDIT_KEY", "too-short-a-key")
         named = "CLAIMS_CREW_AUDIT_KEY is 15 bytes"
     else:  # a key file others may read is refused rather than trusted
-        key_file = paths.home() / "audit.key"
+        key_file = settings.home() / "audit.key"
         key_file.write_text("ab" * 32 + "\n")
         key_file.chmod(0o644)
         named = "may be read by others"

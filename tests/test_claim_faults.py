@@ -26,8 +26,8 @@ from claims_crew.errors import ConfigError
 from claims_crew.models import latest_claim_date
 from claims_crew.run.claim_log import log_path
 from claims_crew.run.ingest import ingest
-from claims_crew.run.limits import Limits
 from claims_crew.run.settings import Settings
+from claims_crew.settings import Limits
 from claims_crew.store import Store
 from claims_crew.store import tables as t
 from tests.support.openai_server import OpenAIServer, StartServer

@@ -113,7 +113,7 @@ def test_the_fallback_replaces_an_agents_own_llm_and_keeps_a_gemini_gateway(
     google-genai (which reads none of CrewAI's base_url), as the primary's does."""
     from claims_crew.crew.crew import ClaimsCrew
     from claims_crew.llms.fallback import fallback_factory
-    from claims_crew.run.limits import Limits
+    from claims_crew.settings import Limits
     from tests.support.crew import config_with
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")

@@ -22,7 +22,7 @@ from claims_crew.letters.content import plain_amount
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import Script, intake_facts
 from tests.support.paths import ROOT
@@ -58,7 +58,9 @@ def decided_theft(
         fraud=[lookup("HM-HOME-001", "4.4(a)"), final(covered(0.9))],
     )
     store = Store()
-    settings = Settings(library=library, llm_for=script, store=store, config_dir=ROOT / "config")
+    settings = build_settings(
+        library=library, llm_for=script, store=store, config_dir=ROOT / "config"
+    )
     record = review_claim(loaded, settings)
     assert record.resolution is not None and record.resolution.outcome == outcome, record
     store.record(record, None, loaded)

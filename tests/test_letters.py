@@ -24,7 +24,7 @@ from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
 from claims_crew.run.review import review_claim
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from claims_crew.store.base import default_path
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
@@ -75,7 +75,7 @@ def decide(library: PolicyLibrary, claim_file: str | Path, script: Script | None
     decision in the default store."""
     store = Store()
     loaded = load_claim(INBOX / claim_file)
-    settings = Settings(
+    settings = build_settings(
         library=library,
         llm_for=script or agreeing(str(claim_file)),
         store=store,

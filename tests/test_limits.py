@@ -16,7 +16,7 @@ from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
 from claims_crew.run.deadline import run_within
-from claims_crew.run.limits import Limits
+from claims_crew.settings import Limits
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, settings, water_script
 from tests.support.paths import ROOT
@@ -137,4 +137,6 @@ def test_a_run_with_a_bad_limit_stops_before_any_model_call(
     result = CliRunner().invoke(main, ["run", "--inbox", str(tmp_path / "inbox")])
     assert result.exit_code == 1
     assert "CLAIMS_CREW_CLAIM_DEADLINE='ten minutes'" in result.output + result.stderr
+    # Every setting is checked whenever one is read: the store is opened without the bad one.
+    monkeypatch.delenv("CLAIMS_CREW_CLAIM_DEADLINE")
     assert Store().attempts("C-1042") == []

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from claims_crew.claim_files import load_claim
-from claims_crew.errors import ModelError
+from claims_crew.errors import ConfigError
 from claims_crew.llms.local import LocalLLM
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.review import review_claim
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from tests.support.paths import ROOT
 
 
@@ -26,7 +26,7 @@ def test_local_model_reviews_a_claim_with_schema_valid_outputs(
     sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("MODEL", raising=False)
-    settings = Settings(
+    settings = build_settings(
         library=sample_library,
         llm_for=default_llm_factory(),
         config_dir=ROOT / "config",
@@ -55,5 +55,5 @@ def test_the_threads_come_from_the_environment_or_half_the_cores(
     assert LocalLLM.from_environment().threads == 3
     for wrong in ("0", "two", "-1"):
         monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", wrong)
-        with pytest.raises(ModelError, match="CLAIMS_CREW_LOCAL_THREADS"):
+        with pytest.raises(ConfigError, match="CLAIMS_CREW_LOCAL_THREADS"):
             LocalLLM.from_environment()

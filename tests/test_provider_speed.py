@@ -23,7 +23,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.run.batch import run_batch
 from claims_crew.run.routine import BatchItem
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -62,7 +62,7 @@ GUARD_S = 60.0
 
 def settings_for(library: PolicyLibrary, tmp_path: Path, config: Path | None = None) -> Settings:
     folder = config or ROOT / "config"
-    return Settings(
+    return build_settings(
         library=library,
         llm_for=default_llm_factory(folder),
         config_dir=folder,

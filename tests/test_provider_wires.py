@@ -17,7 +17,7 @@ from claims_crew.models import ParseFailure
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.run.batch import run_batch
-from claims_crew.run.limits import Limits
+from claims_crew.settings import Limits
 from claims_crew.store import Store
 from tests.support.anthropic_wire import AnthropicWire
 from tests.support.egress import LOOPBACK, watching

@@ -22,7 +22,7 @@ from claims_crew.errors import KeptFileError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import appeal
 from claims_crew.run.revalidate import revalidate
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from claims_crew.vocabulary import utc_now
 from tests.support.crew import Script, water_script
@@ -68,9 +68,9 @@ def new_evidence(tmp_path: Path) -> Path:
 
 def settings_for(library: PolicyLibrary, store: Store) -> tuple[Settings, Script]:
     script = water_script()
-    return Settings(library=library, llm_for=script, store=store, config_dir=ROOT / "config"), (
-        script
-    )
+    return build_settings(
+        library=library, llm_for=script, store=store, config_dir=ROOT / "config"
+    ), (script)
 
 
 def intake_saw(script: Script) -> str:

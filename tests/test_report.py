@@ -34,7 +34,7 @@ from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import build_report, load_rows, row_from
 from claims_crew.run.review import review_claim
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from claims_crew.store import Escalation, NotFound, Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -310,7 +310,9 @@ def crew_decide(
         data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
         path.write_text(json.dumps(data), encoding="utf-8")
     loaded = load_claim(path)
-    settings = Settings(library=library, llm_for=script, config_dir=ROOT / "config", store=store)
+    settings = build_settings(
+        library=library, llm_for=script, config_dir=ROOT / "config", store=store
+    )
     record = review_claim(loaded, settings)
     assert record.status == "reviewed", record.error
     store.record(record, None, loaded)

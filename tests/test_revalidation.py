@@ -25,7 +25,7 @@ from claims_crew.resolver.expiry import Expiry
 from claims_crew.run.batch import SETTLED, run_batch
 from claims_crew.run.ingest import ingest
 from claims_crew.run.revalidate import revalidate
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.run.stale import Project, find_stale
 from claims_crew.store import Store
 from claims_crew.store.tables import audit_log, superseded, validations
@@ -62,7 +62,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def settings(project: Path, script: Script, session_cache: Path) -> Settings:
     """Settings as `run` builds them, over the project's copies and the default store."""
-    return Settings(
+    return build_settings(
         library=PolicyLibrary(root=project / "policies", cache_dir=session_cache),
         llm_for=script,
         config_dir=project / "config",

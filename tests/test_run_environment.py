@@ -18,7 +18,7 @@ from crewai.telemetry import Telemetry
 from crewai_core.paths import db_storage_path
 
 from claims_crew import main as crewai_entry
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.cli import main
 from claims_crew.llms import select
 from claims_crew.llms.scripted import final, lookup
@@ -163,7 +163,7 @@ def test_the_crewai_folder_is_absolute_however_home_is_given(
     """CrewAI takes a relative CREWAI_STORAGE_DIR inside the user's data folder."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CLAIMS_CREW_HOME", "data")
-    assert paths.crewai_dir() == tmp_path / "data" / "crewai"
+    assert settings.crewai_dir() == tmp_path / "data" / "crewai"
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import MetaData, select
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.cli import main
 from claims_crew.cli._output import fail
 from claims_crew.llms.redact import configured_secrets, error_text, redact
@@ -137,7 +137,7 @@ def test_the_audit_key_file_and_a_url_s_password_are_secrets_too(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hex_key = "ab" * 32
-    key_file = paths.home() / "audit.key"
+    key_file = settings.home() / "audit.key"
     key_file.parent.mkdir(parents=True)
     key_file.write_text(hex_key + "\n")
     monkeypatch.setenv("MODEL_BASE_URL", "https://team:gateway-pass-123@gw.example/v1")

@@ -14,7 +14,7 @@ import pytest
 from claims_crew.llms.rate_limit import RateLimit, token_delay
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from claims_crew.run.shared_rate_limit import SharedRateLimit
 from claims_crew.store import Store
 from tests.support.openai_server import StartServer
@@ -90,7 +90,7 @@ def test_no_call_starts_once_the_window_tokens_reach_the_cap(
 
     limit = RateLimit(None, 60.0, wait=refuse, tokens_per_window=cap)
     base = provider_settings(PolicyLibrary(), Store(tmp_path / "s.sqlite"))
-    settings = Settings(
+    settings = build_settings(
         library=base.library,
         llm_for=base.llm_for,
         config_dir=base.config_dir,

@@ -16,7 +16,7 @@ from claims_crew.llms.select import client_options
 from claims_crew.llms.wire_gate import wire_gated
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
-from claims_crew.run.limits import Limits
+from claims_crew.settings import Limits
 from claims_crew.store import Store
 from tests.support.openai_server import StartServer, Status
 from tests.support.provider import (

@@ -19,7 +19,7 @@ from claims_crew.claim_files import inbox_files
 from claims_crew.cli import main
 from claims_crew.errors import ConfigError
 from claims_crew.run import processes
-from claims_crew.run.limits import rpm_share, workers_from_environment
+from claims_crew.settings import rpm_share, workers_from_environment
 from claims_crew.store import Store
 from tests.support.openai_server import StartServer
 from tests.support.sample_inbox import (

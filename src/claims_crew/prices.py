@@ -18,7 +18,7 @@ from typing import Annotated
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.errors import ConfigError
 
 PRICES_FILE = "prices.yaml"
@@ -61,7 +61,7 @@ def _bare(model: str) -> str:
 
 def load_prices(config_dir: Path | None = None) -> PriceTable | None:
     """The price table in `config_dir` (default: the project's config/), None when absent."""
-    path = (config_dir if config_dir is not None else paths.config_dir()) / PRICES_FILE
+    path = (config_dir if config_dir is not None else settings.config_dir()) / PRICES_FILE
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -14,7 +14,7 @@ from claims_crew.llms.base import Messages
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.targeted import question_for
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from tests.support.paths import ROOT
 
@@ -260,7 +260,7 @@ def targeted_config(tmp_path: Path, enabled: bool = True) -> Path:
 def settings(
     library: PolicyLibrary, script: Script, tmp_path: Path, config_dir: Path | None = None
 ) -> Settings:
-    return Settings(
+    return build_settings(
         library=library,
         llm_for=script,
         store=Store(tmp_path / "claims.sqlite"),

@@ -23,7 +23,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import SETTLED, review_ingested
 from claims_crew.run.ingest import ingest
 from claims_crew.run.routine import BatchItem
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import build_settings
 from claims_crew.store import Store, audit
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -77,7 +77,7 @@ class Responders:
 
 
 def run(inbox: Path, calls_log: Path, kill_at: str | None = None) -> list[BatchItem]:
-    settings = Settings(
+    settings = build_settings(
         library=PolicyLibrary(),
         llm_for=Responders(calls_log, kill_at),
         config_dir=ROOT / "config",

@@ -21,7 +21,7 @@ import yaml
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from tests.support.anthropic_wire import AnthropicWire
 from tests.support.crew import (
@@ -180,7 +180,7 @@ def point_model_at(
 def provider_settings(library: PolicyLibrary, store: Store) -> Settings:
     """A run's settings with the project's config, each agent's model as MODEL names it (the
     scripted server, after point_model_at), and the limits the environment sets."""
-    return Settings(
+    return build_settings(
         library=library,
         llm_for=default_llm_factory(ROOT / "config"),
         config_dir=ROOT / "config",

@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 
 import click
 
-from claims_crew import paths
+from claims_crew import settings
+from claims_crew.errors import ConfigError
 
 
 class Lazy(NamedTuple):
@@ -79,7 +80,7 @@ LAZY_COMMANDS = {
         "claim: outcomes, answers, escalations and open fields before and after.",
     ),
     "config": Lazy(
-        "claims_crew.cli.tuning:config",
+        "claims_crew.cli.config_show:config",
         "Check the crew's YAML (agents, tasks, resolution) before spending a model call.",
     ),
     "evaluate": Lazy(
@@ -150,10 +151,27 @@ LAZY_COMMANDS = {
 }
 
 
+# The commands that exit 1 when they could not start, as when a claim failed (CI reads it so);
+# every other one refuses a bad setting as it refuses a bad config, with 2.
+EXIT_1_ON_A_BAD_SETTING = frozenset({"run", "work", "ingest"})
+
+
 @click.group(cls=LazyGroup, lazy=LAZY_COMMANDS)
 @click.version_option(package_name="claims_crew")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Review insurance claims with a crew of agents and a plain-Python resolver."""
+    # Every setting is read and checked first: a bad value is one error naming it, before any
+    # command has begun its work.
+    try:
+        settings.current()
+    except ConfigError as exc:
+        from claims_crew.cli._output import EXIT_FAILED, fail_with
+
+        fail_with(
+            exc,
+            exit_code=EXIT_FAILED if ctx.invoked_subcommand in EXIT_1_ON_A_BAD_SETTING else None,
+        )
     # Any command may build a crew (run, prompt, resolve --adjudicate), and it runs after this,
     # before anything imports CrewAI.
-    paths.keep_crewai_at_home()
+    settings.keep_crewai_at_home()

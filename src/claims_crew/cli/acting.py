@@ -15,7 +15,6 @@ there is nobody yet to vouch for it, so it is recorded as made by the OS user at
 from __future__ import annotations
 
 import getpass
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ import click
 
 from claims_crew.desk.names import same_person
 from claims_crew.errors import NotSignedIn
+from claims_crew.settings import current
 
 if TYPE_CHECKING:
     from claims_crew.store import Store
@@ -44,7 +44,7 @@ def os_user() -> str:
 
 def _token() -> str:
     """The token from the environment, or typed at a terminal; NotSignedIn without one."""
-    token = os.environ.get(TOKEN_VARIABLE, "").strip()
+    token = current().claims_crew_reviewer_token or ""
     if not token and sys.stdin.isatty():
         typed = click.prompt("Reviewer token", hide_input=True, default="", show_default=False)
         token = str(typed).strip()
@@ -72,7 +72,7 @@ def desk_actor(store: Store) -> tuple[str, str, bool]:
 
     `human:NAME`, proven by their token; or, in a store with no reviewer and no token given,
     the OS user at the command line (`cli:USER`), allowed only for the first registration."""
-    if not os.environ.get(TOKEN_VARIABLE, "").strip() and not store.has_reviewers():
+    if not current().claims_crew_reviewer_token and not store.has_reviewers():
         user = os_user()
         note = f"no reviewer existed yet: by OS user {user} at the command line, unproven"
         return f"cli:{user}", note, True

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from claims_crew import paths
 from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.settings import keep_crewai_at_home
 
 
 @click.command("appeal")
@@ -32,7 +32,7 @@ def appeal_command(
     An appeal of a person's decision goes back to the queue for a different reviewer. Exits 1
     when the review fails (the decision in force then stands), 2 when the appeal is refused.
     """
-    paths.keep_crewai_at_home()
+    keep_crewai_at_home()
     from claims_crew.cli.run import checked_settings
     from claims_crew.store import Store
 

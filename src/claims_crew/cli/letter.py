@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.cli._output import (
     EXIT_BAD_INPUT,
     EXIT_NOT_FOUND,
@@ -56,7 +56,9 @@ def letter_command(
     if fmt == "pdf" and out is None:
         fail("usage", "a PDF letter needs --out FILE", EXIT_BAD_INPUT, as_json)
     try:
-        issued = issue_letter(Store(), claim_id, fmt, paths.config_dir() / LETTERS_DIR, out, force)
+        issued = issue_letter(
+            Store(), claim_id, fmt, settings.config_dir() / LETTERS_DIR, out, force
+        )
     except OutExists as exc:
         fail("out_exists", str(exc), EXIT_BAD_INPUT, as_json)
     except NoLetter as exc:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
-from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports_errors
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
+from claims_crew.settings import keep_crewai_at_home
 from claims_crew.vocabulary import utc_now
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def revalidate_command(claim_ids: tuple[str, ...], as_json: bool) -> None:
     overwritten: a new outcome on a claim a person decided goes back to the review queue.
     Exits 1 when a claim could not be reviewed again (its decision then stands).
     """
-    paths.keep_crewai_at_home()
+    keep_crewai_at_home()
     from claims_crew.cli.run import checked_settings
     from claims_crew.store import Store
 

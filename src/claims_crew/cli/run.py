@@ -8,7 +8,7 @@ exits non-zero when a claim failed or the run could not start: `crewai run` itse
 whatever its script does.
 
 CrewAI is imported inside the functions: after run_inbox has set the environment CrewAI reads
-(paths.keep_crewai_at_home), and not at all when `claims-crew --help` lists the commands.
+(settings.keep_crewai_at_home), and not at all when `claims-crew --help` lists the commands.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
-from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, fail_with
 from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, with_notes
 from claims_crew.cli.progress import BatchProgress
@@ -31,6 +30,8 @@ from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
 from claims_crew.cli.stopping import ending_on_signals
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.settings import config_dir as project_config_dir
+from claims_crew.settings import current, inbox_dir, keep_crewai_at_home, workers_from_environment
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
@@ -108,16 +109,16 @@ def run_inbox(
     processes (claims_crew.run.processes). `failure_note` is the last line on stderr of a run
     that fails or is stopped (the `crewai run` entry says there what CrewAI's exit status
     hides)."""
-    from claims_crew.run.limits import workers_from_environment
     from claims_crew.run.shadows import shadow_from_environment
 
-    paths.keep_crewai_at_home()
     console = Console()
     try:
+        current()  # every setting read and checked before any other work (`crewai run` too)
+        keep_crewai_at_home()
         workers = workers or workers_from_environment()
         with ending_on_signals(console, failure_note, through_pool=workers > 1):
             failed = review_inbox(
-                inbox or paths.inbox_dir(),
+                inbox or inbox_dir(),
                 concurrency or default_concurrency(),
                 console,
                 shadow=shadow or shadow_from_environment(),
@@ -163,9 +164,8 @@ def default_concurrency() -> int:
     """Remote models are I/O-bound, so claims overlap; the in-process model runs one at a time."""
     from claims_crew.llms.select import configured_model
 
-    raw = os.environ.get("CLAIMS_CREW_CONCURRENCY", "")
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
+    if (given := current().claims_crew_concurrency) is not None:
+        return int(given)
     return 4 if configured_model("intake") else 1
 
 
@@ -290,7 +290,7 @@ def _in_workers(
     pooled = run_in_workers(
         [i.path for i in todo if not i.refused],
         settings.store,
-        settings.config_dir or paths.config_dir(),
+        settings.config_dir or project_config_dir(),
         concurrency,
         workers,
         on_done=progress.finished,

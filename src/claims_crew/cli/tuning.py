@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.cli._output import (
     EXIT_BAD_INPUT,
     emit_json,
@@ -85,7 +85,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
 
     Exits 2 on any error; warnings alone exit 0.
     """
-    folder = config_dir if config_dir is not None else paths.config_dir()
+    folder = config_dir if config_dir is not None else settings.config_dir()
     problems = check_config(folder)
     bad = errors(problems)
     models = configured_agents(folder)
@@ -112,7 +112,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
             console.print(
                 f"[green]ok[/green] {markup(folder)}: agents.yaml, tasks.yaml, resolution.yaml"
             )
-            index = paths.policies_dir() / "index.yaml"
+            index = settings.policies_dir() / "index.yaml"
             if index.exists():  # its kind corrections were checked against each policy's tree
                 console.print(f"[green]ok[/green] {markup(index)}")
         console.print(models_table(models))
@@ -195,7 +195,7 @@ def prompt(task: str, claim_file: Path, config_dir: Path | None, as_json: bool) 
     For policy_task and fraud_task, the intake facts come from the claim's stored result, or are
     marked as a placeholder when the claim has not been run.
     """
-    folder = config_dir if config_dir is not None else paths.config_dir()
+    folder = config_dir if config_dir is not None else settings.config_dir()
     bad = errors(check_config(folder))
     if bad:
         fail(

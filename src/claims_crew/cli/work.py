@@ -23,7 +23,6 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from claims_crew import paths
 from claims_crew.cli._output import EXIT_FAILED, emit_json, fail_with, json_option
 from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, notes_text
 from claims_crew.cli.progress import BatchProgress
@@ -38,6 +37,7 @@ from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.stopping import on_stop_signals
 from claims_crew.cli.tables import Table
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.settings import keep_crewai_at_home
 
 if TYPE_CHECKING:
     from claims_crew.run.ingest import Ingested
@@ -61,7 +61,7 @@ def ingest_command(inbox: Path, as_json: bool) -> None:
     """Read the claim files in INBOX into the store and queue them for `claims-crew work`."""
     from claims_crew.claim_files import inbox_files
     from claims_crew.run.ingest import ingest
-    from claims_crew.run.limits import Limits
+    from claims_crew.settings import Limits
     from claims_crew.store import Store
 
     console = Console()
@@ -114,7 +114,7 @@ def ingest_table(results: list[Ingested]) -> Table:
 )
 def work_command(concurrency: int | None, until_empty: bool) -> None:
     """Take pending claims from the store and review them, until stopped (SIGTERM, Ctrl-C)."""
-    paths.keep_crewai_at_home()
+    keep_crewai_at_home()
     try:
         failed = work_queue(Console(), concurrency or default_concurrency(), until_empty)
     except ClaimsCrewError as exc:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.config_check.clocks import check_clocks
 from claims_crew.config_check.crewai_facts import (
     AGENT_IGNORED,
@@ -352,7 +352,7 @@ def check_config(
     """Every problem in config/agents.yaml, tasks.yaml, resolution.yaml and, when there,
     prices.yaml and reason_codes.yaml, file by file; then policies/index.yaml and, unless
     `schedules` is false, the schedules."""
-    folder = config_dir if config_dir is not None else paths.config_dir()
+    folder = config_dir if config_dir is not None else settings.config_dir()
     problems: list[Problem] = []
     agents = load_file(folder, "agents.yaml", problems)
     if agents is not None:
@@ -379,7 +379,7 @@ def check_config(
     ordered = sorted(problems, key=lambda p: (FILES.index(p.file), p.line or 0))
     in_config = [p.placed(folder) for p in ordered + check_letters(folder)]
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
-    policies = policies_dir or paths.policies_dir()
+    policies = policies_dir or settings.policies_dir()
     of_policies = check_policy_index(policies) + (check_schedules(policies) if schedules else [])
     return in_config + [p.placed(policies.parent) for p in of_policies]
 
@@ -390,7 +390,7 @@ def errors(problems: Sequence[Problem]) -> list[Problem]:
 
 def check_or_raise(config_dir: Path | None = None) -> None:
     """Stop a run before any model call when the config has an error; warnings pass."""
-    folder = config_dir if config_dir is not None else paths.config_dir()
+    folder = config_dir if config_dir is not None else settings.config_dir()
     # A schedule's problem does not stop the run: it costs only the amounts of that policy's
     # claims, which then have none and say why (resolver/reread.py), not their decisions.
     if found := errors(check_config(folder, schedules=False)):

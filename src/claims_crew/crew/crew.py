@@ -16,7 +16,7 @@ from crewai import Agent, BaseLLM, Crew, Process, Task
 from crewai.project import CrewBase, agent, crew, task
 from pydantic import BaseModel
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.crew.images import intake_files
 from claims_crew.crew.waves import run_in_waves
 from claims_crew.crew.workarounds import memo_cache, yaml_cache
@@ -52,7 +52,7 @@ class ClaimsCrew:
         yaml_models: bool = True,
     ) -> None:
         # What CrewAI would do otherwise is in each module's docstring (crew/workarounds/).
-        use_config_dir(self, config_dir if config_dir is not None else paths.config_dir())
+        use_config_dir(self, config_dir if config_dir is not None else settings.config_dir())
         # Set on the instance, as CrewBase puts its own loader on the class.
         self.load_yaml = yaml_cache.load_yaml
         # Before any thread or event loop of this claim copies the context.

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import yaml
 from crewai import Agent, BaseLLM, Crew, Process, Task
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.claim_files import load_claim
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.inputs import kickoff_inputs
@@ -89,7 +89,7 @@ def render_prompt(
     """Run the crew up to TASK on probes and return the first messages TASK's agent is sent.
     `stored_intake` is the intake agent's answer from the claim's stored run, if it has one:
     later tasks see it as their context, else a placeholder."""
-    folder = config_dir if config_dir is not None else paths.config_dir()
+    folder = config_dir if config_dir is not None else settings.config_dir()
     loaded = load_claim(claim_path)
     claim = loaded.claim
     library = library if library is not None else PolicyLibrary()

@@ -13,15 +13,14 @@ to the table moves no deadline already set.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claims_crew import paths
-from claims_crew.errors import ConfigError, model_from_yaml
+from claims_crew import settings
+from claims_crew.errors import model_from_yaml
 from claims_crew.vocabulary import utc_now
 
 NOW_VARIABLE = "CLAIMS_CREW_NOW"
@@ -68,7 +67,7 @@ DEFAULT_TABLE = ClockTable(
 
 
 def clocks_path(config_dir: Path | None = None) -> Path:
-    return (config_dir if config_dir is not None else paths.config_dir()) / "clocks.yaml"
+    return (config_dir if config_dir is not None else settings.config_dir()) / "clocks.yaml"
 
 
 def load_clocks(config_dir: Path | None = None) -> ClockTable:
@@ -103,14 +102,8 @@ def deadlines(table: ClockTable, started: date, jurisdiction: str | None) -> Dea
 def now() -> datetime:
     """The wall clock, or the moment CLAIMS_CREW_NOW names (ISO 8601; a bare date is its
     midnight UTC)."""
-    moved = os.environ.get(NOW_VARIABLE, "").strip()
-    if not moved:
-        return utc_now()
-    try:
-        moment = datetime.fromisoformat(moved.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise ConfigError(f"{NOW_VARIABLE}={moved!r} is no ISO 8601 date or time") from exc
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    moved: datetime | None = settings.current().claims_crew_now
+    return moved if moved is not None else utc_now()
 
 
 def today() -> date:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.desk.assignment import STEPS, Step
 from claims_crew.desk.authority import PAYS
 from claims_crew.errors import model_from_yaml
@@ -60,7 +60,7 @@ class DeskRules(BaseModel):
 def load_desk(config_dir: Path | None = None) -> DeskRules:
     """config/desk.yaml, validated (a ConfigError naming each key at fault); a missing file
     gives the defaults."""
-    path = (config_dir if config_dir is not None else paths.config_dir()) / FILE_NAME
+    path = (config_dir if config_dir is not None else settings.config_dir()) / FILE_NAME
     try:
         return model_from_yaml(path, DeskRules, "desk")
     except FileNotFoundError:

@@ -18,7 +18,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.documents.limits import MAX_DOCUMENT_BYTES
 from claims_crew.documents.record import AttachmentRecord
 from claims_crew.errors import KeptFileError
@@ -35,7 +35,7 @@ _READ_FLAGS = (
 
 def originals_dir() -> Path:
     """Where intake keeps attachments' original bytes, by their SHA-256."""
-    return paths.home() / "attachments"
+    return settings.home() / "attachments"
 
 
 def keep_original(folder: Path, data: bytes) -> str:

@@ -28,9 +28,10 @@ import pytesseract
 from PIL import Image
 from pydantic import BaseModel, Field
 
+from claims_crew.settings import current
+
 INSTALL_LINE = "apt-get install -y tesseract-ocr"
 LANGUAGE = "eng"
-TESSERACT_ENV = "CLAIMS_CREW_TESSERACT"
 # Page segmentation 3 (automatic, no orientation detection: no osd model needed) and the LSTM
 # engine; a document page, not a single line or word.
 _CONFIG = "--oem 1 --psm 3"
@@ -61,7 +62,8 @@ class OcrPage(BaseModel):
 
 
 def tesseract_command() -> str:
-    return os.environ.get(TESSERACT_ENV) or "tesseract"
+    program: str = current().claims_crew_tesseract or "tesseract"
+    return program
 
 
 def ocr_unavailable() -> str | None:

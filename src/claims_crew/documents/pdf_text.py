@@ -13,14 +13,13 @@ so both kinds of PDF share one reader and its limits.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any, Literal
 
 from claims_crew.documents.reader_process import run_reader
+from claims_crew.settings import current
 
-DEFAULT_TIMEOUT_S = 120.0
 # A page of a real document has hundreds of letters; a scan has none or a stray stamp.
 MIN_LETTERS_PER_PAGE = 20
 
@@ -43,12 +42,7 @@ class PdfTextError(Exception):
 
 def timeout_from_env() -> float:
     """The extraction time limit: CLAIMS_CREW_PDF_TIMEOUT seconds, else the default."""
-    raw = os.environ.get("CLAIMS_CREW_PDF_TIMEOUT", "")
-    try:
-        value = float(raw) if raw else DEFAULT_TIMEOUT_S
-    except ValueError:
-        return DEFAULT_TIMEOUT_S
-    return value if value > 0 else DEFAULT_TIMEOUT_S
+    return float(current().claims_crew_pdf_timeout)
 
 
 def check_envelope(data: bytes, name: str) -> None:

@@ -18,13 +18,14 @@ lines go back to the caller (PdfLetter.unshown), and the HTML letter shows every
 from __future__ import annotations
 
 import html as html_text
-import os
 import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from fpdf import FPDF
+
+from claims_crew.settings import current
 
 FONT_ENV = "CLAIMS_CREW_LETTER_FONT"
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
@@ -55,7 +56,7 @@ class PdfLetter:
 
 def unicode_font() -> dict[str, Path] | None:
     """Style → TrueType file of the letter's font; None when no Unicode font is found."""
-    named = os.environ.get(FONT_ENV)
+    named = current().claims_crew_letter_font
     if named:
         return dict.fromkeys(DEJAVU_STYLES, Path(named))
     files = {style: DEJAVU / name for style, name in DEJAVU_STYLES.items()}

@@ -1,4 +1,5 @@
-"""Which model, endpoint and key each agent gets, read from the environment.
+"""Which model, endpoint and key each agent gets, from the settings (the environment's, else
+the settings file's: claims_crew.settings).
 
 `MODEL` names one model for every agent and `MODEL_BASE_URL` its endpoint. An agent may have its
 own: `POLICY_MODEL`, `POLICY_MODEL_BASE_URL` and `POLICY_MODEL_API_KEY` (likewise INTAKE_,
@@ -13,9 +14,10 @@ Pure and free of CrewAI: `claims-crew config check` shows the choice without bui
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from claims_crew.settings import variables
 
 # Where a provider's own client goes when no base URL is given (what `config check` shows).
 DEFAULT_ENDPOINTS: dict[str, tuple[str | None, str]] = {
@@ -54,7 +56,7 @@ class ModelChoice:
         if self.base_url:
             return self.base_url
         variable, default = DEFAULT_ENDPOINTS.get(self.provider, (None, "the provider's default"))
-        found = (env if env is not None else os.environ).get(variable or "")
+        found = (env if env is not None else variables()).get(variable or "")
         return found or default
 
 
@@ -64,7 +66,7 @@ def _prefix(agent_name: str) -> str:
 
 def model_choice(agent_name: str, env: Mapping[str, str] | None = None) -> ModelChoice | None:
     """The agent's own model if the environment names one, else MODEL's; None for neither."""
-    env = env if env is not None else os.environ
+    env = env if env is not None else variables()
     own = env.get(f"{_prefix(agent_name)}_MODEL") or None
     model = own or env.get("MODEL") or None
     if model is None:
@@ -98,7 +100,7 @@ def agent_models(
 ) -> list[AgentModel]:
     """Each agent's model and endpoint: its `llm:` in agents.yaml (`yaml_models`), else its own
     or MODEL's from the environment, else the local model."""
-    env = env if env is not None else os.environ
+    env = env if env is not None else variables()
     shown = []
     for agent, own in yaml_models.items():
         choice = ModelChoice(own, None, None) if own else model_choice(agent, env)

@@ -19,12 +19,11 @@ agent's own `llm:` in agents.yaml is replaced as well: it names the provider tha
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from claims_crew.errors import first_line
-from claims_crew.run.limits import Limits
+from claims_crew.settings import Limits, current
 
 if TYPE_CHECKING:
     from crewai import BaseLLM
@@ -37,7 +36,8 @@ FALLBACK_KEY = "CLAIMS_CREW_FALLBACK_API_KEY"
 
 def fallback_model() -> str | None:
     """The model CLAIMS_CREW_FALLBACK_MODEL names, if any."""
-    return os.environ.get("CLAIMS_CREW_FALLBACK_MODEL", "").strip() or None
+    model: str | None = current().claims_crew_fallback_model
+    return model
 
 
 def fallback_factory(model: str, limits: Limits) -> LLMFactory:
@@ -47,12 +47,11 @@ def fallback_factory(model: str, limits: Limits) -> LLMFactory:
     from claims_crew.llms.endpoints import ModelChoice
     from claims_crew.llms.select import client_options, for_agent
 
-    base_url = (
-        os.environ.get("CLAIMS_CREW_FALLBACK_BASE_URL") or os.environ.get("MODEL_BASE_URL") or None
-    )
+    found = current()
+    base_url = found.claims_crew_fallback_base_url or found.model_base_url
     # Its own key where the fallback is another provider's account, else the provider's usual
     # variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).
-    key_variable = FALLBACK_KEY if os.environ.get(FALLBACK_KEY) else None
+    key_variable = FALLBACK_KEY if found.claims_crew_fallback_api_key else None
     choice = ModelChoice(model, base_url, key_variable)
     llm = LLM(**client_options(choice, limits))
 

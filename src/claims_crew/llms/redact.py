@@ -30,7 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlsplit
 
-from claims_crew import paths
+from claims_crew import settings
+from claims_crew.errors import ConfigError
 
 MIN_SECRET_CHARS = 8
 # A variable whose name ends so holds a secret, whatever else it is called.
@@ -55,7 +56,7 @@ def configured_secrets(env: Mapping[str, str] | None = None) -> Secrets:
         elif upper.endswith("_URL"):
             _add(found, _url_password(value), f"the password in {name}")
     home = env.get("CLAIMS_CREW_HOME")
-    key_file = (Path(home) if home else paths.home()) / AUDIT_KEY_FILE
+    key_file = (Path(home) if home else _home()) / AUDIT_KEY_FILE
     _add(found, _file_text(key_file), "the audit key file")
     return tuple(sorted(found.items(), key=lambda item: (-len(item[0]), item[0])))
 
@@ -72,6 +73,15 @@ def error_text(exc: BaseException) -> str:
     """What is said of an exception anywhere it leaves the process: its type and message, with
     every secret blanked."""
     return redact(f"{type(exc).__name__}: {exc}")
+
+
+def _home() -> Path:
+    """The home folder; its default when a bad setting is what is being reported (redacting
+    that message must not fail on the same setting)."""
+    try:
+        return settings.home()
+    except ConfigError:
+        return Path.cwd() / ".claims-crew"
 
 
 def _add(found: dict[str, str], value: str | None, name: str) -> None:

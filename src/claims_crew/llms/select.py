@@ -17,14 +17,13 @@ OpenAI's client) would let one silent provider hold a claim for half an hour.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims_crew.llms.endpoints import ModelChoice, model_choice
-from claims_crew.run.limits import Limits
+from claims_crew.settings import Limits, variables
 
 if TYPE_CHECKING:
     from crewai import BaseLLM
@@ -49,7 +48,7 @@ def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
         "max_retries": limits.retries,  # the client's own, backoff and Retry-After
     }
     if choice.key_variable:
-        options["api_key"] = os.environ[choice.key_variable]
+        options["api_key"] = variables()[choice.key_variable]
     from claims_crew.llms.wire_gate import (  # imports CrewAI
         GATED_PREFIXES,
         GEMINI_CLIENT_ARGS,

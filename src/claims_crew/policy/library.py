@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
 from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
@@ -141,8 +141,8 @@ class PolicyLibrary:
         cache_dir: Path | None = None,
         timeout_s: float | None = None,
     ) -> None:
-        self.root = root if root is not None else paths.policies_dir()
-        self.cache_dir = cache_dir if cache_dir is not None else paths.policy_cache_dir()
+        self.root = root if root is not None else settings.policies_dir()
+        self.cache_dir = cache_dir if cache_dir is not None else settings.policy_cache_dir()
         self.timeout_s = timeout_s
         index_file = self.root / "index.yaml"
         self.entries: dict[str, PolicyEntry] = load_index(index_file) if index_file.exists() else {}

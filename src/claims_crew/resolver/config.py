@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.errors import ConfigError, validation_problems
 from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
@@ -331,7 +331,7 @@ def parse_config(data: Any, source: str = "resolution.yaml") -> ResolutionConfig
 
 def load_config(config_dir: Path | None = None) -> ResolutionConfig:
     """config/resolution.yaml, validated; a missing file is an error, not the defaults."""
-    path = (config_dir if config_dir is not None else paths.config_dir()) / "resolution.yaml"
+    path = (config_dir if config_dir is not None else settings.config_dir()) / "resolution.yaml"
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:

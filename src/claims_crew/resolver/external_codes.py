@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.errors import model_from_yaml
 from claims_crew.resolver.deciding import deciding_checks, winning_sides
 from claims_crew.resolver.resolution import Resolution
@@ -80,7 +80,7 @@ def gaps(codes: ExternalCodes, answers: Sequence[str]) -> tuple[list[str], list[
 
 def load_external_codes(config_dir: Path | None = None) -> ExternalCodes | None:
     """config/reason_codes.yaml, validated; None when the project has none (no codes shown)."""
-    path = (config_dir if config_dir is not None else paths.config_dir()) / FILE_NAME
+    path = (config_dir if config_dir is not None else settings.config_dir()) / FILE_NAME
     try:
         return model_from_yaml(path, ExternalCodes, "file")
     except FileNotFoundError:

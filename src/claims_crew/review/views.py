@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.desk import clocks
 from claims_crew.letters.issue import letter_preview
 from claims_crew.letters.render import LETTERS_DIR
@@ -300,7 +300,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
             for e in store.audit_entries(escalation.claim_id)
         ],
         # Once a person has decided: the letter the claimant would get (letters/issue.py).
-        "letter": letter_preview(store, escalation.claim_id, paths.config_dir() / LETTERS_DIR)
+        "letter": letter_preview(store, escalation.claim_id, settings.config_dir() / LETTERS_DIR)
         if escalation.state == "decided"
         else None,
         **desk_detail(store, escalation.claim_id),

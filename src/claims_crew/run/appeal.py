@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from claims_crew import paths
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.desk import clocks
 from claims_crew.documents.kept import (
@@ -46,6 +45,7 @@ from claims_crew.resolver import Resolution
 from claims_crew.run.project import project_settings
 from claims_crew.run.routine import ReviewFailed, decide_again, for_a_person, said
 from claims_crew.run.settings import Settings
+from claims_crew.settings import home
 from claims_crew.store import Standing, Store
 
 
@@ -80,7 +80,7 @@ class AppealOutcome:
 
 
 def appeals_dir() -> Path:
-    return paths.home() / "appeals"
+    return home() / "appeals"
 
 
 def standing_to_appeal(settings: Settings, claim_id: str) -> Standing:

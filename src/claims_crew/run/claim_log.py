@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.llms.redact import RedactingFilter
 from claims_crew.vocabulary import utc_now
 
@@ -35,7 +35,7 @@ LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 def log_path(claim_id: str) -> Path:
     """The claim's log file. A claim id is a file name already (models.ClaimFile's pattern)."""
-    return paths.home() / "logs" / f"{claim_id}.log"
+    return settings.home() / "logs" / f"{claim_id}.log"
 
 
 @dataclass

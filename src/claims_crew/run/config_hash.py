@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.prices import PRICES_FILE
 
 CONFIG_FILES = ("agents.yaml", "tasks.yaml", "resolution.yaml", PRICES_FILE)
@@ -34,7 +34,7 @@ def _content(path: Path) -> Any:
 
 def config_sha256(config_dir: Path | None = None) -> str:
     """The hash of the config files in `config_dir` (default: the project's config/)."""
-    folder = config_dir if config_dir is not None else paths.config_dir()
+    folder = config_dir if config_dir is not None else settings.config_dir()
     content = {name: _content(folder / name) for name in CONFIG_FILES}
     # default=str: YAML dates and times become their ISO text, the same on every read.
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), default=str)

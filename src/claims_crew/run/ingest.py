@@ -18,7 +18,7 @@ from pathlib import Path
 
 from claims_crew.claim_files import load_claims
 from claims_crew.errors import ClaimFileError
-from claims_crew.paths import home
+from claims_crew.settings import home
 from claims_crew.store import Store
 from claims_crew.store.work_queue import Enqueued, Taken
 from claims_crew.vocabulary import ClaimFileProblem

@@ -10,28 +10,18 @@ claim's notes already say it changed.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.documents.kept import read_plain_file
 from claims_crew.documents.limits import MAX_DOCUMENT_BYTES
-from claims_crew.errors import ConfigError, KeptFileError
-
-_ON = ("1", "true", "yes", "on")
-_OFF = ("", "0", "false", "no", "off")
+from claims_crew.errors import KeptFileError
+from claims_crew.settings import current
 
 
 def intake_images_from_environment() -> bool:
     """CLAIMS_CREW_INTAKE_IMAGES: whether photos go to the intake agent as images too."""
-    # Here, not at the top: the crew module loads CrewAI, which a run loads only once its
-    # config has passed the check.
-    from claims_crew.crew.images import SETTING
-
-    raw = os.environ.get(SETTING, "").strip().lower()
-    if raw not in _ON + _OFF:
-        raise ConfigError(f"{SETTING}={raw!r}: expected 1 or 0 (on or off)")
-    return raw in _ON
+    return bool(current().claims_crew_intake_images)
 
 
 def claim_photos(loaded: LoadedClaim) -> dict[str, bytes]:

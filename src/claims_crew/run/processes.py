@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claims_crew.run.limits import Limits, rpm_share
 from claims_crew.run.routine import BatchItem
+from claims_crew.settings import Limits, rpm_share
 from claims_crew.store import Store
 from claims_crew.store.engine import DATABASE_URL_VARIABLE
 from claims_crew.vocabulary import ClaimFileProblem

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from claims_crew import paths
+from claims_crew import settings
 
 if TYPE_CHECKING:
     from claims_crew.llms.select import LLMFactory
@@ -18,15 +18,15 @@ def project_settings(store: Store, llm_for: LLMFactory | None = None) -> Setting
     an unusable audit key is refused (ConfigError) before any model call is spent on it."""
     from claims_crew.config_check import check_or_raise
 
-    config_dir = paths.config_dir()
+    config_dir = settings.config_dir()
     check_or_raise(config_dir)
     check_audit_key()
     # Imported after the check: a broken config is refused without loading CrewAI.
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
+    from claims_crew.run.settings import build_settings
 
-    return Settings(
+    return build_settings(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(config_dir),
         config_dir=config_dir,

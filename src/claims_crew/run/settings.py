@@ -1,4 +1,5 @@
-"""What every claim of a run shares: the policies, the models, the rules, the store, the limits."""
+"""What every claim of a run shares: the policies, the models, the rules, the store, the limits;
+built, every part loaded once, by `build_settings`."""
 
 from __future__ import annotations
 
@@ -17,65 +18,41 @@ from claims_crew.records import ClaimRecord
 from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.run.batch_stop import BatchStop
 from claims_crew.run.config_hash import config_sha256
-from claims_crew.run.limits import Limits
 from claims_crew.run.photos import intake_images_from_environment
 from claims_crew.run.shared_rate_limit import rate_limit_for
+from claims_crew.settings import Limits
 from claims_crew.store import Basis, Store
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What every claim of a run shares. The rules come from config_dir/resolution.yaml."""
+    """What every claim of a run shares, every part loaded: `build_settings` makes it."""
 
     library: PolicyLibrary
     llm_for: LLMFactory
-    config_dir: Path | None = None
-    rules: ResolutionConfig | None = None
-    store: Store = field(default_factory=Store)  # CLAIMS_CREW_DATABASE_URL, else SQLite at home
-    limits: Limits = field(default_factory=Limits.from_environment)
+    config_dir: Path | None
+    rules: ResolutionConfig
+    store: Store  # CLAIMS_CREW_DATABASE_URL, else SQLite at home
+    limits: Limits
     # One for the run, shared by every claim's model calls (and on PostgreSQL by every process
-    # on the store); built from `limits` when not given.
-    rate_limit: RateLimit | None = None
+    # on the store); None: no cap.
+    rate_limit: RateLimit | None
+    # Every agent on CLAIMS_CREW_FALLBACK_MODEL, for a claim whose provider failed for good
+    # (llms/fallback.py); None when it is unset.
+    fallback_llm_for: LLMFactory | None
+    # The hash of the config files as the run loaded them, recorded with every decision.
+    config_sha256: str
+    # config/desk.yaml's assignment rule, read once with the rest of the config.
+    assign_by: tuple[Step, ...]
+    # The desk's clocks (config_dir/clocks.yaml).
+    clocks: ClockTable
+    # Photos shown to the intake agent as images too (CLAIMS_CREW_INTAKE_IMAGES; crew/images.py).
+    intake_images: bool
     # Set by the first claim whose provider refused the key, the permission or the model.
     batch_stop: BatchStop = field(default_factory=BatchStop)
-    # Every agent on CLAIMS_CREW_FALLBACK_MODEL, for a claim whose provider failed for good
-    # (llms/fallback.py); built from the environment when not given, None when it is unset.
-    fallback_llm_for: LLMFactory | None = None
-    # The hash of the config files as the run loaded them, recorded with every decision.
-    config_sha256: str = ""
-    # config/desk.yaml's assignment rule, read once with the rest of the config.
-    assign_by: tuple[Step, ...] = ()
-    # The desk's clocks (config_dir/clocks.yaml), loaded with the rules when not given.
-    clocks: ClockTable | None = None
-    # Photos shown to the intake agent as images too (CLAIMS_CREW_INTAKE_IMAGES; crew/images.py).
-    intake_images: bool = field(default_factory=intake_images_from_environment)
-
-    def __post_init__(self) -> None:
-        if self.rules is None:  # loaded and validated once, before any claim is run
-            object.__setattr__(self, "rules", load_config(self.config_dir))
-        if not self.assign_by:
-            steps = tuple(load_desk(self.config_dir).assignment.steps)
-            object.__setattr__(self, "assign_by", steps)
-        if self.clocks is None:
-            object.__setattr__(self, "clocks", load_clocks(self.config_dir))
-        if not self.config_sha256:
-            object.__setattr__(self, "config_sha256", config_sha256(self.config_dir))
-        limits = self.limits
-        if self.rate_limit is None and (limits.max_rpm or limits.max_tpm) is not None:
-            limit = rate_limit_for(
-                self.store,
-                limits.max_rpm,
-                limits.rate_window_s,
-                limits.max_tpm,
-                limits.rate_margin_s,
-            )
-            object.__setattr__(self, "rate_limit", limit)
-        if self.fallback_llm_for is None and (model := fallback_model()) is not None:
-            object.__setattr__(self, "fallback_llm_for", fallback_factory(model, self.limits))
 
     @property
     def resolution(self) -> ResolutionConfig:
-        assert self.rules is not None
         return self.rules
 
     def basis(self, record: ClaimRecord, loaded: LoadedClaim) -> Basis:
@@ -83,7 +60,6 @@ class Settings:
         desk's deadlines should it escalate (from the day the claim was reported)."""
         outcome = record.resolution.outcome if record.resolution is not None else ""
         valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
-        assert self.clocks is not None
         claim = loaded.claim
         clock = deadlines(self.clocks, claim.date_reported, claim.jurisdiction)
         return Basis(
@@ -98,3 +74,40 @@ class Settings:
         """The policy's line of business (policies/index.yaml), which escalations go by."""
         entry = self.library.entries.get(policy_id)
         return entry.line if entry is not None else None
+
+
+def build_settings(
+    library: PolicyLibrary,
+    llm_for: LLMFactory,
+    config_dir: Path | None = None,
+    store: Store | None = None,
+    *,
+    limits: Limits | None = None,
+    rate_limit: RateLimit | None = None,
+) -> Settings:
+    """A run's settings, each part loaded once, before any claim is run: the rules, the desk's
+    assignment and clocks and the config's hash from `config_dir`; the limits, the fallback
+    model and whether photos go to the intake agent from the settings; the rate limit from the
+    limits (on the store: shared by every process on PostgreSQL). `limits` and `rate_limit`,
+    when given, are used as they are (tests give tight ones)."""
+    store = store if store is not None else Store()
+    limits = limits if limits is not None else Limits.from_environment()
+    if rate_limit is None and (limits.max_rpm or limits.max_tpm) is not None:
+        rate_limit = rate_limit_for(
+            store, limits.max_rpm, limits.rate_window_s, limits.max_tpm, limits.rate_margin_s
+        )
+    fallback = fallback_model()
+    return Settings(
+        library=library,
+        llm_for=llm_for,
+        config_dir=config_dir,
+        rules=load_config(config_dir),
+        store=store,
+        limits=limits,
+        rate_limit=rate_limit,
+        fallback_llm_for=fallback_factory(fallback, limits) if fallback is not None else None,
+        config_sha256=config_sha256(config_dir),
+        assign_by=tuple(load_desk(config_dir).assignment.steps),
+        clocks=load_clocks(config_dir),
+        intake_images=intake_images_from_environment(),
+    )

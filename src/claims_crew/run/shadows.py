@@ -14,24 +14,20 @@ starting with a letter or digit, at most 64 characters. No dot, so never `..` or
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.errors import ShadowError
 from claims_crew.store import Store
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-# `crewai run` takes no options: this variable names the shadow for it (and for `claims-crew run`
-# when --shadow is not given).
-ENVIRONMENT_VARIABLE = "CLAIMS_CREW_SHADOW"
 # SQLite's own files beside a database in WAL mode.
 _SIDE_FILES = ("-wal", "-shm")
 
 
 def shadows_dir() -> Path:
-    return paths.home() / "shadows"
+    return settings.home() / "shadows"
 
 
 def shadow_path(name: str) -> Path:
@@ -45,8 +41,11 @@ def shadow_path(name: str) -> Path:
 
 
 def shadow_from_environment() -> str | None:
-    """The shadow CLAIMS_CREW_SHADOW names, if set and not empty (checked when opened)."""
-    return os.environ.get(ENVIRONMENT_VARIABLE) or None
+    """The shadow CLAIMS_CREW_SHADOW names, if set and not empty (checked when opened):
+    `crewai run` takes no options, so the setting names the shadow for it (and for
+    `claims-crew run` when --shadow is not given)."""
+    shadow: str | None = settings.current().claims_crew_shadow
+    return shadow
 
 
 def open_shadow(name: str, fresh: bool = False) -> Store:

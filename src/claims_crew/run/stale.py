@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.documents.kept import read_plain_file
 from claims_crew.errors import KeptFileError, PolicyError
 from claims_crew.policy.corrections import corrections_sha256
@@ -70,7 +70,7 @@ def current_project() -> Project:
     """The project as it is now: its policy library and the hash of its config files."""
     from claims_crew.run.config_hash import config_sha256
 
-    return Project(PolicyLibrary(), config_sha256(paths.config_dir()))
+    return Project(PolicyLibrary(), config_sha256(settings.config_dir()))
 
 
 def _file_sha256(path: str) -> str | None:

@@ -65,26 +65,25 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _work(_store_shown: str, config_dir: str, concurrency: str) -> None:
-    from claims_crew import paths
+    from claims_crew.settings import current, keep_crewai_at_home
 
     events = _events_out()
-    paths.keep_crewai_at_home()
+    keep_crewai_at_home()
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.run.deadline import abandoned_work
-    from claims_crew.run.settings import Settings
+    from claims_crew.run.settings import build_settings
     from claims_crew.run.worker import Worker
     from claims_crew.store import Store
-    from claims_crew.store.engine import DATABASE_URL_VARIABLE
 
     # As in a one-process run: CrewAI warns on every call to a model it has no tokenizer for.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
-    settings = Settings(
+    settings = build_settings(
         library=PolicyLibrary(),
         llm_for=default_llm_factory(Path(config_dir)),
         config_dir=Path(config_dir),
-        store=Store(url=os.environ[DATABASE_URL_VARIABLE]),  # set by processes.py
+        store=Store(url=current().claims_crew_database_url),  # set by processes.py
     )
 
     lock = threading.Lock()  # the worker's threads report at once; one line at a time

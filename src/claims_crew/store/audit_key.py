@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.errors import CheckpointError
 
 KEY_ENV = "CLAIMS_CREW_AUDIT_KEY"
@@ -35,7 +35,7 @@ ALGORITHM: Final = "HMAC-SHA256"
 
 
 def key_path() -> Path:
-    return paths.home() / KEY_FILE_NAME
+    return settings.home() / KEY_FILE_NAME
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class AuditKey:
 def find_key() -> AuditKey | None:
     """The audit key if there is one (the variable or the key file); None if there is neither.
     A key that is there but unusable is an error, never taken for no key."""
-    if os.environ.get(KEY_ENV) or key_path().exists():
+    if settings.current().claims_crew_audit_key or key_path().exists():
         return load_key()
     return None
 
@@ -69,7 +69,7 @@ def find_key() -> AuditKey | None:
 def load_key(create: bool = False) -> AuditKey:
     """The audit key from CLAIMS_CREW_AUDIT_KEY or the key file; `create` writes a new key file
     when there is neither."""
-    text = os.environ.get(KEY_ENV)
+    text = settings.current().claims_crew_audit_key
     if text:
         secret = text.encode("utf-8")
         if len(secret) < MIN_KEY_BYTES:

@@ -30,7 +30,7 @@ from pathlib import Path
 from sqlalchemy import Connection
 from sqlalchemy.engine import URL, make_url
 
-from claims_crew import paths
+from claims_crew import settings
 from claims_crew.store.audit_key import AuditKey, load_key
 from claims_crew.store.engine import (
     configured_url,
@@ -52,7 +52,7 @@ WRITE_LOCK = 0x636C61696D73
 
 
 def default_path() -> Path:
-    return paths.home() / "claims.sqlite"
+    return settings.home() / "claims.sqlite"
 
 
 class StoreBase:

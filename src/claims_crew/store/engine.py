@@ -15,7 +15,6 @@ rather than an error.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,8 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 
+from claims_crew.settings import current
+
 DATABASE_URL_VARIABLE = "CLAIMS_CREW_DATABASE_URL"
 BUSY_TIMEOUT_MS = 30_000
 # The execution option a transaction's BEGIN reads on SQLite (locked_transaction sets it).
@@ -33,7 +34,8 @@ BEGIN_MODE = "claims_crew_begin"
 
 def configured_url() -> str | None:
     """The database named by the environment, if any (else the SQLite file is the store)."""
-    return os.environ.get(DATABASE_URL_VARIABLE, "").strip() or None
+    url: str | None = current().claims_crew_database_url
+    return url
 
 
 def sqlite_url(path: Path) -> URL:

@@ -2,7 +2,7 @@
 
 A claim whose review fails with a fault of its own (vocabulary.CLAIM_FAULTS: an error raised
 outside the crew, `review_failed`) is given up for the next taker, and tried again, up to a
-number of failures (run/limits.py's max_failures). Then it is parked: its work item's state is
+number of failures (settings/limits.py's max_failures). Then it is parked: its work item's state is
 'failed', with each failure's reason, and no take, run or ingest of the same file queues it
 again until a person re-queues it (`claims-crew requeue ID`), or a changed file for it is
 ingested. One claim that breaks its review every time so costs a bounded number of reviews,

@@ -4,7 +4,7 @@ Connections are checked before use (engine.py: pool_pre_ping), so one that died 
 is replaced, not used. A database that cannot be reached at all is waited for: the store's calls
 that the claim routine and the queue workers make (marked `@rides_out`) are tried again, waiting
 FIRST_WAIT_S, then twice as long each time up to LONGEST_WAIT_S, until the database answers or
-has been gone for CLAIMS_CREW_DATABASE_WAIT seconds (DEFAULT_WAIT_S). Then they raise
+has been gone for CLAIMS_CREW_DATABASE_WAIT seconds (default 300). Then they raise
 DatabaseUnavailable, whose one line names the database, how long, and the last error.
 
 A call is tried again from its start. Each is one transaction, which the lost server rolled
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -35,12 +34,10 @@ from typing import Concatenate, ParamSpec, Protocol, TypeVar
 import psycopg
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 
-from claims_crew.errors import ConfigError, DatabaseUnavailable
+from claims_crew.errors import DatabaseUnavailable
+from claims_crew.settings import current
 
 WAIT_VARIABLE = "CLAIMS_CREW_DATABASE_WAIT"
-# Long enough for a server's restart or a failover; a worker gone quiet for longer than this
-# is better ended, and restarted by whatever supervises it, than left waiting unseen.
-DEFAULT_WAIT_S = 300.0
 FIRST_WAIT_S = 0.2
 LONGEST_WAIT_S = 5.0
 # SQLSTATEs of a server going away: admin shutdown, crash shutdown, not accepting connections
@@ -70,16 +67,7 @@ def lost_database(exc: BaseException) -> bool:
 
 def wait_from_environment() -> float:
     """CLAIMS_CREW_DATABASE_WAIT: seconds to wait for a lost database (0: not at all)."""
-    raw = os.environ.get(WAIT_VARIABLE, "").strip()
-    if not raw:
-        return DEFAULT_WAIT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < float("inf"):  # NaN fails the comparison too
-        raise ConfigError(f"{WAIT_VARIABLE}={raw!r}: expected a number of seconds, 0 or more")
-    return value
+    return float(current().claims_crew_database_wait)
 
 
 def error_line(exc: BaseException) -> str:

@@ -29,31 +29,28 @@ as `failed`: no run and no worker takes it again until a person re-queues it (`c
 requeue ID`). One claim that breaks its review every time then costs at most so many reviews'
 model calls, instead of one per run or per worker for ever.
 
-Read from the environment once per run; a value that is not a number stops the run before any
-model is called, naming the variable.
+Declared with every other setting (declarations.py); `Limits` is their view for the routine
+and the models, built from the effective settings.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from claims_crew.errors import ConfigError
+from claims_crew.settings.declarations import (
+    DEFAULT_CALL_TIMEOUT_S,
+    DEFAULT_MAX_FAILURES,
+    DEFAULT_RATE_WINDOW_S,
+    DEFAULT_RETRIES,
+)
+from claims_crew.settings.loading import current
 
-DEFAULT_CALL_TIMEOUT_S = 120.0
-DEFAULT_RETRIES = 2
 # A claim makes five or six model calls; ten minutes is far beyond a healthy provider's time.
 DEFAULT_CLAIM_DEADLINE_S = 600.0
 # With no MODEL set the agents run on the in-process local model, which cannot go silent but
 # takes minutes a claim on two busy cores: a provider's deadline would fail claims that are only
 # slow. An hour still ends a claim whose agent names a remote model of its own in agents.yaml.
 LOCAL_CLAIM_DEADLINE_S = 3600.0
-MAX_RETRIES = 10
-MAX_RPM = 1_000_000
-MAX_TPM = 1_000_000_000
-MAX_WORKERS = 64
-DEFAULT_MAX_FAILURES = 3
-MOST_FAILURES = 100
 
 
 @dataclass(frozen=True)
@@ -69,7 +66,7 @@ class Limits:
     max_tpm: int | None = None
     # The cap's window: a minute. Tests shrink it (CLAIMS_CREW_RATE_WINDOW) to check the cap
     # without waiting minutes.
-    rate_window_s: float = 60.0
+    rate_window_s: float = DEFAULT_RATE_WINDOW_S
     # Failed reviews with a fault of the claim's own before it is parked (CLAIM_FAULTS).
     max_failures: int = DEFAULT_MAX_FAILURES
 
@@ -83,64 +80,26 @@ class Limits:
 
     @classmethod
     def from_environment(cls) -> Limits:
-        remote = bool(os.environ.get("MODEL") or os.environ.get("ADJUDICATOR_MODEL"))
-        deadline = DEFAULT_CLAIM_DEADLINE_S if remote else LOCAL_CLAIM_DEADLINE_S
+        """The limits the effective settings give (the environment's, else the file's)."""
+        found = current()
+        remote = bool(found.model or found.adjudicator_model)
+        deadline = found.claims_crew_claim_deadline
+        if deadline is None:
+            deadline = DEFAULT_CLAIM_DEADLINE_S if remote else LOCAL_CLAIM_DEADLINE_S
         return cls(
-            call_timeout_s=_seconds("CLAIMS_CREW_MODEL_TIMEOUT", DEFAULT_CALL_TIMEOUT_S),
-            retries=_count("CLAIMS_CREW_MODEL_RETRIES", DEFAULT_RETRIES),
-            claim_deadline_s=_deadline("CLAIMS_CREW_CLAIM_DEADLINE", deadline),
-            max_rpm=_count("CLAIMS_CREW_MAX_RPM", 0, MAX_RPM) or None,
-            max_tpm=_count("CLAIMS_CREW_MAX_TPM", 0, MAX_TPM) or None,
-            rate_window_s=_seconds("CLAIMS_CREW_RATE_WINDOW", 60.0),
-            # At least one: a claim is always tried once.
-            max_failures=_count(
-                "CLAIMS_CREW_MAX_FAILURES", DEFAULT_MAX_FAILURES, MOST_FAILURES, least=1
-            ),
+            call_timeout_s=found.claims_crew_model_timeout,
+            retries=found.claims_crew_model_retries,
+            claim_deadline_s=deadline or None,  # 0: the user turned the deadline off
+            max_rpm=found.claims_crew_max_rpm or None,
+            max_tpm=found.claims_crew_max_tpm or None,
+            rate_window_s=found.claims_crew_rate_window,
+            max_failures=found.claims_crew_max_failures,
         )
-
-
-def _seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):  # NaN fails the comparison too
-        raise ConfigError(f"{name}={raw!r}: expected a number of seconds above 0")
-    return value
-
-
-def _deadline(name: str, default: float) -> float | None:
-    """Seconds, or None when the user wrote 0 to turn the deadline off."""
-    try:
-        if float(os.environ.get(name, "").strip() or "nan") == 0:
-            return None
-    except ValueError:
-        pass  # _seconds names the bad value
-    return _seconds(name, default)
-
-
-def _count(name: str, default: int, most: int = MAX_RETRIES, least: int = 0) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or not least <= int(raw) <= most:
-        raise ConfigError(f"{name}={raw!r}: expected a whole number from {least} to {most}")
-    return int(raw)
 
 
 def workers_from_environment() -> int:
     """CLAIMS_CREW_WORKERS: how many processes review a run's claims; unset, one (in-process)."""
-    raw = os.environ.get("CLAIMS_CREW_WORKERS", "").strip()
-    if not raw:
-        return 1
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_WORKERS:
-        raise ConfigError(
-            f"CLAIMS_CREW_WORKERS={raw!r}: expected a whole number from 1 to {MAX_WORKERS}"
-        )
-    return int(raw)
+    return int(current().claims_crew_workers)
 
 
 def rpm_share(max_rpm: int | None, workers: int) -> int | None:

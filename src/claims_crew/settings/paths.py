@@ -1,4 +1,4 @@
-"""Where claims-crew keeps its data; environment variables move it (tests point it at tmp).
+"""Where claims-crew keeps its data; settings move it (tests point it at tmp).
 
 CrewAI keeps data of its own too, so `keep_crewai_at_home` points it into the same folder before
 CrewAI is imported: every file of a run then lives under CLAIMS_CREW_HOME.
@@ -9,15 +9,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from claims_crew.settings.loading import current
+
 
 def home() -> Path:
     """CLAIMS_CREW_HOME, or `.claims-crew/` in the project folder."""
-    return Path(os.environ.get("CLAIMS_CREW_HOME") or Path.cwd() / ".claims-crew")
+    return Path(current().claims_crew_home or Path.cwd() / ".claims-crew")
 
 
 def policies_dir() -> Path:
     """CLAIMS_CREW_POLICIES, or `policies/` in the project folder."""
-    return Path(os.environ.get("CLAIMS_CREW_POLICIES") or Path.cwd() / "policies")
+    return Path(current().claims_crew_policies or Path.cwd() / "policies")
 
 
 def policy_cache_dir() -> Path:
@@ -26,7 +28,7 @@ def policy_cache_dir() -> Path:
 
 def config_dir() -> Path:
     """CLAIMS_CREW_CONFIG, or `config/` in the project folder."""
-    return Path(os.environ.get("CLAIMS_CREW_CONFIG") or Path.cwd() / "config")
+    return Path(current().claims_crew_config or Path.cwd() / "config")
 
 
 def inbox_dir() -> Path:
