@@ -18,7 +18,7 @@ from claims_crew.resolver import Resolution
 from claims_crew.run import routine
 from claims_crew.run.review import record_head
 from claims_crew.run.routine import Lease, ReviewFailed, decide_again
-from claims_crew.run.settings import Settings
+from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.vocabulary import utc_now
@@ -32,9 +32,7 @@ pytestmark = pytest.mark.usefixtures("engine")
 @pytest.fixture
 def settings(sample_library: PolicyLibrary) -> Settings:
     config = ROOT / "config"
-    return Settings(
-        library=sample_library, llm_for=water_script(), store=Store(), config_dir=config
-    )
+    return build_settings(sample_library, water_script(), config, Store())
 
 
 @pytest.fixture
