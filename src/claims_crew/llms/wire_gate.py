@@ -14,7 +14,8 @@ limit of the claim the request is for, found in a context variable that `model_c
 sets for the claim's thread and what CrewAI starts from it. CrewAI refuses an interceptor for
 Gemini, but google-genai builds its httpx clients from `http_options.client_args`, so the same
 wait runs there as an httpx request hook (`GEMINI_CLIENT_ARGS`). For a client with neither
-(Azure's, Bedrock's, LiteLLM's) the pre-call hook still takes the place (`wire_gated`).
+(Azure's, Bedrock's, LiteLLM's) the pre-call hook still takes the place (`wire_gated`). Which
+provider's client takes which is its `wire` in llms/providers/.
 """
 
 from __future__ import annotations
@@ -34,12 +35,6 @@ from claims_crew.llms.rate_limit import RateLimit
 # The claim's stop event and the run's rate limit, for the requests made within its block.
 _GATE: ContextVar[tuple[threading.Event, RateLimit] | None] = ContextVar(
     "claims_crew_wire_gate", default=None
-)
-
-# The model prefixes whose CrewAI client sends through an httpx transport that calls the
-# interceptor; CrewAI refuses an interceptor for Gemini (hooked below), Azure and Bedrock.
-GATED_PREFIXES = frozenset(
-    {"openai", "anthropic", "claude", "ollama", "ollama_chat", "hosted_vllm"}
 )
 
 
