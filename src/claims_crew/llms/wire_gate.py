@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 from crewai.llms.hooks.base import BaseInterceptor
 
+from claims_crew.llms.providers import PROVIDERS
 from claims_crew.llms.rate_limit import RateLimit
 
 # The claim's stop event and the run's rate limit, for the requests made within its block.
@@ -52,10 +53,14 @@ def gated(stop: threading.Event, rate_limit: RateLimit | None) -> Iterator[None]
         _GATE.reset(token)
 
 
+# The requests a provider limits apart from its messages (Anthropic's token counting, which its
+# client calls before a message): their paths' ends, from llms/providers/.
+_UNCOUNTED = tuple(path for p in PROVIDERS for path in p.uncounted_paths)
+
+
 def _counted(request: httpx.Request) -> bool:
-    """Whether the request counts under the cap: not Anthropic's token counting, which its
-    client calls before a message and the provider limits on its own."""
-    return not request.url.path.endswith("/count_tokens")
+    """Whether the request counts under the cap: not one the provider limits on its own."""
+    return not request.url.path.endswith(_UNCOUNTED)
 
 
 def _take() -> None:

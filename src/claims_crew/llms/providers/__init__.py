@@ -9,7 +9,8 @@ facts.py        Provider, the record each provider module fills in
 errors.py       what a provider's error means for a claim and the batch: stop, hold off, fall
                 back, or fail the claim alone
 
-A new provider is a module here with its PROVIDERS, named in MODULES below. Nothing in this
+A new provider is a module here with its PROVIDERS, named in MODULES below (a server that speaks
+OpenAI's wire is one call of openai.openai_compatible, as vllm.py). Nothing in this
 folder imports CrewAI at import time: `config check` reads it before any model is built.
 """
 

@@ -20,6 +20,7 @@ ANTHROPIC = Provider(
     model_names=("claude-", "anthropic."),
     sdk_package=("anthropic", "crewai[anthropic]"),
     wire="interceptor",
+    uncounted_paths=("/count_tokens",),
     client_modules=("anthropic",),
     timeout_errors=("APITimeoutError",),
     response_models={

@@ -45,6 +45,9 @@ class Provider:
     # Its SDK when that is an optional extra of CrewAI: (module to find, what to install).
     sdk_package: tuple[str, str] | None = None
     wire: Wire = "pre_call"
+    # The ends of request paths it limits apart from its messages: not counted under the run's
+    # rate limit at the wire (llms/wire_gate.py).
+    uncounted_paths: tuple[str, ...] = ()
     client_params: ClientParams | None = None
     # Whether each agent needs its own copy of the run's client (Gemini's keeps call state).
     copy_per_agent: bool = False

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from claims_crew.llms.providers.facts import Provider
+from claims_crew.llms.providers.openai import openai_compatible
 
-OLLAMA = Provider(
-    name="ollama",
-    prefixes=("ollama",),
-    endpoint_variable="OLLAMA_HOST",
-    default_endpoint="http://localhost:11434/v1",
-    wire="interceptor",
+OLLAMA = replace(
+    openai_compatible("ollama", "OLLAMA_HOST", "http://localhost:11434/v1"),
     client_modules=("ollama",),
 )
 OLLAMA_CHAT = replace(OLLAMA, name="ollama_chat", prefixes=("ollama_chat",))

@@ -34,4 +34,21 @@ OPENAI = Provider(
     workarounds=("sdk_models", "generic_models", "verbatim_answers"),
 )
 
+
+def openai_compatible(
+    name: str, endpoint_variable: str, default_endpoint: str, key_variable: str | None = None
+) -> Provider:
+    """A server that speaks OpenAI's wire, reached through CrewAI's OpenAI-compatible client
+    (which takes the interceptor, as OpenAI's does): its prefix is its name, and without a base
+    URL given here its endpoint is CrewAI's own variable for it, else its local default."""
+    return Provider(
+        name=name,
+        prefixes=(name,),
+        endpoint_variable=endpoint_variable,
+        default_endpoint=default_endpoint,
+        key_variable=key_variable,
+        wire="interceptor",
+    )
+
+
 PROVIDERS = (OPENAI,)

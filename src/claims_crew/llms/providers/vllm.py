@@ -7,15 +7,10 @@ interceptor, so the rate limit is taken at the wire as for OpenAI.
 
 from __future__ import annotations
 
-from claims_crew.llms.providers.facts import Provider
+from claims_crew.llms.providers.openai import openai_compatible
 
-HOSTED_VLLM = Provider(
-    name="hosted_vllm",
-    prefixes=("hosted_vllm",),
-    endpoint_variable="VLLM_BASE_URL",
-    default_endpoint="http://localhost:8000/v1",
-    key_variable="VLLM_API_KEY",
-    wire="interceptor",
+HOSTED_VLLM = openai_compatible(
+    "hosted_vllm", "VLLM_BASE_URL", "http://localhost:8000/v1", key_variable="VLLM_API_KEY"
 )
 
 PROVIDERS = (HOSTED_VLLM,)
