@@ -85,7 +85,7 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
     from claims_crew.claim_files import load_claim
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.review import review_claim
+    from claims_crew.run.crew_review import review_claim
     from claims_crew.run.settings import build_settings
 
     library = PolicyLibrary(root=tree / "policies", cache_dir=workdir / "policy-index")

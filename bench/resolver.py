@@ -205,7 +205,7 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
     """Median wall time of one scripted crew run on the water claim (no model latency)."""
     from claims_crew.claim_files import load_claim
     from claims_crew.llms.scripted import ScriptedLLM, final, lookup
-    from claims_crew.run.review import review_claim
+    from claims_crew.run.crew_review import review_claim
     from claims_crew.run.settings import build_settings
     from claims_crew.store import Store
 

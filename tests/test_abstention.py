@@ -22,7 +22,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.report import load_rows
 from claims_crew.report.evaluate import evaluate
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (

@@ -737,7 +737,7 @@ def test_pipeline_supplies_exactly_the_listed_inputs(
     from crewai import Crew
 
     from claims_crew.claim_files import load_claim
-    from claims_crew.run.review import review_claim
+    from claims_crew.run.crew_review import review_claim
     from tests.support.crew import WATER_CLAIM, settings, water_script
 
     seen: list[dict[str, Any]] = []

@@ -25,7 +25,7 @@ from claims_crew.policy.corrections import (
 )
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.tools.policy_lookup import PolicyLookupTool
 from tests.support.corrections import (
     INTAKE_TRACK_DAY,

@@ -13,7 +13,7 @@ from claims_crew.errors import ConfigError
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import Claim, ClaimAnswer, IntakeFacts, ParseFailure
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,

@@ -24,7 +24,7 @@ from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
 from claims_crew.crew.workarounds.generic_models import share_generic_models
 from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from tests.support.crew import WATER_CLAIM, Script, settings, water_script
 from tests.support.flow_states import declared_states
 from tests.support.paths import ROOT

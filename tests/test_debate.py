@@ -16,7 +16,7 @@ from claims_crew.errors import ConfigError
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import parse_config
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (

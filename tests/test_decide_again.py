@@ -16,7 +16,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import Resolution
 from claims_crew.run import routine
-from claims_crew.run.review import record_head
+from claims_crew.run.crew_review import record_head
 from claims_crew.run.routine import Lease, ReviewFailed, decide_again
 from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store, lease_holder

@@ -23,7 +23,7 @@ from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import FactCues
 from claims_crew.resolver.fact_sources import check_facts, states_amount, states_date
 from claims_crew.resolver.resolution import FactCheck
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from tests.support.crew import (
     BURST_QUOTE,
     FOUND_BY_TENANT,

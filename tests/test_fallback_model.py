@@ -144,7 +144,7 @@ def test_a_request_held_by_the_rate_limit_past_the_deadline_does_not_fall_back()
     never sent, so the provider did not fail and the fallback is not tried."""
     import httpx
 
-    from claims_crew.llms.fallback import provider_failed
+    from claims_crew.llms.providers.errors import provider_failed
     from claims_crew.llms.wire_gate import WireGateClosed
 
     assert provider_failed([httpx.ConnectError("connection refused")])

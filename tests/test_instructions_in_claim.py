@@ -27,7 +27,7 @@ from claims_crew.resolver import resolve
 from claims_crew.resolver.case_files import load_case
 from claims_crew.resolver.config import load_config
 from claims_crew.review.web import SESSION_COOKIE
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.store import Store
 from tests.support.crew import Script, intake_facts, settings
 from tests.support.paths import ROOT

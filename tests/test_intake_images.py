@@ -22,8 +22,8 @@ from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.crew.images import MAX_SIDE, SETTING, shown_image
 from claims_crew.errors import ConfigError
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.photos import claim_photos, intake_images_from_environment
-from claims_crew.run.review import review_claim
 from claims_crew.store import Store
 from tests.support.attachments import ESTIMATE, ESTIMATE_CLAIM
 from tests.support.crew import responding, settings, water_intake

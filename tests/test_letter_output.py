@@ -21,7 +21,7 @@ from claims_crew.letters import pdf
 from claims_crew.letters.content import plain_amount
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import Script, intake_facts

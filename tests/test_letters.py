@@ -23,7 +23,7 @@ from claims_crew.letters import pdf
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from claims_crew.store.base import default_path

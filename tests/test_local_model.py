@@ -17,7 +17,7 @@ from claims_crew.llms.local import LocalLLM
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import Claim, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from tests.support.paths import ROOT
 

@@ -14,7 +14,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import Schedule, ScheduleKind, ScheduleSource, find_schedule
 from claims_crew.resolver.payable import Payable, compute_payable
 from claims_crew.resolver.reread import schedule_for
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from tests.support.amounts import config_with_limit, theft_script
 from tests.support.crew import settings
 from tests.support.paths import ROOT, SAMPLE_POLICIES

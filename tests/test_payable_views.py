@@ -19,7 +19,7 @@ from claims_crew.errors import OutsideAuthority
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.web import create_app
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.store import Review, Store
 from tests.support.amounts import config_with_limit, theft_script
 from tests.support.crew import settings

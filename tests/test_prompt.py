@@ -17,7 +17,7 @@ from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.crew.prompt_preview import PLACEHOLDER_DISPUTE, render_prompt
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.store import Store
 from tests.support.crew import INTAKE_WATER, WATER_CLAIM, settings, water_script
 from tests.support.paths import ROOT

@@ -33,7 +33,7 @@ from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import build_report, load_rows, row_from
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Escalation, NotFound, Store
 from tests.support.crew import (

@@ -12,8 +12,8 @@ from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.levels import adjudicator
-from claims_crew.run.review import review_claim
 from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,

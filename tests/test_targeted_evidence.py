@@ -18,7 +18,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import ResolutionConfig, load_config, parse_config
 from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.targeted import facts_to_ask, question_for
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (

@@ -27,7 +27,7 @@ from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, TaskUsage
 from claims_crew.run.batch import run_batch
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,

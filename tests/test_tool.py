@@ -14,7 +14,7 @@ import pytest
 from claims_crew.claim_files import load_claim
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from claims_crew.tools.policy_lookup import (
     NEITHER,
     PolicyLookupArgs,

@@ -17,7 +17,7 @@ from claims_crew.claim_files import load_claim
 from claims_crew.llms.scripted import final
 from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.review import review_claim
+from claims_crew.run.crew_review import review_claim
 from tests.support.crew import INTAKE_WATER, Script, settings
 from tests.support.paths import ROOT
 

@@ -1,5 +1,8 @@
 """What the config check knows of CrewAI 1.15: its YAML keys, its providers, its model names.
 
+The providers and their model names are each provider's module in llms/providers/ (free of
+CrewAI at import, like this package); the YAML keys are here.
+
 Written down rather than read from CrewAI, because importing CrewAI costs seconds and the check
 runs before every crew run. tests/test_config_check.py holds these tables to the installed
 CrewAI, so an upgrade that changes one fails a test instead of the check going quietly wrong.
@@ -11,6 +14,7 @@ import importlib.util
 import re
 
 from claims_crew.config_check.problems import Severity, nearest
+from claims_crew.llms.providers import BY_PREFIX
 
 # What every agent and every task entry must give for CrewAI to build it.
 AGENT_REQUIRED: tuple[str, ...] = ("role", "goal", "backstory")
@@ -131,44 +135,10 @@ def model_setting_hint(key: str) -> str:
     )
 
 
-# CrewAI's model providers and the prefixes that name them (crewai.llm.PROVIDER_ALIASES).
-# LiteLLM is not installed, so a model string must reach one of these natively.
-PROVIDER_ALIASES: dict[str, str] = {
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "claude": "anthropic",
-    "azure": "azure",
-    "azure_openai": "azure",
-    "google": "gemini",
-    "gemini": "gemini",
-    "bedrock": "bedrock",
-    "aws": "bedrock",
-    "openrouter": "openrouter",
-    "deepseek": "deepseek",
-    "ollama": "ollama",
-    "ollama_chat": "ollama_chat",
-    "hosted_vllm": "hosted_vllm",
-    "cerebras": "cerebras",
-    "dashscope": "dashscope",
-    "snowflake": "snowflake",
-    "deepinfra": "deepinfra",
-}
-# The model names a provider takes natively (crewai.LLM._matches_provider_pattern); providers
-# absent here take any name. Every model in CrewAI's own tables matches these.
-MODEL_PREFIXES: dict[str, tuple[str, ...]] = {
-    "openai": ("gpt-", "o1", "o3", "o4", "whisper-"),
-    "anthropic": ("claude-", "anthropic."),
-    "gemini": ("gemini-", "gemma-", "learnlm-"),
-    "deepseek": ("deepseek",),
-}
-
-# Providers whose SDK is an optional extra of CrewAI: without it, CrewAI cannot build the model.
-PROVIDER_PACKAGES: dict[str, tuple[str, str]] = {
-    "anthropic": ("anthropic", "crewai[anthropic]"),
-    "azure": ("azure.ai.inference", "crewai[azure-ai-inference]"),
-    "gemini": ("google.genai", "crewai[google-genai]"),
-    "bedrock": ("boto3", "crewai[bedrock]"),
-}
+# CrewAI's model providers and the prefixes that name them (crewai.llm.PROVIDER_ALIASES), from
+# each provider's module in llms/providers/. LiteLLM is not installed, so a model string must
+# reach one of these natively.
+PROVIDER_ALIASES: dict[str, str] = {prefix: p.name for prefix, p in BY_PREFIX.items()}
 
 
 def _installed(module: str) -> bool:
@@ -198,9 +168,9 @@ def llm_problem(model: str) -> tuple[str, str, Severity] | None:
             "write provider/model, e.g. openai/gpt-4o-mini or ollama/llama3.2",
             "warning",
         )
-    provider = PROVIDER_ALIASES.get(prefix.lower())
+    facts = BY_PREFIX.get(prefix.lower())
     litellm = _installed("litellm")
-    if provider is None:
+    if facts is None:
         guess = nearest(prefix.lower(), list(PROVIDER_ALIASES))
         return (
             f"no CrewAI provider is called {prefix!r}",
@@ -211,30 +181,19 @@ def llm_problem(model: str) -> tuple[str, str, Severity] | None:
         )
     if not name:
         return (f"{model!r} names no model after the provider", "e.g. openai/gpt-4o-mini", "error")
-    if provider == "deepinfra":
-        parts = name.split("/")
-        if len(parts) != 2 or not all(parts):
-            return (
-                f"{model!r}: DeepInfra model ids are org/model",
-                "e.g. deepinfra/deepseek-ai/DeepSeek-V3",
-                "error",
-            )
-        return None
-    if provider == "bedrock" and "." not in name:
-        return (
-            f"{model!r} is not a Bedrock model id",
-            "Bedrock ids look like anthropic.claude-3-haiku-20240307-v1:0",
-            "warning" if litellm else "error",
-        )
-    starts = MODEL_PREFIXES.get(provider)
+    provider = facts.name
+    if facts.id_check is not None and (refused := facts.id_check(model, name)) is not None:
+        why, hint, litellm_might = refused
+        return (why, hint, "warning" if litellm and litellm_might else "error")
+    starts = facts.model_names
     if starts and not name.lower().startswith(starts):
         return (
             f"CrewAI's {provider} provider does not take the model {name!r}",
             f"its model names start with {', '.join(starts)}",
             "warning" if litellm else "error",
         )
-    if provider in PROVIDER_PACKAGES and not _installed(PROVIDER_PACKAGES[provider][0]):
-        module, extra = PROVIDER_PACKAGES[provider]
+    if facts.sdk_package is not None and not _installed(facts.sdk_package[0]):
+        module, extra = facts.sdk_package
         return (
             f"CrewAI's {provider} provider needs the {module} package, which is not installed",
             f"uv add '{extra}'",

@@ -36,7 +36,8 @@ MAX_SIDE = 1600
 # A photo is decoded only up to this many pixels (a 60-megapixel camera's); more is refused
 # before decoding, as a decompression bomb would be.
 MAX_PIXELS = 60_000_000
-# OpenAI's chat completions take at most ten images a request.
+# Under every provider's cap on images a request (images_per_request in llms/providers/:
+# OpenAI's chat completions take ten).
 MAX_IMAGES = 8
 JPEG_QUALITY = 85
 

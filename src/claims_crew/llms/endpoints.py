@@ -7,7 +7,8 @@ FRAUD_, ADJUDICATOR_), so that the policy and the fraud reviewer can run on mode
 providers, each behind its own gateway and key. An agent's own model without its own base URL
 takes `MODEL_BASE_URL`; without its own key, the provider's usual variable (OPENAI_API_KEY,
 ANTHROPIC_API_KEY, GEMINI_API_KEY, ...). Ollama and vLLM read CrewAI's own variables,
-`OLLAMA_HOST` and `VLLM_BASE_URL`, when no base URL is set here.
+`OLLAMA_HOST` and `VLLM_BASE_URL`, when no base URL is set here. Each provider's variables and
+default endpoint are in its module of llms/providers/.
 
 Pure and free of CrewAI: `claims-crew config check` shows the choice without building a model.
 """
@@ -17,21 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from claims_crew.llms.providers import Provider, provider_for
+from claims_crew.llms.providers.facts import PROVIDER_DEFAULT
+from claims_crew.llms.providers.in_process import LOCAL_ENDPOINT, LOCAL_MODEL
 from claims_crew.settings import variables
-
-# Where a provider's own client goes when no base URL is given (what `config check` shows).
-DEFAULT_ENDPOINTS: dict[str, tuple[str | None, str]] = {
-    # provider prefix: (CrewAI's own base-URL variable, its default endpoint)
-    "openai": (None, "https://api.openai.com/v1"),
-    "anthropic": (None, "https://api.anthropic.com"),
-    "claude": (None, "https://api.anthropic.com"),
-    "gemini": (None, "https://generativelanguage.googleapis.com"),
-    "google": (None, "https://generativelanguage.googleapis.com"),
-    "ollama": ("OLLAMA_HOST", "http://localhost:11434/v1"),
-    "ollama_chat": ("OLLAMA_HOST", "http://localhost:11434/v1"),
-    "hosted_vllm": ("VLLM_BASE_URL", "http://localhost:8000/v1"),
-}
-GEMINI_PREFIXES = ("gemini", "google")
 
 
 @dataclass(frozen=True)
@@ -48,14 +38,17 @@ class ModelChoice:
         return self.model.split("/", 1)[0].lower() if "/" in self.model else "openai"
 
     @property
-    def is_gemini(self) -> bool:
-        return self.provider in GEMINI_PREFIXES
+    def facts(self) -> Provider | None:
+        """What llms/providers/ knows of its provider (None: one CrewAI does not build)."""
+        return provider_for(self.provider)
 
     def endpoint(self, env: Mapping[str, str] | None = None) -> str:
         """Where its calls go: the base URL, or the provider's own variable or default."""
         if self.base_url:
             return self.base_url
-        variable, default = DEFAULT_ENDPOINTS.get(self.provider, (None, "the provider's default"))
+        facts = self.facts
+        variable = facts.endpoint_variable if facts else None
+        default = facts.default_endpoint if facts else PROVIDER_DEFAULT
         found = (env if env is not None else variables()).get(variable or "")
         return found or default
 
@@ -105,18 +98,8 @@ def agent_models(
     for agent, own in yaml_models.items():
         choice = ModelChoice(own, None, None) if own else model_choice(agent, env)
         if choice is None:
-            shown.append(AgentModel(agent, "local", "in-process", None))
+            shown.append(AgentModel(agent, LOCAL_MODEL, LOCAL_ENDPOINT, None))
             continue
-        key = choice.key_variable or _PROVIDER_KEYS.get(choice.provider)
+        key = choice.key_variable or (choice.facts.key_variable if choice.facts else None)
         shown.append(AgentModel(agent, choice.model, choice.endpoint(env), key))
     return shown
-
-
-_PROVIDER_KEYS = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "claude": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",  # or GOOGLE_API_KEY, which google-genai reads first
-    "google": "GEMINI_API_KEY",
-    "hosted_vllm": "VLLM_API_KEY",
-}

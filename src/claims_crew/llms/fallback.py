@@ -2,13 +2,14 @@
 
 A provider that answers 5xx through every retry, or does not answer within the call timeout,
 fails the claim though nothing is wrong with it. With CLAIMS_CREW_FALLBACK_MODEL set, such a
-claim is reviewed once more, from the start, with every agent on that model (run/review.py),
-within the claim's same deadline and under the same rate limit. Off by default: a second
-provider sees the claim, which a team must choose.
+claim is reviewed once more, from the start, with every agent on that model
+(run/crew_review.py), within the claim's same deadline and under the same rate limit. Off by
+default: a second provider sees the claim, which a team must choose.
 
-Only a provider's failure falls back. A refusal (401, 403, 404) would fail on the fallback's
-key no better and stops the batch instead (run/batch_stop.py); a 429 holds every process off
-(run/shared_rate_limit.py); an answer that cannot be read is the model's, not the provider's.
+Only a provider's failure falls back (llms/providers/errors.py, provider_failed). A refusal
+(401, 403, 404) would fail on the fallback's key no better and stops the batch instead
+(run/batch_stop.py); a 429 holds every process off (run/shared_rate_limit.py); an answer that
+cannot be read is the model's, not the provider's.
 
 The fallback reaches CLAIMS_CREW_FALLBACK_BASE_URL when set, else MODEL_BASE_URL (a gateway
 configured for the run keeps every request), else the provider's own endpoint; the client is
@@ -19,7 +20,6 @@ agent's own `llm:` in agents.yaml is replaced as well: it names the provider tha
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from claims_crew.errors import first_line
@@ -59,26 +59,6 @@ def fallback_factory(model: str, limits: Limits) -> LLMFactory:
         return for_agent(llm, choice)
 
     return llm_for
-
-
-def provider_failed(causes: Iterable[BaseException]) -> bool:
-    """Whether an error is the provider failing to answer: a 5xx after the client's retries, a
-    call timed out, or a connection that could not be made or was lost. A request the rate
-    limit held until the claim's deadline (wire_gate.py) was never sent: not the provider's."""
-    import httpx
-
-    from claims_crew.llms.wire_gate import WireGateClosed
-
-    causes = list(causes)
-    if any(isinstance(cause, WireGateClosed) for cause in causes):
-        return False
-    for cause in causes:
-        status = getattr(cause, "status_code", None)
-        if isinstance(status, int) and 500 <= status < 600:
-            return True
-        if isinstance(cause, TimeoutError | ConnectionError | httpx.TransportError):
-            return True
-    return False
 
 
 def fallback_note(code: str, message: str) -> str:

@@ -8,7 +8,8 @@ LiteLLM proxy or a company gateway. An agent's own `llm:` in agents.yaml wins ov
 
 The base URL reaches every provider's client: CrewAI 1.15 hands it to OpenAI's and Anthropic's,
 but its Gemini client never gives it to google-genai, which would call Google's public endpoint;
-it goes in google-genai's own `http_options` here, with the timeout and retries.
+it goes in google-genai's own `http_options`, with the timeout and retries (what each provider's
+client needs beyond CrewAI's options is in its module of llms/providers/).
 
 A remote model's client gives up on a call after the run's per-call timeout and retries it at
 most the run's number of times, with backoff (limits.py). Its own defaults (600 s a call for
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claims_crew.llms.endpoints import ModelChoice, model_choice
+from claims_crew.llms.providers.in_process import local_model
 from claims_crew.settings import Limits, variables
 
 if TYPE_CHECKING:
@@ -49,38 +51,26 @@ def client_options(choice: ModelChoice, limits: Limits) -> dict[str, Any]:
     }
     if choice.key_variable:
         options["api_key"] = variables()[choice.key_variable]
-    from claims_crew.llms.wire_gate import (  # imports CrewAI
-        GATED_PREFIXES,
-        GEMINI_CLIENT_ARGS,
-        WIRE_GATE,
-    )
+    from claims_crew.llms.wire_gate import WIRE_GATE  # imports CrewAI
 
-    if choice.provider in GATED_PREFIXES:
+    facts = choice.facts
+    if facts is not None and facts.wire == "interceptor":
         # The run's rate limit taken as each request, retries included, goes out (wire_gate.py).
         options["interceptor"] = WIRE_GATE
-    if choice.is_gemini:
-        # google-genai reads none of base_url, timeout or max_retries from CrewAI: its own
-        # http_options carry them (the timeout in milliseconds, attempts counting the first).
-        http: dict[str, Any] = {
-            "timeout": int(limits.call_timeout_s * 1000),
-            "retry_options": {"attempts": limits.retries + 1},
-        }
-        if choice.base_url:
-            http["base_url"] = choice.base_url
-        # The run's rate limit taken as each request goes out, retries included (wire_gate.py).
-        http.update(GEMINI_CLIENT_ARGS)
-        options["client_params"] = {"http_options": http}
+    if facts is not None and facts.client_params is not None:
+        # What the provider's SDK reads only from its own options (llms/providers/gemini.py).
+        params = facts.client_params(choice.base_url, limits.call_timeout_s, limits.retries)
+        options["client_params"] = params
     return options
 
 
 def for_agent(llm: BaseLLM, choice: ModelChoice) -> BaseLLM:
     """The run's one client for `choice`, as an agent gets it: the client itself, shared by
-    agents and claims, except Gemini's. CrewAI's Gemini client keeps each call's tools on the
-    model object (`self.tools = tools`) and reads them back to decide whether the answer is a
-    tool call, so an agent without tools beside one with them loses a lookup and gets an empty
-    answer. Each agent of each claim gets its own copy; the copies share the google-genai
-    client that costs."""
-    return llm.model_copy() if choice.is_gemini else llm
+    agents and claims, or, for a provider whose client keeps a call's state on the model object
+    (Gemini's, llms/providers/gemini.py), a copy for each agent of each claim; the copies share
+    the SDK's client that costs."""
+    facts = choice.facts
+    return llm.model_copy() if facts is not None and facts.copy_per_agent else llm
 
 
 def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = None) -> LLMFactory:
@@ -111,11 +101,7 @@ def default_llm_factory(config_dir: Path | None = None, limits: Limits | None = 
                 return for_agent(remote[choice], choice)
         with building:  # one local model per factory: loading weights twice wastes memory
             if not local:
-                from claims_crew.llms.local import LocalLLM
-                from claims_crew.resolver.config import load_config
-
-                allowed = load_config(config_dir).allowed_answers
-                local.append(LocalLLM.from_environment(allowed))
+                local.append(local_model(config_dir))
         return local[0]
 
     return llm_for

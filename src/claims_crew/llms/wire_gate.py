@@ -14,7 +14,8 @@ limit of the claim the request is for, found in a context variable that `model_c
 sets for the claim's thread and what CrewAI starts from it. CrewAI refuses an interceptor for
 Gemini, but google-genai builds its httpx clients from `http_options.client_args`, so the same
 wait runs there as an httpx request hook (`GEMINI_CLIENT_ARGS`). For a client with neither
-(Azure's, Bedrock's, LiteLLM's) the pre-call hook still takes the place (`wire_gated`).
+(Azure's, Bedrock's, LiteLLM's) the pre-call hook still takes the place (`wire_gated`). Which
+provider's client takes which is its `wire` in llms/providers/.
 """
 
 from __future__ import annotations
@@ -29,17 +30,12 @@ from typing import Any
 import httpx
 from crewai.llms.hooks.base import BaseInterceptor
 
+from claims_crew.llms.providers import PROVIDERS
 from claims_crew.llms.rate_limit import RateLimit
 
 # The claim's stop event and the run's rate limit, for the requests made within its block.
 _GATE: ContextVar[tuple[threading.Event, RateLimit] | None] = ContextVar(
     "claims_crew_wire_gate", default=None
-)
-
-# The model prefixes whose CrewAI client sends through an httpx transport that calls the
-# interceptor; CrewAI refuses an interceptor for Gemini (hooked below), Azure and Bedrock.
-GATED_PREFIXES = frozenset(
-    {"openai", "anthropic", "claude", "ollama", "ollama_chat", "hosted_vllm"}
 )
 
 
@@ -57,10 +53,14 @@ def gated(stop: threading.Event, rate_limit: RateLimit | None) -> Iterator[None]
         _GATE.reset(token)
 
 
+# The requests a provider limits apart from its messages (Anthropic's token counting, which its
+# client calls before a message): their paths' ends, from llms/providers/.
+_UNCOUNTED = tuple(path for p in PROVIDERS for path in p.uncounted_paths)
+
+
 def _counted(request: httpx.Request) -> bool:
-    """Whether the request counts under the cap: not Anthropic's token counting, which its
-    client calls before a message and the provider limits on its own."""
-    return not request.url.path.endswith("/count_tokens")
+    """Whether the request counts under the cap: not one the provider limits on its own."""
+    return not request.url.path.endswith(_UNCOUNTED)
 
 
 def _take() -> None:

@@ -3,7 +3,8 @@
 - ingest.py: claim files read once, checked, kept whole in the store and queued;
 - routine.py: the one claim routine, run by `claims-crew run` and by every worker: lease,
   decided already?, review within the deadline, record, finish, release;
-- review.py: one claim's review: the crew, the resolver, then the cascade's levels (levels/);
+- crew_review.py: one claim's review: the crew, the resolver, then the cascade's levels
+  (levels/); what a provider's error means is llms/providers/errors.py's;
 - batch.py: a run's own claims through the routine, several at a time in one process;
 - worker.py and processes.py: queue workers (`claims-crew work`), and a run's worker processes;
 - settings.py, limits.py, deadline.py, stages.py: what a run shares, how long things may take,

@@ -1,29 +1,17 @@
 """Stopping a batch at an error that no retry and no other claim can get past.
 
 A key the provider refuses (401), a permission it does not grant (403) or a model it does not
-know (404) fails every claim the same way, each after paying for its own attempt. So the first
-claim that meets one is recorded as failed with a typed code, no further claim is started (by
-the run, or by the worker that met it), and the claims not started stay queued, not failed:
-once the key or the model is put right, the next run or worker takes them. Claims already under
-way when the error came finish as they will.
+know (404) fails every claim the same way, each after paying for its own attempt (which errors
+those are, and their codes: llms/providers/errors.py). So the first claim that meets one is
+recorded as failed with a typed code, no further claim is started (by the run, or by the worker
+that met it), and the claims not started stay queued, not failed: once the key or the model is
+put right, the next run or worker takes them. Claims already under way when the error came
+finish as they will.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
-
-# HTTP status a provider's refusal carries, and the failure code a claim records for it.
-HOPELESS = {401: "invalid_key", 403: "permission_denied", 404: "model_not_found"}
-
-
-def hopeless_code(causes: Iterable[BaseException]) -> str | None:
-    """The failure code of a provider refusal that cannot get better, if one of `causes` is."""
-    for cause in causes:
-        status = getattr(cause, "status_code", None)
-        if isinstance(status, int) and status in HOPELESS:
-            return HOPELESS[status]
-    return None
 
 
 class BatchStop:

@@ -19,10 +19,11 @@ from typing import Any
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.errors import ClaimsCrewError, first_line
+from claims_crew.llms.providers.errors import failure_message
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.run.claim_log import capturing, log_path
+from claims_crew.run.crew_review import record_head
 from claims_crew.run.ingest import StoredClaim
-from claims_crew.run.review import failure_message, record_head
 from claims_crew.store.outage import lost_database
 from claims_crew.vocabulary import REVIEW_FAILED, utc_now
 

@@ -48,10 +48,10 @@ from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import Resolution
 from claims_crew.run.claim_log import capturing
+from claims_crew.run.crew_review import record_head, review_claim
 from claims_crew.run.deadline import run_within
 from claims_crew.run.faults import failure_reason, fault_record, the_process_s
 from claims_crew.run.ingest import Ingested, StoredClaim
-from claims_crew.run.review import record_head, review_claim
 from claims_crew.run.settings import Settings
 from claims_crew.store import Store, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS

@@ -10,9 +10,11 @@ and one claim failed with "type object 'BaseModel' has no attribute '__pydantic_
 
 `complete_response_models(sdk)` builds, once per process and under a lock, the classes a chat
 call reads (the completion or message, its stream's events, the structured-output variants) and
-every class their fields name. The crew calls `complete_loaded_sdks()` as it builds each agent,
-after the agent's client (and so its SDK) exists and before the agent's first call; a thread
-that comes while another builds waits for it. A built class is never rebuilt.
+every class their fields name; which classes those are is each provider's fact
+(`response_models` in llms/providers/openai.py and anthropic.py). The crew calls
+`complete_loaded_sdks()` as it builds each agent, after the agent's client (and so its SDK)
+exists and before the agent's first call; a thread that comes while another builds waits for
+it. A built class is never rebuilt.
 Building all of an SDK's thousand-odd classes at import instead (`DEFER_PYDANTIC_BUILD=false`)
 would cost every command seconds.
 """
@@ -28,30 +30,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-# Per SDK, where the classes a chat call reads are declared: module → class names.
-ROOTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "openai": {
-        "openai.types.chat": (
-            "ChatCompletion",
-            "ChatCompletionChunk",
-            "ParsedChatCompletion",
-            "ParsedChoice",
-            "ParsedChatCompletionMessage",
-        ),
-    },
-    "anthropic": {
-        "anthropic.types": (
-            "Message",
-            "RawMessageStartEvent",
-            "RawMessageDeltaEvent",
-            "RawMessageStopEvent",
-            "RawContentBlockStartEvent",
-            "RawContentBlockDeltaEvent",
-            "RawContentBlockStopEvent",
-            "MessageTokensCount",
-        ),
-    },
-}
+from claims_crew.llms.providers import PROVIDERS
+
+
+def _roots() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per SDK, where the classes a chat call reads are declared: module → class names, as each
+    provider's module of llms/providers/ gives them (its `response_models`)."""
+    roots: dict[str, dict[str, tuple[str, ...]]] = {}
+    for provider in PROVIDERS:
+        for module, names in provider.response_models.items():
+            roots.setdefault(module.partition(".")[0], {})[module] = names
+    return roots
+
+
+ROOTS = _roots()
 
 _lock = threading.Lock()
 _completed: set[str] = set()

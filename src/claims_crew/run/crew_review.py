@@ -7,9 +7,7 @@ saved: the claim routine (routine.py) records it in one transaction.
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -18,14 +16,21 @@ from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError, ModelError, first_line
-from claims_crew.llms.fallback import fallback_note, provider_failed
-from claims_crew.llms.redact import error_text, redact
+from claims_crew.llms.fallback import fallback_note
+from claims_crew.llms.providers.errors import (
+    causes,
+    failure_code,
+    failure_message,
+    provider_failed,
+    retry_after,
+    stops_the_batch,
+)
+from claims_crew.llms.redact import redact
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import policy_checks, resolve
 from claims_crew.resolver.reread import policy_view, read_case
-from claims_crew.run.batch_stop import HOPELESS, hopeless_code
 from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.photos import claim_photos
 from claims_crew.run.settings import Settings
@@ -71,7 +76,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     if isinstance(record, ClaimRecord):
         return record
     error, failed = record
-    if settings.fallback_llm_for is None or not provider_failed(_causes(error)):
+    if settings.fallback_llm_for is None or not provider_failed(causes(error)):
         return failed
     # The primary provider failed for good: once more, from the start, on the fallback model.
     assert failed.error is not None
@@ -119,7 +124,7 @@ def _review_on(
             # only this one, for as long as the provider asked, else one window.
             settings.rate_limit.hold_off(retry_after(exc) or settings.rate_limit.window_s)
         message = failure_message(exc)
-        if code in HOPELESS.values():  # every claim would meet it: no further claim starts
+        if stops_the_batch(code):  # every claim would meet it: no further claim starts
             settings.batch_stop.stop(claim.claim_id, code, first_line(message))
         return exc, _failed(base, code, message, ledger)
     return _reviewed(base, state, stages)
@@ -222,93 +227,3 @@ def _failed(
         finished_at=utc_now(),
         error=RunError(code=code, message=message),
     )
-
-
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = current.__cause__ or current.__context__
-
-
-def failure_code(exc: BaseException) -> str:
-    """`timeout` when a model call gave up waiting (the clients' timeout errors all stem from a
-    socket's); `rate_limited` when the provider still answered 429 after the client's retries
-    (every provider's SDK puts the HTTP status on its error); `malformed_response` when the
-    provider's client could not read its answer (a body cut off or garbled); else
-    `crew_failed`; `invalid_key`, `permission_denied` or `model_not_found` for a provider's
-    401, 403 or 404, which also stop the batch (batch_stop.py). All leave the claim for the
-    next run."""
-    causes = list(_causes(exc))
-    if any(_is_timeout(cause) for cause in causes):
-        return "timeout"
-    if any(getattr(cause, "status_code", None) == 429 for cause in causes):
-        return "rate_limited"
-    if (hopeless := hopeless_code(causes)) is not None:
-        return hopeless
-    if malformed_response(exc) is not None:
-        return "malformed_response"
-    return "crew_failed"
-
-
-# Clients that end the chain at a timeout error of their own, without the socket's behind it:
-# anthropic's APITimeoutError, and httpx's TimeoutException as google-genai lets it through.
-_TIMEOUT_ERRORS = frozenset({"APITimeoutError", "TimeoutException"})
-
-
-def _is_timeout(cause: BaseException) -> bool:
-    kinds = type(cause).__mro__
-    return isinstance(cause, TimeoutError) or any(k.__name__ in _TIMEOUT_ERRORS for k in kinds)
-
-
-def retry_after(exc: BaseException) -> float | None:
-    """The seconds a provider's 429 asked to wait (its Retry-After header), if it said."""
-    for cause in _causes(exc):
-        headers = getattr(getattr(cause, "response", None), "headers", None)
-        raw = headers.get("retry-after") if headers is not None else None
-        try:
-            seconds = float(raw) if raw is not None else None
-        except ValueError:
-            continue  # an HTTP date: the window stands in
-        if seconds is not None and 0 < seconds < float("inf"):
-            return seconds
-    return None
-
-
-def failure_message(exc: BaseException) -> str:
-    """What the record says of a failure: the error as it was raised, or, for a response the
-    provider's client could not read, that the provider sent it; every configured key blanked
-    out (a gateway may echo the key it was sent in its error)."""
-    if (unreadable := malformed_response(exc)) is not None:
-        return redact(
-            "the provider sent a malformed response (a body that is not the JSON its API "
-            f"promises: cut off, or garbled): {unreadable}"
-        )
-    return error_text(exc)
-
-
-# The provider clients that read a response body. A JSON error raised inside one of them is the
-# provider's answer failing to parse, not a fault in this program or in what the model wrote
-# (that is parsed by our code, and a parse failure of it is a reason code, not an error).
-_PROVIDER_CLIENTS = frozenset({"openai", "anthropic", "google", "httpx", "litellm", "ollama"})
-
-
-def malformed_response(exc: BaseException) -> ValueError | None:
-    """The JSON error of a provider response its client could not read, if that is what
-    `exc` (or an error behind it) is."""
-    for cause in _causes(exc):
-        if isinstance(cause, json.JSONDecodeError) and _raised_in_client(cause):
-            return cause
-    return None
-
-
-def _raised_in_client(exc: BaseException) -> bool:
-    trace = exc.__traceback__
-    while trace is not None:
-        module = str(trace.tb_frame.f_globals.get("__name__", ""))
-        if module.partition(".")[0] in _PROVIDER_CLIENTS:
-            return True
-        trace = trace.tb_next
-    return False
