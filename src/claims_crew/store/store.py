@@ -33,7 +33,7 @@ caller's own compose plainly when each takes that transaction's connection.
 - work_queue.py: claims ingested into the store, and workers taking them;
 - failures.py: claims whose review keeps failing, parked until a person re-queues them;
 - letters.py: what a decision letter is written from, and each letter issued.
-- rate_windows.py: the model calls' rate limit, shared by every process on the store.
+- rate_windows.py: the rows of the rate limits every process on the store shares.
 """
 
 from __future__ import annotations
