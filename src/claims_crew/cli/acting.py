@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from claims_crew.desk.names import same_person
 from claims_crew.errors import NotSignedIn
+from claims_crew.records import same_person
 
 if TYPE_CHECKING:
     from claims_crew.store import Store

@@ -341,11 +341,14 @@ def reviewer() -> None:
 def reviewer_add(name: str, as_json: bool) -> None:
     """Add a reviewer and print their sign-in token once (only its hash is kept). Made by a
     reviewer proven by their token; the first reviewer of an empty store by the OS user."""
+    from claims_crew.desk import desk_change_refusal
     from claims_crew.store import Store
 
     store = Store()
     actor, note, first = desk_actor(store)
-    token = store.add_reviewer(name, None, actor, note=note, first=first)
+    token = store.add_reviewer(
+        name, None, actor, note=note, first=first, permit=desk_change_refusal
+    )
     if as_json:
         emit_json({"reviewer": name.strip(), "token": token})
         return

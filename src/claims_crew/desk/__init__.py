@@ -2,19 +2,30 @@
 new escalation goes to (assignment.py), which decisions need a second reviewer
 (config/desk.yaml, rules.py), clocks on escalations (clocks.py) and appeals (appeal.py).
 
-The pure rules are imported here, for the store to apply inside its transactions; appeal.py
-is not, so the store never loads the claim routine that an appeal runs."""
+The pure rules are imported here. The store applies those that read its rows (authority, four
+eyes, assignment) inside its own transactions, handed them by the caller (DeskRules.judge,
+Assigner, the refusals), and imports nothing of the desk; appeal.py is not imported here.
 
-from claims_crew.desk.assignment import Candidate, choose
-from claims_crew.desk.authority import ReviewerSettings, amount_at_stake, refusal
+A reviewer's settings and name key, and an escalation's deadlines, are records the store keeps
+(records.py)."""
+
+from claims_crew.desk.assignment import Assigner, Candidate, choose
+from claims_crew.desk.authority import (
+    amount_at_stake,
+    desk_change_refusal,
+    reassign_refusal,
+    refusal,
+)
 from claims_crew.desk.rules import DeskRules, load_desk
 
 __all__ = [
+    "Assigner",
     "Candidate",
     "DeskRules",
-    "ReviewerSettings",
     "amount_at_stake",
     "choose",
+    "desk_change_refusal",
     "load_desk",
+    "reassign_refusal",
     "refusal",
 ]

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from claims_crew.documents.record import PageText
 from claims_crew.errors import PolicyError
-from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
+from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure, Payable
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.fit import fitting
 from claims_crew.policy.ids import clause_key
@@ -22,7 +22,7 @@ from claims_crew.resolver.case import Case, FittingClause, PolicyView, ReadClaus
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.deciding import deciding_checks, sides_answering
 from claims_crew.resolver.exclusions import claim_words
-from claims_crew.resolver.payable import Payable, compute_payable
+from claims_crew.resolver.payable import compute_payable
 from claims_crew.resolver.resolution import Resolution
 from claims_crew.vocabulary import PAID_ANSWER
 

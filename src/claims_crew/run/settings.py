@@ -7,7 +7,7 @@ from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.desk import load_desk
-from claims_crew.desk.assignment import Step
+from claims_crew.desk.assignment import Assigner, Step
 from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
 from claims_crew.llms.fallback import fallback_factory, fallback_model
 from claims_crew.llms.rate_limit import RateLimit, rate_limit_for
@@ -90,7 +90,7 @@ class Settings:
             valid_for,
             clock,
             line=self.line_of(record.policy_id),
-            assign_by=self.assign_by,
+            assign=Assigner(self.assign_by),
         )
 
     def line_of(self, policy_id: str) -> str | None:
