@@ -7,7 +7,7 @@ eyes, assignment) inside its own transactions, handed them by the caller (DeskRu
 Assigner, the refusals), and imports nothing of the desk; appeal.py is not imported here.
 
 A reviewer's settings and name key, and an escalation's deadlines, are records the store keeps
-(records.py)."""
+(records/)."""
 
 from claims_crew.desk.assignment import Assigner, Candidate, choose
 from claims_crew.desk.authority import (

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, insert, select
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord, Deadlines
-from claims_crew.resolver import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.desk_rows import Assign, assigned, candidates

@@ -17,7 +17,7 @@ from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.models import Payable
 from claims_crew.records import ReviewerSettings
-from claims_crew.resolver import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase

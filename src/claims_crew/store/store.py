@@ -25,7 +25,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
 - reviewers.py: reviewers and their web sessions;
-- desk.py (with desk_rows.py): reviewers' authority, assignment, four-eyes proposals;
+- desk.py (with desk_rows.py): reviewers' settings, assignment, four-eyes proposals, each
+  checked by the desk's rule its caller hands in (desk/), on the rows as locked;
 - sign_ins.py: signing in by token, throttled per client and overall;
 - audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
   validity_rows.py check the rows against it);

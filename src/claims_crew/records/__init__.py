@@ -4,6 +4,10 @@ One ClaimRecord per attempt: what each agent said (raw and parsed), the tool led
 resolution and, for a dispute, the adjudicator's checked answer. store.py writes it in one
 transaction, so a run killed halfway leaves either the whole record or none.
 
+What the resolver decided (Resolution, resolution.py) and the adjudicator's checked answer
+(AdjudicationCheck) are records too: the rules make them (resolver/), the store keeps them,
+the report, the letters and the review page read them.
+
 The review desk's records: who a reviewer is (their name's key) and what they may do
 (ReviewerSettings), and an escalation's clock (Deadlines). The desk's rules (desk/) read them;
 the store keeps them.
@@ -22,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claims_crew.llms.redact import redact
 from claims_crew.models import Claim, IntakeFacts, LedgerEntry, ParseFailure
-from claims_crew.resolver import AdjudicationCheck, Resolution
-from claims_crew.vocabulary import Stage
+from claims_crew.records.resolution import Resolution
+from claims_crew.vocabulary import AdjudicatorChoice, Stage
 
 
 class RunError(BaseModel):
@@ -60,6 +64,18 @@ class StageTime(BaseModel):
     @property
     def seconds(self) -> float:
         return (self.finished_at - self.started_at).total_seconds()
+
+
+class AdjudicationCheck(BaseModel):
+    """The adjudicator's answer to a dispute as given, and what the code made of it
+    (resolver/adjudication.py)."""
+
+    raw: str
+    valid: bool
+    choice: AdjudicatorChoice | None = None
+    reason: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
 
 
 class ClaimRecord(BaseModel):
