@@ -41,8 +41,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 Clock = Callable[[], float]
 # Waits up to the seconds given; True when `stop` was set meanwhile.
@@ -205,8 +204,7 @@ class Window(Protocol):
     def now(self) -> float: ...
 
 
-@dataclass(frozen=True)
-class Counted:
+class Counted(NamedTuple):
     """A shared limit's counts as a change leaves them, for the store to write."""
 
     taken: Sequence[float]

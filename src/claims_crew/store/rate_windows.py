@@ -17,7 +17,6 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from sqlalchemy import Connection, select, text, update
 
@@ -37,19 +36,8 @@ class RateWindow:
     now: float
 
 
-class Counts(Protocol):
-    """What a change writes back to the row."""
-
-    @property
-    def taken(self) -> Sequence[float]: ...
-
-    @property
-    def spent(self) -> Sequence[tuple[float, int]]: ...
-
-    @property
-    def hold_until(self) -> float: ...
-
-
+# What a change writes back to the row: taken, spent, hold_until.
+Counts = tuple[Sequence[float], Sequence[tuple[float, int]], float]
 # A change to a limit's row: what to write (None: nothing) and the answer to hand back.
 WindowChange = Callable[[RateWindow], tuple[Counts | None, float]]
 
@@ -89,13 +77,14 @@ class RateWindows(StoreBase):
         with self.write(exclusive=False) as conn:
             counts, answer = change(_locked_row(conn, name))
             if counts is not None:
+                taken, spent, hold_until = counts
                 conn.execute(
                     update(rate_windows)
                     .where(rate_windows.c.name == name)
                     .values(
-                        taken=json.dumps(list(counts.taken)),
-                        spent=json.dumps([list(s) for s in counts.spent]),
-                        hold_until=counts.hold_until,
+                        taken=json.dumps(list(taken)),
+                        spent=json.dumps([list(s) for s in spent]),
+                        hold_until=hold_until,
                     )
                 )
             return answer
