@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
@@ -113,7 +114,9 @@ def test_the_review_and_the_report_show_abstentions(
     review(sample_library, store, tmp_path, "C-3", INTAKE_WATER, POLICY_COVERED, FRAUD_EXCLUDED)
     review(sample_library, store, tmp_path, "C-4", INTAKE_WATER, NEEDS_DATE, NEEDS_DATE)
     store.add_reviewer("ana")
-    store.decide("C-2", "covered", "The plumber dates the leak to the day before.", "ana")
+    store.decide(
+        "C-2", "covered", "The plumber dates the leak to the day before.", "ana", rules=DeskRules()
+    )
 
     shown = CliRunner().invoke(main, ["review", "show", "C-2", "--json"])
     assert shown.exit_code == 0, shown.output

@@ -13,11 +13,11 @@ from click.testing import Result
 from sqlalchemy import text
 
 from claims_crew.cli.acting import TOKEN_VARIABLE, os_user
-from claims_crew.desk import DeskRules, ReviewerSettings
-from claims_crew.desk.names import among, name_key, same_person
+from claims_crew.desk import Assigner, DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ReviewerSettings, among, name_key, same_person
 from claims_crew.store import Basis, Proposal, Store
 from claims_crew.store.schema import current_revision
 from tests.support.reviewers import as_reviewer, decide
@@ -33,7 +33,7 @@ def escalated(folder: Path, library: PolicyLibrary, *names: str) -> tuple[Store,
     store = Store()
     tokens = [store.add_reviewer(name) for name in names]
     loaded = water_loaded(folder, "C-1")
-    store.record(record_for(loaded, library), None, loaded, Basis(line="home"))
+    store.record(record_for(loaded, library), None, loaded, Basis(line="home", assign=Assigner()))
     return store, tokens
 
 
@@ -179,7 +179,7 @@ def test_one_person_cannot_confirm_their_own_proposal_under_another_case(
     added = as_reviewer(bo, "reviewer", "add", "Bo", "--json")
     assert added.exit_code == 2 and "already exists" in added.stdout
     with pytest.raises(NotFound):
-        store.confirm("C-1", "Bo")
+        store.confirm("C-1", "Bo", rules=DeskRules())
     # "Bo" with bo's token is bo, who proposed it.
     own = as_reviewer(bo, "review", "confirm", "C-1", "--reviewer", "Bo", "--json")
     assert own.exit_code == 2

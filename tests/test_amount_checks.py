@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from claims_crew.cli import main
 from claims_crew.config_check import check_config
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.external_codes import load_external_codes
-from claims_crew.resolver.resolution import Resolution
 from tests.support.paths import ROOT, SAMPLE_POLICIES
 
 

@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
+from claims_crew.desk import DeskRules
 from claims_crew.errors import StoreError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import AppealRefused, appeal
@@ -58,7 +59,9 @@ def test_an_appeal_with_a_new_attachment_reopens_the_claim_and_links_the_decisio
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
     store = escalated_claim(tmp_path)
-    first = store.decide("C-1042", "not_covered", "Gradual seepage, as 7.1 says.", "ana")
+    first = store.decide(
+        "C-1042", "not_covered", "Gradual seepage, as 7.1 says.", "ana", rules=DeskRules()
+    )
     settings, script = settings_for(sample_library, store)
 
     done = appeal(settings, "C-1042", [evidence(tmp_path)], "The plumber dates the leak.")
@@ -79,8 +82,10 @@ def test_an_appeal_with_a_new_attachment_reopens_the_claim_and_links_the_decisio
     [escalated] = [e for e in store.audit_entries("C-1042") if e.seq == done.audit_seq]
     assert escalated.reviewer == "bob"  # the appeal's escalated entry names who has it
     with pytest.raises(StoreError, match="a different reviewer"):
-        store.decide("C-1042", "covered", "Still not convinced.", "ana")
-    second = store.decide("C-1042", "covered", "Sudden escape of water, dated.", "bob")
+        store.decide("C-1042", "covered", "Still not convinced.", "ana", rules=DeskRules())
+    second = store.decide(
+        "C-1042", "covered", "Sudden escape of water, dated.", "bob", rules=DeskRules()
+    )
 
     entries = {e.seq: e for e in store.audit_entries("C-1042")}
     appealed = entries[done.audit_seq or 0]
@@ -129,7 +134,7 @@ def test_an_appeal_naming_an_attachment_the_claim_has_is_refused(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
     store = escalated_claim(tmp_path)
-    store.decide("C-1042", "not_covered", "Seepage.", "ana")
+    store.decide("C-1042", "not_covered", "Seepage.", "ana", rules=DeskRules())
     settings, _ = settings_for(sample_library, store)
     twice = [evidence(tmp_path), evidence(tmp_path)]
     with pytest.raises(AppealRefused, match="another name"):

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.resolver.resolution import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.run.batch import run_batch
 from claims_crew.store import Store
 from tests.support.attachments import (

@@ -20,7 +20,7 @@ from claims_crew.documents.limits import MAX_PAGES, MAX_PIXELS
 from claims_crew.documents.ocr import INSTALL_LINE, OcrLine
 from claims_crew.documents.record import PageText
 from claims_crew.errors import ClaimFileError
-from claims_crew.resolver.resolution import FactCheck
+from claims_crew.records.resolution import FactCheck
 from tests.support.attachments import (
     ESTIMATE,
     ESTIMATE_CLAIM,

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, text
 
+from claims_crew.desk import DeskRules
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key
 from tests.support.paths import ROOT
@@ -49,7 +50,7 @@ def _decide(store: Store, tmp_path: Path, sample_library: PolicyLibrary) -> Stor
         answers = accepted_answers() if i % 2 else {}
         store.record(record_for(loaded, sample_library, **answers), None, loaded)
     for i in (0, 4, 8):
-        store.decide(f"C-{i:03}", "covered", f"reason {i}", "ana")
+        store.decide(f"C-{i:03}", "covered", f"reason {i}", "ana", rules=DeskRules())
     return store
 
 

@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 from sqlalchemy import Connection, select, text
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.errors import CheckpointError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key, checkpoint
@@ -185,7 +186,7 @@ def test_an_export_with_its_last_line_dropped_is_caught(store: Store, tmp_path: 
 
 def test_an_export_from_after_the_checkpoint_cannot_show_it(store: Store, tmp_path: Path) -> None:
     signed, _ = signed_checkpoint(tmp_path)
-    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana")
+    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana", rules=DeskRules())
     lines = store.export_audit()
     key = audit_key.load_key()
     header = json.loads(lines[0])
@@ -203,7 +204,7 @@ def test_an_export_from_after_the_checkpoint_cannot_show_it(store: Store, tmp_pa
 
 def test_entries_appended_after_a_checkpoint_still_extend_it(store: Store, tmp_path: Path) -> None:
     signed, path = signed_checkpoint(tmp_path)
-    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana")
+    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana", rules=DeskRules())
     assert store.verify_audit(signed, audit_key.load_key()) == audit.Verdict(True, 6)
     assert cli("audit", "verify", "--checkpoint", str(path)).exit_code == 0
 

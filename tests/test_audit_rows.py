@@ -17,6 +17,7 @@ from sqlalchemy import Connection, text
 from sqlalchemy.exc import DataError
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit
 from tests.support.store import accepted_answers, record_for, water_loaded
@@ -33,7 +34,7 @@ def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     for claim_id, answers in (("C-1042", {}), ("C-2000", accepted_answers()), ("C-3000", {})):
         loaded = water_loaded(tmp_path / "inbox", claim_id)
         store.record(record_for(loaded, sample_library, **answers), None, loaded)
-    store.decide("C-3000", "not_covered", "Seepage over weeks.", "ana")
+    store.decide("C-3000", "not_covered", "Seepage over weeks.", "ana", rules=DeskRules())
     kinds = [e.kind for c in ("C-1042", "C-2000", "C-3000") for e in store.audit_entries(c)]
     assert kinds == ["escalated", "auto", "escalated", "human"]
     assert store.verify_audit() == audit.Verdict(True, 4)

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from sqlalchemy import insert, select, update
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.errors import CheckpointError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, audit, audit_key
@@ -187,7 +188,7 @@ def test_the_store_s_own_decision_after_the_checkpoint_verifies(
 ) -> None:
     """The honest counterpart of the forgery: the same decision, made through the store."""
     _, checkpoint_file = signed_checkpoint(tmp_path)
-    store.decide("C-1042", "covered", "Paid, as agreed on the phone.", "ana")
+    store.decide("C-1042", "covered", "Paid, as agreed on the phone.", "ana", rules=DeskRules())
     assert store.verify_audit() == audit.Verdict(True, 6)
     result = cli("audit", "verify", "--checkpoint", str(checkpoint_file))
     assert result.exit_code == 0, result.output
@@ -200,7 +201,7 @@ def test_a_process_with_another_key_cannot_write_to_the_trail(
     before it writes anything."""
     monkeypatch.setenv(audit_key.KEY_ENV, "another key, " * 4)
     with pytest.raises(CheckpointError, match="every process that writes to the store needs"):
-        store.decide("C-1042", "covered", "Paid.", "ana")
+        store.decide("C-1042", "covered", "Paid.", "ana", rules=DeskRules())
     monkeypatch.delenv(audit_key.KEY_ENV)
     assert store.open_count() == 1 and store.reviews("C-1042") == []
     assert store.verify_audit() == audit.Verdict(True, 5)

@@ -105,7 +105,8 @@ def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
 
-    from claims_crew.desk import ReviewerSettings
+    from claims_crew.desk import Assigner
+    from claims_crew.records import ReviewerSettings
     from claims_crew.store import Basis
 
     assert isinstance(browser, WebDriver)
@@ -115,7 +116,9 @@ def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
     tokens = {n: store.add_reviewer(n, ReviewerSettings(lines=["home"])) for n in ("ana", "cy")}
     for claim_id in ("C-1", "C-2"):  # home claims: C-1 to ana, C-2 to cy
         loaded = water_loaded(tmp_path / "inbox", claim_id)
-        store.record(record_for(loaded, sample_library), None, loaded, Basis(line="home"))
+        store.record(
+            record_for(loaded, sample_library), None, loaded, Basis(line="home", assign=Assigner())
+        )
 
     def sign_in(url: str, name: str) -> None:
         browser.delete_all_cookies()

@@ -11,12 +11,12 @@ from claims_crew.claim_files import load_claim
 from claims_crew.letters.content import deciding_clauses, letter_for
 from claims_crew.models import ParseFailure
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records.resolution import ClauseCheck, Resolution, SideReview
 from claims_crew.resolver.authority import decision_payable
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.deciding import deciding_checks, sides_answering, winning_sides
 from claims_crew.resolver.external_codes import load_external_codes
 from claims_crew.resolver.reread import person_payable, policy_view, schedule_for
-from claims_crew.resolver.resolution import ClauseCheck, Resolution, SideReview
 from claims_crew.store.letters import DecisionOnFile
 from claims_crew.vocabulary import Side
 from tests.support.paths import ROOT

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from claims_crew.desk import clocks
+from claims_crew.desk import Assigner, clocks
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import appeal
 from claims_crew.run.settings import build_settings
@@ -51,7 +51,9 @@ def served(
     store = Store()
     water = water_loaded(tmp_path / "inbox")
     table = clocks.load_clocks(ROOT / "config")
-    basis = Basis(deadlines=clocks.deadlines(table, water.claim.date_reported, None))
+    basis = Basis(
+        deadlines=clocks.deadlines(table, water.claim.date_reported, None), assign=Assigner()
+    )
     store.record(record_for(water, sample_library), None, water, basis)
     token = store.add_reviewer("ana")
 

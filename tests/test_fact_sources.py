@@ -19,10 +19,10 @@ from claims_crew.claim_files import load_claim
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.models import ClaimFile, FactSource, IntakeFacts, ParseFailure, parse_intake
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records.resolution import FactCheck
 from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import FactCues
 from claims_crew.resolver.fact_sources import check_facts, states_amount, states_date
-from claims_crew.resolver.resolution import FactCheck
 from claims_crew.run.crew_review import review_claim
 from tests.support.crew import (
     BURST_QUOTE,

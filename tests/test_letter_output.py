@@ -17,6 +17,7 @@ from pypdf import PdfReader
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.letters import pdf
 from claims_crew.letters.content import plain_amount
 from claims_crew.llms.scripted import final, lookup
@@ -222,7 +223,7 @@ def test_a_claim_whose_amount_is_beyond_any_letter_gets_none_and_says_why(
     # The amount gate sends it to a person, who decides it covered.
     store = decided_theft(sample_library, tmp_path / "inbox", "ESCALATED", amount="1E+999999")
     store.add_reviewer("ana")
-    store.decide("C-1044", "covered", "Forced entry, as 4.4(a) says.", "ana")
+    store.decide("C-1044", "covered", "Forced entry, as 4.4(a) says.", "ana", rules=DeskRules())
     out = tmp_path / "C-1044.pdf"
     code, _, err = letter("C-1044", "--format", "pdf", "--out", str(out))
     assert code == 2

@@ -19,6 +19,7 @@ from pypdf import PdfReader
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.letters import pdf
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
@@ -149,7 +150,9 @@ def test_an_escalated_claim_gets_no_letter_until_a_person_decides(
     assert store.letters_issued("C-1042") == []
     assert "Letter preview" not in CliRunner().invoke(main, ["review", "show", "C-1042"]).stdout
     token = store.add_reviewer("ana")
-    store.decide("C-1042", "covered", "The plumber dates the leak to 3 November.", "ana")
+    store.decide(
+        "C-1042", "covered", "The plumber dates the leak to 3 November.", "ana", rules=DeskRules()
+    )
     # Decided: `review show` and the review page preview the letter; a preview sends nothing.
     shown_in_terminal = (
         CliRunner().invoke(main, ["review", "show", "C-1042"], env={"COLUMNS": "200"}).stdout

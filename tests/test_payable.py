@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from claims_crew.claim_files import inbox_files, load_claim
-from claims_crew.models import ClaimFile
+from claims_crew.models import ClaimFile, Payable
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import Schedule, ScheduleKind, ScheduleSource, find_schedule
-from claims_crew.resolver.payable import Payable, compute_payable
+from claims_crew.resolver.payable import compute_payable
 from claims_crew.resolver.reread import schedule_for
 from claims_crew.run.crew_review import review_claim
 from tests.support.amounts import config_with_limit, theft_script

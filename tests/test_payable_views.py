@@ -13,10 +13,11 @@ from starlette.testclient import TestClient
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
-from claims_crew.desk import DeskRules, ReviewerSettings
+from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import OutsideAuthority
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ReviewerSettings
 from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.web import create_app
 from claims_crew.run.crew_review import review_claim
@@ -113,7 +114,9 @@ def test_a_person_deciding_a_conflict_gets_the_amount_from_the_cited_grant(
     store.record(record_for(water, sample_library), None, water)
     store.add_reviewer("ana")
     payable = payable_on_decision(store, "C-1042", decision, sample_library)
-    review = store.decide("C-1042", decision, "The pipe burst.", "ana", payable=payable)
+    review = store.decide(
+        "C-1042", decision, "The pipe burst.", "ana", payable=payable, rules=DeskRules()
+    )
     [kept] = store.reviews("C-1042")
     assert kept == review
     if amount is None:
@@ -132,7 +135,7 @@ def test_authority_and_four_eyes_judge_the_amount_payable_not_the_amount_claimed
     assert payable is not None and payable.amount == Decimal("2350")
     # With no amount payable to go by, the amount claimed is what is at stake: beyond bo.
     with pytest.raises(OutsideAuthority, match="up to 2400; this claim is for 2600"):
-        store.decide("C-1044", "covered", "Forced entry.", "bo")
+        store.decide("C-1044", "covered", "Forced entry.", "bo", rules=DeskRules())
     # A second reviewer for payments over 2500: the amount payable is under it, so bo decides.
     over_2500 = DeskRules(four_eyes=FourEyes(covered_over=Decimal("2500")))
     review = store.decide(

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
+from claims_crew.desk import DeskRules
 from claims_crew.documents.kept import originals_dir
 from claims_crew.errors import KeptFileError
 from claims_crew.policy.library import PolicyLibrary
@@ -46,7 +47,7 @@ def decided_claim(tmp_path: Path) -> tuple[Store, Path]:
     assert review_inbox(inbox, 1, Console(record=True), llm_for=water_script()) == 0
     store = Store()
     store.add_reviewer("ana")
-    store.decide("C-1042", "not_covered", "Gradual seepage, as 7.1 says.", "ana")
+    store.decide("C-1042", "not_covered", "Gradual seepage, as 7.1 says.", "ana", rules=DeskRules())
     return store, notes
 
 

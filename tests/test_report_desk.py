@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from claims_crew.cli import main
-from claims_crew.desk import clocks
+from claims_crew.desk import Assigner, DeskRules, clocks
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report.desk import desk_figures
 from claims_crew.store import Basis, EscalationClock, Store
@@ -62,10 +62,14 @@ def test_the_report_shows_the_desk_in_json_text_and_html(
     table = clocks.load_clocks(ROOT / "config")
     for claim_id in ("C-1042", "C-1043"):
         water = water_loaded(tmp_path / "inbox", claim_id)
-        basis = Basis(deadlines=clocks.deadlines(table, water.claim.date_reported, None))
+        basis = Basis(
+            deadlines=clocks.deadlines(table, water.claim.date_reported, None), assign=Assigner()
+        )
         store.record(record_for(water, sample_library), None, water, basis)
     store.add_reviewer("ana")
-    store.decide("C-1043", "covered", "Sudden.", "ana")  # today: long after 2025-12-04
+    store.decide(
+        "C-1043", "covered", "Sudden.", "ana", rules=DeskRules()
+    )  # today: long after 2025-12-04
     monkeypatch.setenv(clocks.NOW_VARIABLE, "2025-12-10")
 
     result = CliRunner().invoke(main, ["report", "--json"])

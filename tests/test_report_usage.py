@@ -23,6 +23,7 @@ import yaml
 from click.testing import CliRunner
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.prices import PriceTable
 from claims_crew.report import build_report, load_rows
@@ -160,9 +161,9 @@ def test_a_persons_wait_runs_from_the_escalation_to_the_review(
         loaded = loaded_claim(tmp_path / "claims", claim_id)
         store.record(make_record(sample_library, loaded, intake, policy, fraud), None, loaded)
     now[0] = START + timedelta(minutes=30)
-    store.decide("R05", "not_covered", "the joint had rusted through", "ana")
+    store.decide("R05", "not_covered", "the joint had rusted through", "ana", rules=DeskRules())
     now[0] = START + timedelta(minutes=90)
-    store.decide("R04", "covered", "sudden, by the plumber's note", "ana")
+    store.decide("R04", "covered", "sudden, by the plumber's note", "ana", rules=DeskRules())
 
     person = build_report(load_rows(store)).time_per_level[-1]
     assert (person.level, person.claims) == ("person", 2)

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from sqlalchemy import Table, inspect, select, update
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.expiry import Expiry
@@ -240,7 +241,9 @@ def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
     decide(project, path, water_script(), session_cache)
     store = Store()
     store.add_reviewer("ana")
-    store.decide("C-1042", "not_covered", "Seepage for weeks, by the stains.", "ana")
+    store.decide(
+        "C-1042", "not_covered", "Seepage for weeks, by the stains.", "ana", rules=DeskRules()
+    )
     human = entries("C-1042")[-1]
     assert human["kind"] == "human"
 
@@ -282,7 +285,9 @@ def test_a_human_decision_is_never_overwritten_the_claim_goes_back_to_the_queue(
     assert json.loads(kept["review"])["decision"] == "not_covered"
     audit_ok()
     # A person decides again, on the new escalation; the chain still verifies.
-    store.decide("C-1042", "covered", "The leak began the day it was found.", "ana")
+    store.decide(
+        "C-1042", "covered", "The leak began the day it was found.", "ana", rules=DeskRules()
+    )
     assert [r.decision for r in store.reviews("C-1042")] == ["covered"]
     audit_ok()
     assert [i for i in ingest([path], Store()) if i.state not in SETTLED] == []

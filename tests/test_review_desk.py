@@ -14,10 +14,11 @@ from click.testing import CliRunner, Result
 from sqlalchemy import text
 
 from claims_crew.cli import main
-from claims_crew.desk import DeskRules, ReviewerSettings
+from claims_crew.desk import Assigner, DeskRules, reassign_refusal
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import AlreadyDecided, OutsideAuthority, StoreError
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ReviewerSettings
 from claims_crew.store import Basis, Proposal, Review, Store
 from tests.support.reviewers import as_reviewer, decide
 from tests.support.store import record_for, water_loaded
@@ -34,7 +35,7 @@ def cli(*args: str) -> Result:
 def escalate(store: Store, folder: Path, library: PolicyLibrary, claim_id: str, **kw: Any) -> None:
     """The water claim (4200 GBP, a home policy) escalated under `claim_id`."""
     loaded = water_loaded(folder, claim_id, **kw)
-    store.record(record_for(loaded, library), None, loaded, Basis(line="home"))
+    store.record(record_for(loaded, library), None, loaded, Basis(line="home", assign=Assigner()))
 
 
 def proposed_by_ana(folder: Path, library: PolicyLibrary, *others: str) -> tuple[Store, object]:
@@ -57,7 +58,7 @@ def test_a_decision_beyond_a_reviewer_s_authority_is_refused_with_the_reason(
     bo = store.add_reviewer("bo", ReviewerSettings(max_amount=Decimal("1000"), may_deny=False))
     escalate(store, tmp_path, sample_library, "C-1")
     with pytest.raises(OutsideAuthority, match="bo may approve up to 1000; this claim is for 4200"):
-        store.decide("C-1", "covered", "Pipe burst.", "bo")
+        store.decide("C-1", "covered", "Pipe burst.", "bo", rules=DeskRules())
     refused = decide(bo, "C-1", "not_covered", "x", "--reviewer", "bo", "--json")
     assert refused.exit_code == 2
     assert json.loads(refused.stdout)["error"]["message"] == "bo may not deny claims"
@@ -65,7 +66,9 @@ def test_a_decision_beyond_a_reviewer_s_authority_is_refused_with_the_reason(
     # Raised, the same reviewer may: the change is an audit entry of its own.
     lead = store.add_reviewer("lee", ReviewerSettings(role="lead"))
     assert as_reviewer(lead, "reviewers", "set", "bo", "--max-amount", "5000").exit_code == 0
-    assert isinstance(store.decide("C-1", "covered", "Pipe burst.", "bo"), Review)
+    assert isinstance(
+        store.decide("C-1", "covered", "Pipe burst.", "bo", rules=DeskRules()), Review
+    )
     assert store.verify_audit().ok
 
 
@@ -76,10 +79,12 @@ def test_a_four_eyes_denial_needs_a_second_different_reviewer(
     assert isinstance(proposed, Proposal) and proposed.reviewer == "ana"
     assert store.escalation("C-1").state == "open"  # a proposal decides nothing
     with pytest.raises(OutsideAuthority, match="ana proposed this decision"):
-        store.confirm("C-1", "ana")
+        store.confirm("C-1", "ana", rules=DeskRules())
     with pytest.raises(StoreError, match="ana proposed not_covered"):
-        store.decide("C-1", "covered", "Other view.", "bo")  # the proposal waits first
-    review = store.confirm("C-1", "bo", "Agreed: gradual seepage.")
+        store.decide(
+            "C-1", "covered", "Other view.", "bo", rules=DeskRules()
+        )  # the proposal waits first
+    review = store.confirm("C-1", "bo", "Agreed: gradual seepage.", rules=DeskRules())
     assert (review.reviewer, review.decision) == ("bo", "not_covered")
     escalation = store.escalation("C-1")
     assert (escalation.state, escalation.decided_by) == ("decided", "bo")
@@ -97,7 +102,9 @@ def test_a_returned_proposal_reopens_the_escalation_for_any_decision(
     store, _ = proposed_by_ana(tmp_path, sample_library, "bo")
     store.return_proposal("C-1", "bo", "The plumber's report says sudden.")
     assert store.proposal("C-1") is None
-    assert isinstance(store.decide("C-1", "covered", "Sudden burst.", "bo"), Review)
+    assert isinstance(
+        store.decide("C-1", "covered", "Sudden burst.", "bo", rules=DeskRules()), Review
+    )
     assert [k for k, _, _ in kinds(store, "C-1")] == ["escalated", "proposed", "returned", "human"]
     assert store.verify_audit().ok
 
@@ -113,7 +120,7 @@ def test_two_reviewers_confirming_at_once_give_one_decision(
         own = Store()  # each its own engine and connections, as two workers would have
         start.wait()
         try:
-            outcomes[name] = own.confirm("C-1", name)
+            outcomes[name] = own.confirm("C-1", name, rules=DeskRules())
         except StoreError as exc:
             outcomes[name] = exc
 
@@ -145,15 +152,17 @@ def test_assignment_follows_line_then_load_and_a_lead_s_reassignment_is_audited(
     assert store.assignees(["C-1", "C-2", "C-3"]) == {"C-1": "ana", "C-2": "cy", "C-3": "ana"}
     assert store.audit_entries("C-2")[0].reviewer == "cy"  # named in its escalated entry
     with pytest.raises(OutsideAuthority, match="cy is not a lead"):
-        store.reassign("C-1", "cy", "cy", "Balance.")
-    store.reassign("C-1", "bo", "lee", "Bo covers home this week.")
+        store.reassign("C-1", "cy", "cy", "Balance.", permit=reassign_refusal)
+    store.reassign("C-1", "bo", "lee", "Bo covers home this week.", permit=reassign_refusal)
     assert store.assignees(["C-1"]) == {"C-1": "bo"}
     assert ("assigned", "human:lee", None) in kinds(store, "C-1")
     mine = json.loads(cli("review", "list", "--mine", "--reviewer", "ana", "--json").stdout)
     assert [e["claim_id"] for e in mine["escalations"]] == ["C-3"]
     # An appeal leaves out the reviewer who decided: the rule picks among the others.
-    assert store.assign("C-3", leave_out={"ana"}) == "cy"
-    assert store.assign("C-3", leave_out={"ana", "cy"}) is None  # nobody else takes home
+    assert store.assign("C-3", Assigner(), leave_out={"ana"}) == "cy"
+    assert (
+        store.assign("C-3", Assigner(), leave_out={"ana", "cy"}) is None
+    )  # nobody else takes home
     listed = json.loads(cli("review", "list", "--json").stdout)["escalations"]
     assert next(e for e in listed if e["claim_id"] == "C-3")["assigned_to"] is None
     assert cli("audit", "verify").exit_code == 0

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from claims_crew.desk import ReviewerSettings
+from claims_crew.desk import Assigner
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import ReviewerSettings
 from claims_crew.review.web import create_app
 from claims_crew.store import Basis, Store
 from tests.support.paths import ROOT
@@ -48,7 +49,9 @@ def test_my_queue_and_a_denial_proposed_then_confirmed_by_another(
     cy = store.add_reviewer("cy", ReviewerSettings(lines=["home"]))
     for claim_id in ("C-1", "C-2"):
         loaded = water_loaded(tmp_path / "inbox", claim_id)
-        store.record(record_for(loaded, sample_library), None, loaded, Basis(line="home"))
+        store.record(
+            record_for(loaded, sample_library), None, loaded, Basis(line="home", assign=Assigner())
+        )
     a, c = signed_in(store, ana), signed_in(store, cy)
     mine = a.get("/?mine=1").text
     assert "My queue" in mine and "C-1" in mine and "C-2" not in mine
@@ -77,7 +80,9 @@ def test_a_lead_reassigns_on_the_page_and_a_reviewer_cannot(
     store.add_reviewer("bo", ReviewerSettings(lines=["auto"]))
     lee = store.add_reviewer("lee", ReviewerSettings(role="lead", lines=["marine"]))
     loaded = water_loaded(tmp_path / "inbox", "C-1")
-    store.record(record_for(loaded, sample_library), None, loaded, Basis(line="home"))
+    store.record(
+        record_for(loaded, sample_library), None, loaded, Basis(line="home", assign=Assigner())
+    )
     a, lead = signed_in(store, ana), signed_in(store, lee)
     own = a.get("/escalations/C-1").text
     assert 'id="reassign"' not in own  # the form is a lead's

@@ -11,9 +11,9 @@ import pytest
 
 import claims_crew.resolver
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records.resolution import Resolution, ResolutionChanges
 from claims_crew.resolver.case_files import load_case
 from claims_crew.resolver.config import load_config
-from claims_crew.resolver.resolution import Resolution, ResolutionChanges
 from claims_crew.resolver.rules import ORDER, RULES, resolve
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,12 +14,20 @@ from pathlib import Path
 
 import pytest
 
+from claims_crew.llms.rate_limit import (
+    Counted,
+    SharedRateLimit,
+    admit,
+    hold_rate_off,
+    rate_limit_for,
+    take_rate,
+    take_shared,
+)
 from claims_crew.run.ingest import ingest
 from claims_crew.run.processes import worker_environment
 from claims_crew.run.settings import Settings
-from claims_crew.run.shared_rate_limit import SharedRateLimit, rate_limit_for
 from claims_crew.store import Store
-from claims_crew.store.rate_windows import admit
+from claims_crew.store.rate_windows import RateWindow
 from tests.support.openai_server import ChatRequest, StartServer
 from tests.support.paths import ROOT
 from tests.support.provider import (
@@ -83,18 +91,18 @@ def test_a_place_is_held_the_margin_past_the_window() -> None:
 def test_two_stores_on_one_database_count_one_window(postgres_url: str) -> None:
     first, second = Store(url=postgres_url), Store(url=postgres_url)
     window = 3600.0  # no place frees during the test
-    taken = [store.take_rate("requests", 3, window) for store in (first, second, first)]
+    taken = [take_rate(store, "requests", 3, window) for store in (first, second, first)]
     assert taken == [0.0, 0.0, 0.0]
-    assert second.take_rate("requests", 3, window) > 0
-    assert first.take_rate("requests", 3, window) > 0
+    assert take_rate(second, "requests", 3, window) > 0
+    assert take_rate(first, "requests", 3, window) > 0
     # Another limit's row is counted apart.
-    assert second.take_rate("tokens", 3, window) == 0.0
+    assert take_rate(second, "tokens", 3, window) == 0.0
 
 
 def test_a_hold_off_from_one_process_holds_every_process(postgres_url: str) -> None:
     first, second = Store(url=postgres_url), Store(url=postgres_url)
-    first.hold_rate_off("requests", 3600.0)
-    assert second.take_rate("requests", 100, 60.0) > 3000
+    hold_rate_off(first, "requests", 3600.0)
+    assert take_rate(second, "requests", 100, 60.0) > 3000
 
 
 def test_the_cap_is_shared_on_postgres_and_per_process_on_sqlite(
@@ -160,3 +168,21 @@ def test_a_429_after_the_retries_holds_the_run_off(
     assert item.record.error.code == "rate_limited"
     # Held off for a window (the 429 named no wait): no call goes now, whatever the count.
     assert settings.rate_limit.try_take() > 0
+
+
+def test_the_shared_window_s_rows_are_kept_on_sqlite_too(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite")
+    window = 3600.0
+    assert [take_rate(store, "requests", 2, window) for _ in range(2)] == [0.0, 0.0]
+    assert take_rate(store, "requests", 2, window) > 3000
+    hold_rate_off(store, "other", 3600.0)
+    assert take_rate(store, "other", 100, window) > 3000
+
+
+def test_take_shared_lets_one_through_or_writes_nothing() -> None:
+    window = RateWindow(taken=(0.0, 1.0), spent=(), hold_until=0.0, now=5.0)
+    counts, wait = take_shared(window, 3, 10.0)
+    assert wait == 0.0 and counts == Counted([0.0, 1.0, 5.0], (), 0.0)
+    assert take_shared(window, 2, 10.0) == (None, pytest.approx(5.0))
+    held = RateWindow(taken=(), spent=(), hold_until=9.0, now=5.0)
+    assert take_shared(held, 3, 10.0) == (None, 4.0)

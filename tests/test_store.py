@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, table
 
+from claims_crew.desk import DeskRules
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import RunError
 from claims_crew.store import (
@@ -201,12 +202,14 @@ def test_a_human_decision_is_a_new_entry_linked_to_the_escalation(
     store.record(record_for(loaded, sample_library), None, loaded)
     store.add_reviewer("ana")
     with pytest.raises(StoreError, match="reason is required"):
-        store.decide("C-1042", "covered", "  ", "ana")
+        store.decide("C-1042", "covered", "  ", "ana", rules=DeskRules())
     with pytest.raises(StoreError, match="decision must be one of"):
-        store.decide("C-1042", "approve", "fine", "ana")
+        store.decide("C-1042", "approve", "fine", "ana", rules=DeskRules())
     with pytest.raises(NotFound, match="no reviewer named 'bo'"):
-        store.decide("C-1042", "covered", "fine", "bo")
-    review = store.decide("C-1042", "covered", "The plumber dates the leak to the day.", "ana")
+        store.decide("C-1042", "covered", "fine", "bo", rules=DeskRules())
+    review = store.decide(
+        "C-1042", "covered", "The plumber dates the leak to the day.", "ana", rules=DeskRules()
+    )
     escalated, human = store.audit_entries("C-1042")
     assert human.kind == "human" and human.actor == "human:ana" and human.answer == "covered"
     assert human.overrides == escalated.seq == 1 and review.audit_seq == human.seq == 2
@@ -230,12 +233,16 @@ def test_the_second_reviewer_is_told_who_decided(
     store.add_reviewer("ana")
     store.add_reviewer("bo")
     seen = store.escalation("C-1042").version  # both opened the page
-    store.decide("C-1042", "covered", "dated by the plumber", "ana", expected_version=seen)
+    store.decide(
+        "C-1042", "covered", "dated by the plumber", "ana", expected_version=seen, rules=DeskRules()
+    )
     with pytest.raises(AlreadyDecided) as caught:
-        store.decide("C-1042", "not_covered", "seepage", "bo", expected_version=seen)
+        store.decide(
+            "C-1042", "not_covered", "seepage", "bo", expected_version=seen, rules=DeskRules()
+        )
     assert caught.value.decided_by == "ana" and "by ana" in str(caught.value)
     with pytest.raises(AlreadyDecided):
-        store.decide("C-1042", "not_covered", "seepage", "bo")
+        store.decide("C-1042", "not_covered", "seepage", "bo", rules=DeskRules())
     assert len(store.reviews()) == 1
 
 
@@ -253,7 +260,9 @@ def test_racing_reviewers_one_wins(tmp_path: Path, sample_library: PolicyLibrary
     def decide(name: str) -> None:
         start.wait()
         try:
-            store.decide("C-1042", "covered", "race", name, expected_version=version)
+            store.decide(
+                "C-1042", "covered", "race", name, expected_version=version, rules=DeskRules()
+            )
             outcomes[name] = "won"
         except AlreadyDecided as exc:
             outcomes[name] = f"lost to {exc.decided_by}"

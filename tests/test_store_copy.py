@@ -24,6 +24,7 @@ from sqlalchemy.pool import NullPool
 
 from claims_crew.cli import main
 from claims_crew.cli.run import review_inbox
+from claims_crew.desk import DeskRules
 from claims_crew.llms.base import Messages
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
@@ -100,7 +101,9 @@ def source(inbox: Path) -> Store:
         ("S-103", "ESCALATED"),
     ]
     store.add_reviewer("ana")
-    store.decide("S-102", "covered", "The plumber's invoice dates the leak.", "ana")
+    store.decide(
+        "S-102", "covered", "The plumber's invoice dates the leak.", "ana", rules=DeskRules()
+    )
     return store
 
 
@@ -174,7 +177,9 @@ def test_new_rows_on_the_copy_get_new_ids_and_extend_the_chain(
     loaded = water_loaded(tmp_path / "later", "C-3000")
     recorded = copy.record(record_for(loaded, sample_library), None, loaded)
     assert recorded.decided and recorded.attempt_id == 4
-    review = copy.decide("S-103", "not_covered", "Seepage over weeks, as 7.1 says.", "ana")
+    review = copy.decide(
+        "S-103", "not_covered", "Seepage over weeks, as 7.1 says.", "ana", rules=DeskRules()
+    )
     assert review.id == 2
 
     assert sorted(d.claim_id for d in copy.decisions()) == ["C-3000", "S-101", "S-102", "S-103"]

@@ -23,6 +23,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import HEAD, Review, Store, audit, audit_key
 from claims_crew.store.engine import sqlite_url
@@ -111,7 +112,9 @@ def test_new_decisions_extend_the_old_chain(
     loaded = water_loaded(tmp_path / "later", "C-3000")
 
     recorded = store.record(record_for(loaded, sample_library), None, loaded)
-    review = store.decide("S-103", "not_covered", "Gradual seepage, as 7.1 says.", "ana")
+    review = store.decide(
+        "S-103", "not_covered", "Gradual seepage, as 7.1 says.", "ana", rules=DeskRules()
+    )
 
     assert recorded.decided and recorded.attempt_id == 4
     assert [e.seq for e in store.audit_entries("C-3000")] == [5]

@@ -15,8 +15,8 @@ from claims_crew.config_check import check_config
 from claims_crew.errors import ConfigError
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.config import ResolutionConfig, load_config, parse_config
-from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.targeted import facts_to_ask, question_for
 from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
@@ -276,7 +276,7 @@ def test_at_most_one_question_per_claim() -> None:
     # Left out of the file: on.
     assert facts_to_ask(conflict, ResolutionConfig()) == ["damage_start_date", "cause"]
     question = question_for(["damage_start_date"])
-    from claims_crew.resolver.resolution import TargetedEvidence
+    from claims_crew.records.resolution import TargetedEvidence
 
     asked = conflict.model_copy(
         update={

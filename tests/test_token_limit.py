@@ -11,11 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew.llms.rate_limit import RateLimit, token_delay
+from claims_crew.llms.rate_limit import (
+    RateLimit,
+    SharedRateLimit,
+    spend_tokens,
+    take_rate,
+    token_delay,
+)
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
 from claims_crew.run.settings import build_settings
-from claims_crew.run.shared_rate_limit import SharedRateLimit
 from claims_crew.store import Store
 from tests.support.openai_server import StartServer
 from tests.support.provider import (
@@ -52,11 +57,11 @@ def test_the_local_limit_counts_the_tokens_spent() -> None:
 def test_the_tokens_are_counted_in_the_store_for_every_process(postgres_url: str) -> None:
     first, second = Store(url=postgres_url), Store(url=postgres_url)
     window = 3600.0
-    assert second.take_rate("requests", None, window, 100) == 0.0
-    first.spend_tokens("requests", 120, window)
-    assert second.take_rate("requests", None, window, 100) > 3000
-    assert second.take_rate("requests", 10, window, 200) == 0.0  # a higher cap lets it through
-    assert first.take_rate("other", None, window, 100) == 0.0  # another limit's row
+    assert take_rate(second, "requests", None, window, 100) == 0.0
+    spend_tokens(first, "requests", 120, window)
+    assert take_rate(second, "requests", None, window, 100) > 3000
+    assert take_rate(second, "requests", 10, window, 200) == 0.0  # a higher cap lets it through
+    assert take_rate(first, "other", None, window, 100) == 0.0  # another limit's row
 
 
 def test_the_setting_builds_the_cap_shared_on_postgres(

@@ -13,7 +13,7 @@ import math
 import re
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -333,3 +333,39 @@ def parse_intake(raw: str) -> IntakeFacts | ParseFailure:
 
 def _first_error(exc: ValidationError) -> str:
     return validation_problems(exc, "answer")[0]
+
+
+# The amount payable on a covered decision (resolver/payable.py computes it; a person's
+# decision and a letter keep it).
+PayableStepKind = Literal["claimed", "limit", "sub_limit", "deductible"]
+PAYABLE_STEP_KINDS: tuple[PayableStepKind, ...] = get_args(PayableStepKind)
+
+
+class PayableStep(BaseModel):
+    """One step of the sum: the running amount before and after it, and the clause behind it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: PayableStepKind
+    clause_id: str | None = Field(description="The clause the figure comes from; null: claimed.")
+    before: Decimal
+    after: Decimal
+    note: str
+
+
+class Payable(BaseModel):
+    """The amount payable on a decision, or why there is none."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    currency: str
+    amount: Decimal | None = Field(description="Null when no amount could be computed.")
+    reason: str | None = Field(None, description="Why there is no amount; null with one.")
+    steps: list[PayableStep] = Field(default_factory=list)
+    deciding_clause: str | None = Field(
+        None, description="The clause whose cover section set the limits."
+    )
+
+    @classmethod
+    def none(cls, currency: str, reason: str, deciding_clause: str | None = None) -> Payable:
+        return cls(currency=currency, amount=None, reason=reason, deciding_clause=deciding_clause)

@@ -7,6 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from claims_crew.cli import main
+from claims_crew.desk import DeskRules
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store, checkpoint
 from tests.support.store import accepted_answers, record_for, water_loaded
@@ -21,7 +22,7 @@ def five_entries(inbox: Path, library: PolicyLibrary) -> Store:
         loaded = water_loaded(inbox, claim_id)
         answers = accepted_answers() if i % 2 else {}
         store.record(record_for(loaded, library, **answers), None, loaded)
-    store.decide("C-3000", "not_covered", "Seepage over weeks.", "ana")
+    store.decide("C-3000", "not_covered", "Seepage over weeks.", "ana", rules=DeskRules())
     return store
 
 

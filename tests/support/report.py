@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from claims_crew.claim_files import LoadedClaim
+from claims_crew.desk import DeskRules
 from claims_crew.models import (
     AdjudicatorAnswer,
     Claim,
@@ -240,5 +241,5 @@ def known_store(library: PolicyLibrary, folder: Path, store: Store | None = None
         store.record(make_record(library, loaded, intake, policy, fraud, ruling), None, loaded)
     for claim_id, (*_, review) in KNOWN.items():
         if review is not None:
-            store.decide(claim_id, review, "checked the claim file", "ana")
+            store.decide(claim_id, review, "checked the claim file", "ana", rules=DeskRules())
     return store

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from claims_crew.desk.names import same_person
 from claims_crew.errors import NotSignedIn
+from claims_crew.records import same_person
 from claims_crew.settings import current
 
 if TYPE_CHECKING:

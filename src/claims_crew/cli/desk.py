@@ -82,12 +82,14 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
 def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -> None:
     """Confirm the decision proposed on an escalation: it decides the claim (a different
     reviewer from the one who proposed it, within their own authority)."""
+    from claims_crew.desk import DeskRules
     from claims_crew.review.amounts import payable_on_confirming
     from claims_crew.store import Store
 
     store = Store()
     reviewer = signed_in(store, reviewer)
-    show_decided(store.confirm(ref, reviewer, reason, payable_on_confirming(store, ref)), as_json)
+    payable = payable_on_confirming(store, ref)
+    show_decided(store.confirm(ref, reviewer, reason, payable, rules=DeskRules()), as_json)
 
 
 @click.command("return")
@@ -122,11 +124,12 @@ def review_return(ref: str, reviewer: str | None, reason: str, as_json: bool) ->
 @reports_errors
 def review_assign(ref: str, to: str, lead: str | None, reason: str, as_json: bool) -> None:
     """Reassign an open escalation to another reviewer (a lead only; audited)."""
+    from claims_crew.desk import reassign_refusal
     from claims_crew.store import Store
 
     store = Store()
     lead = signed_in(store, lead)
-    store.reassign(ref, to, lead, reason)
+    store.reassign(ref, to, lead, reason, permit=reassign_refusal)
     claim_id = store.escalation(ref).claim_id
     if as_json:
         emit_json({"assigned": {"claim_id": claim_id, "reviewer": to, "by": lead}})

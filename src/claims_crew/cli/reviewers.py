@@ -16,10 +16,10 @@ from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.acting import desk_actor, signed_in
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
-from claims_crew.desk.authority import ROLES
+from claims_crew.records import ROLES
 
 if TYPE_CHECKING:
-    from claims_crew.desk import ReviewerSettings
+    from claims_crew.records import ReviewerSettings
 
 
 def _amount(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Any:
@@ -107,7 +107,7 @@ def reviewers_add(
     Made as a reviewer proven by their token (CLAIMS_CREW_REVIEWER_TOKEN, or asked for at a
     terminal), whom the audit entry names; the first reviewer of an empty store, with nobody
     yet to vouch for it, by the OS user at the command line, as the entry says."""
-    from claims_crew.desk import ReviewerSettings
+    from claims_crew.records import ReviewerSettings
 
     settings = ReviewerSettings.model_validate(_changes(role, lines, max_amount, may_deny))
     token = _register(name, settings)
@@ -119,11 +119,14 @@ def reviewers_add(
 
 def _register(name: str, settings: ReviewerSettings | None) -> str:
     """The new reviewer's sign-in token, registered as the acting reviewer (desk_actor)."""
+    from claims_crew.desk import desk_change_refusal
     from claims_crew.store import Store
 
     store = Store()
     actor, note, first = desk_actor(store)
-    return store.add_reviewer(name, settings, actor, note=note, first=first)
+    return store.add_reviewer(
+        name, settings, actor, note=note, first=first, permit=desk_change_refusal
+    )
 
 
 def _say_token(name: str, token: str) -> None:
@@ -146,13 +149,15 @@ def reviewers_set(
 ) -> None:
     """Change a reviewer's role, lines or authority (what is not given stays), as a reviewer
     proven by their token, whom the audit entry names."""
+    from claims_crew.desk import desk_change_refusal
     from claims_crew.store import Store
 
     changes = _changes(role, lines, max_amount, may_deny)
     if not changes:
         raise click.UsageError("nothing to change: give --role, --line, --max-amount or --may-deny")
     store = Store()
-    settings = store.set_reviewer(name, actor=f"human:{signed_in(store)}", **changes)
+    actor = f"human:{signed_in(store)}"
+    settings = store.set_reviewer(name, actor=actor, permit=desk_change_refusal, **changes)
     if as_json:
         emit_json({"reviewer": _settings_json(name, settings)})
         return

@@ -8,30 +8,38 @@ same reviewer. No reviewer left: the escalation stays unassigned.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
-from claims_crew.desk.authority import ReviewerSettings
-from claims_crew.desk.names import among
+from claims_crew.records import ReviewerSettings, among
 
 Step = Literal["line", "least_loaded"]
 STEPS: tuple[Step, ...] = ("line", "least_loaded")
 
 
-@dataclass(frozen=True)
-class Candidate:
-    name: str
-    settings: ReviewerSettings
-    load: int  # open escalations assigned to them now
+class Candidate(Protocol):
+    """A reviewer as the store reads them in the transaction that assigns (store's ReviewerRow)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def settings(self) -> ReviewerSettings: ...
+
+    @property
+    def load(self) -> int: ...  # open escalations assigned to them now
+
+
+C = TypeVar("C", bound=Candidate)
 
 
 def choose(
-    candidates: Iterable[Candidate],
+    candidates: Iterable[C],
     line: str | None,
     steps: Iterable[Step],
     leave_out: Collection[str] = (),
-) -> Candidate | None:
+) -> C | None:
     """The reviewer the rule picks for an escalation of `line`, never one in `leave_out`."""
     pool = sorted((c for c in candidates if not among(c.name, leave_out)), key=lambda c: c.name)
     for step in steps:
@@ -50,3 +58,22 @@ def why(chosen: Candidate | None, line: str | None, steps: Iterable[Step]) -> st
     if chosen is None:
         return f"no reviewer fits ({what}); left unassigned"
     return f"assigned to {chosen.name} ({what}; {chosen.load} open before this)"
+
+
+@dataclass(frozen=True)
+class Assigner:
+    """The rule (config/desk.yaml's steps) as the store applies it to the reviewers and their
+    loads as they stand in the transaction that assigns, so two escalations recorded at once
+    never both count the same load."""
+
+    steps: tuple[Step, ...] = STEPS
+
+    def __call__(
+        self, candidates: Sequence[Candidate], line: str | None, leave_out: Collection[str] = ()
+    ) -> tuple[str | None, str]:
+        """The reviewer chosen (None: nobody fits) and the sentence the entry gives."""
+        chosen = choose(candidates, line, self.steps, leave_out)
+        reason = why(chosen, line, self.steps)
+        if leave_out:
+            reason += f"; not {', '.join(sorted(leave_out))}"
+        return (chosen.name if chosen is not None else None), reason

@@ -10,44 +10,31 @@ the claim file claims.
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Literal, Protocol
+from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
-
-Role = Literal["reviewer", "lead"]
-ROLES: tuple[Role, ...] = ("reviewer", "lead")
+from claims_crew.records import ReviewerSettings
 
 
-def may_change_desk(actor_role: Role, leads: int) -> bool:
-    """Whether a reviewer may change reviewers' settings. Once the desk has a lead, only a lead
-    may: otherwise a reviewer could raise their own authority. A desk with no lead (a store from
-    before roles, a team that has none) is changed by any reviewer, as before roles existed."""
-    return leads == 0 or actor_role == "lead"
+def desk_change_refusal(name: str, settings: ReviewerSettings, leads: int) -> str | None:
+    """Why `name` may not change reviewers' settings; None if they may. Once the desk has a
+    lead, only a lead may: otherwise a reviewer could raise their own authority. A desk with no
+    lead (a store from before roles, a team that has none) is changed by any reviewer, as before
+    roles existed. The store asks it of the actor's row as it stands when the change is
+    written (`leads`: the leads the desk has then)."""
+    if leads == 0 or settings.role == "lead":
+        return None
+    return f"{name} is not a lead; once the desk has a lead, only a lead may change it"
+
+
+def reassign_refusal(name: str, settings: ReviewerSettings, leads: int) -> str | None:
+    """Why `name` may not give an escalation to another reviewer: only a lead may."""
+    del leads  # a reassignment needs a lead whatever the desk
+    return None if settings.role == "lead" else f"{name} is not a lead; only a lead may reassign"
 
 
 # The decision that pays; the one that denies. (needs_more_evidence does neither.)
 PAYS = "covered"
 DENIES = "not_covered"
-
-
-class ReviewerSettings(BaseModel):
-    """What a reviewer may do. The defaults are what every reviewer could do before roles
-    existed: any line, any amount, denials included."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    role: Role = "reviewer"
-    lines: list[str] | None = Field(
-        None, description="Lines of business taken (home, auto, travel); null: every line."
-    )
-    max_amount: Decimal | None = Field(
-        None, ge=0, description="The largest payment this reviewer may approve; null: any."
-    )
-    may_deny: bool = True
-
-    def takes(self, line: str | None) -> bool:
-        """Whether this reviewer takes claims of `line` (an unknown line: only if every line)."""
-        return self.lines is None or (line is not None and line in self.lines)
 
 
 class Escalated(Protocol):

@@ -13,7 +13,6 @@ to the table moves no deadline already set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
 from claims_crew.errors import model_from_yaml
+from claims_crew.records import Deadlines
 from claims_crew.vocabulary import utc_now
 
 NOW_VARIABLE = "CLAIMS_CREW_NOW"
@@ -78,15 +78,6 @@ def load_clocks(config_dir: Path | None = None) -> ClockTable:
         return model_from_yaml(path, ClockTable, "file")
     except FileNotFoundError:
         return DEFAULT_TABLE
-
-
-@dataclass(frozen=True)
-class Deadlines:
-    """An escalation's clock as the store keeps it: ISO dates, the last day that is on time."""
-
-    jurisdiction: str | None
-    acknowledge_by: str
-    decide_by: str
 
 
 def deadlines(table: ClockTable, started: date, jurisdiction: str | None) -> Deadlines:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
 from claims_crew.desk.assignment import STEPS, Step
-from claims_crew.desk.authority import PAYS
-from claims_crew.errors import model_from_yaml
+from claims_crew.desk.authority import PAYS, Escalated, Paid, amount_at_stake, refusal
+from claims_crew.errors import OutsideAuthority, StoreError, model_from_yaml
+from claims_crew.records import ReviewerSettings, among
 from claims_crew.vocabulary import HumanDecision
 
 FILE_NAME = "desk.yaml"
@@ -50,11 +52,44 @@ class FourEyes(BaseModel):
         return amount is None or amount > self.covered_over
 
 
+class Excluding(Escalated, Protocol):
+    """An escalation with the reviewers who may not decide it (an appeal's earlier one)."""
+
+    @property
+    def claim_id(self) -> str: ...
+
+    @property
+    def excluded_reviewers(self) -> tuple[str, ...]: ...
+
+
 class DeskRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     assignment: Assignment = Field(default_factory=Assignment)
     four_eyes: FourEyes = Field(default_factory=FourEyes)
+
+    def judge(
+        self,
+        name: str,
+        settings: ReviewerSettings,
+        decision: str,
+        escalation: Excluding,
+        payable: Paid | None,
+    ) -> bool:
+        """Refuse `name`'s `decision` on `escalation` where it is beyond the settings they have
+        (OutsideAuthority), or where they may not decide it (StoreError, as an appeal's earlier
+        reviewer); True when it needs a second reviewer. What is at stake is the decision's
+        amount `payable` where it has one. The store asks it of the reviewer's row as it stands
+        in the transaction that records the decision, so a limit lowered meanwhile holds."""
+        if among(name, escalation.excluded_reviewers):
+            raise StoreError(
+                f"{name} decided claim {escalation.claim_id} before it was appealed; "
+                "a different reviewer decides the appeal"
+            )
+        at_stake = amount_at_stake(escalation, payable)
+        if why_not := refusal(name, settings, decision, at_stake):
+            raise OutsideAuthority(why_not)
+        return self.four_eyes.needed(decision, at_stake)
 
 
 def load_desk(config_dir: Path | None = None) -> DeskRules:

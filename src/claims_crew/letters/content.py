@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.models import Payable
 from claims_crew.resolver import Resolution
 from claims_crew.resolver.deciding import deciding_checks, sides_answering
 from claims_crew.resolver.external_codes import ExternalCodes
-from claims_crew.resolver.payable import Payable
 from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES, PAID_ANSWER
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ default: a second provider sees the claim, which a team must choose.
 
 Only a provider's failure falls back (llms/providers/errors.py, provider_failed). A refusal
 (401, 403, 404) would fail on the fallback's key no better and stops the batch instead
-(run/batch_stop.py); a 429 holds every process off (run/shared_rate_limit.py); an answer that
-cannot be read is the model's, not the provider's.
+(run/batch_stop.py); a 429 holds every process off (llms/rate_limit.py, SharedRateLimit); an
+answer that cannot be read is the model's, not the provider's.
 
 The fallback reaches CLAIMS_CREW_FALLBACK_BASE_URL when set, else MODEL_BASE_URL (a gateway
 configured for the run keeps every request), else the provider's own endpoint; the client is

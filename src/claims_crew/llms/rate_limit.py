@@ -25,8 +25,14 @@ without a gate). Two requests let through exactly a window apart can then arrive
 window apart, and a batch let through at the window's edge land in the same provider window as
 the one before it; the margin keeps that spread inside the cap.
 
-This object counts one process's calls. Processes that share a PostgreSQL store count together
-in the store instead (run/shared_rate_limit.py overrides `try_take` and `hold_off`).
+`RateLimit` counts one process's calls. Processes that share a PostgreSQL store count together
+(`SharedRateLimit`): each call takes its place in the limit's row in the store, which keeps the
+row (store/rate_windows.py) and applies each change here (`take_shared`, `spent_shared`,
+`held_shared`) to the row as locked, in one transaction, so every process counts one window.
+Queue workers on one store usually share one provider key, so the cap is theirs together. On
+SQLite the count stays per process (`rate_limit_for`): every take would be a write, and SQLite
+has one writer for the whole file, so model calls would queue behind the claims' own records. A
+run's `--workers` share the cap out instead (limits.rpm_share).
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 Clock = Callable[[], float]
 # Waits up to the seconds given; True when `stop` was set meanwhile.
@@ -46,7 +53,7 @@ def _wait(stop: threading.Event, seconds: float) -> bool:
 
 
 def token_delay(
-    spent: list[tuple[float, int]], now: float, per_window: int, window_s: float
+    spent: Iterable[tuple[float, int]], now: float, per_window: int, window_s: float
 ) -> tuple[list[tuple[float, int]], float]:
     """The (time, tokens) still in the window, and 0.0 while their tokens are under
     `per_window`; else the seconds until enough of them leave it that they are."""
@@ -167,3 +174,164 @@ class RateLimit:
         finally:
             with self._lock:
                 self._waiting -= 1
+
+
+def admit(
+    taken: Iterable[float], now: float, per_window: int, window_s: float
+) -> tuple[list[float], float]:
+    """The times still in the window with `now` added and 0.0, when fewer than `per_window`
+    are in it; else those times unchanged and the seconds until the oldest leaves it."""
+    kept = sorted(t for t in taken if now - t < window_s)
+    if len(kept) < per_window:
+        return [*kept, now], 0.0
+    # Never 0, which would read as a call let through, even where rounding meets it.
+    return kept, max(kept[-per_window] + window_s - now, 1e-6)
+
+
+class Window(Protocol):
+    """A shared limit's counts as the store read them, and the database's time then."""
+
+    @property
+    def taken(self) -> Sequence[float]: ...
+
+    @property
+    def spent(self) -> Sequence[tuple[float, int]]: ...
+
+    @property
+    def hold_until(self) -> float: ...
+
+    @property
+    def now(self) -> float: ...
+
+
+class Counted(NamedTuple):
+    """A shared limit's counts as a change leaves them, for the store to write."""
+
+    taken: Sequence[float]
+    spent: Sequence[tuple[float, int]]
+    hold_until: float
+
+
+def take_shared(
+    window: Window,
+    per_window: int | None,
+    window_s: float,
+    tokens_per_window: int | None = None,
+    margin_s: float = 0.0,
+) -> tuple[Counted | None, float]:
+    """One call let through (the counts with it, and 0.0), or the seconds to wait (nothing to
+    write): `RateLimit.try_take`'s rule, on the counts every process shares."""
+    now = window.now
+    if window.hold_until > now:
+        return None, window.hold_until - now
+    if tokens_per_window is not None:
+        _, delay = token_delay(window.spent, now, tokens_per_window, window_s)
+        if delay:
+            return None, delay
+    if per_window is None:  # a cap on tokens alone
+        return None, 0.0
+    kept, delay = admit(window.taken, now, per_window, window_s + margin_s)
+    if delay:
+        return None, delay
+    return Counted(kept, window.spent, window.hold_until), 0.0
+
+
+def spent_shared(window: Window, tokens: int, window_s: float) -> tuple[Counted, float]:
+    """A call that finished with `tokens`, counted in the window from now."""
+    now = window.now
+    kept = [(t, n) for t, n in window.spent if now - t < window_s] + [(now, tokens)]
+    return Counted(window.taken, kept, window.hold_until), 0.0
+
+
+def held_shared(window: Window, seconds: float) -> tuple[Counted, float]:
+    """No call for `seconds` from now (a later hold stands)."""
+    until = max(window.hold_until, window.now + seconds)
+    return Counted(window.taken, window.spent, until), 0.0
+
+
+class WindowRows(Protocol):
+    """Where the shared counts are kept: the store (store/rate_windows.py)."""
+
+    @property
+    def postgres(self) -> bool: ...
+
+    def change_rate_window(
+        self, name: str, change: Callable[[Window], tuple[Counted | None, float]]
+    ) -> float: ...
+
+
+# The store row of the requests-per-minute cap (and of the tokens-per-minute cap beside it).
+REQUESTS = "requests"
+
+
+def take_rate(
+    rows: WindowRows,
+    name: str,
+    per_window: int | None,
+    window_s: float,
+    tokens_per_window: int | None = None,
+    margin_s: float = 0.0,
+) -> float:
+    """Let one call through under the shared limit `name` (0.0), or say how many seconds to
+    wait (nothing taken). A call keeps its place `margin_s` past the window (see above)."""
+    return rows.change_rate_window(
+        name, lambda w: take_shared(w, per_window, window_s, tokens_per_window, margin_s)
+    )
+
+
+def spend_tokens(rows: WindowRows, name: str, tokens: int, window_s: float) -> None:
+    """A call under the shared limit `name` finished with `tokens`."""
+    rows.change_rate_window(name, lambda w: spent_shared(w, tokens, window_s))
+
+
+def hold_rate_off(rows: WindowRows, name: str, seconds: float) -> None:
+    """No call under the shared limit `name` from any process for `seconds` from now."""
+    rows.change_rate_window(name, lambda w: held_shared(w, seconds))
+
+
+class SharedRateLimit(RateLimit):
+    """At most `per_window` calls in any `window_s` seconds, from every process on the store
+    `rows`; the waiting, the deadline and the progress line are `RateLimit`'s."""
+
+    def __init__(
+        self,
+        rows: WindowRows,
+        per_window: int | None,
+        window_s: float = 60.0,
+        tokens_per_window: int | None = None,
+        margin_s: float = 0.0,
+    ) -> None:
+        super().__init__(
+            per_window, window_s, tokens_per_window=tokens_per_window, margin_s=margin_s
+        )
+        self.rows = rows
+
+    def try_take(self) -> float:
+        return take_rate(
+            self.rows,
+            REQUESTS,
+            self.per_window,
+            self.window_s,
+            self.tokens_per_window,
+            self.margin_s,
+        )
+
+    def spend(self, tokens: int) -> None:
+        if self.tokens_per_window is not None and tokens > 0:
+            spend_tokens(self.rows, REQUESTS, tokens, self.window_s)
+
+    def hold_off(self, seconds: float) -> None:
+        hold_rate_off(self.rows, REQUESTS, seconds)
+
+
+def rate_limit_for(
+    rows: WindowRows,
+    per_window: int | None,
+    window_s: float,
+    tokens_per_window: int | None = None,
+    margin_s: float = 0.0,
+) -> RateLimit:
+    """The run's caps: shared through the store on PostgreSQL, this process's own on SQLite."""
+    if rows.postgres:
+        return SharedRateLimit(rows, per_window, window_s, tokens_per_window, margin_s)
+    return RateLimit(per_window, window_s, tokens_per_window=tokens_per_window, margin_s=margin_s)

@@ -33,8 +33,9 @@ PDF before the rules run (reread.py) and handed in as a PolicyView, so the same 
 resolves the same way and a table of cases can test every rule.
 
   case.py          the case the rules read (Case, PolicyView, ReadClause)
-  resolution.py    what they return (Resolution, SideReview, ClauseCheck, the trail), and the
-                   typed constructors and methods every outcome change goes through
+  (records/resolution.py: what they return, Resolution, SideReview, ClauseCheck, the trail and
+  the typed constructors and methods every outcome change goes through; a record the store
+  keeps, so it lives below both. It is exported here as the rules' answer.)
   quotes.py        quote matching (fold, quote_in): how a quote must sit in a clause or a
                    claim's words (CLAUSE_QUOTES, FACT_QUOTES)
   evidence.py      each side's cited clauses checked, and which came from the lookup tool
@@ -59,16 +60,17 @@ resolves the same way and a table of cases can test every rule.
   case_files.py    CASE.json files, for `claims-crew resolve` and the tests' table
 """
 
-from claims_crew.resolver.adjudication import AdjudicationCheck, apply_adjudication
-from claims_crew.resolver.case import Case, PolicyView, ReadClause, cited_clauses
-from claims_crew.resolver.quotes import CLAUSE_QUOTES, FACT_QUOTES, fold, quote_in
-from claims_crew.resolver.resolution import (
+from claims_crew.records import AdjudicationCheck
+from claims_crew.records.resolution import (
     ClauseCheck,
     FactCheck,
     Resolution,
     SideReview,
     TrailStep,
 )
+from claims_crew.resolver.adjudication import apply_adjudication
+from claims_crew.resolver.case import Case, PolicyView, ReadClause, cited_clauses
+from claims_crew.resolver.quotes import CLAUSE_QUOTES, FACT_QUOTES, fold, quote_in
 from claims_crew.resolver.rules import policy_checks, resolve
 
 __all__ = [

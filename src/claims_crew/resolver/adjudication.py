@@ -10,26 +10,13 @@ one must support the chosen answer and have come from policy_lookup to the chose
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
-
 from claims_crew.models import AdjudicatorAnswer, ParseFailure
 from claims_crew.policy.ids import clause_key
+from claims_crew.records import AdjudicationCheck
+from claims_crew.records.resolution import Resolution, Trail
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.gates import gated_or
-from claims_crew.resolver.resolution import Resolution, Trail
-from claims_crew.vocabulary import AdjudicatorChoice
-
-
-class AdjudicationCheck(BaseModel):
-    """The adjudicator's answer as given, and what the code made of it."""
-
-    raw: str
-    valid: bool
-    choice: AdjudicatorChoice | None = None
-    reason: str | None = None
-    evidence: list[str] = Field(default_factory=list)
-    problems: list[str] = Field(default_factory=list)
 
 
 def apply_adjudication(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from claims_crew.models import Payable
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.schedule import ScheduleSource
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.case import Case, ReadClause
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.deciding import deciding_checks, winning_sides
-from claims_crew.resolver.payable import Payable, compute_payable
-from claims_crew.resolver.resolution import Resolution
+from claims_crew.resolver.payable import compute_payable
 from claims_crew.vocabulary import DECIDED_OUTCOMES, PAID_ANSWER
 
 

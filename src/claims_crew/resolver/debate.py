@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from claims_crew.models import Claim, ParseFailure
+from claims_crew.records.resolution import DebateRound, Resolution
 from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.resolution import DebateRound, Resolution
 from claims_crew.resolver.rules import resolve
 from claims_crew.vocabulary import SIDES, Side
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from claims_crew.resolver.resolution import ClauseCheck, Resolution
+from claims_crew.records.resolution import ClauseCheck, Resolution
 from claims_crew.vocabulary import SIDES, Side
 
 

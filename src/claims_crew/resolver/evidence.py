@@ -16,10 +16,10 @@ from collections.abc import Sequence
 
 from claims_crew.models import Claim, LedgerEntry
 from claims_crew.policy.ids import clause_key
+from claims_crew.records.resolution import ClauseCheck, SideReview
 from claims_crew.resolver.case import PolicyView
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.quotes import quote_in
-from claims_crew.resolver.resolution import ClauseCheck, SideReview
 from claims_crew.vocabulary import ABSTENTION, REBUTTAL_TASK_OF, TASK_OF, ReasonCode, Side
 
 

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from claims_crew.documents.record import PageText
 from claims_crew.models import FactSource, IntakeFacts
+from claims_crew.records.resolution import FactCheck
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import FactCues
 from claims_crew.resolver.quotes import (
@@ -40,7 +41,6 @@ from claims_crew.resolver.quotes import (
     quote_miss,
     quoted_sentence,
 )
-from claims_crew.resolver.resolution import FactCheck
 from claims_crew.vocabulary import DESCRIPTION_SOURCE, FACT_CLAIM_FIELDS, FACT_FIELDS, FactName
 
 _MONTHS = (

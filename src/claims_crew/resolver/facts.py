@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from claims_crew.models import ParseFailure
+from claims_crew.records.resolution import FactCheck
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.fact_sources import same_as_file
-from claims_crew.resolver.resolution import FactCheck
 from claims_crew.vocabulary import FACT_CLAIM_FIELDS, FactName
 
 FACT_QUESTIONS: dict[FactName, str] = {

@@ -26,11 +26,11 @@ from collections.abc import Collection
 
 from claims_crew.documents.instructions import Instruction, instructions_in
 from claims_crew.policy.ids import clause_key
+from claims_crew.records.resolution import ClauseCheck, Resolution, Trail
 from claims_crew.resolver.authority import decision_payable, over_authority
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import Gate, ResolutionConfig
 from claims_crew.resolver.evidence import looked_up_support
-from claims_crew.resolver.resolution import ClauseCheck, Resolution, Trail
 from claims_crew.vocabulary import DECIDED_OUTCOMES, SIDES, ReasonCode, Side
 
 

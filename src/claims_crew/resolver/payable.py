@@ -7,52 +7,18 @@ person (and a letter) can follow the sum line by line. Where it cannot be comput
 another currency, no deciding clause) there is no amount, and `reason` says why: a missing
 figure is never a zero.
 
-Pure: the schedule and the deciding clause's place in the clause tree are handed in.
+Pure: the schedule and the deciding clause's place in the clause tree are handed in. Payable and
+its steps are a contract the store keeps too (models.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from claims_crew.models import Payable, PayableStep
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.schedule import Schedule, ScheduleItem, ScheduleKind, ScheduleSource
-
-PayableStepKind = Literal["claimed", "limit", "sub_limit", "deductible"]
-PAYABLE_STEP_KINDS: tuple[PayableStepKind, ...] = get_args(PayableStepKind)
-
-
-class PayableStep(BaseModel):
-    """One step of the sum: the running amount before and after it, and the clause behind it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: PayableStepKind
-    clause_id: str | None = Field(description="The clause the figure comes from; null: claimed.")
-    before: Decimal
-    after: Decimal
-    note: str
-
-
-class Payable(BaseModel):
-    """The amount payable on a decision, or why there is none."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    currency: str
-    amount: Decimal | None = Field(description="Null when no amount could be computed.")
-    reason: str | None = Field(None, description="Why there is no amount; null with one.")
-    steps: list[PayableStep] = Field(default_factory=list)
-    deciding_clause: str | None = Field(
-        None, description="The clause whose cover section set the limits."
-    )
-
-    @classmethod
-    def none(cls, currency: str, reason: str, deciding_clause: str | None = None) -> Payable:
-        return cls(currency=currency, amount=None, reason=reason, deciding_clause=deciding_clause)
 
 
 def compute_payable(

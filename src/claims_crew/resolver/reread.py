@@ -12,18 +12,18 @@ from dataclasses import replace
 
 from claims_crew.documents.record import PageText
 from claims_crew.errors import PolicyError
-from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
+from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure, Payable
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.fit import fitting
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import ScheduleSource, find_schedule
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.case import Case, FittingClause, PolicyView, ReadClause, cited_clauses
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.deciding import deciding_checks, sides_answering
 from claims_crew.resolver.exclusions import claim_words
-from claims_crew.resolver.payable import Payable, compute_payable
-from claims_crew.resolver.resolution import Resolution
+from claims_crew.resolver.payable import compute_payable
 from claims_crew.vocabulary import PAID_ANSWER
 
 

@@ -21,11 +21,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from claims_crew.models import FactAnswer, IntakeFacts, ParseFailure, TargetedAnswer
+from claims_crew.records.resolution import FactCheck, Resolution, TargetedEvidence
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.fact_sources import check_facts
 from claims_crew.resolver.facts import FACT_QUESTIONS
-from claims_crew.resolver.resolution import FactCheck, Resolution, TargetedEvidence
 from claims_crew.resolver.rules import resolve
 from claims_crew.vocabulary import FACT_FIELDS, FactName, ReasonCode
 

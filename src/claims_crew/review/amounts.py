@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from claims_crew.models import Payable
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
-from claims_crew.resolver.payable import Payable
 from claims_crew.resolver.reread import person_payable
-from claims_crew.resolver.resolution import Resolution
 from claims_crew.vocabulary import PAID_ANSWER
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
+from claims_crew.desk import DeskRules, reassign_refusal
 from claims_crew.review.amounts import payable_on_confirming
 from claims_crew.review.pages import Pages, Session
 from claims_crew.review.routes_escalation import detail_page
@@ -39,9 +40,11 @@ def desk_routes(pages: Pages) -> APIRouter:
         try:
             if action == "confirm":
                 payable = payable_on_confirming(pages.store, claim_id)
-                pages.store.confirm(claim_id, session.reviewer, reason, payable)
+                pages.store.confirm(claim_id, session.reviewer, reason, payable, rules=DeskRules())
             elif action == "assign":
-                pages.store.reassign(claim_id, to, session.reviewer, reason)
+                pages.store.reassign(
+                    claim_id, to, session.reviewer, reason, permit=reassign_refusal
+                )
             else:
                 pages.store.return_proposal(claim_id, session.reviewer, reason)
         except NotFound:

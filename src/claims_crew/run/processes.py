@@ -17,8 +17,8 @@ workers take them. The run reports each dead worker and what it held, and exits 
 claim nobody finished is left for the next run.
 
 CLAIMS_CREW_MAX_RPM is counted in the store on PostgreSQL, once for every process on it
-(shared_rate_limit.py); on SQLite it counts per process, so each worker is given an equal share
-of the cap (limits.rpm_share).
+(llms/rate_limit.SharedRateLimit); on SQLite it counts per process, so each worker is given
+an equal share of the cap (limits.rpm_share).
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.desk import load_desk
-from claims_crew.desk.assignment import Step
+from claims_crew.desk.assignment import Assigner, Step
 from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
 from claims_crew.llms.fallback import fallback_factory, fallback_model
-from claims_crew.llms.rate_limit import RateLimit
+from claims_crew.llms.rate_limit import RateLimit, rate_limit_for
 from claims_crew.llms.select import LLMFactory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
@@ -19,7 +19,6 @@ from claims_crew.resolver.config import ResolutionConfig, load_config
 from claims_crew.run.batch_stop import BatchStop
 from claims_crew.run.config_hash import config_sha256
 from claims_crew.run.photos import intake_images_from_environment
-from claims_crew.run.shared_rate_limit import rate_limit_for
 from claims_crew.settings import Limits
 from claims_crew.store import Basis, Store
 
@@ -67,7 +66,7 @@ class Settings:
             valid_for,
             clock,
             line=self.line_of(record.policy_id),
-            assign_by=self.assign_by,
+            assign=Assigner(self.assign_by),
         )
 
     def line_of(self, policy_id: str) -> str | None:

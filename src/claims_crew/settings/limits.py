@@ -15,8 +15,8 @@ after them fails with code `rate_limited`, for the next run to retry.
 CLAIMS_CREW_WORKERS (or `claims-crew run --workers N`) reviews a run's claims in N processes
 instead of one (processes.py): CrewAI's own Python work holds one interpreter lock per
 process, which caps how many claims one process keeps moving. On a PostgreSQL store the cap is
-counted in the store, once for every process on it (shared_rate_limit.py); on SQLite it is per
-process, so each worker of a run gets an equal share of it (`rpm_share`).
+counted in the store, once for every process on it (llms/rate_limit.SharedRateLimit); on
+SQLite it is per process, so each worker of a run gets an equal share of it (`rpm_share`).
 CLAIMS_CREW_MAX_TPM caps the tokens the same way, beside it: a call starts only while the
 prompt plus completion tokens of the calls that finished in the last minute are under it
 (llms/rate_limit.py), counted with the requests, in the store or per process.

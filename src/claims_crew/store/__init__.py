@@ -3,7 +3,7 @@
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.decision_rows import Basis, Recorded
-from claims_crew.store.desk import ReviewerRow
+from claims_crew.store.desk_rows import ReviewerRow
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.queue import Decision, Escalation, Review

@@ -15,14 +15,12 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from claims_crew.claim_files import LoadedClaim
-from claims_crew.desk import choose
-from claims_crew.desk.clocks import Deadlines
 from claims_crew.models import ClaimFile
-from claims_crew.records import ClaimRecord
-from claims_crew.resolver import Resolution
+from claims_crew.records import ClaimRecord, Deadlines
+from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
-from claims_crew.store.desk_rows import DEFAULT_STEPS, Step, assigned, candidates
+from claims_crew.store.desk_rows import Assign, assigned, candidates
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -43,15 +41,17 @@ class Recorded:
 class Basis:
     """What a decision stands on beyond its record: the config files' hash (config_hash.py), and
     how long it stands (resolution.yaml `expiry`; None: for ever). Should it escalate: the
-    desk's deadlines (clocks.yaml), and who may not decide it (an appeal's earlier reviewer)."""
+    desk's deadlines (clocks.yaml), who may not decide it (an appeal's earlier reviewer), and
+    who it goes to: the policy's line of business, and config/desk.yaml's rule
+    (desk.assignment.Assigner), applied to the reviewers as they stand when it is recorded;
+    without a rule it is left unassigned."""
 
     config_sha256: str | None = None
     valid_for: timedelta | None = None
     deadlines: Deadlines | None = None
     excluded_reviewers: tuple[str, ...] = ()
-    # Who an escalation goes to: the policy's line of business, and config/desk.yaml's rule.
     line: str | None = None
-    assign_by: tuple[Step, ...] = DEFAULT_STEPS
+    assign: Assign | None = None
 
 
 def decision_fields(record: ClaimRecord, resolution: Resolution) -> dict[str, Any]:
@@ -113,13 +113,14 @@ def decide(
         evidence = cited_clauses(resolution)
     # A person's claim goes to a reviewer by the desk's rule, named in its escalated entry;
     # never to one who may not decide it (an appeal's earlier reviewer).
-    leave_out = basis.excluded_reviewers
-    chosen = choose(candidates(conn), basis.line, basis.assign_by, leave_out) if waits else None
+    chosen = None
+    if waits and basis.assign is not None:
+        chosen, _ = basis.assign(candidates(conn), basis.line, basis.excluded_reviewers)
     entry, _ = audit.append(
         conn,
         key,
         kind=kind,
-        reviewer=chosen.name if chosen is not None else None,
+        reviewer=chosen,
         **decision_fields(record, resolution),
         evidence=evidence,
         actor=actor,

@@ -16,38 +16,27 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, select
 
-from claims_crew.desk import ReviewerSettings
-from claims_crew.desk.assignment import Step
-from claims_crew.desk.names import same_person
 from claims_crew.errors import AlreadyDecided, NotFound, OutsideAuthority, StoreError
-from claims_crew.resolver.payable import Payable
+from claims_crew.models import Payable
+from claims_crew.records import ReviewerSettings, same_person
 from claims_crew.store import desk_rows, proposal_rows
 from claims_crew.store.base import StoreBase
-from claims_crew.store.desk_rows import DEFAULT_STEPS, settings_of
+from claims_crew.store.desk_rows import Assign, Permit, ReviewerRow, settings_of
 from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.queue import (
     Escalation,
+    Judge,
     Review,
     close_escalation,
     escalation_in,
     human_entry,
     record_review,
-    refuse_excluded,
 )
-from claims_crew.store.tables import assignments, reviewers
-
-
-@dataclass(frozen=True)
-class ReviewerRow:
-    name: str
-    settings: ReviewerSettings
-    load: int  # open escalations assigned to them
-    created_at: str
+from claims_crew.store.tables import assignments
 
 
 def _where(escalation: Escalation) -> tuple[int, str, int]:
@@ -59,41 +48,38 @@ class Desk(StoreBase):
 
     def reviewer_list(self) -> list[ReviewerRow]:
         with self.read() as conn:
-            loads = {c.name: c for c in desk_rows.candidates(conn)}
-            rows = conn.execute(
-                select(reviewers.c.name, reviewers.c.created_at).order_by(reviewers.c.name)
-            ).all()
-        return [
-            ReviewerRow(r.name, loads[r.name].settings, loads[r.name].load, r.created_at)
-            for r in rows
-        ]
+            return desk_rows.candidates(conn)
 
-    def set_reviewer(self, name: str, *, actor: str, **changes: Any) -> ReviewerSettings:
+    def set_reviewer(
+        self, name: str, *, actor: str, permit: Permit | None = None, **changes: Any
+    ) -> ReviewerSettings:
         """Change some of a reviewer's settings (role, lines, max_amount, may_deny), with a
-        `reviewer` entry by `actor` (who changed them, e.g. `human:lee`); NotFound for no such
-        reviewer."""
+        `reviewer` entry by `actor` (who changed them, e.g. `human:lee`, judged by `permit`:
+        desk.authority.desk_change_refusal); NotFound for no such reviewer."""
         with self.write() as conn:
             now = settings_of(conn, name).model_dump()
             settings = ReviewerSettings.model_validate({**now, **changes})
-            desk_rows.write_settings(conn, self.audit_key(), self.now(), name, settings, actor)
+            desk_rows.write_settings(
+                conn, self.audit_key(), self.now(), name, settings, actor, permit=permit
+            )
         return settings
 
-    def assign(
-        self, ref: str, leave_out: Collection[str] = (), steps: Sequence[Step] = DEFAULT_STEPS
-    ) -> str | None:
-        """Assign an open escalation again by the rule, never to anyone in `leave_out` (for an
-        appeal: the reviewer whose decision it is); the reviewer, or None where nobody fits."""
+    def assign(self, ref: str, assign: Assign, leave_out: Collection[str] = ()) -> str | None:
+        """Assign an open escalation again by the rule `assign` (desk.assignment.Assigner),
+        never to anyone in `leave_out` (for an appeal: the reviewer whose decision it is); the
+        reviewer, or None where nobody fits."""
         with self.write() as conn:
             escalation = escalation_in(conn, ref)
             line = conn.execute(
                 select(assignments.c.line).where(assignments.c.escalation_id == escalation.id)
             ).scalar()
             return desk_rows.assign_in(
-                conn, self.audit_key(), self.now(), _where(escalation), line, steps, leave_out
+                conn, self.audit_key(), self.now(), _where(escalation), line, assign, leave_out
             )
 
-    def reassign(self, ref: str, to: str, lead: str, reason: str) -> None:
-        """A lead gives an open escalation to reviewer `to` (audited, with the lead's reason)."""
+    def reassign(self, ref: str, to: str, lead: str, reason: str, *, permit: Permit) -> None:
+        """A lead gives an open escalation to reviewer `to` (audited, with the lead's reason);
+        `permit` (desk.authority.reassign_refusal) says whether `lead` may."""
         if not reason.strip():
             raise StoreError("a reason is required")
         with self.write() as conn:
@@ -101,7 +87,14 @@ class Desk(StoreBase):
             if escalation.state != "open":
                 raise StoreError(f"claim {escalation.claim_id} is decided; nothing to reassign")
             desk_rows.reassign_in(
-                conn, self.audit_key(), self.now(), _where(escalation), to, lead, reason.strip()
+                conn,
+                self.audit_key(),
+                self.now(),
+                _where(escalation),
+                to,
+                lead,
+                reason.strip(),
+                permit,
             )
 
     def assignees(self, claim_ids: Sequence[str]) -> dict[str, str | None]:
@@ -127,16 +120,23 @@ class Desk(StoreBase):
             return proposal_rows.open_proposal(conn, escalation_in(conn, ref).id)
 
     def confirm(
-        self, ref: str, reviewer: str, reason: str = "", payable: Payable | None = None
+        self,
+        ref: str,
+        reviewer: str,
+        reason: str = "",
+        payable: Payable | None = None,
+        *,
+        rules: Judge,
     ) -> Review:
         """Confirm the proposal waiting on an escalation: this decides the claim, with a human
         entry that names the proposal, and keeps a covered decision's amount `payable`.
-        Refused to the reviewer who proposed it, and beyond the confirming reviewer's own
-        authority (judged on `payable` where the decision has one)."""
+        Refused to the reviewer who proposed it, and where `rules` (the desk's: DeskRules)
+        refuse the confirming reviewer (their own authority, judged on `payable` where the
+        decision has one)."""
         with self.write() as conn:
             escalation, proposal = self._waiting(conn, ref, reviewer, "confirm")
-            refuse_excluded(escalation, reviewer)
-            proposal_rows.judge_confirmer(conn, reviewer, proposal.decision, escalation, payable)
+            settings = settings_of(conn, reviewer)
+            rules.judge(reviewer, settings, proposal.decision, escalation, payable)
             now = self.now()
             proposal_rows.close_proposal(conn, proposal, "confirmed", reviewer, now)
             said = reason.strip() or f"confirms {proposal.reviewer}: {proposal.reason}"

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from claims_crew.desk import ReviewerSettings
+from claims_crew.records import ReviewerSettings
 from claims_crew.store.desk_rows import settings_from
 from claims_crew.store.tables import assignments, audit_log, proposals, reviewers, superseded
 

@@ -4,23 +4,23 @@ assignments, and four-eyes proposals, each change with its audit entry.
 Plain functions that take the open connection (store.py says why): recording an escalation
 assigns it in the decision's own transaction, and a person's decision checks authority and
 four eyes in the transaction that records it, so no check is ever made on a state that has
-changed by the time the write lands.
+changed by the time the write lands. The rules themselves are the desk's (desk/): the caller
+hands them in (`Assign`, `Permit`, queue.py's `Judge`), and they are applied here to the rows
+as this transaction reads them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Connection, func, select, update
 
-from claims_crew.desk import Candidate, ReviewerSettings, choose
-from claims_crew.desk.assignment import Step, why
-from claims_crew.desk.authority import may_change_desk
-from claims_crew.desk.rules import Assignment
-from claims_crew.errors import NotFound, OutsideAuthority
+from claims_crew.errors import NotFound, OutsideAuthority, StoreError
+from claims_crew.records import ReviewerSettings
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.sql import upsert
@@ -31,9 +31,21 @@ from claims_crew.store.tables import (
     reviewers,
 )
 
-__all__ = ["DEFAULT_STEPS", "Step"]
 
-DEFAULT_STEPS: tuple[Step, ...] = tuple(Assignment().steps)
+@dataclass(frozen=True)
+class ReviewerRow:
+    name: str
+    settings: ReviewerSettings
+    load: int  # open escalations assigned to them
+    created_at: str
+
+
+# Why the named reviewer, with the settings their row has now and the number of leads the desk
+# has, may not make a change; None if they may (desk/authority.py's refusals).
+Permit = Callable[[str, ReviewerSettings, int], str | None]
+# Who an escalation of a line goes to among the reviewers as they stand, never one left out;
+# with the sentence its entry gives (desk/assignment.py's Assigner).
+Assign = Callable[[Sequence[ReviewerRow], str | None, Collection[str]], tuple[str | None, str]]
 
 
 def settings_from(row: Any) -> ReviewerSettings:
@@ -63,6 +75,16 @@ def settings_of(conn: Connection, name: str) -> ReviewerSettings:
     return settings_from(row)
 
 
+def permitted(conn: Connection, who: str, permit: Permit) -> None:
+    """Refuse (OutsideAuthority) what `permit` says registered reviewer `who` may not do, asked
+    of their row and the desk's leads as they are in this transaction."""
+    leads = conn.execute(
+        select(func.count()).select_from(reviewers).where(reviewers.c.role == "lead")
+    ).scalar_one()
+    if why_not := permit(who, settings_of(conn, who), int(leads)):
+        raise OutsideAuthority(why_not)
+
+
 def write_settings(
     conn: Connection,
     key: AuditKey,
@@ -71,19 +93,16 @@ def write_settings(
     settings: ReviewerSettings,
     actor: str,
     reason: str = "",
+    permit: Permit | None = None,
 ) -> int:
     """Set a registered reviewer's settings, with a `reviewer` entry by `actor` (who made the
-    change); returns its number. A person (`human:NAME`) who is not a lead is refused once the
-    desk has one (desk.authority.may_change_desk), in this transaction."""
+    change); returns its number. A person (`human:NAME`) is refused what `permit` (the desk's
+    rule: desk.authority.desk_change_refusal) refuses them, in this transaction; without one,
+    a person's change is refused."""
     if actor.startswith("human:"):
-        who = actor.removeprefix("human:")
-        leads = conn.execute(
-            select(func.count()).select_from(reviewers).where(reviewers.c.role == "lead")
-        ).scalar_one()
-        if not may_change_desk(settings_of(conn, who).role, leads):
-            raise OutsideAuthority(
-                f"{who} is not a lead; once the desk has a lead, only a lead may change it"
-            )
+        if permit is None:
+            raise StoreError("a person's change to the desk needs the desk's rule to judge it")
+        permitted(conn, actor.removeprefix("human:"), permit)
     conn.execute(
         update(reviewers)
         .where(reviewers.c.name == name)
@@ -140,8 +159,8 @@ def desk_entry(
     return entry.seq, digest
 
 
-def candidates(conn: Connection) -> list[Candidate]:
-    """Every reviewer, with the open escalations assigned to them now."""
+def candidates(conn: Connection) -> list[ReviewerRow]:
+    """Every reviewer by name, with the open escalations assigned to them now."""
     load = (
         select(assignments.c.reviewer, func.count().label("load"))
         .join(escalations, escalations.c.id == assignments.c.escalation_id)
@@ -150,11 +169,13 @@ def candidates(conn: Connection) -> list[Candidate]:
         .subquery()
     )
     rows = conn.execute(
-        _SETTINGS.add_columns(func.coalesce(load.c.load, 0).label("load")).outerjoin(
-            load, load.c.reviewer == reviewers.c.name
-        )
+        _SETTINGS.add_columns(reviewers.c.created_at, func.coalesce(load.c.load, 0).label("load"))
+        .outerjoin(load, load.c.reviewer == reviewers.c.name)
+        .order_by(reviewers.c.name)
     ).all()
-    return [Candidate(row.name, settings_from(row), int(row.load)) for row in rows]
+    return [
+        ReviewerRow(row.name, settings_from(row), int(row.load), row.created_at) for row in rows
+    ]
 
 
 def assign_in(
@@ -163,18 +184,14 @@ def assign_in(
     now: str,
     escalation: tuple[int, str, int],
     line: str | None,
-    steps: Sequence[Step],
+    assign: Assign,
     leave_out: Collection[str] = (),
 ) -> str | None:
-    """Assign the escalation (id, claim id, its entry's number) by the rule, never to anyone in
-    `leave_out`, with an `assigned` entry; returns the reviewer, or None where nobody fits."""
-    escalation_id, claim_id, seq = escalation
-    chosen = choose(candidates(conn), line, steps, leave_out)
-    name = chosen.name if chosen is not None else None
-    reason = why(chosen, line, steps)
-    if leave_out:
-        reason += f"; not {', '.join(sorted(leave_out))}"
-    return _assigned(conn, key, now, (escalation_id, claim_id, seq), line, name, "desk", reason)
+    """Assign the escalation (id, claim id, its entry's number) by the rule `assign`, never to
+    anyone in `leave_out`, with an `assigned` entry; returns the reviewer, or None where nobody
+    fits."""
+    name, reason = assign(candidates(conn), line, leave_out)
+    return _assigned(conn, key, now, escalation, line, name, "desk", reason)
 
 
 def _assigned(
@@ -200,10 +217,9 @@ def assigned(
     now: str,
     escalation: tuple[int, str, int],
     line: str | None,
-    chosen: Candidate | None,
+    name: str | None,
 ) -> None:
     """The first assignment of an escalation, which its own escalated entry names."""
-    name = chosen.name if chosen is not None else None
     _assignment_row(conn, now, escalation, line, name, escalation[2])
 
 
@@ -238,10 +254,11 @@ def reassign_in(
     to: str,
     lead: str,
     reason: str,
+    permit: Permit,
 ) -> None:
-    """A lead gives the escalation to `to`, with an `assigned` entry naming the lead."""
-    if settings_of(conn, lead).role != "lead":
-        raise OutsideAuthority(f"{lead} is not a lead; only a lead may reassign")
+    """A lead gives the escalation to `to`, with an `assigned` entry naming the lead; refused
+    where `permit` (desk.authority.reassign_refusal) refuses `lead`."""
+    permitted(conn, lead, permit)
     settings_of(conn, to)  # refuses a name that is no reviewer
     line = conn.execute(
         select(assignments.c.line).where(assignments.c.escalation_id == escalation[0])

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, insert, select
 
 from claims_crew.errors import StoreError
 from claims_crew.models import ClaimFile
-from claims_crew.resolver import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
 from claims_crew.store.queue import REVIEW_COLUMNS, Review, review_from_row

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn, Protocol
+from typing import Any, NoReturn
 
 from sqlalchemy import Connection, select, update
 
-from claims_crew.desk import amount_at_stake, refusal
-from claims_crew.desk.authority import Escalated, Paid
-from claims_crew.desk.rules import DeskRules
-from claims_crew.errors import AlreadyDecided, OutsideAuthority, StoreError
+from claims_crew.errors import AlreadyDecided, StoreError
 from claims_crew.store.audit_key import AuditKey
-from claims_crew.store.desk_rows import desk_entry, settings_of
+from claims_crew.store.desk_rows import desk_entry
 from claims_crew.store.sql import insert_with_id
 from claims_crew.store.tables import audit_log, escalations, proposals
 
@@ -84,42 +81,13 @@ def open_proposals(conn: Connection, claim_ids: Sequence[str]) -> list[Proposal]
     return [_proposal(row) for row in rows]
 
 
-class Numbered(Escalated, Protocol):
-    """An escalation with its own number (store/queue.py's Escalation)."""
-
-    @property
-    def id(self) -> int: ...
-
-
-def judge(
-    conn: Connection,
-    reviewer: str,
-    decision: str,
-    escalation: Numbered,
-    payable: Paid | None,
-    rules: DeskRules,
-) -> bool:
-    """Refuse a decision beyond `reviewer`'s authority, or on an escalation whose proposal
-    waits; True when it needs a second reviewer (a proposal), False when it decides. What is
-    at stake is the decision's amount `payable` where it has one."""
-    at_stake = amount_at_stake(escalation, payable)
-    if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, at_stake):
-        raise OutsideAuthority(why_not)
-    if (waiting := open_proposal(conn, escalation.id)) is not None:
+def refuse_waiting(conn: Connection, escalation_id: int) -> None:
+    """Refuse a decision on an escalation whose proposal waits for a second reviewer."""
+    if (waiting := open_proposal(conn, escalation_id)) is not None:
         raise StoreError(
             f"{waiting.reviewer} proposed {waiting.decision}; a different reviewer confirms or "
             "returns it first"
         )
-    return rules.four_eyes.needed(decision, at_stake)
-
-
-def judge_confirmer(
-    conn: Connection, reviewer: str, decision: str, escalation: Escalated, payable: Paid | None
-) -> None:
-    """Refuse a confirmation beyond the confirming reviewer's own authority."""
-    at_stake = amount_at_stake(escalation, payable)
-    if why_not := refusal(reviewer, settings_of(conn, reviewer), decision, at_stake):
-        raise OutsideAuthority(why_not)
 
 
 def latest_proposal(conn: Connection, escalation_id: int) -> Proposal | None:

@@ -10,18 +10,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import ColumnElement, Connection, func, insert, select, update
 
-from claims_crew.desk import DeskRules
-from claims_crew.desk.names import among
 from claims_crew.errors import NotFound, StoreError
-from claims_crew.resolver import Resolution
-from claims_crew.resolver.payable import Payable
+from claims_crew.models import Payable
+from claims_crew.records import ReviewerSettings
+from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit, proposal_rows
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.base import StoreBase
+from claims_crew.store.desk_rows import settings_of
 from claims_crew.store.proposal_rows import Proposal, refuse_moved
 from claims_crew.store.tables import (
     assignments,
@@ -32,9 +32,6 @@ from claims_crew.store.tables import (
     reviews,
 )
 from claims_crew.vocabulary import HUMAN_DECISIONS
-
-# No desk file: no decision needs a second reviewer.
-NO_DESK = DeskRules()
 
 
 @dataclass(frozen=True)
@@ -148,6 +145,21 @@ def _open(assigned_to: str | None, overdue_before: str | None) -> list[ColumnEle
     return where
 
 
+class Judge(Protocol):
+    """The desk's rules on a person's decision (desk/rules.py's DeskRules), asked of the
+    reviewer's settings as they stand in the transaction that records it: refuse it by
+    raising, or say whether it needs a second reviewer."""
+
+    def judge(
+        self,
+        name: str,
+        settings: ReviewerSettings,
+        decision: str,
+        escalation: Escalation,
+        payable: Payable | None,
+    ) -> bool: ...
+
+
 def escalation_in(conn: Connection, ref: str) -> Escalation:
     """An escalation by claim id, or by its own number, read in the caller's transaction."""
     row = conn.execute(_ESCALATION.where(escalations.c.claim_id == ref)).first()
@@ -156,15 +168,6 @@ def escalation_in(conn: Connection, ref: str) -> Escalation:
     if row is None:
         raise NotFound(f"no escalation for {ref!r}")
     return _escalation(row)
-
-
-def refuse_excluded(escalation: Escalation, reviewer: str) -> None:
-    """An appeal's earlier reviewer neither decides nor confirms it."""
-    if among(reviewer, escalation.excluded_reviewers):
-        raise StoreError(
-            f"{reviewer} decided claim {escalation.claim_id} before it was appealed; "
-            "a different reviewer decides the appeal"
-        )
 
 
 def close_escalation(
@@ -305,16 +308,17 @@ class Queue(StoreBase):
         reason: str,
         reviewer: str,
         expected_version: int | None = None,
-        rules: DeskRules = NO_DESK,
         payable: Payable | None = None,
+        *,
+        rules: Judge,
     ) -> Review | Proposal:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
         is refused: the first reviewer wins and the second learns who decided.
 
-        A decision beyond the reviewer's authority is refused (OutsideAuthority); one that
-        `rules` say needs four eyes is recorded as a proposal instead, for a different reviewer
-        to confirm (desk.py)."""
+        A decision `rules` (the desk's: DeskRules) refuse is not recorded (OutsideAuthority:
+        beyond the reviewer's authority); one they say needs four eyes is recorded as a
+        proposal instead, for a different reviewer to confirm (desk.py)."""
         if decision not in HUMAN_DECISIONS:
             raise StoreError(f"decision must be one of {', '.join(HUMAN_DECISIONS)}")
         if not reason.strip():
@@ -322,11 +326,13 @@ class Queue(StoreBase):
         escalation = self.escalation(ref)
         version = escalation.version if expected_version is None else expected_version
         with self.write() as conn:
-            refuse_excluded(escalation, reviewer)
+            settings = settings_of(conn, reviewer)
+            needs_second = rules.judge(reviewer, settings, decision, escalation, payable)
+            proposal_rows.refuse_waiting(conn, escalation.id)
             now = self.now()
             key = self.audit_key()
             said = reason.strip()
-            if proposal_rows.judge(conn, reviewer, decision, escalation, payable, rules):
+            if needs_second:
                 seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
                 return proposal_rows.propose_in(conn, key, now, seen, reviewer, decision, said)
             close_escalation(conn, escalation, version, reviewer, decision, now)

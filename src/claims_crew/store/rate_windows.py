@@ -1,47 +1,45 @@
-"""A rate limit shared by every process on the store: the model calls of all workers together.
+"""The rows of the rate limits shared by every process on the store (llms/rate_limit.py decides).
 
-A provider counts a key's requests whoever sends them, so four workers each counting their own
-would send four times the cap. Each process asks the store before a model call instead
-(`take_rate`): one short transaction that locks the limit's one row (`SELECT … FOR UPDATE` on
-PostgreSQL, the file's lock on SQLite), reads the times of the calls let through in the last
-window, and either adds this one or answers how long to wait. Like the per-process limit
-(llms/rate_limit.py) it is a sliding window, not a refilling bucket: a bucket of N that refills
-N a window lets up to 2N through in one window, a window's log never more than N.
+A provider counts a key's requests whoever sends them, so the processes on one store count their
+model calls in one row per limit: the times of the calls let through (`taken`), the time and
+tokens of the calls that finished (`spent`), and until when a provider's 429 holds every
+process off (`hold_until`). What a call may do is the rate limit's to say; the store's part is
+that each change is made on the row as locked, in one short transaction (`SELECT … FOR UPDATE`
+on PostgreSQL, the file's lock on SQLite), so two processes never count from the same state.
 
 The times are the database's clock on PostgreSQL, so workers on machines whose clocks differ
-still count one window. A provider's 429 is recorded as `hold_until` (`hold_rate_off`), which
-every process's next `take_rate` waits for: the 429 slows every worker, not only the one that
-met it.
-
-The same row counts the tokens of the calls that finished in the window (`spend_tokens`, as
-`spent`: time and tokens), for a tokens-per-minute cap beside the requests (CLAIMS_CREW_MAX_TPM):
-a call starts only while they are under it (llms/rate_limit.token_delay).
+still count one window.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import Connection, select, text, update
 
-from claims_crew.llms.rate_limit import token_delay
 from claims_crew.store import sql
 from claims_crew.store.base import StoreBase
 from claims_crew.store.outage import rides_out
 from claims_crew.store.tables import rate_windows
 
 
-def admit(
-    taken: list[float], now: float, per_window: int, window_s: float
-) -> tuple[list[float], float]:
-    """The times still in the window with `now` added and 0.0, when fewer than `per_window`
-    are in it; else those times unchanged and the seconds until the oldest leaves it."""
-    kept = sorted(t for t in taken if now - t < window_s)
-    if len(kept) < per_window:
-        return [*kept, now], 0.0
-    # Never 0, which would read as a call let through, even where rounding meets it.
-    return kept, max(kept[-per_window] + window_s - now, 1e-6)
+@dataclass(frozen=True)
+class RateWindow:
+    """A limit's row as locked, and the time it was read at."""
+
+    taken: tuple[float, ...]
+    spent: tuple[tuple[float, int], ...]
+    hold_until: float
+    now: float
+
+
+# What a change writes back to the row: taken, spent, hold_until.
+Counts = tuple[Sequence[float], Sequence[tuple[float, int]], float]
+# A change to a limit's row: what to write (None: nothing) and the answer to hand back.
+WindowChange = Callable[[RateWindow], tuple[Counts | None, float]]
 
 
 def _now(conn: Connection) -> float:
@@ -51,10 +49,7 @@ def _now(conn: Connection) -> float:
     return time.time()
 
 
-Spent = list[tuple[float, int]]
-
-
-def _locked_row(conn: Connection, name: str) -> tuple[list[float], Spent, float]:
+def _locked_row(conn: Connection, name: str) -> RateWindow:
     new = {"name": name, "taken": "[]", "spent": "[]", "hold_until": 0.0}
     sql.insert_new(conn, rate_windows, new, ["name"])
     row = conn.execute(
@@ -62,67 +57,34 @@ def _locked_row(conn: Connection, name: str) -> tuple[list[float], Spent, float]
         .where(rate_windows.c.name == name)
         .with_for_update()
     ).one()
-    spent = [(float(t), int(n)) for t, n in json.loads(row.spent)]
-    return [float(t) for t in json.loads(row.taken)], spent, float(row.hold_until)
+    return RateWindow(
+        taken=tuple(float(t) for t in json.loads(row.taken)),
+        spent=tuple((float(t), int(n)) for t, n in json.loads(row.spent)),
+        hold_until=float(row.hold_until),
+        now=_now(conn),
+    )
 
 
 class RateWindows(StoreBase):
-    """Taking a place in a shared rate limit, and holding every process off after a 429."""
+    """The shared rate limits' rows, each changed on the row as locked."""
 
     @rides_out
-    def take_rate(
-        self,
-        name: str,
-        per_window: int | None,
-        window_s: float,
-        tokens_per_window: int | None = None,
-        margin_s: float = 0.0,
-    ) -> float:
-        """Let one call through under the limit `name` (0.0), or say how many seconds to wait
-        (nothing taken): at most `per_window` in any `window_s` seconds, and none while the
-        window's tokens reach `tokens_per_window`, across processes (None: no such cap). A call
-        keeps its place `margin_s` past the window (llms/rate_limit.py says why)."""
+    def change_rate_window(self, name: str, change: WindowChange) -> float:
+        """Apply `change` to the row of limit `name` as locked (made empty the first time),
+        write what it returns, and hand back its answer."""
         # Only this row is locked: the store's write lock would queue every call behind
         # the claims' own writes.
         with self.write(exclusive=False) as conn:
-            taken, spent, hold_until = _locked_row(conn, name)
-            now = _now(conn)
-            if hold_until > now:
-                return hold_until - now
-            if tokens_per_window is not None:
-                _, delay = token_delay(spent, now, tokens_per_window, window_s)
-                if delay:
-                    return delay
-            if per_window is None:  # a cap on tokens alone
-                return 0.0
-            kept, delay = admit(taken, now, per_window, window_s + margin_s)
-            if not delay:
+            counts, answer = change(_locked_row(conn, name))
+            if counts is not None:
+                taken, spent, hold_until = counts
                 conn.execute(
                     update(rate_windows)
                     .where(rate_windows.c.name == name)
-                    .values(taken=json.dumps(kept))
+                    .values(
+                        taken=json.dumps(list(taken)),
+                        spent=json.dumps([list(s) for s in spent]),
+                        hold_until=hold_until,
+                    )
                 )
-            return delay
-
-    @rides_out
-    def hold_rate_off(self, name: str, seconds: float) -> None:
-        """No call under `name` from any process for `seconds` from now (a later hold stands)."""
-        with self.write(exclusive=False) as conn:
-            _, _, hold_until = _locked_row(conn, name)
-            until = max(hold_until, _now(conn) + seconds)
-            conn.execute(
-                update(rate_windows).where(rate_windows.c.name == name).values(hold_until=until)
-            )
-
-    @rides_out
-    def spend_tokens(self, name: str, tokens: int, window_s: float) -> None:
-        """A call under `name` finished with `tokens`: counted in the window from now."""
-        with self.write(exclusive=False) as conn:
-            _, spent, _ = _locked_row(conn, name)
-            now = _now(conn)
-            kept = [(t, n) for t, n in spent if now - t < window_s] + [(now, tokens)]
-            conn.execute(
-                update(rate_windows)
-                .where(rate_windows.c.name == name)
-                .values(spent=json.dumps(kept))
-            )
+            return answer

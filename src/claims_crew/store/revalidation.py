@@ -28,7 +28,7 @@ from sqlalchemy import Connection, delete, func, insert, select
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.errors import StoreError
 from claims_crew.records import ClaimRecord
-from claims_crew.resolver import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.attempt_rows import insert_result
 from claims_crew.store.base import StoreBase

@@ -14,11 +14,10 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from claims_crew.desk import ReviewerSettings
-from claims_crew.desk.names import name_key
 from claims_crew.errors import StoreError
+from claims_crew.records import ReviewerSettings, name_key
 from claims_crew.store.base import StoreBase
-from claims_crew.store.desk_rows import write_settings
+from claims_crew.store.desk_rows import Permit, write_settings
 from claims_crew.store.tables import reviewers, sessions
 from claims_crew.vocabulary import stamp
 
@@ -54,13 +53,15 @@ class Reviewers(StoreBase):
         *,
         note: str = "",
         first: bool = False,
+        permit: Permit | None = None,
     ) -> str:
         """Register a reviewer with their settings (by default: any line, any amount, denials
         allowed); returns their sign-in token, kept only as a hash.
 
         A registration that says who made it (`actor`, e.g. `human:lee`; `note` is added to the
         entry's reason) is a `reviewer` audit entry; so is one with other than the default
-        settings, by `code` where no actor is given. A name whose key (desk/names.py) is
+        settings, by `code` where no actor is given; a person's (`human:NAME`) is judged by
+        `permit` (desk.authority.desk_change_refusal). A name whose key (records.name_key) is
         already taken is refused: "Bo" after "bo". `first`: only while no reviewer exists, in
         the same transaction (setting up the first lead, with nobody yet to vouch for it)."""
         name = name.strip()
@@ -86,7 +87,14 @@ class Reviewers(StoreBase):
                 if actor is not None or settings != ReviewerSettings():
                     reason = f"registered reviewer {name}" + (f" ({note})" if note else "")
                     write_settings(
-                        conn, self.audit_key(), self.now(), name, settings, actor or "code", reason
+                        conn,
+                        self.audit_key(),
+                        self.now(),
+                        name,
+                        settings,
+                        actor or "code",
+                        reason,
+                        permit,
                     )
         except IntegrityError as exc:
             raise StoreError(

@@ -25,7 +25,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - leases.py: who is reviewing a claim right now;
 - queue.py: escalations, human decisions and reviews, the decided claims;
 - reviewers.py: reviewers and their web sessions;
-- desk.py (with desk_rows.py): reviewers' authority, assignment, four-eyes proposals;
+- desk.py (with desk_rows.py): reviewers' settings, assignment, four-eyes proposals, each
+  checked by the desk's rule its caller hands in (desk/), on the rows as locked;
 - sign_ins.py: signing in by token, throttled per client and overall;
 - audit_reads.py: verifying, exporting and checkpointing the audit chain (audit_rows.py and
   validity_rows.py check the rows against it);
@@ -33,7 +34,7 @@ caller's own compose plainly when each takes that transaction's connection.
 - work_queue.py: claims ingested into the store, and workers taking them;
 - failures.py: claims whose review keeps failing, parked until a person re-queues them;
 - letters.py: what a decision letter is written from, and each letter issued.
-- rate_windows.py: the model calls' rate limit, shared by every process on the store.
+- rate_windows.py: the rows of the rate limits every process on the store shares.
 """
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ reviewers = Table(
     Column("lines", Text),
     Column("max_amount", Text),
     Column("may_deny", Integer, nullable=False, server_default="1"),
-    # The name as two names are compared (desk/names.py): unique, so "bo" and "Bo" are one
+    # The name as two names are compared (records.name_key): unique, so "bo" and "Bo" are one
     # reviewer. Every row has one; the column is nullable only because SQLite adds a column to
     # a table in place no other way (migration 0017).
     Column("name_key", Text),

@@ -8,7 +8,7 @@ that read its answers) is in its module and gathered here.
   does not know (404). Every claim would meet it, each after paying for its own attempt: the
   batch stops (run/batch_stop.py).
 - rate_limited: still 429 after the client's retries: every process on the cap holds off for
-  the provider's Retry-After, else one window (run/shared_rate_limit.py).
+  the provider's Retry-After, else one window (llms/rate_limit.py).
 - provider failed: a 5xx after the client's retries, a call timed out, a connection not made or
   lost: the claim is reviewed again on the fallback model where one is set (llms/fallback.py).
 - malformed_response: a body its client could not read (cut off or garbled).

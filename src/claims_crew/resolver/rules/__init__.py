@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.gates import flag_instructions, gated_or
-from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.rules.abstain import abstain
 from claims_crew.resolver.rules.agree import agree
 from claims_crew.resolver.rules.checks import checks, policy_checks

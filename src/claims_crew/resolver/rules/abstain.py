@@ -11,8 +11,8 @@ included). bench/rules_safety.py measures the two.
 
 from __future__ import annotations
 
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.facts import fact_problems
-from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import (
     ABSTENTION,

@@ -12,9 +12,9 @@ that read no part of it goes to a person.
 
 from __future__ import annotations
 
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.exclusions import unread_detail, unread_question
-from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import ReasonCode
 

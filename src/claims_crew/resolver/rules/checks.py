@@ -7,9 +7,9 @@ model, so a claim under an unusable policy costs no model call.
 from __future__ import annotations
 
 from claims_crew.models import Claim, ClaimFile, ParseFailure
+from claims_crew.records.resolution import Resolution, Trail
 from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.resolution import Resolution, Trail
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import ABSTENTION, ReasonCode
 

@@ -8,8 +8,8 @@ again on any fact whose quote checks out.
 
 from __future__ import annotations
 
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.facts import OpenFacts, fact_problems
-from claims_crew.resolver.resolution import Resolution
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import FACT_FIELDS, ReasonCode
 

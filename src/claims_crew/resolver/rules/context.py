@@ -12,18 +12,18 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from claims_crew.models import Claim
-from claims_crew.resolver.case import Case, FittingClause
-from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.evidence import review_side, tool_sourced
-from claims_crew.resolver.exclusions import unread
-from claims_crew.resolver.fact_sources import check_facts
-from claims_crew.resolver.resolution import (
+from claims_crew.records.resolution import (
     FactCheck,
     Reached,
     Resolution,
     SideReview,
     Trail,
 )
+from claims_crew.resolver.case import Case, FittingClause
+from claims_crew.resolver.config import ResolutionConfig
+from claims_crew.resolver.evidence import review_side, tool_sourced
+from claims_crew.resolver.exclusions import unread
+from claims_crew.resolver.fact_sources import check_facts
 from claims_crew.vocabulary import SIDES, FactName, Outcome, ReasonCode, RuleName, Side
 
 

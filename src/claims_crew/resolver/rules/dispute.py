@@ -5,7 +5,7 @@ with debate.rounds 1, each side first sees the other's claim once (debate.py).
 
 from __future__ import annotations
 
-from claims_crew.resolver.resolution import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.rules.context import Context
 
 

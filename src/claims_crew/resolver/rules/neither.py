@@ -3,7 +3,7 @@ decided on."""
 
 from __future__ import annotations
 
-from claims_crew.resolver.resolution import Resolution
+from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import SIDES
 

@@ -13,8 +13,8 @@ the claim is a dispute for the adjudicator, who is shown that exclusion, not a w
 
 from __future__ import annotations
 
+from claims_crew.records.resolution import Resolution, SideReview
 from claims_crew.resolver.exclusions import names, unread_detail, unread_question
-from claims_crew.resolver.resolution import Resolution, SideReview
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import Side
 

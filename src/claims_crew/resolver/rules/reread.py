@@ -7,7 +7,7 @@ rules after it to weigh.
 
 from __future__ import annotations
 
-from claims_crew.resolver.resolution import Resolution, SideReview
+from claims_crew.records.resolution import Resolution, SideReview
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import ReasonCode
 

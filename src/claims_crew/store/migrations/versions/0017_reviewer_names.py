@@ -1,5 +1,5 @@
 """Reviewer names are unique without regard to case and surrounding space: each reviewer's
-name key (desk/names.py) is kept, under a unique index, so "bo" and "Bo" cannot both sign in
+name key is kept, under a unique index, so "bo" and "Bo" cannot both sign in
 and one person cannot confirm their own proposal as the other.
 
 A store that already holds two names with one key is not upgraded: which of the two is the
@@ -10,16 +10,24 @@ was (the upgrade is one transaction) until one is renamed or removed.
 Revision ID: 0017_reviewer_names
 """
 
+import unicodedata
+
 import sqlalchemy as sa
 from alembic import op
 
-from claims_crew.desk.names import name_key
 from claims_crew.errors import StoreError
 
 revision = "0017_reviewer_names"
 down_revision = "0016_claim_failures"
 branch_labels = None
 depends_on = None
+
+
+def name_key(name: str) -> str:
+    """The key as this step of the schema computes it: stripped, NFKC-normalised, case-folded.
+    Written here, not imported, so the step stays what it was when the key's rule changes
+    (a later rule is a later migration)."""
+    return unicodedata.normalize("NFKC", name.strip()).casefold()
 
 
 def clashes(names: list[str]) -> list[list[str]]:

@@ -18,8 +18,7 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew.documents.record import LOW_CONFIDENCE
-from claims_crew.models import Claim, ParseFailure
-from claims_crew.resolver.payable import Payable
+from claims_crew.models import Claim, ParseFailure, Payable
 from claims_crew.vocabulary import (
     DECIDED_OUTCOMES,
     AbstainReason,

@@ -1,21 +1,33 @@
-"""What a crew run leaves behind for one claim: the record the decision store keeps whole.
+"""What the decision store keeps, as the layers above it hand it over and read it back.
 
 One ClaimRecord per attempt: what each agent said (raw and parsed), the tool ledger, the
 resolution and, for a dispute, the adjudicator's checked answer. store.py writes it in one
 transaction, so a run killed halfway leaves either the whole record or none.
+
+What the resolver decided (Resolution, resolution.py) and the adjudicator's checked answer
+(AdjudicationCheck) are records too: the rules make them (resolver/), the store keeps them,
+the report, the letters and the review page read them.
+
+The review desk's records: who a reviewer is (their name's key) and what they may do
+(ReviewerSettings), and an escalation's clock (Deadlines). The desk's rules (desk/) read them;
+the store keeps them.
 """
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claims_crew.llms.redact import redact
 from claims_crew.models import Claim, IntakeFacts, LedgerEntry, ParseFailure
-from claims_crew.resolver import AdjudicationCheck, Resolution
-from claims_crew.vocabulary import Stage
+from claims_crew.records.resolution import Resolution
+from claims_crew.vocabulary import AdjudicatorChoice, Stage
 
 
 class RunError(BaseModel):
@@ -52,6 +64,18 @@ class StageTime(BaseModel):
     @property
     def seconds(self) -> float:
         return (self.finished_at - self.started_at).total_seconds()
+
+
+class AdjudicationCheck(BaseModel):
+    """The adjudicator's answer to a dispute as given, and what the code made of it
+    (resolver/adjudication.py)."""
+
+    raw: str
+    valid: bool
+    choice: AdjudicatorChoice | None = None
+    reason: str | None = None
+    evidence: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
 
 
 class ClaimRecord(BaseModel):
@@ -98,3 +122,60 @@ class ClaimRecord(BaseModel):
     @property
     def seconds(self) -> float:
         return (self.finished_at - self.started_at).total_seconds()
+
+
+def name_key(name: str) -> str:
+    """The form two reviewer names are compared in: stripped, NFKC-normalised (so a full-width
+    "ｂｏ" is "bo"), and case-folded (so "BO" and "bo" and "Bö"/"bö" meet, as `str.lower` alone
+    would not for every script).
+
+    Four eyes means two people, and the desk knows people by name: were "bo" and "Bo" two
+    reviewers, one person could propose a denial as one and confirm it as the other. So a name
+    is unique by its key (the store keeps a unique index on it), and every comparison of who
+    someone is goes through `same_person`. The name as it was typed is kept for display."""
+    return unicodedata.normalize("NFKC", name.strip()).casefold()
+
+
+def same_person(one: str, other: str) -> bool:
+    """Whether two reviewer names name the same reviewer."""
+    return name_key(one) == name_key(other)
+
+
+def among(name: str, names: Iterable[str]) -> bool:
+    """Whether `name` is one of `names`, compared as `same_person` does."""
+    key = name_key(name)
+    return any(name_key(n) == key for n in names)
+
+
+Role = Literal["reviewer", "lead"]
+ROLES: tuple[Role, ...] = ("reviewer", "lead")
+
+
+class ReviewerSettings(BaseModel):
+    """What a reviewer may do (desk/authority.py judges decisions by it). The defaults are what
+    every reviewer could do before roles existed: any line, any amount, denials included."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Role = "reviewer"
+    lines: list[str] | None = Field(
+        None, description="Lines of business taken (home, auto, travel); null: every line."
+    )
+    max_amount: Decimal | None = Field(
+        None, ge=0, description="The largest payment this reviewer may approve; null: any."
+    )
+    may_deny: bool = True
+
+    def takes(self, line: str | None) -> bool:
+        """Whether this reviewer takes claims of `line` (an unknown line: only if every line)."""
+        return self.lines is None or (line is not None and line in self.lines)
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """An escalation's clock as the store keeps it (desk/clocks.py sets it): ISO dates, the
+    last day that is on time."""
+
+    jurisdiction: str | None
+    acknowledge_by: str
+    decide_by: str
