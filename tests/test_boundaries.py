@@ -5,8 +5,10 @@ policy/, and the database libraries (SQLAlchemy, Alembic, psycopg) in store/ alo
 in cli/; FastAPI in review/. vocabulary.py depends on nothing of ours.
 
 The layers: the resolver imports nothing from crew, llms, store or the claim routine (run/);
-crew nothing from the store or the claim routine; store nothing from crew, cli, review or the
-claim routine.
+crew nothing from the store or the claim routine; the store (persistence only) nothing from the
+desk's rules, the resolver, llms, crew, cli, review or the claim routine; the desk (pure rules)
+nothing from the store or the claim routine; llms nothing from the claim routine. And no two
+parts of the package (a package, or a module at the top) import each other, at any depth.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 LAYERS: dict[str, tuple[str, ...]] = {
     "resolver/": ("crew", "llms", "store", "run"),
     "crew/": ("store", "run"),
-    "store/": ("crew", "cli", "review", "run"),
+    "store/": ("desk", "resolver", "llms", "crew", "cli", "review", "run"),
+    "desk/": ("store", "run"),
+    "llms/": ("run",),
 }
 
 
@@ -81,6 +85,46 @@ def modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
+def part_of(relative: str) -> str:
+    """The part of the package a module belongs to: its package, or itself at the top."""
+    first = relative.split("/")[0]
+    return first.removesuffix(".py")
+
+
+def mutual(sources: dict[str, str]) -> list[str]:
+    """Each pair of parts that import each other, with one import each way as its witness."""
+    witness: dict[tuple[str, str], str] = {}
+    for relative, source in sources.items():
+        for line, module in imported(source):
+            parts = module.split(".")
+            if parts[0] == "claims_crew" and len(parts) > 1 and parts[1] != part_of(relative):
+                witness.setdefault((part_of(relative), parts[1]), f"{relative}:{line} {module}")
+    return [
+        f"{a} <-> {b}: {witness[(a, b)]}; {witness[(b, a)]}"
+        for a, b in sorted(witness)
+        if a < b and (b, a) in witness
+    ]
+
+
+def test_no_two_parts_import_each_other() -> None:
+    sources = {
+        path.relative_to(PACKAGE).as_posix(): path.read_text(encoding="utf-8") for path in modules()
+    }
+    assert mutual(sources) == []
+
+
+def test_a_pair_importing_each_other_is_caught() -> None:
+    sources = {
+        "desk/appeal.py": "def f():\n    from claims_crew.run.routine import decide\n",
+        "run/routine.py": "from claims_crew.desk import rules\n",
+        "policy/scanned.py": "from claims_crew.documents.ocr import read_image\n",
+        "models.py": "from claims_crew.vocabulary import SIDES\n",
+    }
+    assert mutual(sources) == [
+        "desk <-> run: desk/appeal.py:2 claims_crew.run.routine; run/routine.py:1 claims_crew.desk"
+    ]
+
+
 def test_every_module_keeps_the_boundaries() -> None:
     problems = [
         problem
@@ -117,6 +161,12 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("store/queue.py", "from claims_crew.cli.run import run_inbox\n"),
         ("store/audit.py", "from claims_crew.review.web import app\n"),
         ("store/work_queue.py", "import claims_crew.run.ingest\n"),
+        ("store/desk_rows.py", "from claims_crew.desk.authority import may_change_desk\n"),
+        ("store/queue.py", "from claims_crew.resolver import Resolution\n"),
+        ("store/rate_windows.py", "from claims_crew.llms.rate_limit import token_delay\n"),
+        ("desk/appeal.py", "from claims_crew.store import Store\n"),
+        ("desk/clocks.py", "def f():\n    from claims_crew.run.routine import decide\n"),
+        ("llms/select.py", "from claims_crew.run.limits import Limits\n"),
     ],
 )
 def test_an_import_across_a_boundary_is_caught(relative: str, source: str) -> None:
