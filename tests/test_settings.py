@@ -87,6 +87,20 @@ def test_the_settings_file_is_under_the_environment(
     assert found.sources["CLAIMS_CREW_MAX_RPM"] == "environment"
 
 
+def test_the_acting_reviewer_may_come_from_the_settings_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--reviewer's default is the setting, not only the environment's variable."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLAIMS_CREW_REVIEWER", raising=False)
+    refused = CliRunner().invoke(main, ["review", "list", "--mine", "--json"])
+    assert refused.exit_code == 2 and "--mine needs --reviewer" in refused.stderr
+    (tmp_path / "claims-crew.toml").write_text('CLAIMS_CREW_REVIEWER = "dana"\n')
+    listed = CliRunner().invoke(main, ["review", "list", "--mine", "--json"])
+    assert listed.exit_code == 0, listed.stderr
+    assert json.loads(listed.stdout)["escalations"] == []
+
+
 def test_a_pyproject_table_is_a_settings_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,6 +34,11 @@ TOKEN_HELP = (
 )
 
 
+def named_reviewer() -> str | None:
+    """--reviewer's default: CLAIMS_CREW_REVIEWER, from the environment or the settings file."""
+    return current().claims_crew_reviewer
+
+
 def os_user() -> str:
     """Who is logged in to this machine, as far as it says."""
     try:

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
-from claims_crew.cli.acting import TOKEN_HELP, signed_in
+from claims_crew.cli.acting import TOKEN_HELP, named_reviewer, signed_in
 
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Review
 
 reviewer_option = click.option(
     "--reviewer",
-    envvar="CLAIMS_CREW_REVIEWER",
+    default=named_reviewer,
     help="Who acts (or CLAIMS_CREW_REVIEWER); checked against the token, whose owner acts "
     "when it is not given. " + TOKEN_HELP,
 )

@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
-from claims_crew.cli.acting import TOKEN_VARIABLE, signed_in
+from claims_crew.cli.acting import TOKEN_VARIABLE, named_reviewer, signed_in
 from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.desk import (
     review_assign,
@@ -55,7 +55,11 @@ def review() -> None:
 @click.option("--page", default=1, show_default=True, type=click.IntRange(1, MAX_PAGE))
 @click.option("--overdue", is_flag=True, help="Only escalations past their deadline to decide.")
 @click.option("--mine", is_flag=True, help="Only those assigned to --reviewer.")
-@click.option("--reviewer", envvar="CLAIMS_CREW_REVIEWER", help="Who is asking (for --mine).")
+@click.option(
+    "--reviewer",
+    default=named_reviewer,
+    help="Who is asking (for --mine), or CLAIMS_CREW_REVIEWER.",
+)
 @json_option
 @reports_errors
 def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_json: bool) -> None:
