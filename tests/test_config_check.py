@@ -416,6 +416,11 @@ def test_outside_a_terminal_each_problem_is_one_whole_line() -> None:
         "Field required",
         "config: 5 error(s), 0 warning(s)",
     ]
+    # Then each agent's model, a whole line each.
+    assert lines[6:] == [
+        f"model {agent}: local at in-process (key from -)"
+        for agent in ("intake", "policy", "fraud", "adjudicator")
+    ]
     # The default folder, config/ in the working folder, is named from there as well.
     default = check_here(CLAIMS_CREW_CONFIG=None, **NOT_A_TERMINAL)
     assert default.stdout.splitlines()[:5] == lines[:5]

@@ -37,3 +37,9 @@ def models_table(shown: list[AgentModel]) -> Table:
         key = row.key_variable or "-"
         table.add_row(plain(row.agent), plain(row.model), plain(row.endpoint), plain(key))
     return table
+
+
+def model_line(row: AgentModel) -> str:
+    """One agent's model on one whole line, for a pipe or a CI log."""
+    key = row.key_variable or "-"
+    return f"model {row.agent}: {row.model} at {row.endpoint} (key from {key})"

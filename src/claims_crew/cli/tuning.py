@@ -30,8 +30,8 @@ from claims_crew.cli._output import (
     plain_line,
     reports_errors,
 )
-from claims_crew.cli.agent_models import configured_agents, models_table
-from claims_crew.cli.safe_text import markup, plain
+from claims_crew.cli.agent_models import configured_agents, model_line, models_table
+from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.tables import Table
 from claims_crew.config_check import Problem, check_config, errors
 from claims_crew.vocabulary import TASKS
@@ -115,7 +115,11 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
             index = settings.policies_dir() / "index.yaml"
             if index.exists():  # its kind corrections were checked against each policy's tree
                 console.print(f"[green]ok[/green] {markup(index)}")
-        console.print(models_table(models))
+        if is_terminal(console):
+            console.print(models_table(models))
+        else:
+            for row in models:
+                plain_line(console, clean(model_line(row)))
     if bad:
         sys.exit(EXIT_BAD_INPUT)
 
