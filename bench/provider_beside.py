@@ -22,6 +22,7 @@ checkout whose bench has them can be the base. A batch with a claim not reviewed
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import math
@@ -47,18 +48,14 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     workdir = Path(tempfile.mkdtemp(prefix="bench-beside-"))
-    os.environ.update(
-        {
-            "CLAIMS_CREW_HOME": str(workdir / "home"),
-            "CREWAI_STORAGE_DIR": str(workdir / "crewai-storage"),
-            "CLAIMS_CREW_POLICIES": str(tree / "policies"),
-            "CREWAI_DISABLE_TELEMETRY": "true",
-            "OTEL_SDK_DISABLED": "true",
-            "CREWAI_TRACING_ENABLED": "false",
-            "MODEL": "openai/gpt-4o-mini",
-            "OPENAI_API_KEY": "sk-bench-not-a-real-key",
-        }
-    )
+    # The environment as this checkout's provider.py sets it (the base's may have no function
+    # for it); its top level imports the standard library only.
+    spec = importlib.util.spec_from_file_location("provider_here", ROOT / "bench" / "provider.py")
+    assert spec is not None and spec.loader is not None
+    here = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = here
+    spec.loader.exec_module(here)
+    os.environ.update(here.environment(workdir, tree))
     import provider  # the checkout's own bench/provider.py
 
     from claims_crew.llms.select import default_llm_factory
