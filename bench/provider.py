@@ -511,18 +511,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.latency, args.claims, args.repeats, args.workers = 0.05, 2, 1, 2
     with tempfile.TemporaryDirectory(prefix="bench-provider-") as tmp:
         workdir = Path(tmp)
-        os.environ.update(
-            {
-                "CLAIMS_CREW_HOME": str(workdir / "home"),
-                "CREWAI_STORAGE_DIR": str(workdir / "crewai-storage"),
-                "CLAIMS_CREW_POLICIES": str(ROOT / "policies"),
-                "CREWAI_DISABLE_TELEMETRY": "true",
-                "OTEL_SDK_DISABLED": "true",
-                "CREWAI_TRACING_ENABLED": "false",
-                "MODEL": "openai/gpt-4o-mini",
-                "OPENAI_API_KEY": "sk-bench-not-a-real-key",
-            }
-        )
+        os.environ.update(environment(workdir, ROOT))
         with database(args.postgres) as url:
             bench(
                 max(1, args.claims),
@@ -537,6 +526,21 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
     if FAILED:
         raise SystemExit(f"{len(FAILED)} claim(s) not reviewed")
+
+
+def environment(workdir: Path, root: Path) -> dict[str, str]:
+    """The environment a bench run sets before CrewAI is imported: its home and CrewAI's storage
+    in `workdir`, the policies of the checkout `root`, no telemetry, the scripted model."""
+    return {
+        "CLAIMS_CREW_HOME": str(workdir / "home"),
+        "CREWAI_STORAGE_DIR": str(workdir / "crewai-storage"),
+        "CLAIMS_CREW_POLICIES": str(root / "policies"),
+        "CREWAI_DISABLE_TELEMETRY": "true",
+        "OTEL_SDK_DISABLED": "true",
+        "CREWAI_TRACING_ENABLED": "false",
+        "MODEL": "openai/gpt-4o-mini",
+        "OPENAI_API_KEY": "sk-bench-not-a-real-key",
+    }
 
 
 @contextlib.contextmanager

@@ -114,6 +114,23 @@ def test_a_changed_file_for_a_claim_under_review_is_refused(tmp_path: Path) -> N
     assert store.loaded("C-1042", changed.sha256) is None  # nothing of it was kept
 
 
+def test_files_enqueued_together_are_each_queued_or_refused_as_one_at_a_time(
+    tmp_path: Path,
+) -> None:
+    store = Store()
+    queued = water_loaded(tmp_path / "inbox")
+    assert store.enqueue(queued) == "queued"
+    changed = water_loaded(tmp_path / "other", amount=9999)
+    fresh = [water_loaded(tmp_path / "inbox", claim_id) for claim_id in ("C-1", "C-2")]
+    results = store.enqueue_all([fresh[0], changed, fresh[1], queued])
+    assert results[0] == results[2] == "queued" and results[3] == "already_queued"
+    assert isinstance(results[1], ClaimFileError) and results[1].code == "duplicate_id"
+    assert store.loaded("C-1042", changed.sha256) is None  # the refused file's rows went
+    assert [store.loaded(f.claim.claim_id, f.sha256) is not None for f in fresh] == [True, True]
+    # Taken in the order they were given, as files enqueued one at a time are.
+    assert [i.claim_id for i in store.take(lease_holder(), limit=3)] == ["C-1042", "C-1", "C-2"]
+
+
 def test_a_taken_claim_is_not_taken_again_until_finished_or_put_back(tmp_path: Path) -> None:
     store = Store()
     for claim_id in ("C-1", "C-2"):

@@ -32,10 +32,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal, cast
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy import ColumnElement, Connection, and_, func, or_, select, update
 
 from claims_crew.claim_files import LoadedClaim, duplicate_id
 from claims_crew.documents.record import AttachmentRecord, records_from_json
+from claims_crew.errors import ClaimFileError
 from claims_crew.models import ClaimFile
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
@@ -88,51 +89,70 @@ class WorkQueue(StoreBase):
         review failed takes the newer file, as a first ingest would. A parked claim stays
         parked for the same file ("parked"), and is queued afresh for a changed one.
         """
-        claim_id, sha = loaded.claim.claim_id, loaded.sha256
         with self.write() as conn:
-            now = self.now()
-            state = triage_in(conn, loaded, now)
-            if state != "todo":
-                return state
-            item = {"claim_id": claim_id, "sha256": sha, "path": str(loaded.path)}
-            if insert_new(conn, t.work_items, {**item, "enqueued_at": now}, ["claim_id"]):
-                return "queued"
-            w = t.work_items.c
-            row = conn.execute(
-                select(w.state, w.taken_by, w.expires_at, w.sha256, w.path)
-                .where(w.claim_id == claim_id)
-                .with_for_update()
-            ).one()
-            if row.state == "pending" and row.sha256 != sha:
-                # Raised inside the write: the file kept by triage above is not kept either.
-                raise duplicate_id(
-                    loaded.path,
-                    claim_id,
-                    f"is already queued from {Path(row.path).name}, with other content; this "
-                    "file is not queued (the queued one is reviewed as it was ingested)",
-                )
-            if row.state == "pending" and row.taken_by is not None and row.expires_at > now:
-                return "in_progress"
-            if row.state == "failed" and row.sha256 == sha:
-                return "parked"  # a person re-queues it (`requeue`), not another ingest
-            # Waiting, or done without a decision (its review failed), or parked and now
-            # changed: queued again, as a run retries a failed claim.
-            fresh = {"failures": 0, "failure_reasons": "[]"} if row.state == "failed" else {}
-            conn.execute(
-                update(t.work_items)
-                .where(t.work_items.c.claim_id == claim_id)
-                .values(
-                    **item,
-                    state="pending",
-                    taken_by=None,
-                    taken_at=None,
-                    expires_at=None,
-                    finished_at=None,
-                    enqueued_at=now if row.state != "pending" else t.work_items.c.enqueued_at,
-                    **fresh,
-                )
+            return self._enqueue_in(conn, loaded)
+
+    def enqueue_all(self, files: Sequence[LoadedClaim]) -> list[Enqueued | ClaimFileError]:
+        """`enqueue` for each file in order, in one write transaction: an inbox's files share
+        one commit rather than paying one each (on SQLite each is a sync to disk, and a run's
+        claims wait for them all before their reviews begin). A file `enqueue` would refuse
+        gets its ClaimFileError in its place, and nothing of it is kept."""
+        results: list[Enqueued | ClaimFileError] = []
+        with self.write() as conn:
+            for loaded in files:
+                try:
+                    with conn.begin_nested():  # a refused file's rows go, the others' stay
+                        results.append(self._enqueue_in(conn, loaded))
+                except ClaimFileError as exc:
+                    results.append(exc)
+        return results
+
+    def _enqueue_in(self, conn: Connection, loaded: LoadedClaim) -> Enqueued:
+        """`enqueue` within the write transaction `conn`."""
+        claim_id, sha = loaded.claim.claim_id, loaded.sha256
+        now = self.now()
+        state = triage_in(conn, loaded, now)
+        if state != "todo":
+            return state
+        item = {"claim_id": claim_id, "sha256": sha, "path": str(loaded.path)}
+        if insert_new(conn, t.work_items, {**item, "enqueued_at": now}, ["claim_id"]):
+            return "queued"
+        w = t.work_items.c
+        row = conn.execute(
+            select(w.state, w.taken_by, w.expires_at, w.sha256, w.path)
+            .where(w.claim_id == claim_id)
+            .with_for_update()
+        ).one()
+        if row.state == "pending" and row.sha256 != sha:
+            # Raised inside the write: the file kept by triage above is not kept either.
+            raise duplicate_id(
+                loaded.path,
+                claim_id,
+                f"is already queued from {Path(row.path).name}, with other content; this "
+                "file is not queued (the queued one is reviewed as it was ingested)",
             )
-            return "queued" if row.state != "pending" else "already_queued"
+        if row.state == "pending" and row.taken_by is not None and row.expires_at > now:
+            return "in_progress"
+        if row.state == "failed" and row.sha256 == sha:
+            return "parked"  # a person re-queues it (`requeue`), not another ingest
+        # Waiting, or done without a decision (its review failed), or parked and now
+        # changed: queued again, as a run retries a failed claim.
+        fresh = {"failures": 0, "failure_reasons": "[]"} if row.state == "failed" else {}
+        conn.execute(
+            update(t.work_items)
+            .where(t.work_items.c.claim_id == claim_id)
+            .values(
+                **item,
+                state="pending",
+                taken_by=None,
+                taken_at=None,
+                expires_at=None,
+                finished_at=None,
+                enqueued_at=now if row.state != "pending" else t.work_items.c.enqueued_at,
+                **fresh,
+            )
+        )
+        return "queued" if row.state != "pending" else "already_queued"
 
     @rides_out
     def take(self, holder: str, limit: int = 1) -> list[Taken]:
