@@ -395,25 +395,28 @@ def check_here(*args: str, **env: str | None) -> Result:
 
 @pytest.mark.usefixtures("broken_project")
 def test_outside_a_terminal_each_problem_is_one_whole_line() -> None:
-    """As a linter writes them, `path:line: severity code: message (hint: …)`, with the path
+    """As a linter writes them, `path:line: severity code: key: message (hint: …)`, the path
     as given and the words whole however narrow the console; the count, then the models."""
     result = check_here("--config-dir", "config", COLUMNS="40", **NOT_A_TERMINAL)
     assert result.exit_code == 2
     lines = result.stdout.splitlines()
     assert lines[:6] == [
-        f"config/tasks.yaml:5: error unknown_placeholder: {LONG_TOKEN} is not supplied by the "
-        "pipeline; it supplies {claim_id}, {policy_id}, {claim_text}, {allowed_answers}, "
+        "config/tasks.yaml:5: error unknown_placeholder: intake_task.description: "
+        f"{LONG_TOKEN} is not supplied by the pipeline; it supplies "
+        "{claim_id}, {policy_id}, {claim_text}, {allowed_answers}, "
         "{dispute}, {question}, {other_claim}, {instructions_flag} "
         "(hint: a literal brace needs other text inside it, such as { word })",
-        "config/tasks.yaml:47: error refused_key: human_input: true makes CrewAI stop after the "
-        "task and wait for a person to type at the console: a batch run stalls, and with no "
-        "console it fails (EOFError) (hint: remove it: a claim the rules cannot settle already "
-        "goes to a person, through the review queue (claims-crew review list))",
-        "policies/index.yaml:5: error duplicate_key: 'line' is set twice (first on line 4); "
-        "only this one counts (hint: merge the two into one entry)",
-        "policies/index.yaml:2: error bad_policy_entry: policies.HM-1.product: Field required",
-        "policies/index.yaml:2: error bad_policy_entry: policies.HM-1.in_force_from: "
+        "config/tasks.yaml:47: error refused_key: fraud_task.human_input: human_input: true "
+        "makes CrewAI stop after the task and wait for a person to type at the console: a "
+        "batch run stalls, and with no console it fails (EOFError) (hint: remove it: a claim "
+        "the rules cannot settle already goes to a person, through the review queue "
+        "(claims-crew review list))",
+        "policies/index.yaml:5: error duplicate_key: policies.HM-1.line: 'line' is set twice "
+        "(first on line 4); only this one counts (hint: merge the two into one entry)",
+        "policies/index.yaml:2: error bad_policy_entry: policies.HM-1: policies.HM-1.product: "
         "Field required",
+        "policies/index.yaml:2: error bad_policy_entry: policies.HM-1: "
+        "policies.HM-1.in_force_from: Field required",
         "config: 5 error(s), 0 warning(s)",
     ]
     # Then each agent's model, a whole line each.

@@ -60,14 +60,16 @@ def _problem_table(problems: list[Problem], title: str) -> Table:
 
 
 def _problem_line(p: Problem) -> str:
-    """`config/tasks.yaml:5: error refused_key: message (hint: …)`, as a linter writes it, for
-    an editor or a CI annotation to place and grep to find: the path as the folder was given
-    (from the working folder where it is under it), and one line whatever the text."""
+    """`config/tasks.yaml:5: error refused_key: key: message (hint: …)`, as a linter writes it,
+    for an editor or a CI annotation to place and grep to find: the path as the folder was given
+    (from the working folder where it is under it), the table's columns in its order, and one
+    line whatever the text."""
     path, here = p.path(), Path.cwd()
     shown = path.relative_to(here) if path.is_relative_to(here) else path
     where = shown if p.line is None else f"{shown}:{p.line}"
+    key = f"{p.key}: " if p.key else ""
     hint = f" (hint: {p.hint})" if p.hint else ""
-    return " ".join(f"{where}: {p.severity} {p.code}: {p.message}{hint}".splitlines())
+    return " ".join(f"{where}: {p.severity} {p.code}: {key}{p.message}{hint}".splitlines())
 
 
 @click.group("config")
