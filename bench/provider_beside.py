@@ -60,7 +60,7 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import Settings
+    from claims_crew.run import settings as run_settings
     from claims_crew.store import Store
     from tests.support.openai_server import OpenAIServer
 
@@ -68,7 +68,10 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
     library.open("HM-HOME-001")  # the index is built before anything is timed
     with OpenAIServer(provider.respond_for_water(), latency_s=0.0) as server:
         os.environ["MODEL_BASE_URL"] = server.base_url
-        settings = Settings(
+        # A run's settings as each checkout builds them: build_settings where it has one, else
+        # the Settings class that loaded what it was not given.
+        build = getattr(run_settings, "build_settings", None) or run_settings.Settings
+        settings = build(
             library=library,
             llm_for=default_llm_factory(tree / "config"),
             config_dir=tree / "config",

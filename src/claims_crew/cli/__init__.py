@@ -9,9 +9,6 @@ from typing import Any, NamedTuple
 
 import click
 
-from claims_crew import settings
-from claims_crew.errors import ConfigError
-
 
 class Lazy(NamedTuple):
     """Where a command lives, and the line `claims-crew --help` shows for it (the command's own
@@ -162,7 +159,11 @@ EXIT_1_ON_A_BAD_SETTING = frozenset({"run", "work", "ingest"})
 def main(ctx: click.Context) -> None:
     """Review insurance claims with a crew of agents and a plain-Python resolver."""
     # Every setting is read and checked first: a bad value is one error naming it, before any
-    # command has begun its work.
+    # command has begun its work. Imported here, not above: `--help` needs no settings, and
+    # pydantic-settings costs about half a second to import on a busy machine.
+    from claims_crew import settings
+    from claims_crew.errors import ConfigError
+
     try:
         settings.current()
     except ConfigError as exc:
