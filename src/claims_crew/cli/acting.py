@@ -36,7 +36,8 @@ TOKEN_HELP = (
 
 def named_reviewer() -> str | None:
     """--reviewer's default: CLAIMS_CREW_REVIEWER, from the environment or the settings file."""
-    return current().claims_crew_reviewer
+    name: str | None = current().claims_crew_reviewer
+    return name
 
 
 def os_user() -> str:
