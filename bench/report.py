@@ -223,7 +223,7 @@ def build(path: Path, count: int, escalations: bool = False) -> float:
     """Write `count` decisions (with `escalations`, all escalated) into a new store at `path`;
     seconds taken."""
     from claims_crew.claim_files import LoadedClaim
-    from claims_crew.desk import clocks
+    from claims_crew.desk import Assigner, DeskRules, clocks
     from claims_crew.store import Basis, Store
 
     for stale in path.parent.glob(path.name + "*"):
@@ -247,7 +247,7 @@ def build(path: Path, count: int, escalations: bool = False) -> float:
         raw = data.model_dump_json().encode("utf-8")
         sha = hashlib.sha256(raw).hexdigest()
         loaded = LoadedClaim(Path(f"{claim_id}.json"), data, raw, {})
-        basis = Basis(deadlines=clocks.deadlines(table, reported, None))
+        basis = Basis(deadlines=clocks.deadlines(table, reported, None), assign=Assigner())
         done = store.record(
             record.model_copy(update={"claim_id": claim_id, "claim_sha256": sha}),
             None,
@@ -255,7 +255,9 @@ def build(path: Path, count: int, escalations: bool = False) -> float:
             basis,
         )
         if done.escalation_id is not None and i % 3 == 0:
-            store.decide(claim_id, decisions[i % 9 // 3], "bench review", "bench")
+            store.decide(
+                claim_id, decisions[i % 9 // 3], "bench review", "bench", rules=DeskRules()
+            )
         if i and i % 1000 == 0:
             print(f"  {i} decisions written", file=sys.stderr)
     return time.perf_counter() - began
