@@ -147,7 +147,7 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("run/ingest.py", "from alembic import command\n"),
         ("run/worker.py", "import psycopg\n"),
         ("policy/cache.py", "from sqlalchemy import create_engine\n"),
-        ("run/review.py", "from rich.console import Console\n"),
+        ("run/crew_review.py", "from rich.console import Console\n"),
         ("store/attempts.py", "import click\n"),
         ("cli/review.py", "from fastapi import FastAPI\n"),
         ("vocabulary.py", "from claims_crew.models import ClaimFile\n"),
