@@ -7,11 +7,10 @@ or an editor reads as written and a search finds whole; `--json` for scripts.
 
 from __future__ import annotations
 
-import click
 from rich.console import Console
 
-from claims_crew.cli._output import emit_json, json_option, reports_errors
-from claims_crew.cli.safe_text import clean, plain
+from claims_crew.cli._output import emit_json, is_terminal, json_option, plain_line, reports_errors
+from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
 from claims_crew.cli.tuning import config
 from claims_crew.settings.showing import Shown, shown_settings
@@ -33,7 +32,7 @@ def settings_table(rows: list[Shown]) -> Table:
 
 def setting_line(row: Shown) -> str:
     """`NAME=value  # source`: the value as the environment would hold it."""
-    return clean(f"{row.name}={row.value}  # {row.source}")
+    return f"{row.name}={row.value}  # {row.source}"
 
 
 @config.command("show")
@@ -47,8 +46,8 @@ def config_show(as_json: bool) -> None:
         emit_json({"settings": [row.as_json() for row in rows]})
         return
     console = Console()
-    if console.is_terminal:
+    if is_terminal(console):
         console.print(settings_table(rows))
         return
-    for row in rows:
-        click.echo(setting_line(row))
+    for row in rows:  # a pipe or a CI log: one whole line a setting
+        plain_line(console, setting_line(row))

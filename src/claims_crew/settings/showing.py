@@ -7,7 +7,7 @@ password, which is the part that is secret.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -27,13 +27,7 @@ class Shown:
     secret: bool
 
     def as_json(self) -> dict[str, str | bool]:
-        return {
-            "name": self.name,
-            "value": self.value,
-            "source": self.source,
-            "group": self.group,
-            "secret": self.secret,
-        }
+        return asdict(self)
 
 
 def extra(field: str) -> dict[str, Any]:
