@@ -19,7 +19,7 @@ from claims_crew.claim_files import load_claim
 from claims_crew.errors import ClaimFileError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.ingest import ingest
-from claims_crew.store import Store, lease_holder
+from claims_crew.store import Store, lease_holder, work_queue
 from claims_crew.store import tables as t
 from claims_crew.store.work_queue import WORK_LEASE_S, Taken
 from claims_crew.vocabulary import parse_stamp, stamp, utc_now
@@ -114,9 +114,11 @@ def test_a_changed_file_for_a_claim_under_review_is_refused(tmp_path: Path) -> N
     assert store.loaded("C-1042", changed.sha256) is None  # nothing of it was kept
 
 
+@pytest.mark.parametrize("chunk", [64, 2, 1])  # one transaction, or several
 def test_files_enqueued_together_are_each_queued_or_refused_as_one_at_a_time(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
+    monkeypatch.setattr(work_queue, "ENQUEUE_CHUNK", chunk)
     store = Store()
     queued = water_loaded(tmp_path / "inbox")
     assert store.enqueue(queued) == "queued"

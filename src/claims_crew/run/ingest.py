@@ -12,19 +12,16 @@ its claim's decision is flagged and not queued.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claims_crew.claim_files import LoadedClaim, load_claims
+from claims_crew.claim_files import load_claims
 from claims_crew.errors import ClaimFileError
 from claims_crew.settings import home
 from claims_crew.store import Store
 from claims_crew.store.work_queue import Enqueued, Taken
 from claims_crew.vocabulary import ClaimFileProblem
-
-# Files enqueued in one write transaction (see _enqueued).
-ENQUEUE_CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -91,7 +88,7 @@ def ingest(paths: Sequence[Path], store: Store, seconds: float | None = None) ->
     """
     found = load_claims(paths, seconds, store.kept_records, home() / "attachments")
     readable = [loaded for path in paths if not isinstance(loaded := found[path], ClaimFileError)]
-    enqueued = _enqueued(store, readable)
+    enqueued = iter(store.enqueue_all(readable))
     results: list[Ingested] = []
     for path in paths:
         loaded = found[path]
@@ -106,10 +103,3 @@ def ingest(paths: Sequence[Path], store: Store, seconds: float | None = None) ->
             Ingested(path, loaded.claim.claim_id, state, sha256=loaded.sha256, notes=loaded.notes())
         )
     return results
-
-
-def _enqueued(store: Store, files: Sequence[LoadedClaim]) -> Iterator[Enqueued | ClaimFileError]:
-    """Each file enqueued, ENQUEUE_CHUNK to a transaction: one commit for many files, and the
-    store's write lock never held long enough to keep workers waiting."""
-    for start in range(0, len(files), ENQUEUE_CHUNK):
-        yield from store.enqueue_all(files[start : start + ENQUEUE_CHUNK])

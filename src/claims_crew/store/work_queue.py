@@ -75,6 +75,10 @@ class QueueCounts:
     failed: int = 0  # parked until a person re-queues them
 
 
+# Files enqueued in one write transaction (enqueue_all).
+ENQUEUE_CHUNK = 64
+
+
 class WorkQueue(StoreBase):
     """Ingesting claim files into the queue, and workers taking, holding and finishing them."""
 
@@ -89,22 +93,26 @@ class WorkQueue(StoreBase):
         review failed takes the newer file, as a first ingest would. A parked claim stays
         parked for the same file ("parked"), and is queued afresh for a changed one.
         """
-        with self.write() as conn:
-            return self._enqueue_in(conn, loaded)
+        (state,) = self.enqueue_all([loaded])
+        if isinstance(state, ClaimFileError):
+            raise state
+        return state
 
     def enqueue_all(self, files: Sequence[LoadedClaim]) -> list[Enqueued | ClaimFileError]:
-        """`enqueue` for each file in order, in one write transaction: an inbox's files share
-        one commit rather than paying one each (on SQLite each is a sync to disk, and a run's
-        claims wait for them all before their reviews begin). A file `enqueue` would refuse
+        """`enqueue` for each file in order, ENQUEUE_CHUNK files to a write transaction: an
+        inbox's files share a commit rather than paying one each (on SQLite each is a sync to
+        disk, and a run's claims wait for them all before their reviews begin), and the write
+        lock is never held long enough to keep workers waiting. A file `enqueue` would refuse
         gets its ClaimFileError in its place, and nothing of it is kept."""
         results: list[Enqueued | ClaimFileError] = []
-        with self.write() as conn:
-            for loaded in files:
-                try:
-                    with conn.begin_nested():  # a refused file's rows go, the others' stay
-                        results.append(self._enqueue_in(conn, loaded))
-                except ClaimFileError as exc:
-                    results.append(exc)
+        for start in range(0, len(files), ENQUEUE_CHUNK):
+            with self.write() as conn:
+                for loaded in files[start : start + ENQUEUE_CHUNK]:
+                    try:
+                        with conn.begin_nested():  # a refused file's rows go, the others' stay
+                            results.append(self._enqueue_in(conn, loaded))
+                    except ClaimFileError as exc:
+                        results.append(exc)
         return results
 
     def _enqueue_in(self, conn: Connection, loaded: LoadedClaim) -> Enqueued:
