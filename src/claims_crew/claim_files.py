@@ -39,7 +39,7 @@ from claims_crew.documents.limits import (
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.read import read_attachment
+from claims_crew.documents.read import read_document
 from claims_crew.documents.record import AttachmentRecord, PageText
 from claims_crew.errors import ClaimFileError, validation_problems
 from claims_crew.models import ClaimFile
@@ -320,22 +320,32 @@ def load_claim(
                 code="too_large",
             )
     budget = ClaimBudget(seconds)
-    documents.update((n, taken[n]) for n in claim.attachments if n in taken)
+    for name in claim.attachments:
+        if name in taken:
+            documents.update(carried_with(taken, name))
     for name, data_bytes in files.items():
         if before is not None and name in before:
-            documents[name] = before[name]
+            documents.update(carried_with(before, name))
             if before[name].sha256 not in ("", hashlib.sha256(data_bytes).hexdigest()):
                 changed.append(name)
             continue
         try:
-            record = read_attachment(name, data_bytes, budget)
+            # An e-mail gives its own record, then one for each file it carries.
+            records = read_document(name, data_bytes, budget)
         except AttachmentError as exc:
             raise ClaimFileError(f"{path}: attachment {exc}", code=exc.code) from exc
-        if originals is not None:
-            record = record.model_copy(update={"kept_at": keep_original(originals, data_bytes)})
-        documents[name] = record
-    ordered = {n: documents[n] for n in claim.attachments}  # the claim file's order
+        for record, original in records:
+            if originals is not None:
+                record = record.model_copy(update={"kept_at": keep_original(originals, original)})
+            documents[record.name] = record
+    # The claim file's order, each e-mail followed by what it carries.
+    ordered = {n: documents[n] for name in claim.attachments for n in carried_with(documents, name)}
     return LoadedClaim(path, claim, raw, ordered, tuple(changed))
+
+
+def carried_with(records: Mapping[str, AttachmentRecord], name: str) -> dict[str, AttachmentRecord]:
+    """The record of attachment `name` and those of the files it carries ("name/…"), in order."""
+    return {n: r for n, r in records.items() if n == name or n.startswith(name + "/")}
 
 
 def _attachment_bytes(path: Path, name: str) -> bytes:

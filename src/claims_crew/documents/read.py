@@ -1,5 +1,7 @@
-"""One attachment's bytes into its text of record: plain text, a PDF (its text layer, OCR for
-the pages that have none) or a photo (OCR).
+"""One attachment's bytes into its text of record: plain text, a PDF (its text layer and its
+filled form fields, OCR for the pages that have none), a photo (OCR, HEIC included), a Word
+document or a spreadsheet (office.py), or an e-mail (email.py), whose attachments are read here
+in turn and become records of their own.
 
 The kind is told from the bytes, not the name: a `.pdf` that is a PNG is read as a PNG, and a
 file that is none of the kinds read is refused as unsupported_type rather than guessed at. A
@@ -15,6 +17,7 @@ import hashlib
 import time
 from pathlib import Path
 
+from claims_crew.documents.email import is_outlook_message, looks_like_message, read_message
 from claims_crew.documents.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_TEXT_BYTES,
@@ -22,6 +25,7 @@ from claims_crew.documents.limits import (
     ClaimBudget,
 )
 from claims_crew.documents.ocr import ocr_unavailable
+from claims_crew.documents.office import office_kind, office_pages
 from claims_crew.documents.pages import image_frames, ocr_page, rendered_pdf_pages
 from claims_crew.documents.pdf_text import (
     MIN_LETTERS_PER_PAGE,
@@ -30,7 +34,7 @@ from claims_crew.documents.pdf_text import (
     read_text_layer,
     timeout_from_env,
 )
-from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText
+from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText, ReadFile
 from claims_crew.vocabulary import ClaimFileProblem
 
 _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
@@ -40,32 +44,51 @@ _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 # ISO base media brands of HEIC/HEIF photos (an iPhone's default).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
+_ZIP_MAGIC = b"PK\x03\x04"
+# An OLE compound file: an Outlook .msg, or an old Word or Excel file (not read).
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_KINDS_READ = (
+    "UTF-8 text, an e-mail, a PDF, a Word or Excel file, or a PNG, JPEG, TIFF or HEIC image"
+)
 
 
 def kind_of(name: str, data: bytes) -> AttachmentKind:
     """What the bytes are; AttachmentError unsupported_type when none of the kinds read."""
     if b"%PDF-" in data[:1024]:
         return "pdf"
-    if data.startswith(_IMAGE_MAGIC):
+    if data.startswith(_IMAGE_MAGIC) or (data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS):
         return "image"
-    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
-        raise AttachmentError(
-            "unsupported_type", f"{name}: a HEIC photo; export it as JPEG to have it read"
-        )
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+    if data.startswith(_ZIP_MAGIC):
+        return office_kind(name, data)
+    if data.startswith(_OLE_MAGIC):
+        if is_outlook_message(data):
+            return "email"
         raise AttachmentError(
             "unsupported_type",
-            f"{name}: neither UTF-8 text, a PDF nor a PNG, JPEG or TIFF image",
-        ) from exc
-    return "text"
+            f"{name}: an old-format Office file (.doc or .xls); save it as .docx or .xlsx",
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AttachmentError("unsupported_type", f"{name}: not {_KINDS_READ}") from exc
+    return "email" if looks_like_message(text) else "text"
 
 
 def read_attachment(name: str, data: bytes, budget: ClaimBudget) -> AttachmentRecord:
-    """The text of record of the attachment `name`, whose bytes are `data`.
+    """The text of record of the attachment `name`, whose bytes are `data`; for an e-mail, its
+    own record alone (read_document gives the records of what it carries too).
 
-    Raises AttachmentError: too_large, encrypted, unsupported_type or ocr_failed.
+    Raises AttachmentError: too_large, too_deep, encrypted, unsupported_type or ocr_failed.
+    """
+    return read_document(name, data, budget)[0].record
+
+
+def read_document(name: str, data: bytes, budget: ClaimBudget, depth: int = 0) -> list[ReadFile]:
+    """The record of `name` with its bytes, then, for an e-mail, those of the files it carries,
+    in order, each named under it ("message.eml/report.pdf"), so that each original can be kept.
+    `depth`: how many e-mails this one is inside.
+
+    Raises AttachmentError: too_large, too_deep, encrypted, unsupported_type or ocr_failed.
     """
     started = time.monotonic()
     kind = kind_of(name, data)
@@ -74,14 +97,19 @@ def read_attachment(name: str, data: bytes, budget: ClaimBudget) -> AttachmentRe
         raise AttachmentError(
             "too_large", f"{name} is {len(data):,} bytes; the cap is {cap:,} bytes"
         )
+    if kind == "email":
+        # The message's own record first, then each carried file read as an attachment is.
+        return read_message(name, data, budget, depth, read_document)
     problem: str | None = None
     if kind == "text":
         pages = [PageText(number=1, text=data.decode("utf-8"))]
     elif kind == "pdf":
         pages, problem = _pdf_pages(name, data, budget)
+    elif kind in ("docx", "xlsx"):
+        pages = office_pages(name, data, kind, budget)
     else:
         pages, problem = _image_pages(name, data, budget)
-    return AttachmentRecord(
+    record = AttachmentRecord(
         name=name,
         kind=kind,
         sha256=hashlib.sha256(data).hexdigest(),
@@ -91,6 +119,7 @@ def read_attachment(name: str, data: bytes, budget: ClaimBudget) -> AttachmentRe
         message=problem or "",
         seconds=round(time.monotonic() - started, 3),
     )
+    return [ReadFile(record, data)]
 
 
 def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageText], str | None]:

@@ -11,13 +11,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from claims_crew.documents.ocr import OcrLine
 
-AttachmentKind = Literal["text", "pdf", "image"]
+# email: an .eml or Outlook .msg (its headers and body; each file it carries is a record of its
+# own, named "message.eml/report.pdf"); docx: a Word document; xlsx: a spreadsheet, a sheet a page.
+AttachmentKind = Literal["text", "pdf", "image", "email", "docx", "xlsx"]
+# The kinds whose original has pages to draw for a person (the review page's page images).
+PAGED_KINDS: frozenset[AttachmentKind] = frozenset({"pdf", "image"})
 PageSource = Literal["text", "ocr"]
 # Why an attachment, or a page of one, could not be read. needs_ocr leaves the claim to go on
 # with what could be read; the others refuse the claim file (claim_files.py).
@@ -81,6 +85,13 @@ class AttachmentRecord(BaseModel):
         return cls(
             name=name, kind="text", sha256=sha256, size=size, pages=[PageText(number=1, text=text)]
         )
+
+
+class ReadFile(NamedTuple):
+    """A record as intake read it, with the bytes it was read from (kept by their hash)."""
+
+    record: AttachmentRecord
+    data: bytes
 
 
 _STORED = TypeAdapter(dict[str, AttachmentRecord | str])

@@ -26,6 +26,7 @@ from PIL import Image, ImageSequence, UnidentifiedImageError
 
 from claims_crew.documents.kept import read_plain_file
 from claims_crew.documents.limits import PAGE_IMAGE_SECONDS, RENDER_MEMORY_BYTES, RenderLimits
+from claims_crew.documents.record import PAGED_KINDS
 from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.errors import KeptFileError
 from claims_crew.store import Store
@@ -122,7 +123,7 @@ def with_originals(store: Store, claim_id: str, sha256: str | None) -> list[str]
     """The claim's PDF and image attachments whose original intake kept: those the page can
     show a page of (a claim read before originals were kept has none)."""
     kept = (store.kept_records(claim_id, sha256) or {}) if sha256 else {}
-    return [name for name, doc in kept.items() if doc.kind != "text" and doc.kept_at]
+    return [name for name, doc in kept.items() if doc.kind in PAGED_KINDS and doc.kept_at]
 
 
 def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes:
@@ -141,7 +142,7 @@ def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes
         raise PageImageError("missing", f"claim {claim_id} has no attachment {index}")
     name = names[index]
     kept = (store.kept_records(claim_id, sha) or {}).get(name) if sha else None
-    if kept is None or kept.kind == "text":
+    if kept is None or kept.kind not in PAGED_KINDS:
         raise PageImageError("unsupported_type", f"{name} has no pages to show")
     if not kept.kept_at:
         raise PageImageError("missing", f"{name}: its original was not kept at intake")
