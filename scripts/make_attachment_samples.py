@@ -10,6 +10,10 @@ scanned and photographed ones, rendered to pixels with pdfium and saved with Pil
   image-only PDF, as a scanner makes it: no text layer, so it is read by OCR.
 * ``C-2002-estimate.jpg``: a repair estimate, rendered, turned a little and photographed on a
   grey desk (a JPEG), read by OCR too.
+* ``C-2003-statement.docx``: the insured's statement, a Word file written with python-docx, with
+  a table of costs; its dates and its zip's are fixed, so the bytes are stable.
+* ``C-2004-estimate.heic``: a windscreen estimate photographed as C-2002's is, saved as HEIC
+  (an iPhone's default) with pillow-heif.
 
 Usage (from the repository root)::
 
@@ -20,11 +24,15 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import datetime
 import io
 import sys
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import docx
+import pillow_heif
 import pypdfium2
 from PIL import Image, ImageFilter, ImageOps
 from pypdf import PdfReader, PdfWriter
@@ -35,6 +43,7 @@ SCAN_DPI = 300
 PHOTO_DPI = 200
 # Pillow's PDF writer stamps the time unless told: a fixed moment keeps the bytes stable.
 FIXED_TIME = "D:20260101000000Z"
+FIXED_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
 PLUMBER_PAGE_1 = """\
 Kestrel Plumbing & Heating Ltd - Call-out report
@@ -91,6 +100,38 @@ Labour, 6.5 hours: 520.00
 Estimate total: 2,280.00
 """
 
+STATEMENT = [
+    "Statement of the insured",
+    "Insured: Marcus Bell. Policy MR-AUTO-001. Vehicle: 2021 Toyota Corolla, plate KLM 2093.",
+    "On 9 February 2026 at about 17:40 I was driving slowly through the car park of Fairview "
+    "Retail Park when a white van reversed out of a bay into the front passenger door of my car.",
+    "The van driver, Mr Colin Price, stopped, said the accident was his fault and gave me his "
+    "insurance details. Two shoppers saw it happen and gave me their names.",
+    "The body shop's quote for the repair:",
+]
+STATEMENT_COSTS = [
+    ("Item", "Cost (USD)"),
+    ("Front passenger door, repair and refinish", "1,150.00"),
+    ("Door mirror, replace", "240.00"),
+    ("Labour, 4 hours", "320.00"),
+    ("Total", "1,710.00"),
+]
+STATEMENT_END = "I confirm that this statement is true to the best of my knowledge. Marcus Bell."
+
+WINDSCREEN_ESTIMATE = """\
+Harbour Road Glass - Repair estimate
+# Vehicle
+2020 Skoda Octavia estate, plate HRB 5120. Customer: Priya Raman. Estimate date 26 February 2026.
+# Damage
+Windscreen cracked across the driver's side by a stone thrown up from a gravel lorry on the
+A38 on 24 February 2026. The crack is 40 cm long and cannot be repaired.
+# Estimate
+Windscreen, replace: 690.00
+Rain sensor, recalibrate: 120.00
+Labour, 2 hours: 160.00
+Estimate total: 970.00
+"""
+
 
 def _build_pdf() -> Callable[[str], bytes]:
     """build_policies.build_pdf, the writer the sample policies are made with."""
@@ -137,17 +178,62 @@ def scanned(build: Callable[[str], bytes], text: str) -> bytes:
     return out.getvalue()
 
 
-def photographed(build: Callable[[str], bytes], text: str) -> bytes:
+def _photo(build: Callable[[str], bytes], text: str) -> Image.Image:
     """A text page as a phone photographs it on a desk: cropped to the text, turned a degree
-    and a half, on a grey ground, a little soft, saved as a JPEG."""
+    and a half, on a grey ground, a little soft."""
     page = _render(build(text), PHOTO_DPI)
     page = page.crop((0, 0, page.width, page.height // 2))
     page = ImageOps.expand(page, border=40, fill=255)
     turned = page.rotate(1.5, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=128)
-    turned = turned.filter(ImageFilter.GaussianBlur(0.8))
+    return turned.filter(ImageFilter.GaussianBlur(0.8)).convert("RGB")
+
+
+def photographed(build: Callable[[str], bytes], text: str) -> bytes:
+    """The photo saved as a JPEG."""
     out = io.BytesIO()
-    turned.convert("RGB").save(out, "JPEG", quality=88, optimize=False, progressive=False)
+    _photo(build, text).save(out, "JPEG", quality=88, optimize=False, progressive=False)
     return out.getvalue()
+
+
+def photographed_heic(build: Callable[[str], bytes], text: str) -> bytes:
+    """The photo saved as an iPhone saves it: HEIC (HEVC in a HEIF file)."""
+    out = io.BytesIO()
+    pillow_heif.from_pillow(_photo(build, text)).save(out, quality=85)
+    return out.getvalue()
+
+
+def stable_zip(data: bytes) -> bytes:
+    """The zip's parts in the same order, each dated FIXED_DATE: a zip writer stamps each part
+    with the moment it wrote it. Deflated at a fixed level, as the PNG inside the scanned PDF
+    is, by the zlib this Python carries."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            part = zipfile.ZipInfo(info.filename, date_time=FIXED_DATE.timetuple()[:6])
+            part.external_attr = 0o644 << 16
+            target.writestr(part, source.read(info), zipfile.ZIP_DEFLATED, compresslevel=9)
+    return out.getvalue()
+
+
+def word_statement() -> bytes:
+    """The insured's statement as a Word file: paragraphs, then a table of costs."""
+    document = docx.Document()
+    document.add_heading(STATEMENT[0], level=1)
+    for text in STATEMENT[1:]:
+        document.add_paragraph(text)
+    table = document.add_table(rows=0, cols=2)
+    for item, cost in STATEMENT_COSTS:
+        row = table.add_row().cells
+        row[0].text, row[1].text = item, cost
+    document.add_paragraph(STATEMENT_END)
+    properties = document.core_properties
+    properties.author = properties.last_modified_by = "Marcus Bell"
+    properties.title = STATEMENT[0]
+    properties.created = properties.modified = FIXED_DATE.replace(tzinfo=None)
+    properties.revision = 1
+    out = io.BytesIO()
+    document.save(out)
+    return stable_zip(out.getvalue())
 
 
 def samples() -> dict[str, bytes]:
@@ -156,6 +242,8 @@ def samples() -> dict[str, bytes]:
         "C-1049-plumber.pdf": plumber_report(build),
         "C-1050-police-report.pdf": scanned(build, POLICE_REPORT),
         "C-2002-estimate.jpg": photographed(build, REPAIR_ESTIMATE),
+        "C-2003-statement.docx": word_statement(),
+        "C-2004-estimate.heic": photographed_heic(build, WINDSCREEN_ESTIMATE),
     }
 
 

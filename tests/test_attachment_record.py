@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -59,9 +60,10 @@ def test_a_refused_attachment_has_its_code_in_ingests_json(tmp_path: Path) -> No
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(THEFT_CLAIM, inbox)
-    (inbox / "C-1050-police-report.pdf").write_bytes(b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64)
+    with zipfile.ZipFile(inbox / "C-1050-police-report.pdf", "w") as archive:
+        archive.writestr("report.txt", "not the police report")
     result = CliRunner().invoke(main, ["ingest", str(inbox), "--json"])
     assert result.exit_code == 1
     [refused] = json.loads(result.output)["files"]
     assert (refused["state"], refused["code"]) == (None, "unsupported_type")
-    assert "HEIC" in refused["error"]
+    assert "not a Word (.docx) or Excel (.xlsx) file" in refused["error"]

@@ -128,12 +128,6 @@ def test_a_pdf_that_needs_a_password_is_refused_as_encrypted(tmp_path: Path) -> 
     assert _refused(path).code == "encrypted"
 
 
-def test_a_heic_photo_is_refused_as_unsupported(tmp_path: Path) -> None:
-    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64
-    error = _refused(_claim_with(tmp_path, "photo.heic", heic))
-    assert error.code == "unsupported_type" and "HEIC" in str(error)
-
-
 def test_a_pdf_over_the_page_cap_is_refused(tmp_path: Path) -> None:
     error = _refused(_claim_with(tmp_path, "report.pdf", _pdf(MAX_PAGES + 1)))
     assert error.code == "too_large" and f"the cap is {MAX_PAGES}" in str(error)

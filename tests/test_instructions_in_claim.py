@@ -223,8 +223,9 @@ def test_a_claimant_s_ordinary_sentence_is_not_flagged(sentence: str) -> None:
     assert instruction_phrases(sentence) == []
 
 
-# Reading a PDF's or a photo's pages (OCR) takes seconds: those claims are in the slow set.
-PAGED = {"C-1049", "C-1050", "C-2002"}
+# Reading a PDF's or a photo's pages (OCR), or a Word file in its reader's child, takes seconds:
+# those claims are in the slow set.
+PAGED = {"C-1049", "C-1050", "C-2002", "C-2003", "C-2004"}
 CLEAN = [
     pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in PAGED else [])
     for p in inbox_files(INBOX)

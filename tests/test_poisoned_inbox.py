@@ -1,13 +1,15 @@
 """One bad file of every kind beside the sample claims: the run reviews every good claim, lists
 each bad file with its reason, and exits 1. Then the same inbox with the bad files removed.
-Bad attachments are among them (an encrypted PDF, a HEIC photo), and the run has no OCR engine:
-the scanned police report is listed as needs_ocr and its claim reviewed all the same."""
+Bad attachments are among them (an encrypted PDF, a zip that is no Office file, a zip bomb
+dressed as .docx and one as .xlsx), and the run has no OCR engine: the scanned police report and the
+photographed estimates are listed as needs_ocr and their claims reviewed all the same."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from claims_crew.cli import main
 from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
 from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.office import word_note, workbook, zip_bomb
 from tests.support.paths import ROOT
 
 SAMPLES = ROOT / "claims" / "inbox"
@@ -33,6 +36,8 @@ GOOD = [
     "C-1050",
     "C-2001",
     "C-2002",
+    "C-2003",
+    "C-2004",
     "C-3001",
 ]
 
@@ -65,13 +70,23 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
     locked = PdfWriter(clone_from=SAMPLES / "C-1049-plumber.pdf")
     locked.encrypt(user_password="secret", owner_password="owner")
     locked.write(inbox / "X-locked.pdf")
-    (inbox / "X-photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64)
-    for claim_id, attachment in (("X-locked", "X-locked.pdf"), ("X-heic", "X-photo.heic")):
+    with zipfile.ZipFile(inbox / "X-photos.zip", "w") as archive:
+        archive.writestr("front.jpg", b"\xff\xd8\xff" + b"\x00" * 64)
+    (inbox / "X-bomb.docx").write_bytes(zip_bomb(word_note()))
+    (inbox / "X-bomb.xlsx").write_bytes(zip_bomb(workbook({"Estimate": [["Total", 1710]]})))
+    for claim_id, attachment in (
+        ("X-locked", "X-locked.pdf"),
+        ("X-zip", "X-photos.zip"),
+        ("X-docx-bomb", "X-bomb.docx"),
+        ("X-xlsx-bomb", "X-bomb.xlsx"),
+    ):
         fields = {**water, "claim_id": claim_id, "attachments": [attachment]}
         (inbox / f"{claim_id}.json").write_text(json.dumps(fields))
     return {
         "X-locked.json": "encrypted",
-        "X-heic.json": "unsupported_type",
+        "X-zip.json": "unsupported_type",
+        "X-docx-bomb.json": "too_large",
+        "X-xlsx-bomb.json": "too_large",
         "X-deep.json": "too_deep",
         "X-deep.yaml": "too_deep",
         "X-big.json": "too_large",

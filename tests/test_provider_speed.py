@@ -123,6 +123,8 @@ def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
         "C-1050": ("ACCEPTED", "covered"),
         "C-2001": ("ESCALATED", None),
         "C-2002": ("ESCALATED", None),
+        "C-2003": ("ESCALATED", None),
+        "C-2004": ("ESCALATED", None),
         "C-3001": ("ESCALATED", None),
     }
     # The adjudicator was asked once per dispute, after both reviewers had answered; C-1048's

@@ -1,8 +1,9 @@
 """The sample claims whose evidence is in a PDF, a scan or a photo, and intake's answers on them.
 
 C-1049's start date is only on page 2 of its plumber's PDF report; C-1050's forced entry only in
-its scanned police report; C-2002's repair cost in a photographed estimate
-(scripts/make_attachment_samples.py makes the three files).
+its scanned police report; C-2002's repair cost in a photographed estimate; C-2003's account in
+the insured's Word statement; C-2004's in an estimate photographed as HEIC
+(scripts/make_attachment_samples.py makes the files).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ THEFT_CLAIM = INBOX / "C-1050.yaml"
 POLICE_REPORT = "C-1050-police-report.pdf"
 ESTIMATE_CLAIM = INBOX / "C-2002.json"
 ESTIMATE = "C-2002-estimate.jpg"
+STATEMENT_CLAIM = INBOX / "C-2003.json"
+STATEMENT = "C-2003-statement.docx"
+HEIC_CLAIM = INBOX / "C-2004.json"
+HEIC_ESTIMATE = "C-2004-estimate.heic"
 
 INTAKE_SPLIT: dict[str, Any] = {
     "loss_type": "water_damage",

@@ -84,9 +84,17 @@ AGREED: dict[str, tuple[str, str, str] | None] = {
     ),
     "C-2001": None,
     "C-2002": None,
+    "C-2003": None,
+    "C-2004": None,
     "C-3001": None,
 }
-POLICY_OF = {"C-2001": "MR-AUTO-001", "C-2002": "MR-AUTO-001", "C-3001": "WF-TRAVEL-001"}
+POLICY_OF = {
+    "C-2001": "MR-AUTO-001",
+    "C-2002": "MR-AUTO-001",
+    "C-2003": "MR-AUTO-001",
+    "C-2004": "MR-AUTO-001",
+    "C-3001": "WF-TRAVEL-001",
+}
 
 
 class Meeting:

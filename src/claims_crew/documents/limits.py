@@ -32,6 +32,29 @@ OCR_DPI = 300
 # worker's memory. A page that draws a tree of Form XObjects grows by hundreds of MB a second
 # and reaches the cap within a few seconds, where it would otherwise take tens of GB.
 RENDER_MEMORY_BYTES = 1 << 30
+# A Word file or a spreadsheet is a zip of XML parts, and a zip says in its central directory how
+# large each part is before any is inflated: those declared sizes are checked first, so that a
+# zip bomb dressed as .docx or .xlsx is refused before a byte is decompressed. A real .docx has
+# 10 to 30 parts, an .xlsx a few per sheet, a few hundred with pictures; its XML inflates 5 to 20
+# times (a sheet of repeated styles up to about 50), deflate itself at most about 1,000 times.
+# A part larger than 32 MiB of XML is no note or estimate (a 300-page report is about 10 MiB),
+# and python-docx holds every part in memory, so the total stays well inside the reader's 1 GiB
+# address space (RENDER_MEMORY_BYTES, which the Office reader child runs under too).
+MAX_ZIP_ENTRIES = 1_000
+MAX_ZIP_ENTRY_BYTES = 32 << 20
+MAX_ZIP_TOTAL_BYTES = 128 << 20
+MAX_ZIP_RATIO = 100
+# The ratio is not checked below this declared size: a short run of blanks compresses far past
+# any ratio and costs nothing to inflate.
+ZIP_RATIO_FROM_BYTES = 1 << 20
+# A spreadsheet: its sheets are its pages (MAX_PAGES), and its text goes to the intake agent
+# whole, so rows and cells are capped as a text attachment's bytes are. An estimate or a list of
+# items is tens to hundreds of rows; past these the workbook is refused as too_large rather than
+# read in part, as a PDF over its pages is: a claim reviewed on half a ledger would not say so.
+MAX_SHEET_ROWS = 5_000  # rows holding a value, in one sheet
+MAX_WORKBOOK_CELLS = 50_000  # cells holding a value, in the whole workbook
+# A Word file's or a workbook's text, as read: about a 100-page report.
+MAX_OFFICE_TEXT_CHARS = 1 << 20
 # A page drawn for OCR: a scan takes well under a second, a dense vector plan a few seconds.
 RENDER_PAGE_SECONDS = 30.0
 # A page image on the review page, where a person waits for it (and the page is drawn smaller).

@@ -1,6 +1,8 @@
 """Scanned pages and photos into text: PDF pages rendered with pdfium in a bounded child process,
 images opened with Pillow, each checked against the claim's pixel budget before it is decoded,
-then read by OCR."""
+then read by OCR. HEIC and HEIF photos (an iPhone's default) are opened through pi-heif's
+Pillow plugin, which reads the size from the file's header as Pillow's own formats do, so the
+pixel caps are checked before libheif decodes anything."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import math
 import warnings
 from collections.abc import Iterator
 
+from pi_heif import register_heif_opener
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from claims_crew.documents.limits import OCR_DPI, AttachmentError, ClaimBudget
@@ -17,6 +20,7 @@ from claims_crew.documents.record import PageText
 from claims_crew.documents.rendering import PdfRenderer, RenderError, RenderProblem
 from claims_crew.vocabulary import ClaimFileProblem
 
+register_heif_opener()
 # A page over the memory cap is too large to read; one over its time is an OCR failure, as an
 # OCR engine that outlasts the claim's deadline is; a page pdfium cannot open or draw was never
 # a document it could read.
@@ -69,7 +73,7 @@ def rendered_pdf_pages(
 
 
 def image_frames(name: str, data: bytes, budget: ClaimBudget) -> Iterator[tuple[int, Image.Image]]:
-    """Each frame of a PNG, JPEG or TIFF (a TIFF may hold several pages), upright, refused
+    """Each frame of a PNG, JPEG, TIFF or HEIC (a TIFF may hold several pages), upright, refused
     before decoding when it declares more pixels than the caps allow."""
     try:
         with warnings.catch_warnings():
@@ -79,9 +83,14 @@ def image_frames(name: str, data: bytes, budget: ClaimBudget) -> Iterator[tuple[
         raise AttachmentError(
             "too_large", f"{name}: refused as a decompression bomb: {exc}"
         ) from exc
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except UnidentifiedImageError as exc:  # its message names only an in-memory buffer
         raise AttachmentError(
-            "unsupported_type", f"{name}: not an image Pillow reads: {exc}"
+            "unsupported_type", f"{name}: not a PNG, JPEG, TIFF or HEIC image that can be opened"
+        ) from exc
+    except (OSError, ValueError) as exc:
+        raise AttachmentError(
+            "unsupported_type",
+            f"{name}: not a PNG, JPEG, TIFF or HEIC image that can be opened: {exc}",
         ) from exc
     with image:
         count = getattr(image, "n_frames", 1)
@@ -93,6 +102,7 @@ def image_frames(name: str, data: bytes, budget: ClaimBudget) -> Iterator[tuple[
                 frame = ImageOps.exif_transpose(image.copy())
             except (OSError, ValueError, Image.DecompressionBombError) as exc:
                 raise AttachmentError(
-                    "unsupported_type", f"{name} page {index + 1}: cannot be decoded: {exc}"
+                    "unsupported_type",
+                    f"{name} page {index + 1}: cannot be decoded: {str(exc).strip()}",
                 ) from exc
             yield index + 1, frame

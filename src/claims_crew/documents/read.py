@@ -25,7 +25,7 @@ from claims_crew.documents.limits import (
     ClaimBudget,
 )
 from claims_crew.documents.ocr import ocr_unavailable
-from claims_crew.documents.office import office_kind, office_pages
+from claims_crew.documents.office import office_kind, office_pages, refuse_encrypted_office
 from claims_crew.documents.pages import image_frames, ocr_page, rendered_pdf_pages
 from claims_crew.documents.pdf_text import (
     MIN_LETTERS_PER_PAGE,
@@ -63,6 +63,7 @@ def kind_of(name: str, data: bytes) -> AttachmentKind:
     if data.startswith(_OLE_MAGIC):
         if is_outlook_message(data):
             return "email"
+        refuse_encrypted_office(name, data)
         raise AttachmentError(
             "unsupported_type",
             f"{name}: an old-format Office file (.doc or .xls); save it as .docx or .xlsx",

@@ -12,9 +12,9 @@ and starts no spare.
 The spare is used only for the same command line (the same interpreter, script and sys.path),
 is forgotten by a forked copy of the process, and is killed at exit.
 
-The page renderer (rendering.py) starts its children here too, from a script of its
-own and with a keeper of spares of its own, so that reading a PDF's text and drawing its pages
-do not throw away each other's spare.
+The page renderer (rendering.py) and the Office reader (office.py) start their children here
+too, each from a script of its own and with a keeper of spares of its own, so that reading a
+PDF's text, drawing its pages and reading a Word file do not throw away each other's spare.
 """
 
 from __future__ import annotations
@@ -121,16 +121,21 @@ _SPARES = new_spares()
 
 
 def run_reader(data: bytes, limit_s: float) -> Finished:
-    """Give `data` to a reader child and collect what it writes.
+    """Give `data` to a PDF reader child and collect what it writes.
 
     Raises subprocess.TimeoutExpired after `limit_s` seconds and OSError when no child starts;
     the child is dead in every case when this returns or raises.
     """
-    command = reader_command()
-    process = _SPARES.take(command)
+    return run_child(reader_command(), _SPARES, data, limit_s)
+
+
+def run_child(command: list[str], spares: _Spares, data: bytes, limit_s: float) -> Finished:
+    """Give `data` to a child running `command` (the spare from `spares` where it fits), and
+    collect what it writes; as run_reader, whose children the Office reader's share this with."""
+    process = spares.take(command)
     try:
-        # The next child starts now, so that it imports pypdf while this one reads.
-        _SPARES.refill(command)
+        # The next child starts now, so that it imports its libraries while this one reads.
+        spares.refill(command)
         stdout, stderr = process.communicate(data, timeout=limit_s)
     except BaseException:  # a timeout, or the caller interrupted: the child must not outlive it
         stop_child(process)

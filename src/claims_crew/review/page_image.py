@@ -22,6 +22,7 @@ import io
 from pathlib import Path
 from typing import Literal
 
+from pi_heif import register_heif_opener
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
 from claims_crew.documents.kept import read_plain_file
@@ -30,6 +31,9 @@ from claims_crew.documents.record import PAGED_KINDS
 from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.errors import KeptFileError
 from claims_crew.store import Store
+
+# An iPhone's HEIC photo is drawn as intake read it (documents/pages.py registers it too).
+register_heif_opener()
 
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
 
