@@ -182,7 +182,7 @@ def _missing_fields(inbox: Path) -> Path:
         (_text_attachment_too_large, "too_large", f"the cap is {MAX_TEXT_BYTES:,} bytes"),
         (_attachments_too_large_together, "too_large", "attachments are over"),
         (_attachment_fifo, "not_a_file", "'notes.txt' is a FIFO"),
-        (_attachment_not_text, "unsupported_type", "notes.txt: neither UTF-8 text, a PDF"),
+        (_attachment_not_text, "unsupported_type", "notes.txt: not UTF-8 text, an e-mail, a PDF"),
         (_not_yaml, "malformed", "not valid YAML"),
         (_json_key_twice, "malformed", "the key 'claim_id' is given more than once"),
         (_yaml_key_twice, "malformed", "the key 'claim_id' is given more than once in one"),

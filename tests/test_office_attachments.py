@@ -30,6 +30,7 @@ from tests.support.attachments import INBOX, STATEMENT
 from tests.support.office import (
     NOTE_PARAGRAPH,
     cached_value,
+    compound_file,
     declaring,
     with_parts,
     word_note,
@@ -204,6 +205,16 @@ def test_a_zip_that_is_not_office_is_unsupported_type(refused_unopened: Refuse) 
         archive.writestr("photos/front.jpg", b"\xff\xd8\xff" + b"\x00" * 32)
     error = refused_unopened("photos.zip", out.getvalue())
     assert error.code == "unsupported_type" and "not a Word (.docx) or Excel" in str(error)
+
+
+def test_an_office_file_saved_with_a_password_is_encrypted() -> None:
+    error = _refused("locked.docx", compound_file())
+    assert error.code == "encrypted" and "saved with a password" in str(error)
+
+
+def test_an_old_word_file_is_unsupported_type() -> None:
+    error = _refused("old.doc", compound_file("WordDocument"))
+    assert error.code == "unsupported_type" and "old-format Office file" in str(error)
 
 
 def test_a_broken_zip_is_unreadable() -> None:

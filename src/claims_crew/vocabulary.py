@@ -206,9 +206,9 @@ RevalidationVerdict = Literal["replay", "new"]
 # Why a claim file in the inbox cannot be reviewed, in one machine-readable word
 # (errors.ClaimFileError.code). The batch reports the file by name and goes on.
 ClaimFileProblem = Literal[
-    "unreadable",  # cannot be opened, or a PDF attachment is broken
-    "unsupported_type",  # an attachment neither text, PDF, PNG, JPEG nor TIFF (HEIC included)
-    "encrypted",  # a PDF attachment that needs a password
+    "unreadable",  # cannot be opened, or a PDF, Word or Excel attachment is broken
+    "unsupported_type",  # an attachment of no kind read (a zip not Word or Excel, an old .doc)
+    "encrypted",  # a PDF or Office attachment that needs a password
     "ocr_failed",  # OCR failed on a scanned page or photo, or ran past the claim's deadline
     "not_a_file",  # a FIFO, a device or a folder: never opened
     "outside_inbox",  # a link out of the inbox, or an attachment outside the claim's folder

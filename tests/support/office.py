@@ -98,3 +98,42 @@ def declaring(data: bytes, part: str, size: int) -> bytes:
             return bytes(out)
         at = out.find(b"PK\x01\x02", at + 46)
     raise KeyError(part)
+
+
+def _directory_entry(name: str, kind: int, child: int, start: int, size: int) -> bytes:
+    """One 128-byte entry of a compound file's directory (MS-CFB 2.6)."""
+    encoded = (name + "\0").encode("utf-16-le") if name else b""
+    none = 0xFFFFFFFF
+    return (
+        encoded.ljust(64, b"\0")
+        + struct.pack("<HBB", len(encoded), kind, 1)
+        + struct.pack("<III", none, none, child)
+        + bytes(16 + 4 + 16)
+        + struct.pack("<IQ", start, size)
+    )
+
+
+def compound_file(name: str = "EncryptedPackage", stream: bytes = b"\x08\x00" * 2048) -> bytes:
+    """An OLE compound file holding one stream. By default what Word or Excel saves with a
+    password: no zip, but a compound file whose "EncryptedPackage" stream holds the zip
+    encrypted (4 kB stand for it here); an old .doc holds a "WordDocument" stream instead.
+    Written by hand (MS-CFB version 3): sector 0 the FAT, 1 the directory, the stream after."""
+    sector, end, free = 512, 0xFFFFFFFE, 0xFFFFFFFF
+    data = stream.ljust(-(-len(stream) // sector) * sector, b"\0")
+    count = len(data) // sector
+    chain = [0xFFFFFFFD, end, *range(3, 2 + count), end]
+    fat = struct.pack(f"<{sector // 4}I", *chain, *[free] * (sector // 4 - len(chain)))
+    directory = (
+        _directory_entry("Root Entry", 5, 1, end, 0)
+        + _directory_entry(name, 2, 0xFFFFFFFF, 2, len(stream))
+        + _directory_entry("", 0, 0xFFFFFFFF, 0, 0) * 2
+    )
+    header = (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+        + bytes(16)
+        + struct.pack("<HHHHH", 0x3E, 3, 0xFFFE, 9, 6)
+        + bytes(6)
+        + struct.pack("<IIIIIIIII", 0, 1, 1, 0, 4096, end, 0, end, 0)
+        + struct.pack("<109I", 0, *[free] * 108)
+    )
+    return header + fat + directory + data

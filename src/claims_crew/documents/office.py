@@ -117,9 +117,10 @@ def refuse_encrypted_office(name: str, data: bytes) -> None:
     import olefile
 
     try:
-        with olefile.OleFileIO(data) as ole:
+        # A file object, never the bytes: olefile takes bytes shorter than 1,536 for a path.
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
             encrypted = ole.exists(_ENCRYPTED_STREAM)
-    except OSError:  # olefile raises OSError for a broken compound file
+    except Exception:  # a broken compound file raises many types: it is refused as old-format
         return
     if encrypted:
         raise AttachmentError(
