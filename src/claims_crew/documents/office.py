@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 import subprocess
 import zipfile
 from pathlib import Path
@@ -50,6 +51,12 @@ _MAIN_PARTS: dict[str, AttachmentKind] = {"word/document.xml": "docx", "xl/workb
 # An Office file saved with a password is no zip: an OLE compound file holding the zip encrypted.
 _ENCRYPTED_STREAM = "EncryptedPackage"
 _STDERR_TAIL = 400
+# The end of central directory record: its signature, and how far from the end it may start (its
+# 22 bytes and a comment of up to 64 KiB).
+_END_OF_DIRECTORY = b"PK\x05\x06"
+_END_RECORD_REACH = 22 + (1 << 16)
+# A directory entry is 46 bytes and the part's name (Office names are under 100 characters).
+_DIRECTORY_BYTES_PER_PART = 1 << 10
 # What a child that ran out of its address space says on its way out (Python, libxml2).
 _OUT_OF_MEMORY = (b"MemoryError", b"emory allocation failed")
 _MIB = 1 << 20
@@ -57,7 +64,19 @@ _SPARES = new_spares()
 
 
 def _directory(name: str, data: bytes) -> list[zipfile.ZipInfo]:
-    """The zip's central directory: names and declared sizes, nothing inflated."""
+    """The zip's central directory: names and declared sizes, nothing inflated; refused first
+    when the directory's own end record declares more parts than the cap, or a directory larger
+    than such parts could need, since zipfile would build an object for every one."""
+    end = data.rfind(_END_OF_DIRECTORY, max(0, len(data) - _END_RECORD_REACH))
+    if end >= 0 and len(data) >= end + 22:
+        parts, size = struct.unpack_from("<HI", data, end + 10)
+        # 0xFFFF parts: a zip64 directory, for more than any Office file has.
+        if parts > MAX_ZIP_ENTRIES or size > MAX_ZIP_ENTRIES * _DIRECTORY_BYTES_PER_PART:
+            raise AttachmentError(
+                "too_large",
+                f"{name}: its directory declares {parts:,} parts in {size:,} bytes; the cap is "
+                f"{MAX_ZIP_ENTRIES:,} parts",
+            )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             return archive.infolist()
