@@ -71,6 +71,12 @@ def read_message(
     started = time.monotonic()
     _check_depth(name, depth)
     message = parse_msg(name, data) if data.startswith(_OLE_MAGIC) else parse_eml(name, data)
+    if depth + message.nested > MAX_EMAIL_DEPTH:
+        raise AttachmentError(
+            "too_deep",
+            f"{name} holds e-mails {message.nested} deep inside it; e-mails are followed "
+            f"{MAX_EMAIL_DEPTH} deep",
+        )
     return _message_files(name, data, message, budget, depth, read_document, started)
 
 

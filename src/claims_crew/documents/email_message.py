@@ -27,9 +27,13 @@ class Carried:
 
 @dataclass(frozen=True)
 class Message:
+    """`nested`: how deep the e-mails inside this one go (0: it carries none), counted on the
+    parsed structure before any of them is decoded."""
+
     headers: list[tuple[str, str]]
     body: str
     carried: list[Carried] = field(default_factory=list)
+    nested: int = 0
 
 
 def message_text(message: Message, carried_names: Iterable[str]) -> str:

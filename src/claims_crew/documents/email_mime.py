@@ -34,7 +34,22 @@ def parse_eml(name: str, data: bytes) -> shape.Message:
     carried: list[shape.Carried] = []
     _walk(name, message, 0, plain, html, carried)
     body = "\n\n".join(plain) if plain else "\n\n".join(html_text(h) for h in html)
-    return shape.Message(_headers(message), body, carried)
+    return shape.Message(_headers(message), body, carried, _messages_deep(message))
+
+
+def _messages_deep(root: Message) -> int:
+    """How deep forwarded messages go inside `root`: counted without recursion, since the
+    parser builds however many levels a file holds."""
+    deepest = 0
+    stack = [(root, 0)]
+    while stack:
+        part, depth = stack.pop()
+        deepest = max(deepest, depth)
+        payload = part.get_payload()
+        if isinstance(payload, list):
+            inner = depth + (part.get_content_maintype() == "message")
+            stack.extend((sub, inner) for sub in payload if isinstance(sub, Message))
+    return deepest
 
 
 def _walk(

@@ -75,7 +75,11 @@ class _Storage:
             "Subject": self.text("0037"),
         }
         headers = [(h, " ".join(values[h].split())) for h in shape.SHOWN_HEADERS]
-        return shape.Message(headers, self._body(), self._attachments())
+        nested = max(
+            (p.count(_EMBEDDED) - self.prefix.count(_EMBEDDED) for p in self.ole.listdir()),
+            default=0,
+        )
+        return shape.Message(headers, self._body(), self._attachments(), nested)
 
     def text(self, prop: str, within: list[str] | None = None) -> str:
         """A string property, UTF-16LE (001F) or 8-bit (001E, in the usual Western code page)."""
