@@ -13,17 +13,23 @@ from email.message import EmailMessage, Message
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from claims_crew.claim_files import load_claim
+from claims_crew.cli import main
 from claims_crew.documents import email_mime, limits
 from claims_crew.documents.email import looks_like_message
 from claims_crew.documents.limits import MAX_EMAIL_DEPTH, AttachmentError, ClaimBudget
 from claims_crew.documents.read import kind_of, read_document
 from claims_crew.documents.record import AttachmentRecord, ReadFile
 from claims_crew.errors import ClaimFileError
+from claims_crew.llms.scripted import ScriptedLLM, final
+from claims_crew.store import Store
 from tests.support.attachments import INBOX, SPLIT_REPORT
 from tests.support.cfb import compound_file
+from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
 from tests.support.outlook import Outlook, outlook_message
+from tests.support.paths import ROOT
 
 SAMPLE_CLAIM = INBOX / "C-1052.json"
 SAMPLE_EMAIL = "C-1052-email.eml"
@@ -339,3 +345,53 @@ def test_base64_payload_size_is_worked_out_before_decoding() -> None:
     assert part["Content-Transfer-Encoding"] == "base64"
     assert len(str(part.get_payload())) > len(base64.b64encode(data))  # line breaks too
     assert email_mime.decoded_size(part) == len(data)
+
+
+def _bombs(inbox: Path) -> dict[str, str]:
+    """A claim for each e-mail bomb; returns file name → the code the run must give."""
+    fields = json.loads(SAMPLE_CLAIM.read_text(encoding="utf-8"))
+    many = _mail()
+    for number in range(limits.MAX_MESSAGE_FILES + 1):
+        many.add_attachment(UNREADABLE, maintype="application", subtype="octet-stream",
+                            filename=f"file-{number}.bin")  # fmt: skip
+    huge = _mail()
+    huge.set_content(b"x" * (3 << 19), maintype="text", subtype="plain", cte="base64")
+    bombs = {
+        "X-mail-deep": (_forwarded(MAX_EMAIL_DEPTH + 1, _mail()), "too_deep"),
+        "X-mail-many": (many.as_bytes(), "too_large"),
+        "X-mail-huge": (huge.as_bytes(), "too_large"),
+    }
+    for claim_id, (data, _) in bombs.items():
+        (inbox / f"{claim_id}.eml").write_bytes(data)
+        claim = {**fields, "claim_id": claim_id, "attachments": [f"{claim_id}.eml"]}
+        (inbox / f"{claim_id}.json").write_text(json.dumps(claim), encoding="utf-8")
+    return {f"{claim_id}.json": code for claim_id, (_, code) in bombs.items()}
+
+
+@pytest.mark.slow
+def test_email_bombs_are_refused_while_the_rest_of_the_inbox_is_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = Script()
+    script.llms = {
+        "intake": ScriptedLLM(responder=lambda _m: final(INTAKE_WATER)),
+        "policy": ScriptedLLM(responder=lambda _m: final(POLICY_COVERED)),
+        "fraud": ScriptedLLM(responder=lambda _m: final(FRAUD_EXCLUDED)),
+    }
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
+    monkeypatch.setattr(
+        "claims_crew.llms.select.default_llm_factory", lambda *_args, **_kwargs: script
+    )
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name in (SAMPLE_CLAIM.name, SAMPLE_EMAIL):
+        shutil.copy(INBOX / name, inbox)
+    bad = _bombs(inbox)
+    result = CliRunner().invoke(main, ["run", "--inbox", str(inbox)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    for name, code in bad.items():
+        row = next(line for line in result.output.splitlines() if f"│ {name} " in line)
+        assert f"bad claim file ({code})" in row, row
+    record = Store().claim_record("C-1052")
+    assert record is not None and record.status == "reviewed"
+    assert f"{len(bad)} claim(s) failed" in result.output
