@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from claims_crew.claim_files import load_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import Resolution
 from claims_crew.run.batch import run_batch
@@ -33,6 +34,9 @@ from tests.support.provider import (
     point_model_at,
     provider_settings,
 )
+from tests.support.sample_inbox import ABSTAIN
+from tests.support.store import record_for
+from tests.support.web import signed_in
 
 pytestmark = pytest.mark.slow
 
@@ -109,3 +113,26 @@ def test_a_sentence_the_email_never_says_stays_unverified(
     # The start date, quoted from the PDF the e-mail carries, verifies all the same.
     started = next(c for c in resolution.facts if c.name == "damage_start_date")
     assert (started.status, started.page) == ("verified", 2)
+
+
+def test_the_page_of_a_pdf_an_email_carries_is_shown_beside_its_quote(
+    engine: object, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(HOSE_CLAIM, inbox)
+    shutil.copy(HOSE_CLAIM.parent / HOSE_EMAIL, inbox)
+    loaded = load_claim(inbox / HOSE_CLAIM.name, originals=tmp_path / "attachments")
+    # Fraud abstains, so a person decides, with the facts checked.
+    record = record_for(loaded, sample_library, intake=INTAKE_HOSE, fraud=ABSTAIN)
+    assert record.resolution is not None and record.resolution.outcome == "ESCALATED"
+    store = Store()
+    store.record(record, None, loaded)
+    page = "/escalations/C-1052/attachments/1/pages/2.png"  # the report, after the e-mail
+    c = signed_in(store)
+    html = c.get("/escalations/C-1052").text
+    assert f'<img src="{page}" alt="{HOSE_REPORT}, page 2"' in html
+    response = c.get(page)
+    assert response.status_code == 200 and response.content.startswith(b"\x89PNG")
+    # The e-mail itself has no page to draw.
+    assert c.get("/escalations/C-1052/attachments/0/pages/1.png").status_code == 404
