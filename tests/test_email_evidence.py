@@ -16,6 +16,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import Resolution
 from claims_crew.run.batch import run_batch
 from claims_crew.store import Store
+from tests.support import provider as scripted
 from tests.support.email_claim import (
     HOSE_CAUSE,
     HOSE_CLAIM,
@@ -26,14 +27,6 @@ from tests.support.email_claim import (
     INTAKE_HOSE,
 )
 from tests.support.openai_server import StartServer
-from tests.support.provider import (
-    CrewScript,
-    agent_of,
-    answer,
-    look_up_then,
-    point_model_at,
-    provider_settings,
-)
 from tests.support.sample_inbox import ABSTAIN
 from tests.support.store import record_for
 from tests.support.web import signed_in
@@ -48,20 +41,20 @@ def _review(
     tmp_path: Path,
     intake: dict[str, Any],
 ) -> tuple[Resolution, str, Store]:
-    script = CrewScript()
-    script.set("C-1052", "intake", answer(intake))
+    script = scripted.CrewScript()
+    script.set("C-1052", "intake", scripted.answer(intake))
     for agent in ("policy", "fraud"):
-        script.set("C-1052", agent, look_up_then("4.2(b)", HOSE_COVERED))
+        script.set("C-1052", agent, scripted.look_up_then("4.2(b)", HOSE_COVERED))
     server = openai_server(script)
-    point_model_at(server, monkeypatch)
+    scripted.point_model_at(server, monkeypatch)
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(HOSE_CLAIM, inbox)
     shutil.copy(HOSE_CLAIM.parent / HOSE_EMAIL, inbox)
     store = Store()  # CLAIMS_CREW_HOME's, which `review show` reads
-    (item,) = run_batch([inbox / HOSE_CLAIM.name], provider_settings(library, store))
+    (item,) = run_batch([inbox / HOSE_CLAIM.name], scripted.provider_settings(library, store))
     assert item.record is not None and item.record.resolution is not None, item
-    [first] = [e for e in server.exchanges if agent_of(e.request) == "intake"][:1]
+    [first] = [e for e in server.exchanges if scripted.agent_of(e.request) == "intake"][:1]
     return item.record.resolution, first.request.text, store
 
 
