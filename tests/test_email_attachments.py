@@ -395,3 +395,17 @@ def test_email_bombs_are_refused_while_the_rest_of_the_inbox_is_reviewed(
     record = Store().claim_record("C-1052")
     assert record is not None and record.status == "reviewed"
     assert f"{len(bad)} claim(s) failed" in result.output
+
+
+def test_a_broken_outlook_message_is_refused_with_a_code() -> None:
+    # The PDF lands in the file's first sectors: the file is still told by its own signature.
+    message = outlook_message(Outlook({"0037": "x", "1000": "Body."}, files=[("a.pdf", PDF)]))
+    assert PDF[:5] in message[:1024] and kind_of("x.msg", message) == "email"
+    assert [r.name for r, _ in _read("x.msg", message)] == ["x.msg", "x.msg/a.pdf"]
+    # Cut short, its allocation table is gone: not an Outlook message any more.
+    assert _refused("x.msg", message[: len(message) // 2]).code == "unsupported_type"
+    # Its sectors overwritten: the message is read, the garbled file it carries refused.
+    garbled = bytearray(message)
+    garbled[600:3000] = b"\xff" * 2400
+    error = _refused("x.msg", bytes(garbled))
+    assert error.code == "unsupported_type" and "x.msg/" in str(error)

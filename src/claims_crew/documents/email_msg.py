@@ -13,8 +13,10 @@ from __future__ import annotations
 import email.utils
 import io
 import struct
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.parser import HeaderParser
+from typing import TypeVar
 
 import olefile
 
@@ -22,6 +24,7 @@ from claims_crew.documents import email_message as shape
 from claims_crew.documents.email_html import html_text
 from claims_crew.documents.limits import MAX_BODY_BYTES, AttachmentError
 
+_T = TypeVar("_T")
 _PROPERTIES = "__properties_version1.0"
 _ATTACHMENT = "__attach_version1.0_#"
 _EMBEDDED = "__substg1.0_3701000D"
@@ -48,10 +51,15 @@ def is_outlook_message(data: bytes) -> bool:
 
 def parse_msg(name: str, data: bytes) -> shape.Message:
     """The message in `data`; AttachmentError unreadable or too_large, before decoding."""
+    # In memory: nothing is held open, and the carried parts are read from it later.
+    return _broken_as_unreadable(
+        name, lambda: _Storage(name, olefile.OleFileIO(io.BytesIO(data)), []).message(_TOP_HEADER)
+    )
+
+
+def _broken_as_unreadable(name: str, read: Callable[[], _T]) -> _T:
     try:
-        # In memory: nothing is held open, and the carried parts read from it later.
-        ole = olefile.OleFileIO(io.BytesIO(data))
-        return _Storage(name, ole, []).message(_TOP_HEADER)
+        return read()
     except _OLE_ERRORS as exc:
         raise AttachmentError("unreadable", f"{name}: a broken Outlook message ({exc})") from exc
 
@@ -148,7 +156,11 @@ class _Storage:
                 self.ole.get_size(p) for p in self.ole.listdir() if p[: len(embedded)] == embedded
             )
             return shape.Carried(
-                filename, ".msg", size, True, lambda: inner.message(_EMBEDDED_HEADER)
+                filename,
+                ".msg",
+                size,
+                True,
+                lambda: _broken_as_unreadable(self.name, lambda: inner.message(_EMBEDDED_HEADER)),
             )
         data = [*path, "__substg1.0_37010102"]
         if not self.ole.exists(data):
@@ -157,5 +169,5 @@ class _Storage:
         return shape.Carried(filename, ".bin", size, False, lambda: self._read(data, size))
 
     def _read(self, path: list[str], size: int) -> bytes:
-        data: bytes = self.ole.openstream(path).read(size)
+        data: bytes = _broken_as_unreadable(self.name, lambda: self.ole.openstream(path).read(size))
         return data

@@ -55,7 +55,8 @@ _KINDS_READ = (
 
 def kind_of(name: str, data: bytes) -> AttachmentKind:
     """What the bytes are; AttachmentError unsupported_type when none of the kinds read."""
-    if b"%PDF-" in data[:1024]:
+    # An OLE file's first sectors may hold a PDF it carries: its own signature comes first.
+    if b"%PDF-" in data[:1024] and not data.startswith(_OLE_MAGIC):
         return "pdf"
     if data.startswith(_IMAGE_MAGIC) or (data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS):
         return "image"
