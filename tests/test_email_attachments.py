@@ -409,3 +409,13 @@ def test_a_broken_outlook_message_is_refused_with_a_code() -> None:
     garbled[600:3000] = b"\xff" * 2400
     error = _refused("x.msg", bytes(garbled))
     assert error.code == "unsupported_type" and "x.msg/" in str(error)
+
+
+def test_a_text_file_in_another_charset_is_read_as_the_text_it_says() -> None:
+    message = _mail()
+    message.add_attachment("Reçu: 120 € payés".encode("iso-8859-15"), maintype="text",
+                           subtype="plain", filename="reçu.txt")  # fmt: skip
+    message.get_payload()[-1].set_param("charset", "iso-8859-15")
+    [_, (record, data)] = _read("mail.eml", message.as_bytes())
+    assert (record.name, record.kind) == ("mail.eml/reçu.txt", "text")
+    assert record.pages[0].text == "Reçu: 120 € payés" and data == record.pages[0].text.encode()

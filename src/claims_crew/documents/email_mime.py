@@ -79,6 +79,12 @@ def _walk(
     elif kind in ("text/plain", "text/html") and not filename and not _is_attachment(part):
         text = _body_text(name, part)
         (plain if kind == "text/plain" else html).append(text)
+    elif part.get_content_maintype() == "text":
+        # A text file in the charset its part names is read as the UTF-8 text it says.
+        size = decoded_size(part)
+        carried.append(
+            shape.Carried(filename, ".txt", size, False, lambda: _text(part).encode("utf-8"))
+        )
     else:
         size = decoded_size(part)
         carried.append(shape.Carried(filename, ".bin", size, False, lambda: _decoded(part)))
@@ -112,6 +118,10 @@ def _body_text(name: str, part: Message) -> str:
             "too_large",
             f"{name}: its body is {size:,} bytes decoded; the cap is {MAX_BODY_BYTES:,}",
         )
+    return _text(part)
+
+
+def _text(part: Message) -> str:
     charset = part.get_content_charset() or "utf-8"
     try:
         codec = codecs.lookup(charset).name
