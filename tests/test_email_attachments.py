@@ -32,6 +32,7 @@ FOLDED = "Received: from mx.example\n\tby mx2.example; Sun, 18 Jan 2026\n" + MES
     [
         (MESSAGE, True),
         (FOLDED, True),
+        ("From amara@example.org Sun Jan 18 09:30:00 2026\n" + MESSAGE, True),
         ("MIME-Version: 1.0\nContent-Type: text/plain\nMessage-ID: <1@x>\n\nbody", True),
         # A note that starts as an e-mail's subject line does: one header, then a letter.
         ("Subject: burst pipe\n\nDear claims team, the pipe burst.", False),

@@ -49,8 +49,11 @@ def looks_like_message(text: str) -> bool:
     header lines (up to the first blank line) holding at least three of the headers a message
     has, From, To, Date, Subject, MIME-Version, Received, Message-ID or Content-Type."""
     head = re.split(r"\r?\n\r?\n", text[:_HEAD_CHARS], maxsplit=1)[0]
+    lines = head.splitlines()
+    if lines and lines[0].startswith("From "):
+        lines = lines[1:]  # the envelope line a message saved from a mailbox starts with
     names: set[str] = set()
-    for line in head.splitlines():
+    for line in lines:
         if line.startswith(_CONTINUATION) and names:
             continue
         header = _HEADER_LINE.match(line)
