@@ -14,6 +14,9 @@ scanned and photographed ones, rendered to pixels with pdfium and saved with Pil
   a table of costs; its dates and its zip's are fixed, so the bytes are stable.
 * ``C-2004-estimate.heic``: a windscreen estimate photographed as C-2002's is, saved as HEIC
   (an iPhone's default) with pillow-heif.
+* ``C-1052-email.eml``: the insured's e-mail (a quoted-printable text body with an HTML
+  alternative) carrying a plumber's two-page PDF report, made with the standard library's
+  ``email`` package; its date, Message-ID and MIME boundaries are fixed, so its bytes are too.
 
 Usage (from the repository root)::
 
@@ -29,6 +32,8 @@ import io
 import sys
 import zipfile
 from collections.abc import Callable, Sequence
+from email import policy
+from email.message import EmailMessage
 from pathlib import Path
 
 import docx
@@ -68,6 +73,46 @@ The damage started on 16 January 2026, when the pipe split overnight during the 
 The ceiling below was dry until that evening, and the joists show no older staining.
 # Engineer
 R. Haldane, Gas Safe 558201. Report written 17 January 2026.
+"""
+
+HOSE_PAGE_1 = """\
+Brook Lane Plumbing - Call-out report
+# Job
+Job number BL-4410. Attended 9 February 2026 at 27 Elm Grove, Leeds, for Ms Priya Raman.
+Reported: water across the kitchen floor from under the sink.
+# Works carried out
+Isolated the supply to the dishwasher and removed the split hose.
+Fitted a new 1.5 m braided dishwasher hose and a new isolating valve.
+Ran the dishwasher through a full cycle; no further leaks found.
+Labour 1.5 hours, parts and call-out charge as on the invoice.
+"""
+
+HOSE_PAGE_2 = """\
+Brook Lane Plumbing - Findings
+# Cause
+The rubber hose feeding the dishwasher had split at its crimped end, where it was bent hard
+against the back of the unit. It was the hose fitted with the dishwasher in 2019.
+# When the damage started
+The damage started on 9 February 2026, when the hose split early that morning.
+The floor under the units was dry at the edges and shows no older staining.
+# Engineer
+T. Okonedo. Report written 9 February 2026.
+"""
+
+# The insured's e-mail, a paragraph a line: quoted-printable breaks the long lines softly.
+HOSE_EMAIL = """\
+Dear claims team,
+
+On the morning of 9 February 2026 I found water across the kitchen floor: the flexible hose \
+feeding the dishwasher had split under the sink. The water soaked into the floor and the base \
+units before I could turn it off at the stopcock.
+
+Our plumber, Brook Lane Plumbing, replaced the hose the same day; his report is attached. The \
+repairs to the floor and the units are quoted at £1,850.
+
+Kind regards,
+Priya Raman
+Policy HM-HOME-001
 """
 
 POLICE_REPORT = """\
@@ -152,11 +197,15 @@ def _render(pdf: bytes, dpi: int) -> Image.Image:
         document.close()
 
 
-def plumber_report(build: Callable[[str], bytes]) -> bytes:
+def plumber_report(
+    build: Callable[[str], bytes],
+    pages: Sequence[str] = (PLUMBER_PAGE_1, PLUMBER_PAGE_2),
+    title: str = "Call-out report KP-22817",
+) -> bytes:
     writer = PdfWriter()
-    for text in (PLUMBER_PAGE_1, PLUMBER_PAGE_2):
+    for text in pages:
         writer.append(PdfReader(io.BytesIO(build(text))))
-    writer.add_metadata({"/Title": "Call-out report KP-22817", "/Producer": "claims-crew samples"})
+    writer.add_metadata({"/Title": title, "/Producer": "claims-crew samples"})
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
@@ -236,6 +285,27 @@ def word_statement() -> bytes:
     return stable_zip(out.getvalue())
 
 
+def hose_email(report: bytes) -> bytes:
+    """The insured's e-mail: a text body and its HTML alternative, the report attached."""
+    message = EmailMessage(policy=policy.default)
+    message["From"] = "Priya Raman <priya.raman@example.org>"
+    message["To"] = "Harbour Mutual claims <claims@harbour-mutual.example>"
+    message["Date"] = "Tue, 10 Feb 2026 08:42:00 +0000"
+    message["Subject"] = "Water damage in the kitchen, policy HM-HOME-001"
+    message["Message-ID"] = "<c1052.20260210084200@example.org>"
+    message.set_content(HOSE_EMAIL, cte="quoted-printable")
+    paragraphs = "".join(f"<p>{p.replace(chr(10), '<br>')}</p>\n" for p in HOSE_EMAIL.split("\n\n"))
+    message.add_alternative(f"<html><body>\n{paragraphs}</body></html>\n", subtype="html")
+    message.add_attachment(
+        report, maintype="application", subtype="pdf", filename="BL-4410-report.pdf"
+    )
+    # Boundaries are random unless set: fixed ones keep the bytes stable.
+    message.set_boundary("=_claims-crew-C-1052-mixed")
+    alternative = next(message.iter_parts())
+    alternative.set_boundary("=_claims-crew-C-1052-alternative")
+    return message.as_bytes()
+
+
 def samples() -> dict[str, bytes]:
     build = _build_pdf()
     return {
@@ -244,6 +314,9 @@ def samples() -> dict[str, bytes]:
         "C-2002-estimate.jpg": photographed(build, REPAIR_ESTIMATE),
         "C-2003-statement.docx": word_statement(),
         "C-2004-estimate.heic": photographed_heic(build, WINDSCREEN_ESTIMATE),
+        "C-1052-email.eml": hose_email(
+            plumber_report(build, (HOSE_PAGE_1, HOSE_PAGE_2), "Call-out report BL-4410")
+        ),
     }
 
 

@@ -1,30 +1,139 @@
-"""E-mails as claims arrive in them: an .eml (RFC 5322) or an Outlook .msg.
+"""E-mails as claims arrive in them: an .eml (RFC 5322, email_mime.py) or an Outlook .msg
+(email_msg.py). The message's headers and decoded body are its own record, of one page; each
+file it carries becomes a record of the claim, read by the same readers as any attachment and
+named under it ("message.eml/plumber.pdf"), and an e-mail it carries is followed in turn, to
+MAX_EMAIL_DEPTH.
 
-TODO(issue 39): not read yet; the e-mail reader lands with its tests.
+Each cap is checked before the part it concerns is decoded: the depth of a carried message,
+the count of files one message and the whole claim carry, and each file's decoded size and
+their total (worked out from the encoded length). Pages and pixels are the readers' own, on
+the claim's one budget. A carried file is held to what a file attached to the claim is: one
+the readers cannot read refuses the claim with the same code.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import time
 from collections.abc import Callable
 
-from claims_crew.documents.limits import AttachmentError, ClaimBudget
-from claims_crew.documents.record import ReadFile
+from claims_crew.documents.email_message import Carried, Message, carried_names, message_text
+from claims_crew.documents.email_mime import parse_eml
+from claims_crew.documents.email_msg import is_outlook_message, parse_msg
+from claims_crew.documents.limits import (
+    MAX_EMAIL_DEPTH,
+    MAX_MESSAGE_FILES,
+    AttachmentError,
+    ClaimBudget,
+)
+from claims_crew.documents.record import AttachmentRecord, PageText, ReadFile
+
+__all__ = ["is_outlook_message", "looks_like_message", "read_message"]
 
 ReadDocument = Callable[[str, bytes, ClaimBudget, int], list[ReadFile]]
 
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_HEADER_LINE = re.compile(r"([!-9;-~]+):")
+_CONTINUATION = (" ", "\t")
+# Headers a message has and a note does not begin with; a note that starts "Subject: …" has one.
+_MESSAGE_HEADERS = frozenset(
+    {"from", "to", "date", "subject", "mime-version", "received", "message-id", "content-type"}
+)
+_MIN_MESSAGE_HEADERS = 3
+_HEAD_CHARS = 64 << 10
+
 
 def looks_like_message(text: str) -> bool:
-    """Whether a UTF-8 file is an RFC 5322 message rather than a note."""
-    return False
-
-
-def is_outlook_message(data: bytes) -> bool:
-    """Whether an OLE compound file is an Outlook .msg."""
-    return False
+    """Whether a UTF-8 file is an RFC 5322 message rather than a note: it opens with a block of
+    header lines (up to the first blank line) holding at least three of the headers a message
+    has, From, To, Date, Subject, MIME-Version, Received, Message-ID or Content-Type."""
+    head = re.split(r"\r?\n\r?\n", text[:_HEAD_CHARS], maxsplit=1)[0]
+    lines = head.splitlines()
+    if lines and lines[0].startswith("From "):
+        lines = lines[1:]  # the envelope line a message saved from a mailbox starts with
+    names: set[str] = set()
+    for line in lines:
+        if line.startswith(_CONTINUATION) and names:
+            continue
+        header = _HEADER_LINE.match(line)
+        if header is None:
+            return False  # a sentence among the first lines: a note
+        names.add(header.group(1).lower())
+    return len(names & _MESSAGE_HEADERS) >= _MIN_MESSAGE_HEADERS
 
 
 def read_message(
     name: str, data: bytes, budget: ClaimBudget, depth: int, read_document: ReadDocument
 ) -> list[ReadFile]:
-    """The message's record (headers and decoded body), then those of its attachments."""
-    raise AttachmentError("unsupported_type", f"{name}: e-mails are not read yet")
+    """The message's record (headers and decoded body), then those of what it carries.
+    `depth`: how many e-mails this one is inside.
+
+    Raises AttachmentError: too_deep, too_large, unreadable, or a carried file's own code.
+    """
+    started = time.monotonic()
+    _check_depth(name, depth)
+    message = parse_msg(name, data) if data.startswith(_OLE_MAGIC) else parse_eml(name, data)
+    if depth + message.nested > MAX_EMAIL_DEPTH:
+        raise AttachmentError(
+            "too_deep",
+            f"{name} holds e-mails {message.nested} deep inside it; e-mails are followed "
+            f"{MAX_EMAIL_DEPTH} deep",
+        )
+    return _message_files(name, data, message, budget, depth, read_document, started)
+
+
+def _check_depth(name: str, depth: int) -> None:
+    if depth > MAX_EMAIL_DEPTH:
+        raise AttachmentError(
+            "too_deep",
+            f"{name}: an e-mail inside {depth} others; e-mails are followed {MAX_EMAIL_DEPTH} deep",
+        )
+
+
+def _message_files(
+    name: str,
+    data: bytes,
+    message: Message,
+    budget: ClaimBudget,
+    depth: int,
+    read_document: ReadDocument,
+    started: float,
+) -> list[ReadFile]:
+    if len(message.carried) > MAX_MESSAGE_FILES:
+        raise AttachmentError(
+            "too_large",
+            f"{name} carries {len(message.carried)} files; the cap is {MAX_MESSAGE_FILES}",
+        )
+    names = carried_names(message.carried)
+    record = AttachmentRecord(
+        name=name,
+        kind="email",
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        pages=[PageText(number=1, text=message_text(message, names))],
+        seconds=round(time.monotonic() - started, 3),
+    )
+    files = [ReadFile(record, data)]
+    for part, part_name in zip(message.carried, names, strict=True):
+        files += _read_carried(f"{name}/{part_name}", part, budget, depth, read_document)
+    return files
+
+
+def _read_carried(
+    name: str, part: Carried, budget: ClaimBudget, depth: int, read_document: ReadDocument
+) -> list[ReadFile]:
+    started = time.monotonic()
+    if part.is_message:
+        _check_depth(name, depth + 1)
+    if part.size is not None:
+        budget.take_carried(name, part.size)
+    opened = part.open()
+    if isinstance(opened, Message):
+        # A message embedded in an Outlook .msg is a storage, not a file: its text is what
+        # is kept of it.
+        text = message_text(opened, carried_names(opened.carried)).encode("utf-8")
+        return _message_files(name, text, opened, budget, depth + 1, read_document, started)
+    if part.size is None:
+        budget.take_carried(name, len(opened))
+    return read_document(name, opened, budget, depth + 1)

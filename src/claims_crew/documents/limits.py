@@ -24,6 +24,16 @@ MAX_CLAIM_PAGES = 100
 MAX_PIXELS = 64_000_000
 MAX_CLAIM_PIXELS = 600_000_000
 OCR_DPI = 300
+# An e-mail is a container: each file it carries is read as an attachment is, and each cap is
+# checked on what the message declares, before a part is decoded. A claim's e-mail rarely
+# carries more than a handful of files; a forwarded chain is rarely more than three deep.
+MAX_EMAIL_DEPTH = 3  # e-mails inside an e-mail inside the claim's own
+MAX_MIME_NESTING = 16  # multipart inside multipart, within one message
+MAX_MESSAGE_FILES = 20  # files one e-mail carries
+MAX_CLAIM_CARRIED_FILES = 50  # files all of a claim's e-mails carry together
+MAX_CLAIM_CARRIED_BYTES = MAX_CLAIM_ATTACHMENT_BYTES  # their decoded bytes together
+# An e-mail's body, decoded: HTML holds several times its text in markup.
+MAX_BODY_BYTES = 4 * MAX_TEXT_BYTES
 # Drawing one PDF page, in its own child process (documents/rendering.py): its address space and
 # its time. A normal page needs far less: the child starts at about 45 MiB, and a 300-dpi A4
 # scan drawn for OCR peaks near 110 MiB; the largest page the pixel cap lets through (64
@@ -91,6 +101,8 @@ class ClaimBudget:
     pages: int = MAX_CLAIM_PAGES
     pixels: int = MAX_CLAIM_PIXELS
     render: RenderLimits = field(default_factory=default_render_limits)
+    carried_files: int = MAX_CLAIM_CARRIED_FILES
+    carried_bytes: int = MAX_CLAIM_CARRIED_BYTES
     started: float = field(default_factory=time.monotonic)
 
     def seconds_left(self) -> float | None:
@@ -134,3 +146,23 @@ class ClaimBudget:
                 "attachments",
             )
         self.pixels -= pixels
+
+    def take_carried(self, what: str, size: int) -> None:
+        """Count a file an e-mail carries, of `size` decoded bytes, before it is decoded."""
+        if self.carried_files < 1:
+            raise AttachmentError(
+                "too_large",
+                f"{what}: the claim's e-mails carry more than {MAX_CLAIM_CARRIED_FILES} files",
+            )
+        if size > MAX_DOCUMENT_BYTES:
+            raise AttachmentError(
+                "too_large", f"{what} is {size:,} bytes decoded; the cap is {MAX_DOCUMENT_BYTES:,}"
+            )
+        if size > self.carried_bytes:
+            raise AttachmentError(
+                "too_large",
+                f"{what}: the files the claim's e-mails carry pass {MAX_CLAIM_CARRIED_BYTES:,} "
+                "bytes decoded",
+            )
+        self.carried_files -= 1
+        self.carried_bytes -= size

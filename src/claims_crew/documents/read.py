@@ -47,6 +47,7 @@ _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
 _ZIP_MAGIC = b"PK\x03\x04"
 # An OLE compound file: an Outlook .msg, or an old Word or Excel file (not read).
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_MESSAGE_HEAD = 64 << 10
 _KINDS_READ = (
     "UTF-8 text, an e-mail, a PDF, a Word or Excel file, or a PNG, JPEG, TIFF or HEIC image"
 )
@@ -54,7 +55,8 @@ _KINDS_READ = (
 
 def kind_of(name: str, data: bytes) -> AttachmentKind:
     """What the bytes are; AttachmentError unsupported_type when none of the kinds read."""
-    if b"%PDF-" in data[:1024]:
+    # An OLE file's first sectors may hold a PDF it carries: its own signature comes first.
+    if b"%PDF-" in data[:1024] and not data.startswith(_OLE_MAGIC):
         return "pdf"
     if data.startswith(_IMAGE_MAGIC) or (data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS):
         return "image"
@@ -71,6 +73,9 @@ def kind_of(name: str, data: bytes) -> AttachmentKind:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        # An e-mail's 8-bit body is in whatever charset it names; its header block is ASCII.
+        if looks_like_message(data[:_MESSAGE_HEAD].decode("latin-1")):
+            return "email"
         raise AttachmentError("unsupported_type", f"{name}: not {_KINDS_READ}") from exc
     return "email" if looks_like_message(text) else "text"
 

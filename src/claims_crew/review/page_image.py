@@ -123,16 +123,22 @@ def _image_page(data: bytes, page: int, name: str) -> Image.Image:
     return shown
 
 
-def with_originals(store: Store, claim_id: str, sha256: str | None) -> list[str]:
-    """The claim's PDF and image attachments whose original intake kept: those the page can
-    show a page of (a claim read before originals were kept has none)."""
+def with_originals(store: Store, claim_id: str, sha256: str | None) -> dict[str, int]:
+    """The claim's PDF and image documents whose original intake kept, those the page can show
+    a page of (a claim read before originals were kept has none), each with its number in the
+    page image's address: its place among the documents intake read."""
     kept = (store.kept_records(claim_id, sha256) or {}) if sha256 else {}
-    return [name for name, doc in kept.items() if doc.kind in PAGED_KINDS and doc.kept_at]
+    return {
+        name: index
+        for index, (name, doc) in enumerate(kept.items())
+        if doc.kind in PAGED_KINDS and doc.kept_at
+    }
 
 
 def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes:
-    """Page `page` of the claim's attachment number `index` (0-based, in the claim file's order)
-    as PNG: the original intake kept, checked against the SHA-256 intake stored with the text
+    """Page `page` of the claim's document number `index` (0-based, in the order intake read
+    them: the claim file's attachments, each e-mail followed by the files it carries) as PNG:
+    the original intake kept, checked against the SHA-256 intake stored with the text
     of record. The file is found from the store alone; nothing of the request names a path.
 
     Raises NotFound for an unknown escalation, PageImageError for the rest.
@@ -140,12 +146,12 @@ def attachment_page(store: Store, claim_id: str, index: int, page: int) -> bytes
     store.escalation(claim_id)  # NotFound: no such escalation to look at
     record = store.claim_record(claim_id)
     sha = record.claim_sha256 if record is not None else None
-    claim_file = store.claim_file(claim_id, sha)
-    names = claim_file.attachments if claim_file is not None else []
+    documents = (store.kept_records(claim_id, sha) or {}) if sha else {}
+    names = list(documents)
     if not 0 <= index < len(names):
         raise PageImageError("missing", f"claim {claim_id} has no attachment {index}")
     name = names[index]
-    kept = (store.kept_records(claim_id, sha) or {}).get(name) if sha else None
+    kept = documents.get(name)
     if kept is None or kept.kind not in PAGED_KINDS:
         raise PageImageError("unsupported_type", f"{name} has no pages to show")
     if not kept.kept_at:

@@ -1,0 +1,152 @@
+"""An .eml (RFC 5322 with MIME) through the standard library's parser: its headers decoded
+(RFC 2047 words), its body decoded (quoted-printable, base64, the charset it declares) and the
+parts it carries, each with its decoded size worked out from its encoded length first.
+
+The body is the text/plain parts; a message with none is read from its text/html parts. Every
+other leaf part is a carried file, inline images (a signature's logo) included, so that what
+reaches the claim is the same whichever way the sender's client laid the message out.
+"""
+
+from __future__ import annotations
+
+import codecs
+from email import policy
+from email.header import decode_header, make_header
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+
+from claims_crew.documents import email_message as shape
+from claims_crew.documents.email_html import html_text
+from claims_crew.documents.limits import MAX_BODY_BYTES, MAX_MIME_NESTING, AttachmentError
+
+_BASE64_PADDING = " \t\r\n="
+
+
+def parse_eml(name: str, data: bytes) -> shape.Message:
+    """The message in `data`; AttachmentError too_deep or too_large, checked before decoding."""
+    try:
+        message = BytesParser(policy=policy.default).parsebytes(data)
+    except RecursionError as exc:
+        raise AttachmentError("too_deep", f"{name}: its parts are nested too deep") from exc
+    assert isinstance(message, EmailMessage)  # what policy.default makes
+    plain: list[str] = []
+    html: list[str] = []
+    carried: list[shape.Carried] = []
+    _walk(name, message, 0, plain, html, carried)
+    body = "\n\n".join(plain) if plain else "\n\n".join(html_text(h) for h in html)
+    return shape.Message(_headers(message), body, carried, _messages_deep(message))
+
+
+def _messages_deep(root: Message) -> int:
+    """How deep forwarded messages go inside `root`: counted without recursion, since the
+    parser builds however many levels a file holds."""
+    deepest = 0
+    stack = [(root, 0)]
+    while stack:
+        part, depth = stack.pop()
+        deepest = max(deepest, depth)
+        payload = part.get_payload()
+        if isinstance(payload, list):
+            inner = depth + (part.get_content_maintype() == "message")
+            stack.extend((sub, inner) for sub in payload if isinstance(sub, Message))
+    return deepest
+
+
+def _walk(
+    name: str,
+    part: Message,
+    nesting: int,
+    plain: list[str],
+    html: list[str],
+    carried: list[shape.Carried],
+) -> None:
+    if nesting > MAX_MIME_NESTING:
+        raise AttachmentError(
+            "too_deep", f"{name}: its parts are nested more than {MAX_MIME_NESTING} deep"
+        )
+    kind = part.get_content_type()
+    filename = part.get_filename()
+    payload = part.get_payload()
+    inner = payload[0] if isinstance(payload, list) and payload else None
+    if part.get_content_maintype() == "message" and isinstance(inner, Message):
+        # A forwarded message (message/rfc822), already parsed with this one: written out, it
+        # is read as an .eml attachment, one e-mail deeper.
+        carried.append(shape.Carried(filename, ".eml", None, True, lambda: inner.as_bytes()))
+    elif isinstance(payload, list):
+        for sub in payload:
+            if isinstance(sub, Message):
+                _walk(name, sub, nesting + 1, plain, html, carried)
+    elif kind in ("text/plain", "text/html") and not filename and not _is_attachment(part):
+        text = _body_text(name, part)
+        (plain if kind == "text/plain" else html).append(text)
+    elif part.get_content_maintype() == "text":
+        # A text file in the charset its part names is read as the UTF-8 text it says.
+        size = decoded_size(part)
+        carried.append(
+            shape.Carried(filename, ".txt", size, False, lambda: _text(part).encode("utf-8"))
+        )
+    else:
+        size = decoded_size(part)
+        carried.append(shape.Carried(filename, ".bin", size, False, lambda: _decoded(part)))
+
+
+def decoded_size(part: Message) -> int:
+    """The bytes a part decodes to, from its encoded payload: base64 gives three bytes for
+    every four letters; quoted-printable and the rest are never longer decoded."""
+    raw = part.get_payload(decode=False)
+    if not isinstance(raw, str):
+        return 0
+    if part.get("content-transfer-encoding", "").strip().lower() == "base64":
+        letters = len(raw) - sum(raw.count(ch) for ch in _BASE64_PADDING)
+        return letters * 3 // 4
+    return len(raw)
+
+
+def _decoded(part: Message) -> bytes:
+    data = part.get_payload(decode=True)
+    return data if isinstance(data, bytes) else b""
+
+
+def _is_attachment(part: Message) -> bool:
+    return (part.get_content_disposition() or "") == "attachment"
+
+
+def _body_text(name: str, part: Message) -> str:
+    size = decoded_size(part)
+    if size > MAX_BODY_BYTES:
+        raise AttachmentError(
+            "too_large",
+            f"{name}: its body is {size:,} bytes decoded; the cap is {MAX_BODY_BYTES:,}",
+        )
+    return _text(part)
+
+
+def _text(part: Message) -> str:
+    charset = part.get_content_charset() or "utf-8"
+    try:
+        codec = codecs.lookup(charset).name
+    except LookupError:
+        codec = "utf-8"  # a charset no one knows: read as UTF-8, what cannot be shown replaced
+    if codec == "ascii":
+        codec = "utf-8"  # a superset, for the many clients that send UTF-8 labelled ASCII
+    return _decoded(part).decode(codec, errors="replace")
+
+
+def _headers(message: EmailMessage) -> list[tuple[str, str]]:
+    return [(name, _header(message, name)) for name in shape.SHOWN_HEADERS]
+
+
+def _header(message: EmailMessage, name: str) -> str:
+    try:
+        values = [str(v) for v in message.get_all(name, [])]
+    except Exception:  # the parser's header classes fail on some malformed input
+        raw = (v for k, v in message.raw_items() if k.lower() == name.lower())
+        values = [_decoded_words(v) for v in raw]
+    return ", ".join(" ".join(v.split()) for v in values)
+
+
+def _decoded_words(raw: object) -> str:
+    try:
+        return str(make_header(decode_header(str(raw))))
+    except (ValueError, LookupError):
+        return str(raw)
