@@ -10,6 +10,9 @@ scanned and photographed ones, rendered to pixels with pdfium and saved with Pil
   image-only PDF, as a scanner makes it: no text layer, so it is read by OCR.
 * ``C-2002-estimate.jpg``: a repair estimate, rendered, turned a little and photographed on a
   grey desk (a JPEG), read by OCR too.
+* ``C-1051-loss-notice.pdf``: a property loss notice, a fillable form (scripts/sample_forms.py:
+  field names in ACORD's style, no ACORD form included) filled with pypdf; its printed labels
+  are its text layer, the date, cause and description of the loss are only in its fields.
 
 Usage (from the repository root)::
 
@@ -20,10 +23,12 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 import pypdfium2
 from PIL import Image, ImageFilter, ImageOps
@@ -92,15 +97,47 @@ Estimate total: 2,280.00
 """
 
 
+# C-1051's loss notice as the insured filled it in; the phone box and "reported to police" are
+# left empty, so they are not part of its text of record.
+LOSS_NOTICE_VALUES = {
+    "Policy_PolicyNumberIdentifier_A": "HM-HOME-001",
+    "NamedInsured_FullName_A": "Priya Raman",
+    "NamedInsured_MailingAddress_A": "27 Heron Row, Cardiff CF11 6QT",
+    "Loss_IncidentDate_A": "14/02/2026",
+    "Loss_LocationAddress_A": "27 Heron Row, Cardiff CF11 6QT",
+    "Loss_CauseOfLoss_A": "/Storm",
+    "Loss_LossDescription_A": (
+        "Gusts of 70 mph in the night tore tiles off the roof and rain came through the "
+        "bedroom ceiling."
+    ),
+    "Loss_RoofDamageIndicator_A": "/Yes",
+    "Loss_EstimatedAmount_A": "4,850.00",
+}
+
+
 def _build_pdf() -> Callable[[str], bytes]:
     """build_policies.build_pdf, the writer the sample policies are made with."""
+    build: Callable[[str], bytes] = _script("build_policies").build_pdf
+    return build
+
+
+def _script(name: str) -> ModuleType:
+    """A script beside this one, imported as a module."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        import build_policies
+        return importlib.import_module(name)
     finally:
         sys.path.pop(0)
-    build: Callable[[str], bytes] = build_policies.build_pdf
-    return build
+
+
+def loss_notice() -> bytes:
+    """C-1051's property loss notice, filled."""
+    forms, policies = _script("sample_forms"), _script("build_policies")
+    blank = forms.blank_form(
+        policies.build_pdf, policies.layout, forms.LOSS_NOTICE_TITLE, forms.LOSS_NOTICE
+    )
+    filled: bytes = forms.fill(blank, LOSS_NOTICE_VALUES)
+    return filled
 
 
 def _render(pdf: bytes, dpi: int) -> Image.Image:
@@ -156,6 +193,7 @@ def samples() -> dict[str, bytes]:
         "C-1049-plumber.pdf": plumber_report(build),
         "C-1050-police-report.pdf": scanned(build, POLICE_REPORT),
         "C-2002-estimate.jpg": photographed(build, REPAIR_ESTIMATE),
+        "C-1051-loss-notice.pdf": loss_notice(),
     }
 
 
