@@ -224,7 +224,7 @@ def test_a_claimant_s_ordinary_sentence_is_not_flagged(sentence: str) -> None:
 
 
 # Reading a PDF's or a photo's pages (OCR) takes seconds: those claims are in the slow set.
-PAGED = {"C-1049", "C-1050", "C-2002"}
+PAGED = {"C-1049", "C-1050", "C-1051", "C-2002"}
 CLEAN = [
     pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in PAGED else [])
     for p in inbox_files(INBOX)

@@ -16,9 +16,11 @@ from pypdf import PdfWriter
 
 from claims_crew.claim_files import MAX_CLAIM_BYTES
 from claims_crew.cli import main
+from claims_crew.documents.limits import MAX_FORM_FIELDS
 from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
 from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.forms import text_fields_pdf
 from tests.support.paths import ROOT
 
 SAMPLES = ROOT / "claims" / "inbox"
@@ -31,6 +33,7 @@ GOOD = [
     "C-1048",
     "C-1049",
     "C-1050",
+    "C-1051",
     "C-2001",
     "C-2002",
     "C-3001",
@@ -66,12 +69,20 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
     locked.encrypt(user_password="secret", owner_password="owner")
     locked.write(inbox / "X-locked.pdf")
     (inbox / "X-photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic" + b"\x00" * 64)
-    for claim_id, attachment in (("X-locked", "X-locked.pdf"), ("X-heic", "X-photo.heic")):
+    # A form with a field more than the cap: refused before any value is read.
+    fields = {f"Field{n}": "" for n in range(MAX_FORM_FIELDS + 1)}
+    (inbox / "X-form.pdf").write_bytes(text_fields_pdf(fields))
+    for claim_id, attachment in (
+        ("X-locked", "X-locked.pdf"),
+        ("X-heic", "X-photo.heic"),
+        ("X-form", "X-form.pdf"),
+    ):
         fields = {**water, "claim_id": claim_id, "attachments": [attachment]}
         (inbox / f"{claim_id}.json").write_text(json.dumps(fields))
     return {
         "X-locked.json": "encrypted",
         "X-heic.json": "unsupported_type",
+        "X-form.json": "too_large",
         "X-deep.json": "too_deep",
         "X-deep.yaml": "too_deep",
         "X-big.json": "too_large",
