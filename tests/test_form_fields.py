@@ -6,10 +6,12 @@ filled here with pypdf (tests/support/forms.py); a flattened copy is read by OCR
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from pypdf import PdfReader, PdfWriter
 
+from claims_crew.documents import reader_process
 from claims_crew.documents.form_fields import readable
 from claims_crew.documents.limits import (
     MAX_FORM_FIELD_CHARS,
@@ -160,6 +162,7 @@ def test_xfa_datasets_give_the_values_no_acroform_field_holds() -> None:
     assert FORM_FIELDS_MARKER not in record.text
 
 
+@pytest.mark.slow  # reads every sample policy, twice
 def test_a_policy_wordings_text_never_takes_form_fields() -> None:
     filled = (INBOX / LOSS_NOTICE).read_bytes()
     layer = read_pdf_layer(INBOX / LOSS_NOTICE, filled)
@@ -192,3 +195,18 @@ def test_a_flattened_copy_of_the_filled_form_is_read_by_ocr() -> None:
     # The values pdfium drew in the boxes, read back from the pixels.
     assert "Priya Raman" in page.text and "14/02/2026" in page.text
     assert "DATE OF LOSS" in page.text
+
+
+def test_a_reply_without_fields_reads_as_a_pdf_without_a_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader's reply may leave "fields" out (a reader of before forms were read)."""
+    reader = tmp_path / "reader.py"
+    reader.write_text(
+        "import json, sys\nsys.stdin.buffer.read()\n"
+        'sys.stdout.write(json.dumps({"pages": ["a page of text", ""]}))\n'
+    )
+    monkeypatch.setattr(reader_process, "READER_SCRIPT", reader)
+    data = (INBOX / LOSS_NOTICE).read_bytes()
+    layer = read_pdf_layer(Path(LOSS_NOTICE), data)
+    assert layer == (["a page of text", ""], [[], []], None)
