@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ArrayObject, NameObject, TextStringObject
 
 from claims_crew.documents import reader_process
 from claims_crew.documents.form_fields import readable
@@ -210,3 +211,19 @@ def test_a_reply_without_fields_reads_as_a_pdf_without_a_form(
     data = (INBOX / LOSS_NOTICE).read_bytes()
     layer = read_pdf_layer(Path(LOSS_NOTICE), data)
     assert layer == (["a page of text", ""], [[], []], None)
+
+
+def test_a_choice_field_gives_its_value_and_a_list_box_every_chosen_one() -> None:
+    writer = PdfWriter(clone_from=io.BytesIO(text_fields_pdf({"Rooms_A": "", "Cover_A": ""})))
+    rooms, cover = (a.get_object() for a in writer.pages[0]["/Annots"])
+    for field, value in ((rooms, ["Bedroom", "Landing"]), (cover, ["Buildings"])):
+        field[NameObject("/FT")] = NameObject("/Ch")
+        field[NameObject("/Opt")] = ArrayObject(TextStringObject(v) for v in value)
+    rooms[NameObject("/V")] = ArrayObject(TextStringObject(v) for v in ("Bedroom", "Landing"))
+    cover[NameObject("/V")] = TextStringObject("Buildings")
+    out = io.BytesIO()
+    writer.write(out)
+    assert _fields(_read("choice.pdf", out.getvalue())) == [
+        "Rooms: Bedroom, Landing",
+        "Cover: Buildings",
+    ]
