@@ -17,6 +17,9 @@ scanned and photographed ones, rendered to pixels with pdfium and saved with Pil
 * ``C-1052-email.eml``: the insured's e-mail (a quoted-printable text body with an HTML
   alternative) carrying a plumber's two-page PDF report, made with the standard library's
   ``email`` package; its date, Message-ID and MIME boundaries are fixed, so its bytes are too.
+* ``C-1051-loss-notice.pdf``: a property loss notice, a fillable form (scripts/sample_forms.py:
+  field names in ACORD's style, no ACORD form included) filled with pypdf; its printed labels
+  are its text layer, the date, cause and description of the loss are only in its fields.
 
 Usage (from the repository root)::
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
 import io
 import sys
 import zipfile
@@ -35,6 +39,7 @@ from collections.abc import Callable, Sequence
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
+from types import ModuleType
 
 import docx
 import pillow_heif
@@ -178,15 +183,47 @@ Estimate total: 970.00
 """
 
 
+# C-1051's loss notice as the insured filled it in; the phone box and "reported to police" are
+# left empty, so they are not part of its text of record.
+LOSS_NOTICE_VALUES = {
+    "Policy_PolicyNumberIdentifier_A": "HM-HOME-001",
+    "NamedInsured_FullName_A": "Priya Raman",
+    "NamedInsured_MailingAddress_A": "27 Heron Row, Cardiff CF11 6QT",
+    "Loss_IncidentDate_A": "14/02/2026",
+    "Loss_LocationAddress_A": "27 Heron Row, Cardiff CF11 6QT",
+    "Loss_CauseOfLoss_A": "/Storm",
+    "Loss_LossDescription_A": (
+        "Gusts of 70 mph in the night tore tiles off the roof and rain came through the "
+        "bedroom ceiling."
+    ),
+    "Loss_RoofDamageIndicator_A": "/Yes",
+    "Loss_EstimatedAmount_A": "4,850.00",
+}
+
+
 def _build_pdf() -> Callable[[str], bytes]:
     """build_policies.build_pdf, the writer the sample policies are made with."""
+    build: Callable[[str], bytes] = _script("build_policies").build_pdf
+    return build
+
+
+def _script(name: str) -> ModuleType:
+    """A script beside this one, imported as a module."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        import build_policies
+        return importlib.import_module(name)
     finally:
         sys.path.pop(0)
-    build: Callable[[str], bytes] = build_policies.build_pdf
-    return build
+
+
+def loss_notice() -> bytes:
+    """C-1051's property loss notice, filled."""
+    forms, policies = _script("sample_forms"), _script("build_policies")
+    blank = forms.blank_form(
+        policies.build_pdf, policies.layout, forms.LOSS_NOTICE_TITLE, forms.LOSS_NOTICE
+    )
+    filled: bytes = forms.fill(blank, LOSS_NOTICE_VALUES)
+    return filled
 
 
 def _render(pdf: bytes, dpi: int) -> Image.Image:
@@ -317,6 +354,7 @@ def samples() -> dict[str, bytes]:
         "C-1052-email.eml": hose_email(
             plumber_report(build, (HOSE_PAGE_1, HOSE_PAGE_2), "Call-out report BL-4410")
         ),
+        "C-1051-loss-notice.pdf": loss_notice(),
     }
 
 

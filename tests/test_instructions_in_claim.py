@@ -225,7 +225,7 @@ def test_a_claimant_s_ordinary_sentence_is_not_flagged(sentence: str) -> None:
 
 # Reading a PDF's or a photo's pages (OCR), or a Word file in its reader's child, takes seconds:
 # those claims are in the slow set.
-PAGED = {"C-1049", "C-1050", "C-1052", "C-2002", "C-2003", "C-2004"}
+PAGED = {"C-1049", "C-1050", "C-1051", "C-1052", "C-2002", "C-2003", "C-2004"}
 CLEAN = [
     pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in PAGED else [])
     for p in inbox_files(INBOX)

@@ -18,9 +18,11 @@ from pypdf import PdfWriter
 
 from claims_crew.claim_files import MAX_CLAIM_BYTES
 from claims_crew.cli import main
+from claims_crew.documents.limits import MAX_FORM_FIELDS
 from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
 from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.forms import text_fields_pdf
 from tests.support.office import word_note, workbook, zip_bomb
 from tests.support.paths import ROOT
 
@@ -34,6 +36,7 @@ GOOD = [
     "C-1048",
     "C-1049",
     "C-1050",
+    "C-1051",
     "C-1052",
     "C-2001",
     "C-2002",
@@ -75,11 +78,15 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
         archive.writestr("front.jpg", b"\xff\xd8\xff" + b"\x00" * 64)
     (inbox / "X-bomb.docx").write_bytes(zip_bomb(word_note()))
     (inbox / "X-bomb.xlsx").write_bytes(zip_bomb(workbook({"Estimate": [["Total", 1710]]})))
+    # A form with a field more than the cap: refused before any value is read.
+    fields = {f"Field{n}": "" for n in range(MAX_FORM_FIELDS + 1)}
+    (inbox / "X-form.pdf").write_bytes(text_fields_pdf(fields))
     for claim_id, attachment in (
         ("X-locked", "X-locked.pdf"),
         ("X-zip", "X-photos.zip"),
         ("X-docx-bomb", "X-bomb.docx"),
         ("X-xlsx-bomb", "X-bomb.xlsx"),
+        ("X-form", "X-form.pdf"),
     ):
         fields = {**water, "claim_id": claim_id, "attachments": [attachment]}
         (inbox / f"{claim_id}.json").write_text(json.dumps(fields))
@@ -88,6 +95,7 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
         "X-zip.json": "unsupported_type",
         "X-docx-bomb.json": "too_large",
         "X-xlsx-bomb.json": "too_large",
+        "X-form.json": "too_large",
         "X-deep.json": "too_deep",
         "X-deep.yaml": "too_deep",
         "X-big.json": "too_large",

@@ -121,6 +121,7 @@ def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
         "C-1048": ("ADJUDICATED", "not_covered"),
         "C-1049": ("ADJUDICATED", "covered"),
         "C-1050": ("ACCEPTED", "covered"),
+        "C-1051": ("ACCEPTED", "covered"),
         # Arrives as an e-mail: its cause is in the body, its start date in the PDF it carries.
         "C-1052": ("ACCEPTED", "covered"),
         "C-2001": ("ESCALATED", None),

@@ -28,6 +28,7 @@ from tests.support.crew import (
     start_date_answer,
 )
 from tests.support.email_claim import HOSE_COVERED, INTAKE_HOSE
+from tests.support.forms import INTAKE_FORM, STORM_CLAUSE
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, StartServer
 from tests.support.paths import ROOT
 from tests.support.provider import (
@@ -163,6 +164,11 @@ def inbox_script(meet: Meeting) -> CrewScript:
     script.set("C-1049", "policy", meet(look_up_then("4.2(b)", POLICY_COVERED)))
     script.set("C-1049", "fraud", meet(look_up_then("7.1", FRAUD_EXCLUDED)))
     script.set("C-1049", "adjudicator", answer(SPLIT_RULING))
+    # C-1051 states the date and cause of its loss only in its filled loss notice's fields.
+    script.set("C-1051", "intake", answer(INTAKE_FORM))
+    for agent in ("policy", "fraud"):
+        covered = claim_answer("covered", "4.3(a)", STORM_CLAUSE)
+        script.set("C-1051", agent, meet(look_up_then("4.3(a)", covered)))
     # C-1052 arrives as an e-mail: its cause is quoted from the body, its start date from the
     # plumber's PDF the e-mail carries; both reviewers find it a sudden discharge.
     script.set("C-1052", "intake", answer(INTAKE_HOSE))
@@ -190,7 +196,7 @@ def sample_script() -> CrewScript:
     """Every sample claim: each reviewer looks a clause up, then answers; C-1043 is the dispute
     the adjudicator settles. A sample claim the speed tests do not script abstains."""
     script = inbox_script(lambda reply: reply)
-    for claim_id in set(CLAIM_IDS) - {"C-1042", "C-1043", "C-1052", *AGREED}:
+    for claim_id in set(CLAIM_IDS) - {"C-1042", "C-1043", "C-1051", "C-1052", *AGREED}:
         script.set(claim_id, "intake", answer(NO_FACTS))
         for agent in ("policy", "fraud"):
             script.set(claim_id, agent, look_up_then("1", ABSTAIN))

@@ -20,6 +20,14 @@ MAX_DOCUMENT_BYTES = 20 << 20
 MAX_CLAIM_ATTACHMENT_BYTES = 48 << 20
 MAX_PAGES = 40  # of one PDF or multi-page TIFF
 MAX_CLAIM_PAGES = 100
+# A fillable PDF's form (documents/form_fields.py): an ACORD loss notice has a few hundred fields,
+# a body-shop estimate fewer. Past the count the form is refused as too_large before any value
+# is read; a value longer than a long loss description is cut, and says so, rather than
+# refusing the claim for one overfull box; all filled lines together may hold no more than a
+# plain-text attachment may.
+MAX_FORM_FIELDS = 1000
+MAX_FORM_FIELD_CHARS = 2000
+MAX_FORM_TEXT_CHARS = MAX_TEXT_BYTES
 # A 300-dpi A4 page is 8.7 million pixels, a 48-megapixel phone photo 48 million.
 MAX_PIXELS = 64_000_000
 MAX_CLAIM_PIXELS = 600_000_000

@@ -7,26 +7,51 @@ caller's main module, never the rest of claims_crew. That keeps a script without
 which is done before stdin is read so that a spare child is ready when its PDF comes.
 
 Protocol, kept small so the parent can check it:
-- argv[1:]: folders from the parent's sys.path, appended after the child's own, so that pypdf is
-  found where the parent would find it without anything of the parent's shadowing the stdlib;
+- argv[1:]: `--form-caps=FIELDS,CHARS,TOTAL` (the caps on a form: its fields, a value's
+  characters, all its lines' characters), then folders from the parent's sys.path, appended
+  after the child's own, so that pypdf is found where the parent would find it without anything
+  of the parent's shadowing the stdlib;
 - stdin: the PDF's bytes (the very bytes the parent hashed, so the index matches its file);
   nothing at all means the child is not needed, and it exits without a word;
-- stdout: `{"pages": [text, ...]}` or `{"error": {"code": ..., "message": ...}}`, where code is
+- stdout: `{"pages": [text, ...], "fields": [[line, ...], ...]}` (a page's filled form fields
+  as `Label: value` lines, form_fields.py) or, for a form over its caps, `"fields_refused":
+  message` in place of "fields"; or `{"error": {"code": ..., "message": ...}}`, where code is
   "encrypted" or "malformed". Anything else (no JSON, a signal) the parent reports as a crash.
+  The parent takes a reply without "fields" as a PDF without a form.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import io
 import json
 import logging
 import sys
 import warnings
+from pathlib import Path
+from types import ModuleType
 from typing import Any, BinaryIO
 
+FORM_CAPS_OPTION = "--form-caps="
+# Without the option (a reader started by hand): generous caps, the parent's are smaller.
+_DEFAULT_FORM_CAPS = (10_000, 100_000, 10_000_000)
 
-def read_pages(data: bytes) -> dict[str, Any]:
-    """The reply for one PDF: its page texts, or an error code and message."""
+
+@functools.cache
+def _form_fields() -> ModuleType:
+    """form_fields.py, loaded by its path: this script runs outside the package (see above)."""
+    path = Path(__file__).with_name("form_fields.py")
+    spec = importlib.util.spec_from_file_location("claims_crew_form_fields", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def read_pages(data: bytes, form_caps: tuple[int, int, int] = _DEFAULT_FORM_CAPS) -> dict[str, Any]:
+    """The reply for one PDF: its page texts and form fields, or an error code and message."""
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
@@ -41,29 +66,46 @@ def read_pages(data: bytes) -> dict[str, Any]:
             except (FileNotDecryptedError, NotImplementedError, PdfReadError) as exc:
                 return _error("encrypted", f"encrypted PDF that needs a password ({exc})")
         pages = [page.extract_text() or "" for page in reader.pages]
+        reply: dict[str, Any] = {"pages": pages}
+        forms = _form_fields()
+        try:
+            reply["fields"] = forms.form_lines(reader, *form_caps)
+        except forms.FormTooLarge as exc:
+            reply["fields_refused"] = str(exc)
     except FileNotDecryptedError as exc:
         return _error("encrypted", f"encrypted PDF that needs a password ({exc})")
     except Exception as exc:  # pypdf raises many types on broken files; all mean the same here
         return _error("malformed", f"pypdf could not read it: {type(exc).__name__}: {exc}")
-    return {"pages": pages}
+    return reply
 
 
 def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
+def _caps(argv: list[str]) -> tuple[tuple[int, int, int], list[str]]:
+    """The form caps given as the first argument, and the folders after them."""
+    if argv and argv[0].startswith(FORM_CAPS_OPTION):
+        fields, chars, total = (int(n) for n in argv[0][len(FORM_CAPS_OPTION) :].split(","))
+        return (fields, chars, total), argv[1:]
+    return _DEFAULT_FORM_CAPS, argv
+
+
 def main(argv: list[str], stdin: BinaryIO, stdout: BinaryIO) -> None:
-    sys.path.extend(folder for folder in argv if folder not in sys.path)
+    form_caps, folders = _caps(argv)
+    sys.path.extend(folder for folder in folders if folder not in sys.path)
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)
     warnings.simplefilter("ignore")
     # A stray print from a library must not corrupt the reply: it goes to stderr instead.
     sys.stdout = sys.stderr
     import pypdf  # noqa: F401  # the slow part of starting, done before any PDF is waiting
 
+    _form_fields()
+
     data = stdin.read()
     if not data:
         return
-    reply = read_pages(data)
+    reply = read_pages(data, form_caps)
     # ASCII JSON carries any string pypdf returns, lone surrogates included.
     stdout.write(json.dumps(reply).encode("ascii"))
     stdout.flush()

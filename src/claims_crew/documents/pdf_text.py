@@ -7,7 +7,9 @@ it never imports the caller's main module, so any caller can open a PDF, a scrip
 `if __name__ == "__main__":` guard included, and threads in the caller (CrewAI runs some) cannot
 leak into it. This module checks what goes in and turns what comes back into pages or a typed
 error. Claim attachments (read.py) and policy wordings (policy/library.py) are both read here,
-so both kinds of PDF share one reader and its limits.
+so both kinds of PDF share one reader and its limits. A filled form's field values come back
+with the pages; only attachments take them (read_pdf_layer): a policy wording's text and index
+are its text layer alone (read_text_layer).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from claims_crew.documents.reader_process import run_reader
 from claims_crew.settings import current
@@ -92,14 +94,56 @@ def _pages_of(path: Path, reply: dict[str, Any]) -> list[str]:
     return pages
 
 
-def read_text_layer(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
-    """The text layer of every page, as the reader child found it ("" on a scanned page).
+def _fields_of(path: Path, reply: dict[str, Any], count: int) -> list[list[str]]:
+    """Each page's filled form fields in a reader's reply ([] for each without a form, for a
+    form refused, or from a reader that sends none)."""
+    fields = reply.get("fields", [[] for _ in range(count)])
+    if (
+        not isinstance(fields, list)
+        or len(fields) != count
+        or not all(isinstance(lines, list) for lines in fields)
+        or not all(isinstance(line, str) for lines in fields for line in lines)
+    ):
+        raise PdfTextError("malformed", f"{path.name}: the PDF reader sent no form fields")
+    return fields
+
+
+class PdfLayer(NamedTuple):
+    """A PDF's text layer and its filled form fields (`Label: value` lines), page by page;
+    `form_refused` says why a form past its caps was not read (its fields are then empty)."""
+
+    pages: list[str]
+    fields: list[list[str]]
+    form_refused: str | None = None
+
+
+def read_pdf_layer(path: Path, data: bytes, timeout_s: float | None = None) -> PdfLayer:
+    """The text layer of every page ("" on a scanned page) and the filled form fields on each.
 
     Raises PdfTextError with code malformed, encrypted or timeout.
     """
+    reply, pages = _reply(path, data, timeout_s)
+    refused = reply.get("fields_refused")
+    if refused is not None:
+        return PdfLayer(pages, [[] for _ in pages], f"{path.name}: {refused}")
+    return PdfLayer(pages, _fields_of(path, reply, len(pages)))
+
+
+def read_text_layer(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
+    """The text layer of every page, as the reader child found it ("" on a scanned page): a
+    policy wording's text, which its form fields, if any, never join.
+
+    Raises PdfTextError with code malformed, encrypted or timeout.
+    """
+    return _reply(path, data, timeout_s)[1]
+
+
+def _reply(path: Path, data: bytes, timeout_s: float | None) -> tuple[dict[str, Any], list[str]]:
+    """The reader's reply on a whole PDF, and the page texts in it (at least one)."""
     check_envelope(data, path.name)
     limit = timeout_s if timeout_s is not None else timeout_from_env()
-    pages = _pages_of(path, _read(path, data, limit))
+    reply = _read(path, data, limit)
+    pages = _pages_of(path, reply)
     if not pages:
         raise PdfTextError("malformed", f"{path.name}: the PDF has no pages")
-    return pages
+    return reply, pages

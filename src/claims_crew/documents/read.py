@@ -31,7 +31,7 @@ from claims_crew.documents.pdf_text import (
     MIN_LETTERS_PER_PAGE,
     PdfTextError,
     PdfTextProblem,
-    read_text_layer,
+    read_pdf_layer,
     timeout_from_env,
 )
 from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText, ReadFile
@@ -41,6 +41,8 @@ _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
     "encrypted": "encrypted",
     "timeout": "ocr_failed",
 }
+# The line that sets a page's filled form fields apart from its own text.
+FORM_FIELDS_MARKER = "Form fields:"
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 # ISO base media brands of HEIC/HEIF photos (an iPhone's default).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
@@ -132,22 +134,40 @@ def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageTe
     limit = timeout_from_env()
     left = budget.time_for(name)
     try:
-        layer = read_text_layer(Path(name), data, limit if left is None else min(limit, left))
+        layer, fields, refused = read_pdf_layer(
+            Path(name), data, limit if left is None else min(limit, left)
+        )
     except PdfTextError as exc:
         # A broken PDF is unreadable, as a broken claim file is; one that outlasts the time
         # limit is refused with the OCR failures, which share that limit.
         code: ClaimFileProblem = _PDF_CODES.get(exc.code, "unreadable")
         raise AttachmentError(code, str(exc)) from exc
+    if refused:
+        raise AttachmentError("too_large", refused)
     budget.take_pages(name, len(layer))
     pages = {n: PageText(number=n, text=text) for n, text in enumerate(layer, start=1)}
+    # A page is scanned by its text layer alone: a form's printed labels are a text layer, and
+    # its filled values, which are not, never spare a scanned page its OCR.
     scanned = [n for n, page in pages.items() if _letters(page.text) < MIN_LETTERS_PER_PAGE]
+    problem = None
     if scanned and (install := ocr_unavailable()):
         listed = ", ".join(map(str, scanned))
         which = f"pages {listed} have" if len(scanned) > 1 else f"page {listed} has"
-        return list(pages.values()), f"{which} no text layer; for OCR: {install}"
-    for number, image in rendered_pdf_pages(name, data, scanned, budget):
-        pages[number] = ocr_page(name, number, image, budget)
-    return list(pages.values()), None
+        problem = f"{which} no text layer; for OCR: {install}"
+    else:
+        for number, image in rendered_pdf_pages(name, data, scanned, budget):
+            pages[number] = ocr_page(name, number, image, budget)
+    return [_with_fields(page, fields[page.number - 1]) for page in pages.values()], problem
+
+
+def _with_fields(page: PageText, lines: list[str]) -> PageText:
+    """The page with its filled form fields after its own text, under FORM_FIELDS_MARKER; a
+    blank line between fields, so that each is a statement of its own when a quote is checked
+    (a quote may not run from one field into the next)."""
+    if not lines:
+        return page
+    text = "\n\n".join(part for part in (page.text.rstrip(), FORM_FIELDS_MARKER, *lines) if part)
+    return page.model_copy(update={"text": text})
 
 
 def _image_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageText], str | None]:

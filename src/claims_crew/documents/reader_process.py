@@ -27,6 +27,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_crew.documents.limits import (
+    MAX_FORM_FIELD_CHARS,
+    MAX_FORM_FIELDS,
+    MAX_FORM_TEXT_CHARS,
+)
+
 READER_SCRIPT = Path(__file__).resolve().with_name("pdf_reader.py")
 # From this many opens on, a spare reader is kept ready.
 SPARE_AFTER_OPENS = 2
@@ -54,8 +60,10 @@ def script_command(script: Path, *arguments: str) -> list[str]:
 
 
 def reader_command() -> list[str]:
-    """This interpreter running the reader script, with this process's sys.path as arguments."""
-    return script_command(READER_SCRIPT)
+    """This interpreter running the reader script, with the caps on a form's fields and this
+    process's sys.path as arguments."""
+    caps = f"{MAX_FORM_FIELDS},{MAX_FORM_FIELD_CHARS},{MAX_FORM_TEXT_CHARS}"
+    return script_command(READER_SCRIPT, f"--form-caps={caps}")
 
 
 def _start(command: list[str]) -> subprocess.Popen[bytes]:
