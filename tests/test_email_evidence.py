@@ -5,7 +5,6 @@ sentence the e-mail never says, attributed to it, stays unverified."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,6 @@ import pytest
 
 from claims_crew.claim_files import load_claim
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.records.resolution import Resolution
-from claims_crew.run.batch import run_batch
 from claims_crew.store import Store
 from tests.support import provider as scripted
 from tests.support.email_claim import (
@@ -40,22 +37,13 @@ def _review(
     library: PolicyLibrary,
     tmp_path: Path,
     intake: dict[str, Any],
-) -> tuple[Resolution, str, Store]:
+) -> scripted.Reviewed:
     script = scripted.CrewScript()
     script.set("C-1052", "intake", scripted.answer(intake))
     for agent in ("policy", "fraud"):
         script.set("C-1052", agent, scripted.look_up_then("4.2(b)", HOSE_COVERED))
-    server = openai_server(script)
-    scripted.point_model_at(server, monkeypatch)
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    shutil.copy(HOSE_CLAIM, inbox)
-    shutil.copy(HOSE_CLAIM.parent / HOSE_EMAIL, inbox)
-    store = Store()  # CLAIMS_CREW_HOME's, which `review show` reads
-    (item,) = run_batch([inbox / HOSE_CLAIM.name], scripted.provider_settings(library, store))
-    assert item.record is not None and item.record.resolution is not None, item
-    [first] = [e for e in server.exchanges if scripted.agent_of(e.request) == "intake"][:1]
-    return item.record.resolution, first.request.text, store
+    claim = scripted.sample_copy(tmp_path / "inbox", HOSE_CLAIM, HOSE_EMAIL)
+    return scripted.review_claim(openai_server, monkeypatch, library, claim, script)
 
 
 def test_a_quote_from_the_email_and_one_from_its_pdf_each_cite_their_page(
@@ -64,9 +52,8 @@ def test_a_quote_from_the_email_and_one_from_its_pdf_each_cite_their_page(
     sample_library: PolicyLibrary,
     tmp_path: Path,
 ) -> None:
-    resolution, prompt, store = _review(
-        openai_server, monkeypatch, sample_library, tmp_path, INTAKE_HOSE
-    )
+    reviewed = _review(openai_server, monkeypatch, sample_library, tmp_path, INTAKE_HOSE)
+    resolution, prompt, store = reviewed.resolution, reviewed.intake_prompt, reviewed.store
     # Intake was shown the e-mail's decoded body and the report it carries, each by name.
     assert HOSE_EMAIL in prompt and HOSE_REPORT in prompt
     assert HOSE_CAUSE in prompt and HOSE_STARTED in prompt
@@ -93,13 +80,10 @@ def test_a_sentence_the_email_never_says_stays_unverified(
 ) -> None:
     made_up = "the washing machine overflowed while we were away for a week"
     sources = {**INTAKE_HOSE["sources"], "cause": {"where": HOSE_EMAIL, "quote": made_up}}
-    resolution, _, _ = _review(
-        openai_server,
-        monkeypatch,
-        sample_library,
-        tmp_path,
-        {**INTAKE_HOSE, "sources": sources},
-    )
+    made_up_intake = {**INTAKE_HOSE, "sources": sources}
+    resolution = _review(
+        openai_server, monkeypatch, sample_library, tmp_path, made_up_intake
+    ).resolution
     cause = next(c for c in resolution.facts if c.name == "cause")
     assert cause.status == "unverified" and cause.page is None
     assert cause.problem == f"the quote is not in the {HOSE_EMAIL}"
@@ -111,11 +95,8 @@ def test_a_sentence_the_email_never_says_stays_unverified(
 def test_the_page_of_a_pdf_an_email_carries_is_shown_beside_its_quote(
     engine: object, sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    shutil.copy(HOSE_CLAIM, inbox)
-    shutil.copy(HOSE_CLAIM.parent / HOSE_EMAIL, inbox)
-    loaded = load_claim(inbox / HOSE_CLAIM.name, originals=tmp_path / "attachments")
+    claim = scripted.sample_copy(tmp_path / "inbox", HOSE_CLAIM, HOSE_EMAIL)
+    loaded = load_claim(claim, originals=tmp_path / "attachments")
     # Fraud abstains, so a person decides, with the facts checked.
     record = record_for(loaded, sample_library, intake=INTAKE_HOSE, fraud=ABSTAIN)
     assert record.resolution is not None and record.resolution.outcome == "ESCALATED"

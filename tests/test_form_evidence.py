@@ -5,16 +5,12 @@ runs from one field into the next, settles nothing."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.records.resolution import Resolution
-from claims_crew.run.batch import run_batch
-from claims_crew.store import Store
 from tests.support.forms import (
     FORM_CAUSE,
     FORM_DATE,
@@ -23,14 +19,14 @@ from tests.support.forms import (
     LOSS_NOTICE_CLAIM,
     STORM_CLAUSE,
 )
-from tests.support.openai_server import OpenAIServer, StartServer
+from tests.support.openai_server import StartServer
 from tests.support.provider import (
     CrewScript,
-    agent_of,
+    Reviewed,
     answer,
     look_up_then,
-    point_model_at,
-    provider_settings,
+    review_claim,
+    sample_copy,
 )
 from tests.support.sample_inbox import claim_answer
 
@@ -43,21 +39,14 @@ def _review(
     library: PolicyLibrary,
     tmp_path: Path,
     intake: dict[str, Any],
-) -> tuple[Resolution, OpenAIServer]:
+) -> Reviewed:
     script = CrewScript()
     script.set("C-1051", "intake", answer(intake))
     for agent in ("policy", "fraud"):
         covered = claim_answer("covered", "4.3(a)", STORM_CLAUSE)
         script.set("C-1051", agent, look_up_then("4.3(a)", covered))
-    server = openai_server(script)
-    point_model_at(server, monkeypatch)
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    shutil.copy(LOSS_NOTICE_CLAIM, inbox)
-    shutil.copy(LOSS_NOTICE_CLAIM.parent / LOSS_NOTICE, inbox)
-    (item,) = run_batch([inbox / LOSS_NOTICE_CLAIM.name], provider_settings(library, Store()))
-    assert item.record is not None and item.record.resolution is not None, item
-    return item.record.resolution, server
+    claim = sample_copy(tmp_path / "inbox", LOSS_NOTICE_CLAIM, LOSS_NOTICE)
+    return review_claim(openai_server, monkeypatch, library, claim, script)
 
 
 def test_facts_quoted_from_the_filled_fields_verify_citing_the_form_and_page(
@@ -66,10 +55,10 @@ def test_facts_quoted_from_the_filled_fields_verify_citing_the_form_and_page(
     sample_library: PolicyLibrary,
     tmp_path: Path,
 ) -> None:
-    resolution, server = _review(openai_server, monkeypatch, sample_library, tmp_path, INTAKE_FORM)
+    reviewed = _review(openai_server, monkeypatch, sample_library, tmp_path, INTAKE_FORM)
+    resolution = reviewed.resolution
     # Intake was shown the form's values under its printed labels.
-    [first] = [e for e in server.exchanges if agent_of(e.request) == "intake"][:1]
-    assert "Form fields:" in first.request.text and FORM_DATE in first.request.text
+    assert "Form fields:" in reviewed.intake_prompt and FORM_DATE in reviewed.intake_prompt
     facts = {c.name: c for c in resolution.facts}
     for name in ("loss_type", "cause", "date_of_loss"):
         fact = facts[name]
@@ -78,7 +67,7 @@ def test_facts_quoted_from_the_filled_fields_verify_citing_the_form_and_page(
         assert fact.ocr_confidence is None  # from the file's fields, not from OCR
     assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "covered")
     # The page is kept with the decision, for every view that shows it later.
-    kept = Store().claim_record("C-1051")
+    kept = reviewed.store.claim_record("C-1051")
     assert kept is not None and kept.resolution is not None
     assert kept.resolution.facts == resolution.facts
 
@@ -94,7 +83,7 @@ def test_a_value_the_form_does_not_hold_stays_unverified(
     # Two fields run together read as one statement nowhere in the form.
     sources["loss_type"] = {"where": LOSS_NOTICE, "quote": f"{FORM_CAUSE} Description of loss"}
     made_up = {**INTAKE_FORM, "date_of_loss": "2026-02-12", "sources": sources}
-    resolution, _ = _review(openai_server, monkeypatch, sample_library, tmp_path, made_up)
+    resolution = _review(openai_server, monkeypatch, sample_library, tmp_path, made_up).resolution
     facts = {c.name: c for c in resolution.facts}
     loss = facts["date_of_loss"]
     assert (loss.status, loss.page) == ("unverified", None)

@@ -5,7 +5,6 @@ the attachment's text of record and cites the document and its page."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +12,11 @@ import pytest
 
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import FactCheck, Resolution
-from claims_crew.run.batch import run_batch
-from claims_crew.store import Store
 from tests.support.attachments import HEIC_CLAIM, HEIC_ESTIMATE, STATEMENT, STATEMENT_CLAIM
 from tests.support.ocr import needs_tesseract
 from tests.support.office import cached_value, workbook
 from tests.support.openai_server import StartServer
-from tests.support.provider import CrewScript, agent_of, answer, look_up_then
-from tests.support.provider import point_model_at as _point_model_at
-from tests.support.provider import provider_settings as _settings
+from tests.support.provider import CrewScript, answer, look_up_then, review_claim, sample_copy
 from tests.support.sample_inbox import ABSTAIN
 
 pytestmark = pytest.mark.slow
@@ -59,18 +54,8 @@ def _review(
     script.set(claim_id, "intake", answer(intake))
     for agent in ("policy", "fraud"):
         script.set(claim_id, agent, look_up_then("1", ABSTAIN, "MR-AUTO-001"))
-    server = openai_server(script)
-    _point_model_at(server, monkeypatch)
-    (item,) = run_batch([claim], _settings(library, Store()))
-    assert item.record is not None and item.record.resolution is not None, item
-    [first] = [e for e in server.exchanges if agent_of(e.request) == "intake"][:1]
-    return item.record.resolution, first.request.text
-
-
-def _sample(folder: Path, claim: Path, attachment: str) -> Path:
-    """A sample claim and its attachment copied into `folder`; the claim file's new path."""
-    shutil.copy(claim.parent / attachment, folder)
-    return Path(shutil.copy(claim, folder))
+    reviewed = review_claim(openai_server, monkeypatch, library, claim, script)
+    return reviewed.resolution, reviewed.intake_prompt
 
 
 def _fact(resolution: Resolution, name: str) -> FactCheck:
@@ -83,7 +68,7 @@ def test_facts_quoted_from_the_word_statement_verify_on_its_page(
     sample_library: PolicyLibrary,
     tmp_path: Path,
 ) -> None:
-    claim = _sample(tmp_path, STATEMENT_CLAIM, STATEMENT)
+    claim = sample_copy(tmp_path, STATEMENT_CLAIM, STATEMENT)
     intake = _intake(STATEMENT, VAN_QUOTE, "Total | 1,710.00", 1710)
     resolution, shown = _review(openai_server, monkeypatch, sample_library, claim, intake)
     assert VAN_QUOTE in shown and "Total | 1,710.00" in shown  # a paragraph and a table row
@@ -130,7 +115,7 @@ def test_a_fact_quoted_from_a_heic_photo_verifies_citing_its_page_and_ocr(
     sample_library: PolicyLibrary,
     tmp_path: Path,
 ) -> None:
-    claim = _sample(tmp_path, HEIC_CLAIM, HEIC_ESTIMATE)
+    claim = sample_copy(tmp_path, HEIC_CLAIM, HEIC_ESTIMATE)
     cracked = "Windscreen cracked across the driver's side by a stone"
     intake = _intake(HEIC_ESTIMATE, cracked, "Estimate total: 970.00", 970)
     resolution, shown = _review(openai_server, monkeypatch, sample_library, claim, intake)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ import yaml
 
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records.resolution import Resolution
 from claims_crew.run.batch import run_batch
 from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
@@ -186,6 +189,43 @@ def provider_settings(library: PolicyLibrary, store: Store) -> Settings:
         config_dir=ROOT / "config",
         store=store,
     )
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """One claim reviewed through a scripted server: its resolution, what intake was first
+    shown, the server (its exchanges) and the store it was recorded in."""
+
+    resolution: Resolution
+    intake_prompt: str
+    server: OpenAIServer
+    store: Store
+
+
+def review_claim(
+    start_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    library: PolicyLibrary,
+    claim: Path,
+    script: CrewScript,
+) -> Reviewed:
+    """`claim` reviewed alone by the real crew, the model a server answering `script`, into
+    CLAIMS_CREW_HOME's store (the one `review show` and the review page read)."""
+    server = start_server(script)
+    point_model_at(server, monkeypatch)
+    store = Store()
+    (item,) = run_batch([claim], provider_settings(library, store))
+    assert item.record is not None and item.record.resolution is not None, item
+    first = next(e for e in server.exchanges if agent_of(e.request) == "intake")
+    return Reviewed(item.record.resolution, first.request.text, server, store)
+
+
+def sample_copy(folder: Path, claim: Path, *attachments: str) -> Path:
+    """A sample claim file and its `attachments` copied into `folder`: its copy's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in attachments:
+        shutil.copy(claim.parent / name, folder)
+    return Path(shutil.copy(claim, folder))
 
 
 def warm_up(
