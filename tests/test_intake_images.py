@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import io
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.crew_review import review_claim
 from claims_crew.run.photos import claim_photos, intake_images_from_environment
 from claims_crew.store import Store
-from tests.support.attachments import ESTIMATE, ESTIMATE_CLAIM
+from tests.support.attachments import ESTIMATE, ESTIMATE_CLAIM, HEIC_CLAIM, HEIC_ESTIMATE
 from tests.support.crew import responding, settings, water_intake
 from tests.support.openai_server import ChatRequest, StartServer
 from tests.support.provider import (
@@ -177,3 +179,16 @@ def test_a_large_photo_is_scaled_down_and_a_bomb_is_refused() -> None:
     Image.new("1", (9000, 7000)).save(header, "PNG")
     with pytest.raises(ValueError, match="over the cap"):
         shown_image("bomb.png", header.getvalue())
+
+
+def test_a_heic_photo_is_shown_as_a_jpeg_by_a_process_that_read_no_attachment() -> None:
+    # A fresh interpreter, so that no reader imported earlier has registered the HEIC plugin.
+    code = (
+        "import sys, io; from PIL import Image; "
+        "from claims_crew.crew.images import shown_image; "
+        "shown = shown_image('photo.heic', sys.stdin.buffer.read()); "
+        "print(Image.open(io.BytesIO(shown)).format)"
+    )
+    heic = (HEIC_CLAIM.parent / HEIC_ESTIMATE).read_bytes()
+    done = subprocess.run([sys.executable, "-c", code], input=heic, capture_output=True, check=True)
+    assert done.stdout.decode().strip() == "JPEG"

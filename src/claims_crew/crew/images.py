@@ -26,6 +26,7 @@ from typing import Any
 from crewai import BaseLLM
 from crewai.agents.agent_builder.base_agent import BaseAgent
 from crewai_files import ImageFile
+from pi_heif import register_heif_opener
 from PIL import Image, UnidentifiedImageError
 
 from claims_crew.errors import ConfigError
@@ -40,6 +41,10 @@ MAX_PIXELS = 60_000_000
 # OpenAI's chat completions take ten).
 MAX_IMAGES = 8
 JPEG_QUALITY = 85
+
+# An iPhone's photos are HEIC: Pillow opens them once pi-heif's plugin is registered. A process
+# that reads a claim from the store alone (a worker) may never have imported the intake readers.
+register_heif_opener()
 
 
 def shown_image(name: str, data: bytes) -> bytes:
