@@ -18,13 +18,11 @@ from claims_crew.cli import main
 from claims_crew.documents import email_mime, limits
 from claims_crew.documents.limits import MAX_EMAIL_DEPTH, ClaimBudget
 from claims_crew.errors import ClaimFileError
-from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
 from tests.support.attachments import INBOX
-from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.crew import script_any_claim_run, table_row
 from tests.support.email_claim import HOSE_CLAIM, HOSE_EMAIL
 from tests.support.mail import UNREADABLE, forwarded, mail, read_all, refused
-from tests.support.paths import ROOT
 
 
 def test_forwarded_emails_are_followed_to_the_fixed_depth() -> None:
@@ -153,16 +151,7 @@ def _bombs(inbox: Path) -> dict[str, str]:
 def test_email_bombs_are_refused_while_the_rest_of_the_inbox_is_reviewed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = Script()
-    script.llms = {
-        "intake": ScriptedLLM(responder=lambda _m: final(INTAKE_WATER)),
-        "policy": ScriptedLLM(responder=lambda _m: final(POLICY_COVERED)),
-        "fraud": ScriptedLLM(responder=lambda _m: final(FRAUD_EXCLUDED)),
-    }
-    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
-    monkeypatch.setattr(
-        "claims_crew.llms.select.default_llm_factory", lambda *_args, **_kwargs: script
-    )
+    script_any_claim_run(monkeypatch)
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     for name in (HOSE_CLAIM.name, HOSE_EMAIL):
@@ -171,7 +160,7 @@ def test_email_bombs_are_refused_while_the_rest_of_the_inbox_is_reviewed(
     result = CliRunner().invoke(main, ["run", "--inbox", str(inbox)], env={"COLUMNS": "400"})
     assert result.exit_code == 1, result.output
     for name, code in bad.items():
-        row = next(line for line in result.output.splitlines() if f"│ {name} " in line)
+        row = table_row(result.output, name)
         assert f"bad claim file ({code})" in row, row
     record = Store().claim_record("C-1052")
     assert record is not None and record.status == "reviewed"

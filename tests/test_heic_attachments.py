@@ -7,19 +7,25 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import struct
 from collections.abc import Callable
 from pathlib import Path
 
 import pillow_heif
 import pytest
+from click.testing import CliRunner
 from PIL import Image
 
+from claims_crew.cli import main
 from claims_crew.documents.limits import MAX_PIXELS, AttachmentError, ClaimBudget
 from claims_crew.documents.read import kind_of, read_attachment
 from claims_crew.review.page_image import MAX_SIDE, page_png
-from tests.support.attachments import HEIC_ESTIMATE, INBOX
+from claims_crew.store import Store
+from tests.support.attachments import HEIC_CLAIM, HEIC_ESTIMATE, INBOX
+from tests.support.crew import script_any_claim_run, table_row
 from tests.support.ocr import needs_tesseract
+from tests.support.provider import sample_copy
 
 SAMPLE = INBOX / HEIC_ESTIMATE
 # The SHA-256 of the sample's decoded RGB pixels.
@@ -102,3 +108,26 @@ def test_the_review_page_draws_a_heic_photo(tmp_path: Path) -> None:
         # Drawn from the decoded photo (1,812 × 1,228), made no wider than the page shows.
         assert shown.format == "PNG" and shown.width == MAX_SIDE
         assert abs(shown.height - 1228 * MAX_SIDE / 1812) <= 1
+
+
+@needs_tesseract
+@pytest.mark.slow
+def test_a_heic_pixel_bomb_is_refused_while_the_rest_of_the_inbox_is_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script_any_claim_run(monkeypatch)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    claim = sample_copy(inbox, HEIC_CLAIM, HEIC_ESTIMATE)
+    # 72 million pixels declared by a file of a few kilobytes.
+    bomb = _declaring(_heic(Image.new("RGB", (64, 64), "white")), 9000, 8000)
+    (inbox / "X-bomb.heic").write_bytes(bomb)
+    fields = json.loads(claim.read_text(encoding="utf-8"))
+    bad = {**fields, "claim_id": "X-heic-bomb", "attachments": ["X-bomb.heic"]}
+    (inbox / "X-heic-bomb.json").write_text(json.dumps(bad), encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", "--inbox", str(inbox)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    row = table_row(result.output, "X-heic-bomb.json")
+    assert "bad claim file (too_large)" in row and "X-bomb.heic" in row, row
+    record = Store().claim_record("C-2004")
+    assert record is not None and record.status == "reviewed"

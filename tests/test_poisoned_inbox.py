@@ -19,9 +19,8 @@ from pypdf import PdfWriter
 from claims_crew.claim_files import MAX_CLAIM_BYTES
 from claims_crew.cli import main
 from claims_crew.documents.limits import MAX_FORM_FIELDS
-from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.store import Store
-from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.crew import Script, script_any_claim_run, table_row
 from tests.support.forms import text_fields_pdf
 from tests.support.office import word_note, workbook, zip_bomb
 from tests.support.paths import ROOT
@@ -44,17 +43,6 @@ GOOD = [
     "C-2004",
     "C-3001",
 ]
-
-
-def _any_claim() -> Script:
-    """Answers for whatever claim is asked about, so the order claims run in does not matter."""
-    script = Script()
-    script.llms = {
-        "intake": ScriptedLLM(responder=lambda _m: final(INTAKE_WATER)),
-        "policy": ScriptedLLM(responder=lambda _m: final(POLICY_COVERED)),
-        "fraud": ScriptedLLM(responder=lambda _m: final(FRAUD_EXCLUDED)),
-    }
-    return script
 
 
 def _poison(inbox: Path, outside: Path) -> dict[str, str]:
@@ -109,17 +97,7 @@ def _poison(inbox: Path, outside: Path) -> dict[str, str]:
 
 @pytest.fixture
 def run_with_script(monkeypatch: pytest.MonkeyPatch) -> Script:
-    script = _any_claim()
-    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
-    monkeypatch.setenv("CLAIMS_CREW_TESSERACT", str(ROOT / "no-tesseract-here"))
-    monkeypatch.setattr(
-        "claims_crew.llms.select.default_llm_factory", lambda *_args, **_kwargs: script
-    )
-    return script
-
-
-def _row(output: str, name: str) -> str:
-    return next(line for line in output.splitlines() if f"│ {name} " in line)
+    return script_any_claim_run(monkeypatch, ocr=False)
 
 
 def test_a_poisoned_batch_reviews_every_good_claim_and_lists_the_bad_files(
@@ -145,9 +123,9 @@ def test_a_poisoned_batch_reviews_every_good_claim_and_lists_the_bad_files(
         assert store.claim_record(claim_id) is None, claim_id
     assert not any("flood flood" in str(call) for call in run_with_script("intake").calls)
     for name, code in bad.items():
-        assert f"bad claim file ({code})" in _row(out, name), name
-    assert "C-1042.json" in _row(out, "C-1042-corrected.json")
-    assert "C-1042-corrected.json" in _row(out, "C-1042.json")
+        assert f"bad claim file ({code})" in table_row(out, name), name
+    assert "C-1042.json" in table_row(out, "C-1042-corrected.json")
+    assert "C-1042-corrected.json" in table_row(out, "C-1042.json")
     assert "[/x] [bold]unterminated" in out  # the YAML error, quoted as it is
     assert f"{len(bad)} claim(s) failed" in out
     assert "attachment C-1050-police-report.pdf: needs_ocr (page 1 has no text layer" in out

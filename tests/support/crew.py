@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import pytest
 import yaml
 
 from claims_crew.llms.base import Messages
@@ -185,6 +186,29 @@ def responding(**responders: Callable[[Messages], str]) -> Script:
     script = Script()
     script.llms = {name: ScriptedLLM(responder=answer) for name, answer in responders.items()}
     return script
+
+
+def script_any_claim_run(monkeypatch: pytest.MonkeyPatch, ocr: bool = True) -> Script:
+    """`claims-crew run` in this process with the project's config, every claim answered alike
+    (a water intake, policy covered, fraud excluded), so the order claims run in is free. Without
+    `ocr`, no OCR engine is found, and pictures are never opened."""
+    script = responding(
+        intake=lambda _m: final(INTAKE_WATER),
+        policy=lambda _m: final(POLICY_COVERED),
+        fraud=lambda _m: final(FRAUD_EXCLUDED),
+    )
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(ROOT / "config"))
+    if not ocr:
+        monkeypatch.setenv("CLAIMS_CREW_TESSERACT", str(ROOT / "no-tesseract-here"))
+    monkeypatch.setattr(
+        "claims_crew.llms.select.default_llm_factory", lambda *_args, **_kwargs: script
+    )
+    return script
+
+
+def table_row(output: str, name: str) -> str:
+    """The line of a run's table that names the claim file `name`."""
+    return next(line for line in output.splitlines() if f"│ {name} " in line)
 
 
 def claim_named(messages: object, claim_ids: Iterable[str]) -> str:
