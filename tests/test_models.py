@@ -96,9 +96,15 @@ def test_sample_claims_all_load() -> None:
     inbox = ROOT / "claims" / "inbox"
     # Claim files only: attachments (text, PDFs, photos) lie beside them.
     loaded = [load_claim(p) for p in inbox_files(inbox)]
-    assert len(loaded) == 12
+    assert len(loaded) == 16
     with_attachment = next(c for c in loaded if c.claim.claim_id == "C-1043")
     assert "Burst 15 mm copper pipe" in with_attachment.as_text()
+    # One sample for each shape a claim arrives in, each read as its kind.
+    kinds = {c.claim.claim_id: [d.kind for d in c.documents.values()] for c in loaded}
+    assert kinds["C-1051"] == ["pdf"]
+    assert kinds["C-1052"] == ["email", "pdf"]  # the e-mail, then the report it carries
+    assert kinds["C-2003"] == ["docx"]
+    assert kinds["C-2004"] == ["image"]
 
 
 def test_claim_file_with_missing_fields_names_them(tmp_path: Path) -> None:
