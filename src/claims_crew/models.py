@@ -49,6 +49,12 @@ class ClaimFile(BaseModel):
 
     claim_id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$", description="Claim id.")
     policy_id: str = Field(min_length=1, description="Id of the policy in policies/index.yaml.")
+    policy_number: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+        description="The policy as issued (policies/issued/NUMBER.yaml): its endorsements in "
+        "force on the date of loss amend the wording, its declarations give the limits.",
+    )
     claimant: str = Field(min_length=1, description="Who makes the claim.")
     date_reported: date = Field(description="When the claim was reported.")
     date_of_loss: date = Field(description="When the loss happened, as the claimant says.")

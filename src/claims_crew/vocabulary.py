@@ -68,6 +68,8 @@ ReasonCode = Literal[
     "no_evidence",
     "clause_not_found",
     "quote_mismatch",
+    # The quote is the form's wording that an endorsement in force replaced or deleted.
+    "superseded_wording",
     "kind_mismatch",
     "abstained",
     "low_confidence",

@@ -6,14 +6,19 @@ import contextlib
 import difflib
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims_crew.policy.cache import StoredIndex
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.query import CANDIDATES_PER_RESULT, Ranked, rerank, search_terms
 from claims_crew.policy.segment import Clause
+
+if TYPE_CHECKING:
+    from claims_crew.policy.amend import Amendment
+    from claims_crew.policy.issued import IssuedPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,12 @@ class PolicyDocument:
         # How OCR read the wording, where it was scanned; None where it has a text layer.
         self.ocr = stored.ocr
         self.index_path = index_path
+        # The wording in force of an issued policy (library.open with `issued`): the clauses an
+        # endorsement changed, by id; the form they amend, as issued; the policy. A form opened
+        # on its own has none of them.
+        self.amendments: Mapping[str, Amendment] = {}
+        self.form: PolicyDocument | None = None
+        self.issued: IssuedPolicy | None = None
         self._by_id = {c.id: c for c in stored.clauses}
         self._by_key: dict[str, list[Clause]] = {}
         self._by_label: dict[str, list[Clause]] = {}

@@ -23,6 +23,7 @@ from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
+from claims_crew.policy.issued import EndorsementEntry, IssuedPolicy, load_issued
 from claims_crew.policy.ocr_reading import OcrReading
 from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
@@ -58,9 +59,17 @@ class PolicyIndexFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     policies: dict[str, PolicyEntry]
+    endorsements: dict[str, EndorsementEntry] = Field(
+        default_factory=dict, description="Endorsement forms by form number (policy/issued.py)."
+    )
 
 
 def load_index(index_file: Path) -> dict[str, PolicyEntry]:
+    """The policy forms of policies/index.yaml."""
+    return load_index_file(index_file).policies
+
+
+def load_index_file(index_file: Path) -> PolicyIndexFile:
     """Read and validate policies/index.yaml; a bad key names the file and the key."""
     try:
         raw = yaml.safe_load(index_file.read_text(encoding="utf-8"))
@@ -69,7 +78,7 @@ def load_index(index_file: Path) -> dict[str, PolicyEntry]:
     except yaml.YAMLError as exc:
         raise ConfigError(f"{index_file}: not valid YAML: {exc}") from exc
     try:
-        return PolicyIndexFile.model_validate(raw or {}).policies
+        return PolicyIndexFile.model_validate(raw or {})
     except ValidationError as exc:
         problems = "; ".join(validation_problems(exc, "index"))
         raise ConfigError(f"{index_file}: {problems}") from exc
@@ -145,7 +154,10 @@ class PolicyLibrary:
         self.cache_dir = cache_dir if cache_dir is not None else settings.policy_cache_dir()
         self.timeout_s = timeout_s
         index_file = self.root / "index.yaml"
-        self.entries: dict[str, PolicyEntry] = load_index(index_file) if index_file.exists() else {}
+        index = load_index_file(index_file) if index_file.exists() else PolicyIndexFile(policies={})
+        self.entries: dict[str, PolicyEntry] = index.policies
+        self.endorsements: dict[str, EndorsementEntry] = index.endorsements
+        self.issued: dict[str, IssuedPolicy] = load_issued(self.root)
         self._open: dict[tuple[Path, int, int], PolicyDocument] = {}
         self._corrected: dict[tuple[str, str], PolicyDocument] = {}
 
@@ -160,6 +172,19 @@ class PolicyLibrary:
         raise PolicyError(
             "unknown_policy", f"{file_or_id!r} is neither a policy id (known: {known}) nor a file"
         )
+
+    def for_claim(self, policy_id: str, policy_number: str | None, on: date) -> PolicyDocument:
+        """The wording a claim is decided on: its issued policy's in force on `on` (the date of
+        loss) when it names one, else the form `policy_id` alone."""
+        if policy_number is None:
+            return self.open(policy_id)
+        return self.in_force(policy_id, policy_number, on)
+
+    def in_force(self, policy_id: str, number: str, on: date) -> PolicyDocument:
+        """The issued policy `number` (on form `policy_id`) as in force on `on`: the form with
+        every endorsement effective that day applied in order (policy/amend.py). Its
+        `amendments`, `form` and `issued` say what changed and from where."""
+        raise NotImplementedError  # the wording in force
 
     def open(
         self, file_or_id: str, corrected: bool = True, unreviewed_ocr: bool = False

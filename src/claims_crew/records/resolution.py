@@ -40,13 +40,21 @@ class ClauseCheck(BaseModel):
     clause_id: str | None = Field(description="The policy's own id for it; null if not found.")
     title: str | None = None
     kind: str | None = None
-    status: Literal["verified", "clause_not_found", "quote_mismatch"]
+    status: Literal["verified", "clause_not_found", "quote_mismatch", "superseded"]
     supports_answer: bool = Field(description="The clause's kind can support the side's answer.")
     tool_sourced: bool = Field(description="policy_lookup returned it to this side's task.")
     quote: str = ""
     text: str | None = Field(None, description="The clause text as re-read from the PDF.")
     pages: list[int] = Field(
         default_factory=list, description="The PDF pages the clause is printed on, from 1."
+    )
+    amended_by: str | None = Field(
+        None,
+        description="Where an endorsement in force changed the clause: how a letter cites it, "
+        "e.g. 'as amended by endorsement HM-E-07 (page 1)'; pages are the endorsement's.",
+    )
+    original: str | None = Field(
+        None, description="The form's words for the clause before the endorsement changed them."
     )
 
 

@@ -13,6 +13,7 @@ from datetime import date
 
 from claims_crew.documents.record import PageText
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
+from claims_crew.policy.amend import Amendment
 from claims_crew.policy.schedule import ScheduleSource
 from claims_crew.resolver.quotes import CLAUSE_QUOTES, Passage
 from claims_crew.vocabulary import Side
@@ -33,6 +34,11 @@ class ReadClause:
     within: tuple[str, ...] = ()
     # The pages of the PDF the clause is printed on, so a letter can cite them.
     pages: tuple[int, ...] = ()
+    # Where an endorsement in force changed the form's words (policy/amend.py); None: the form's.
+    amended: Amendment | None = None
+    # The form's words before the change, as quotes are matched against them: a quote found
+    # only there is the superseded wording.
+    original: Passage | None = None
 
     @classmethod
     def of(
@@ -43,8 +49,16 @@ class ReadClause:
         text: str,
         within: tuple[str, ...] = (),
         pages: tuple[int, ...] = (),
+        amended: Amendment | None = None,
     ) -> ReadClause:
-        return cls(id, title, kind, text, CLAUSE_QUOTES.read(text), within, pages)
+        original = (
+            CLAUSE_QUOTES.read(amended.original)
+            if amended is not None and amended.original
+            else None
+        )
+        return cls(
+            id, title, kind, text, CLAUSE_QUOTES.read(text), within, pages, amended, original
+        )
 
 
 @dataclass(frozen=True, slots=True)
