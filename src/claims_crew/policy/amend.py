@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from claims_crew.policy.changes import ChangeKind
+from claims_crew.policy.changes import Change, ChangeKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +35,15 @@ class Amendment:
             self.kind, "amended"
         )
         return f"as {verb} by endorsement {self.endorsement} ({word} {pages})"
+
+
+@dataclass(frozen=True, slots=True)
+class Unmatched:
+    """A change that could not be applied: its target is not a clause of the form (or a clause
+    an earlier endorsement removed). Never dropped silently: `config check` and `policy tree`
+    report it, and the clause tree is the form's for that change."""
+
+    endorsement: str  # form number
+    number: int  # the change's number in the endorsement's list, from 1
+    change: Change
+    why: str

@@ -17,7 +17,7 @@ from claims_crew.policy.query import CANDIDATES_PER_RESULT, Ranked, rerank, sear
 from claims_crew.policy.segment import Clause
 
 if TYPE_CHECKING:
-    from claims_crew.policy.amend import Amendment
+    from claims_crew.policy.amend import Amendment, Unmatched
     from claims_crew.policy.issued import IssuedPolicy
 
 
@@ -69,6 +69,8 @@ class PolicyDocument:
         self.amendments: Mapping[str, Amendment] = {}
         self.form: PolicyDocument | None = None
         self.issued: IssuedPolicy | None = None
+        # Changes of its endorsements in force whose target the form lacks (amend.py).
+        self.unmatched: Sequence[Unmatched] = ()
         self._by_id = {c.id: c for c in stored.clauses}
         self._by_key: dict[str, list[Clause]] = {}
         self._by_label: dict[str, list[Clause]] = {}
