@@ -48,14 +48,10 @@ class ClauseCheck(BaseModel):
     pages: list[int] = Field(
         default_factory=list, description="The PDF pages the clause is printed on, from 1."
     )
-    amended_by: str | None = Field(
-        None,
-        description="Where an endorsement in force changed the clause: how a letter cites it, "
-        "e.g. 'as amended by endorsement HM-E-07 (page 1)'; pages are the endorsement's.",
-    )
-    original: str | None = Field(
-        None, description="The form's words for the clause before the endorsement changed them."
-    )
+    # Where an endorsement in force changed the clause: how a letter cites it ("as amended by
+    # endorsement HM-E-07 (page 1)", the endorsement's pages), and the form's words before.
+    amended_by: str | None = None
+    original: str | None = None
 
 
 class SideReview(BaseModel):
