@@ -48,8 +48,7 @@ class ClauseCheck(BaseModel):
     pages: list[int] = Field(
         default_factory=list, description="The PDF pages the clause is printed on, from 1."
     )
-    # Where an endorsement in force changed the clause: how a letter cites it ("as amended by
-    # endorsement HM-E-07 (page 1)", the endorsement's pages), and the form's words before.
+    # An endorsement in force changed it ("as amended by endorsement X (page 1)"); form words:
     amended_by: str | None = None
     original: str | None = None
 
