@@ -48,7 +48,7 @@ class ClauseCheck(BaseModel):
     pages: list[int] = Field(
         default_factory=list, description="The PDF pages the clause is printed on, from 1."
     )
-    # An endorsement in force changed it ("as amended by endorsement X (page 1)"); form words:
+    # Set when an endorsement in force changed it: how a letter cites it, and the form's words.
     amended_by: str | None = None
     original: str | None = None
 
