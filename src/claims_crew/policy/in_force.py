@@ -62,6 +62,12 @@ class _Endorsement:
     sha256: str
 
 
+def default_day(issued: IssuedPolicy, today: date) -> date:
+    """The day `policy tree NUMBER` shows when none is given: today within the policy's
+    period, else the period's first day (a policy already expired, or not yet started)."""
+    return today if issued.period.covers(today) else issued.period.start
+
+
 def issued_policy(library: PolicyLibrary, policy_id: str, number: str) -> IssuedPolicy:
     """The issued policy `number`, which must be on the form `policy_id`."""
     issued = library.issued.get(number)
