@@ -106,14 +106,29 @@ def endorsements_in_force(
                 f"endorsement {name} amends form {entry.form}, but policy {issued.number} is "
                 f"on form {issued.form}",
             )
-        path = library.root / entry.file
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise PolicyError("not_found", f"endorsement {name}: {path}: no such file") from exc
-        sha = hashlib.sha256(data).hexdigest()
-        out.append(_Endorsement(on_policy, entry, path, data, sha))
+        out.append(_read(library, on_policy, entry))
     return out
+
+
+def _read(
+    library: PolicyLibrary, on_policy: EndorsementOnPolicy, entry: EndorsementEntry
+) -> _Endorsement:
+    path = library.root / entry.file
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        name = on_policy.endorsement
+        raise PolicyError("not_found", f"endorsement {name}: {path}: no such file") from exc
+    return _Endorsement(on_policy, entry, path, data, hashlib.sha256(data).hexdigest())
+
+
+def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
+    """The changes of endorsement `name` whose target its form lacks, applied to the form on
+    its own (config check reads the endorsements no issued policy carries this way)."""
+    entry = library.endorsements[name]
+    form = library.open(entry.form, unreviewed_ocr=True)
+    on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
+    return amend(form.clauses, [_changes(library, _read(library, on_policy, entry))]).unmatched
 
 
 def wording_digest(form: PolicyDocument, endorsements: list[_Endorsement]) -> str:
