@@ -97,7 +97,7 @@ _NOT_A_REFERENCE = re.compile(
     r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
     _F,
 )
-_LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.\s*")
+_LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 _MAX_REF = 300
 
 
@@ -186,6 +186,9 @@ def _found(text: str) -> list[Item]:
     for kind, pattern in _AFTER_REF:
         for m in pattern.finditer(text):
             start = _start_of_sentence(text, m.start())
+            line_start = text.rfind("\n", 0, start) + 1
+            if _LABEL.fullmatch(text[line_start:start]):
+                start = line_start  # the label goes with it: "B. Exclusion 6." names B.6
             reference = text[start : m.start()]
             if _plausible(reference):
                 to = "to" in m.groupdict() and m.group("to") is not None
