@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from claims_crew.policy.change_targets import _NUMBER, _ROMAN
 
-ItemKind = str  # "replace" | "add" | "delete" | "not_apply" | "heading"
+ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
 _F = re.IGNORECASE
 _ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
 # Phrases printed after the reference: (kind, pattern).
-_AFTER_REF = (
+_AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "replace",
         re.compile(
@@ -72,7 +73,7 @@ _AFTER_REF = (
     ),
 )
 # Phrases printed before the reference (the reference may be absent: "is added:").
-_BEFORE_REF = (
+_BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
