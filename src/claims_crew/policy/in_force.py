@@ -14,7 +14,9 @@ hash too, so a warm open reads each PDF's bytes to hash them but starts no PDF r
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import json
 import os
 import threading
@@ -43,8 +45,18 @@ if TYPE_CHECKING:
     from claims_crew.policy.library import PolicyLibrary
 
 # Bump when the reader (changes.py) or amend.py would make something else of the same words, so
-# wordings in force built by the old code are rebuilt, not trusted.
+# wordings in force built by the old code are rebuilt, not trusted. The digest also holds a hash
+# of the modules' own source (_code_digest), so an edit nobody remembered to bump rebuilds too.
 READER_VERSION = "1"
+_READING_MODULES = (
+    "amend",
+    "changes",
+    "change_corrections",
+    "change_phrases",
+    "change_targets",
+    "endorsement_pages",
+    "targets",
+)
 
 _AMENDMENTS = TypeAdapter(dict[str, Amendment])
 _UNMATCHED = TypeAdapter(list[Unmatched])
@@ -131,10 +143,22 @@ def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
     return amend(form.clauses, [_changes(library, _read(library, on_policy, entry))]).unmatched
 
 
+@functools.cache
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    for name in _READING_MODULES:
+        module = importlib.import_module(f"claims_crew.policy.{name}")
+        try:
+            digest.update(Path(module.__file__ or name).read_bytes())
+        except OSError:  # no source beside it (a frozen build): the version alone counts
+            digest.update(name.encode())
+    return digest.hexdigest()
+
+
 def wording_digest(form: PolicyDocument, endorsements: list[_Endorsement]) -> str:
     """What the wording in force depends on, as one hash."""
     parts = {
-        "reader": READER_VERSION,
+        "reader": [READER_VERSION, _code_digest()],
         "form": form.sha256,
         "form_corrections": form.corrections_sha256,
         "endorsements": [
