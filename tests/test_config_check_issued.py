@@ -51,18 +51,24 @@ def test_the_shipped_policies_as_issued_pass(tmp_path: Path) -> None:
     assert _problems(_folder(tmp_path)) == []
 
 
-def test_a_change_whose_target_the_form_lacks_is_one_line_naming_it(tmp_path: Path) -> None:
-    folder = _folder(tmp_path)
+def _with_endorsement(folder: Path, corrections: list[dict[str, Any]] | None = None) -> Path:
+    """HM-E-99 (one change with a target the home form lacks) listed in index.yaml."""
     build = load_script(ROOT / "scripts" / "build_policies.py").build_pdf
     (folder / "endorsements" / "hm_e99.pdf").write_bytes(build(MISSING_TARGET))
     index_file = folder / "index.yaml"
     index = yaml.safe_load(index_file.read_text(encoding="utf-8"))
+    entry = {"file": "endorsements/hm_e99.pdf", "title": "Garden rooms", "form": "HM-HOME-001"}
     index["endorsements"]["HM-E-99"] = {
-        "file": "endorsements/hm_e99.pdf",
-        "title": "Garden rooms",
-        "form": "HM-HOME-001",
+        **entry,
+        **({"corrections": corrections} if corrections else {}),
     }
     index_file.write_text(yaml.safe_dump(index, allow_unicode=True), encoding="utf-8")
+    return index_file
+
+
+def test_a_change_whose_target_the_form_lacks_is_one_line_naming_it(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    index_file = _with_endorsement(folder)
     [problem] = _problems(folder)
     assert problem["code"] == "endorsement_target_missing" and problem["severity"] == "error"
     assert problem["message"] == (
@@ -71,6 +77,19 @@ def test_a_change_whose_target_the_form_lacks_is_one_line_naming_it(tmp_path: Pa
     assert problem["key"] == "endorsements.HM-E-99"
     assert "HM-E-99" in _line(index_file, problem["line"])
     assert "policy tree HM-HOME-001" in problem["hint"]
+
+
+def test_a_correction_fixes_the_target_and_a_bad_one_is_reported(tmp_path: Path) -> None:
+    fixed = _folder(tmp_path / "fixed")
+    _with_endorsement(fixed, [{"change": 2, "target": "8.3", "why": "printed as 9.9 in error"}])
+    assert _problems(fixed) == []
+    bad = _folder(tmp_path / "bad")
+    index_file = _with_endorsement(bad, [{"change": 7, "drop": True}])
+    [problem] = _problems(bad)
+    assert problem["code"] == "endorsement_correction_invalid"
+    assert problem["key"] == "endorsements.HM-E-99.corrections"
+    assert "corrections" in _line(index_file, problem["line"])
+    assert "HM-E-99" in problem["message"] and "7" in problem["message"]
 
 
 def test_an_issued_policy_naming_what_does_not_exist_is_reported_on_its_lines(

@@ -213,10 +213,15 @@ def _stored(doc: PolicyDocument) -> StoredIndex:
 
 def _changes(library: PolicyLibrary, endorsement: _Endorsement) -> EndorsementChanges:
     pages = _endorsement_pages(library, endorsement)
+    on = endorsement.on_policy
     changes = read_changes(pages)
     if corrections := endorsement.entry.corrections:
-        changes = apply_change_corrections(changes, corrections)
-    on = endorsement.on_policy
+        try:
+            changes = apply_change_corrections(changes, corrections)
+        except ValueError as exc:
+            raise PolicyError(
+                "bad_correction", f"endorsement {on.endorsement}: corrections: {exc}"
+            ) from exc
     return EndorsementChanges(on.endorsement, endorsement.entry.title, on.effective, changes)
 
 
