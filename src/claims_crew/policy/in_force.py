@@ -37,7 +37,7 @@ from claims_crew.policy.cache import (
     write_index,
 )
 from claims_crew.policy.change_corrections import apply_change_corrections
-from claims_crew.policy.changes import read_changes
+from claims_crew.policy.changes import Change, read_changes
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import EndorsementEntry, EndorsementOnPolicy, IssuedPolicy
 
@@ -132,6 +132,18 @@ def _read(
         name = on_policy.endorsement
         raise PolicyError("not_found", f"endorsement {name}: {path}: no such file") from exc
     return _Endorsement(on_policy, entry, path, data, hashlib.sha256(data).hexdigest())
+
+
+def changes_of(library: PolicyLibrary, name: str) -> tuple[list[Change], list[Change]]:
+    """What the reader reads in endorsement `name` (numbered from 1, as corrections name them),
+    and the changes as its entry's corrections leave them."""
+    entry = library.endorsements.get(name)
+    if entry is None:
+        known = ", ".join(sorted(library.endorsements)) or "none"
+        raise PolicyError("unknown_endorsement", f"no endorsement {name!r} (known: {known})")
+    on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
+    read = _read(library, on_policy, entry)
+    return read_changes(_endorsement_pages(library, read)), list(_changes(library, read).changes)
 
 
 def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
