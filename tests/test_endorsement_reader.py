@@ -201,6 +201,17 @@ def test_does_not_apply_whole_and_in_part() -> None:
         ("The following exclusion is added:", "add", ""),
         ("Coverage A.1. is amended by the addition of paragraph h., as follows:", "add", "A.1"),
         ("Exclusion 9. is modified to include the following:", "add", "9"),
+        ("Coverage A.3., Glass Breakage, replaced by the following:", "replace", "A.3"),
+        ("The following is hereby inserted following item A. of Section II:", "add", "A"),
+        ("The following extension is added under item A. Coverage of Section III:", "add", "A"),
+        ("Part A is changed by adding the following exclusions:", "add", "Part A"),
+        ("Paragraph a. of the Pollution Exclusion applies only to contracts.", "not_apply", "a"),
+        (
+            "B. Changes In Definitions\nFor the purposes of this endorsement, Paragraph D. of "
+            "the Definitions Section is replaced by the following:",
+            "replace",
+            "D",
+        ),
     ],
 )
 def test_phrase_variants(printed: str, kind: str, target: str) -> None:
@@ -245,3 +256,15 @@ def test_changed_as_follows_heads_its_items() -> None:
 )
 def test_no_changes_where_none_are_stated(pages: list[str]) -> None:
     assert read_changes(pages) == []
+
+
+def test_references_to_the_endorsements_own_words_are_not_changes() -> None:
+    pages = [
+        "Exclusion B.1. is replaced by the following:\n"
+        "a. Injury you intend.\nb. Damage you intend.\n"
+        "Paragraphs a. and b. above do not apply to acts to protect persons.\n"
+        "This insurance does not apply to racing.\n"
+    ]
+    [change] = read_changes(pages)
+    assert (change.kind, change.target) == ("replace", "B.1")
+    assert change.text.endswith("This insurance does not apply to racing.")

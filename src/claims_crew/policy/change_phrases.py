@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from claims_crew.policy.change_targets import _NUMBER, _ROMAN
+from claims_crew.policy.change_targets import NUMBER, ROMAN, after_when
 
 ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
@@ -35,7 +35,8 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "replace",
         re.compile(
-            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:deleted"
+            # ", replaced by": real endorsements drop the "is" now and then (AU1001).
+            r"(?:\s+(?:is|are)|,)\s+(?:hereby\s+)?(?:deleted"
             + _ENTIRETY
             + r"\s+and\s+)?replaced"
             + _ENTIRETY
@@ -58,16 +59,19 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "add",
         re.compile(
             r"\s+(?:is|are)\s+(?:hereby\s+)?(?:amended|modified|changed|revised|supplemented)"
-            r"\s+(?:by\s+(?:the\s+)?(?:addition|adding)\s+of|to\s+(?:add|include))\b[^:]{0,160}?:",
+            r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b[^:]{0,160}?:",
             _F,
         ),
     ),
     ("not_apply", re.compile(r"\s+(?:does|do|shall)\s+not\s+apply\b(?P<to>\s+to\b)?", _F)),
+    # "Paragraph a. of the Pollution Exclusion applies only to …": it does not apply otherwise.
+    ("not_apply", re.compile(r"\s+(?:applies|apply)\s+only(?P<to>\s+to\b)", _F)),
     (
         "heading",
         re.compile(
-            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:changed|amended|modified|revised)\s+as\s+follows"
-            r"\s*:",
+            # "… are changed:", "The Conditions are changed for Auto Medical Payments as follows:"
+            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:changed|amended|modified|revised)"
+            r"(?:\s+for\s+[^:.]{1,80}?)?(?:\s+as\s+follows)?\s*:",
             _F,
         ),
     ),
@@ -78,7 +82,7 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "add",
         re.compile(
             r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w-]+){0,4}?\s+(?:is|are)\s+(?:hereby\s+)?"
-            r"added\b(?P<to>\s+to\b)?",
+            r"(?:added|inserted)\b(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
             _F,
         ),
     ),
@@ -98,6 +102,8 @@ _NOT_A_REFERENCE = re.compile(
     r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
     _F,
 )
+# Words that show a reference is to the endorsement's own text, not to the form's.
+_OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 _MAX_REF = 300
 
@@ -124,7 +130,7 @@ def _is_boundary(text: str, dot: int) -> bool:
     line_start = text.rfind("\n", 0, dot) + 1
     token_start = max(text.rfind(" ", 0, dot), line_start - 1) + 1
     token = text[token_start:dot]
-    numbered = bool(_NUMBER.fullmatch(token) or _ROMAN.fullmatch(token))
+    numbered = bool(NUMBER.fullmatch(token) or ROMAN.fullmatch(token))
     # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends.
     return not numbered or token_start == line_start
 
@@ -174,11 +180,13 @@ def unit_start(text: str, start: int) -> int:
 
 
 def _plausible(reference: str) -> bool:
-    words = _LABEL.sub("", " ".join(reference.split()), count=1)
+    words = after_when(_LABEL.sub("", " ".join(after_when(reference).split()), count=1))
     words = re.sub(r"^the\s+", "", words, flags=_F)
     if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
         return False
-    has_number = any(_NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
+    if _OWN_WORDS.search(words):
+        return False  # "Paragraphs a. and b. above", "C. Exclusions This insurance"
+    has_number = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
     return has_number or any(w[:1].isupper() for w in words.split())
 
 
