@@ -3,19 +3,25 @@
 The phrases, each with its variants (case and line breaks do not matter):
 
 - replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by",
-  "X is replaced in its entirety by", "The following replaces X", "… is substituted for X";
+  "X is replaced in its entirety by", "X, replaced by" (the "is" left out), "The following
+  replaces X", "The following is substituted for X";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
-- add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to X]",
-  "X is amended (modified) by the addition of paragraph(s) …, as follows:", "X is amended to
-  add (include) the following:";
-- not_apply: "X does (do) not apply" (whole), "X does not apply to …" (in part);
-- heading: "X is (are) changed (amended, modified, revised) as follows:", "The following
-  revisions are made to X:" — the items listed under it hold the changes.
+- add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
+  under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
+  the addition of paragraph(s) …, as follows:", "X is changed by adding the following …:",
+  "X is amended to add (include) the following:";
+- not_apply: "X does (do) not apply" (whole), "X does not apply to …", "X applies only to …"
+  (in part);
+- heading: "X is (are) changed (amended, modified, revised) [for …] [as follows]:", "The
+  following revisions are made to X:" — the items listed under it hold the changes.
 
 X printed before the phrase runs back to the start of its sentence or list item; X printed after
 it runs to the colon (or the sentence's end). A reference that is not a clause of the form —
 "This exclusion does not apply to …", "the vehicle is deleted" in an endorsement's own wording —
-is not a change: X must name a clause by a number, or by words in capitals.
+"Paragraphs a. and b. above do not apply" — is not a change: X must name a clause by a number,
+or by words in capitals, and not point at the endorsement's own words (this, above, below, we).
+An opening that says when the change applies ("For the purposes of this endorsement, …") is
+not part of X.
 """
 
 from __future__ import annotations
