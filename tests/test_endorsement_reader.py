@@ -11,7 +11,7 @@ from claims_crew.policy.change_targets import reduce_reference
 from claims_crew.policy.changes import Change, read_changes
 from claims_crew.policy.document import LookupMiss
 from claims_crew.policy.library import PolicyLibrary, extract_pages
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, SAMPLE_POLICIES
 from tests.support.scripts import load_script
 
 OPENING = (
@@ -268,3 +268,27 @@ def test_references_to_the_endorsements_own_words_are_not_changes() -> None:
     [change] = read_changes(pages)
     assert (change.kind, change.target) == ("replace", "B.1")
     assert change.text.endswith("This insurance does not apply to racing.")
+
+
+SAMPLE_ENDORSEMENTS = [
+    ("hm_e07_escape_of_water.pdf", "HM-HOME-001", [("replace", "4.2(b)")]),
+    ("hm_e09_hot_tubs.pdf", "HM-HOME-001", [("add", "7"), ("replace", "8.3")]),
+    ("ma_e12_ride_sharing.pdf", "MR-AUTO-001", [("add", "Section II.B")]),
+]
+
+
+@pytest.mark.parametrize(("name", "policy_id", "expected"), SAMPLE_ENDORSEMENTS)
+def test_sample_endorsement_pdfs(
+    sample_library: PolicyLibrary, name: str, policy_id: str, expected: list[tuple[str, str]]
+) -> None:
+    """The sample endorsements as built (policies/endorsements/), read as the library reads
+    them: every change found, no footer in its words, its target a clause of the form."""
+    path = SAMPLE_POLICIES / "endorsements" / name
+    if not path.exists():
+        pytest.skip(f"{path} is not built in this checkout")
+    changes = read_changes(extract_pages(path, path.read_bytes()))
+    assert _pairs(changes) == expected
+    form = sample_library.open(policy_id)
+    for change in changes:
+        assert "Page 1 of" not in change.text and change.text
+        assert not isinstance(form.lookup(change.target), LookupMiss), change
