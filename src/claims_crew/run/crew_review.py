@@ -62,7 +62,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     """
     claim = loaded.claim
     base = record_head(loaded, utc_now())
-    view = policy_view(settings.library, claim.policy_id, ())
+    view = policy_view(settings.library, claim.policy_id, (), claim)
     if (early := policy_checks(claim, view, settings.resolution)) is not None:
         return ClaimRecord(
             **base,
