@@ -17,7 +17,6 @@ import pytest
 from claims_crew.errors import PolicyError
 from claims_crew.models import Claim, ClaimFile, Evidence, ParseFailure
 from claims_crew.policy.document import PolicyDocument
-from claims_crew.policy.issued import IssuedPolicy
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import SideReview
 from claims_crew.resolver import resolve
@@ -28,40 +27,17 @@ from claims_crew.resolver.evidence import review_side
 from claims_crew.resolver.reread import fitting_exclusions, policy_view, schedule_for
 from claims_crew.resolver.rules.checks import policy_checks
 from claims_crew.resolver.rules.reread import superseded
-from tests.support.in_force import AMENDED_4_2_B, ISSUED, amended, home_in_force
+from tests.support.in_force import AMENDED_4_2_B, issued_by_hand
 from tests.support.paths import ROOT, SAMPLE_POLICIES
 
 RULES = load_config(ROOT / "config")
-AUTO = IssuedPolicy.model_validate(
-    {
-        "number": "MA-25-0193",
-        "form": "MR-AUTO-001",
-        "period": {"from": "2025-03-01", "to": "2026-02-28"},
-        "declarations": "lindqvist-declarations.yaml",
-    }
-)
 FORM_QUOTE = "from within a plumbing, heating or air conditioning system or a household appliance"
 AMENDED_QUOTE = "from a household appliance that was less than 10 years old at the time of the loss"
 
 
 @pytest.fixture
 def library(session_cache: Path, monkeypatch: pytest.MonkeyPatch) -> PolicyLibrary:
-    """The sample library with two issued policies, whose wording in force is made by hand:
-    HM-25-00417's 4.2(b) as HM-E-07 replaced it and 7.11 deleted; MA-25-0193's the form."""
-    lib = PolicyLibrary(root=SAMPLE_POLICIES, cache_dir=session_cache)
-    lib.issued = {ISSUED.number: ISSUED, AUTO.number: AUTO}
-
-    def in_force(self: PolicyLibrary, policy_id: str, number: str, on: date) -> PolicyDocument:
-        issued = self.issued.get(number)
-        if issued is None or issued.form != policy_id:
-            raise PolicyError("unknown_policy", f"no issued policy {number} on {policy_id}")
-        form = self.open(policy_id)
-        if number == ISSUED.number:
-            return home_in_force(form, delete_7_11=True)
-        return amended(form, {}, {}, issued)
-
-    monkeypatch.setattr(PolicyLibrary, "in_force", in_force)
-    return lib
+    return issued_by_hand(PolicyLibrary(root=SAMPLE_POLICIES, cache_dir=session_cache), monkeypatch)
 
 
 def claim(number: str | None = "HM-25-00417", **changes: object) -> ClaimFile:

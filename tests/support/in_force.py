@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
+from claims_crew.errors import PolicyError
 from claims_crew.policy.amend import Amendment
 from claims_crew.policy.cache import StoredIndex
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import IssuedPolicy
+from claims_crew.policy.library import PolicyLibrary
 
 FORM_4_2_B = (
     "(b) sudden and accidental discharge of water or steam from within a plumbing, heating or "
@@ -40,6 +44,16 @@ ISSUED = IssuedPolicy.model_validate(
 )
 
 
+AUTO = IssuedPolicy.model_validate(
+    {
+        "number": "MA-25-0193",
+        "form": "MR-AUTO-001",
+        "period": {"from": "2025-03-01", "to": "2026-02-28"},
+        "declarations": "lindqvist-declarations.yaml",
+    }
+)
+
+
 def amended(
     form: PolicyDocument,
     texts: dict[str, str],
@@ -64,3 +78,22 @@ def home_in_force(form: PolicyDocument, delete_7_11: bool = False) -> PolicyDocu
             "HM-E-99", "Loss of value", date(2025, 1, 1), "delete", (2,), form.full_text("7.11")
         )
     return amended(form, texts, amendments)
+
+
+def issued_by_hand(library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch) -> PolicyLibrary:
+    """`library` with two issued policies whose wording in force is made by hand: HM-25-00417's
+    (home_in_force, 7.11 deleted too) and MA-25-0193's, the form as it is with its declarations.
+    Another number, or one on another form, is an unknown policy."""
+    library.issued = {ISSUED.number: ISSUED, AUTO.number: AUTO}
+
+    def in_force(self: PolicyLibrary, policy_id: str, number: str, on: date) -> PolicyDocument:
+        issued = self.issued.get(number)
+        if issued is None or issued.form != policy_id:
+            raise PolicyError("unknown_policy", f"no issued policy {number} on {policy_id}")
+        form = self.open(policy_id)
+        if number == ISSUED.number:
+            return home_in_force(form, delete_7_11=True)
+        return amended(form, {}, {}, issued)
+
+    monkeypatch.setattr(PolicyLibrary, "in_force", in_force)
+    return library

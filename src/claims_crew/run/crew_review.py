@@ -103,7 +103,14 @@ def _review_on(
         stages.start("crew")
         photos = claim_photos(loaded) if settings.intake_images else {}
         crew = ClaimsCrew(
-            claim.policy_id, llm_for, settings.library, settings.config_dir, photos, yaml_models
+            claim.policy_id,
+            llm_for,
+            settings.library,
+            settings.config_dir,
+            photos,
+            yaml_models,
+            policy_number=claim.policy_number,
+            date_of_loss=claim.date_of_loss,
         )
         spend = settings.rate_limit.spend if settings.rate_limit is not None else None
         ledger = ToolLedger({str(t.id) for t in crew.all_tasks()}, spend)
