@@ -14,10 +14,11 @@ from claims_crew.cli import main
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
+from tests.support.browser import headless_chromium, needs_chromium
 from tests.support.in_force import AMENDED_4_2_B, FORM_4_2_B, HM_E_07, amended, issued_by_hand
 from tests.support.paths import SAMPLE_POLICIES
 from tests.support.store import record_for, water_loaded
-from tests.support.web import signed_in
+from tests.support.web import review_page, signed_in
 
 SCRIPT = "<script>alert('endorsed')</script>"
 ESCAPED = "&lt;script&gt;alert(&#39;endorsed&#39;)&lt;/script&gt;"
@@ -59,3 +60,23 @@ def test_review_show_names_the_endorsement_and_the_original() -> None:
     text = " ".join(result.output.split())
     assert "in force as amended by endorsement HM-E-07 (page 1):" in text
     assert "the form's original: (b) sudden and accidental discharge" in text
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_in_chromium_the_two_wordings_stand_side_by_side(store: Store) -> None:
+    from selenium.webdriver.common.by import By
+
+    token = store.add_reviewer("ana")
+    with review_page(store) as port, headless_chromium() as browser:
+        url = f"http://127.0.0.1:{port}"
+        browser.get(f"{url}/login")
+        browser.find_element(By.ID, "token").send_keys(token)
+        browser.find_element(By.ID, "sign-in").click()
+        browser.get(f"{url}/escalations/C-1042")
+        [pair] = browser.find_elements(By.CSS_SELECTOR, ".side-by-side")
+        in_force, original = pair.find_elements(By.CSS_SELECTOR, ".clause-text")
+        assert "10 years old" in in_force.text and FORM_WORDS in original.text
+        assert SCRIPT in original.text  # shown as text, never run
+        assert in_force.rect["y"] == original.rect["y"]
+        assert in_force.rect["x"] + in_force.rect["width"] <= original.rect["x"]
