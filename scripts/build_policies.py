@@ -1,5 +1,8 @@
 """Build the sample policy PDFs in ``policies/`` from the plain-text sources in ``policies/src/``.
 
+Endorsements are built the same way, from ``policies/src/endorsements/*.txt`` to
+``policies/endorsements/*.pdf``.
+
 The crew reads real PDFs, so the samples must be real PDFs, but they must also be reproducible:
 this script writes them by hand (no PDF library) and byte-for-byte deterministically, so a PDF's
 SHA-256 changes only when its source text does.
@@ -13,7 +16,7 @@ Source markup, one paragraph per line:
 
 Usage (from the repository root)::
 
-    python scripts/build_policies.py          # build every policies/src/*.txt
+    python scripts/build_policies.py          # build every policies/src/*.txt and endorsement
     python scripts/build_policies.py --check  # exit 1 if any built PDF is stale (for CI)
 """
 
@@ -28,6 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC_DIR = ROOT / "policies" / "src"
 OUT_DIR = ROOT / "policies"
+# Each source folder and the folder its PDFs go to: the forms, then their endorsements.
+BUILDS: tuple[tuple[Path, Path], ...] = (
+    (SRC_DIR, OUT_DIR),
+    (SRC_DIR / "endorsements", OUT_DIR / "endorsements"),
+)
 
 # US Letter, in points.
 PAGE_WIDTH = 612
@@ -291,14 +299,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    sources = sorted(SRC_DIR.glob("*.txt"))
-    if not sources:
+    builds = [
+        (source, out / f"{source.stem}.pdf")
+        for src, out in BUILDS
+        for source in sorted(src.glob("*.txt"))
+    ]
+    if not builds:
         print(f"no sources found in {SRC_DIR}", file=sys.stderr)
         return 1
 
     stale: list[Path] = []
-    for source in sources:
-        target = OUT_DIR / f"{source.stem}.pdf"
+    for source, target in builds:
         data = build_pdf(source.read_text(encoding="utf-8"))
         current = target.read_bytes() if target.exists() else None
         if current == data:
@@ -306,6 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.check:
             stale.append(target)
         else:
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             print(f"built {target.relative_to(ROOT)}")
 
