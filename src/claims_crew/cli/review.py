@@ -40,7 +40,12 @@ from claims_crew.review.views import (
 )
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
 
-STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
+STATUS_STYLES = {
+    "verified": "green",
+    "quote_mismatch": "yellow",
+    "superseded": "yellow",
+    "clause_not_found": "red",
+}
 
 
 # ---- review ------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ STATUS_LABELS = {
     "verified": "verified",
     "quote_mismatch": "misquoted",
     "clause_not_found": "not found",
+    "superseded": "superseded wording",
 }
 
 
