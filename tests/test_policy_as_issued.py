@@ -203,15 +203,14 @@ def test_the_letter_quotes_the_water_clause_as_the_endorsement_replaced_it(
             " The plumber's note is attached.", ""
         ),
     )
+    # The claim's words ("running", "water", "off") fit the flood exclusion: both read it too.
     covered = claim_answer("covered", "4.2(b)", AMENDED_WATER)
+    reviewer = looks_up(["4.2(b)", "7.2"], covered)
     reviewed = review_claim(
-        openai_server,
-        monkeypatch,
-        sample_library,
-        claim,
-        both_reviewers("C-1053", looks_up(["4.2(b)"], covered)),
+        openai_server, monkeypatch, sample_library, claim, both_reviewers("C-1053", reviewer)
     )
-    assert (reviewed.resolution.outcome, reviewed.resolution.answer) == ("ACCEPTED", "covered")
+    resolution = reviewed.resolution
+    assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "covered"), resolution.reason
 
     out = tmp_path / "C-1053.pdf"
     result = CliRunner().invoke(main, ["letter", "C-1053", "--format", "pdf", "--out", str(out)])
