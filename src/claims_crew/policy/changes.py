@@ -12,9 +12,14 @@ corrects clause kinds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
+
+from claims_crew.policy.change_phrases import Item, items_in
+from claims_crew.policy.change_targets import Reference, reduce_reference
+from claims_crew.policy.endorsement_pages import stream_of, tidy
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
@@ -34,8 +39,78 @@ class Change:
     text: str  # the words it brings (replace, add, not_apply); "" for delete
     page: int  # the endorsement's page it is printed on, from 1
     qualified: bool = False  # not_apply only: it applies in part ("does not apply to …")
+    # Where the target lies, as printed, when the endorsement says: "Common Policy Conditions",
+    # "Section IV - Business Auto Conditions", or the heading a change is listed under.
+    within: str = ""
 
 
 def read_changes(pages: Sequence[str]) -> list[Change]:
     """The changes an endorsement's page texts (page 1 first) state, in the order printed."""
-    raise NotImplementedError  # the endorsement reader
+    stream = stream_of(pages)
+    text = stream.text
+    items = items_in(text)
+    bounds = [item.start for item in items[1:]] + [len(text)]
+    scopes = {
+        i: _scope_end(text, item, items[i + 1 :])
+        for i, item in enumerate(items)
+        if item.kind == "heading"
+    }
+    changes: list[Change] = []
+    for i, item in enumerate(items):
+        heading = next((h for h, end in scopes.items() if h < i and item.start < end), None)
+        end = min(bounds[i], scopes.get(heading, len(text)) if heading is not None else len(text))
+        parent = reduce_reference(items[heading].reference) if heading is not None else None
+        if item.kind != "heading":
+            changes += _changes_of(item, text[item.end : end], stream.page_at(item.phrase), parent)
+        elif not any(items[j].start < scopes[i] for j in range(i + 1, len(items))):
+            # A heading with no phrase under it: its items are added to what it names.
+            own = reduce_reference(item.reference)
+            words = tidy(text[item.end : scopes[i]])
+            page = stream.page_at(item.phrase)
+            changes += [Change("add", t, words, page, within=own.within) for t in own.targets]
+    return changes
+
+
+def _scope_end(text: str, heading: Item, after: Sequence[Item]) -> int:
+    """Where the items listed under a heading end: at the next heading, or at the next list
+    label of the heading's own style ("C." after "B. … is changed as follows:")."""
+    end = next((item.start for item in after if item.kind == "heading"), len(text))
+    label = re.match(r"([A-Z]|[a-z]|\d{1,2})\.\s", text[heading.start : heading.phrase].lstrip())
+    if label:
+        style = next(s for s in (r"[A-Z]", r"[a-z]", r"\d{1,2}") if re.fullmatch(s, label[1]))
+        same = re.compile(rf"^{style}\.\s", re.MULTILINE).search(text, heading.end, end)
+        end = same.start() if same else end
+    return end
+
+
+def _changes_of(item: Item, words: str, page: int, parent: Reference | None) -> list[Change]:
+    reference = reduce_reference(item.reference)
+    within = reference.within or (", ".join(filter(None, parent.targets)) if parent else "")
+    targets = reference.targets
+    if targets == ("",) and parent is not None:
+        targets = parent.targets  # "The following condition is added to the Coverage Forms:"
+    kind: ChangeKind = "add" if item.kind == "add" else item.kind  # type: ignore[assignment]
+    if kind == "delete":
+        return [Change(kind, t, "", page, within=within) for t in targets]
+    if kind == "not_apply":
+        sentence = tidy(item.reference + words)
+        return [Change(kind, t, sentence, page, item.qualified, within) for t in targets]
+    return [
+        Change(kind, t, part, page, within=within)
+        for t, part in zip(targets, _split(tidy(words), targets), strict=True)
+    ]
+
+
+def _split(words: str, targets: Sequence[str]) -> list[str]:
+    """One text per target: "Paragraphs A.4. and A.5. … are replaced by the following: 4. …
+    5. …" gives A.4 the words from "4." and A.5 those from "5."."""
+    parts: list[str] = []
+    rest = words
+    for target in targets[1:]:
+        last = re.split(r"[.\s]", target)[-1]
+        at = re.search(rf"(?m)^{re.escape(last)}\.?\s", rest)
+        if at is None or at.start() == 0:
+            return [words] + [""] * (len(targets) - 1)
+        parts.append(rest[: at.start()].strip())
+        rest = rest[at.start() :]
+    return [*parts, rest.strip()]

@@ -444,8 +444,12 @@ def _introduces_list(top: _Open, same_style: _Open) -> bool:
     return bool(ending) and ending.split()[-1].lower() in FUNCTION_WORDS
 
 
-def segment(pages: Sequence[str]) -> list[Clause]:
-    """Split page texts (page 1 first) into clauses in document order."""
+def segment(pages: Sequence[str], inherited: Carried | None = None) -> list[Clause]:
+    """Split page texts (page 1 first) into clauses in document order.
+
+    `inherited` is what a clause outside these pages passes down to their top-level clauses:
+    an endorsement's words segmented under the form's clause they replace or join (amend.py).
+    """
     page_lines = [[ln.rstrip() for ln in text.splitlines()] for text in pages]
     stripped = [[ln.strip() for ln in lines] for lines in page_lines]
     running = furniture(stripped)
@@ -477,12 +481,13 @@ def segment(pages: Sequence[str]) -> list[Clause]:
             if content:
                 heading = opened and cand is not None and cand.rank <= 1
                 prev, prev_was_heading = line, heading or folded
-    return list(_finish(builder.done))
+    return list(_finish(builder.done, inherited))
 
 
-def _finish(nodes: Iterable[_Open]) -> Iterable[Clause]:
-    # Parents come before their children, so each node finds what its parent passes down.
-    carried: dict[int, Carried | None] = {}
+def _finish(nodes: Iterable[_Open], inherited: Carried | None) -> Iterable[Clause]:
+    # Parents come before their children, so each node finds what its parent passes down; the
+    # top-level nodes (whose parent is None) find `inherited`.
+    carried: dict[int, Carried | None] = {id(None): inherited}
     for node in nodes:
         call, carried[id(node)] = settle(_words(node), carried.get(id(node.parent)))
         if node.rank == -1 and not "".join(node.lines).strip():

@@ -1,0 +1,214 @@
+"""Where an endorsement's standard amendatory phrases are, and the reference each one names.
+
+The phrases, each with its variants (case and line breaks do not matter):
+
+- replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by",
+  "X is replaced in its entirety by", "The following replaces X", "… is substituted for X";
+- delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
+- add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to X]",
+  "X is amended (modified) by the addition of paragraph(s) …, as follows:", "X is amended to
+  add (include) the following:";
+- not_apply: "X does (do) not apply" (whole), "X does not apply to …" (in part);
+- heading: "X is (are) changed (amended, modified, revised) as follows:", "The following
+  revisions are made to X:" — the items listed under it hold the changes.
+
+X printed before the phrase runs back to the start of its sentence or list item; X printed after
+it runs to the colon (or the sentence's end). A reference that is not a clause of the form —
+"This exclusion does not apply to …", "the vehicle is deleted" in an endorsement's own wording —
+is not a change: X must name a clause by a number, or by words in capitals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from claims_crew.policy.change_targets import _NUMBER, _ROMAN
+
+ItemKind = str  # "replace" | "add" | "delete" | "not_apply" | "heading"
+
+_F = re.IGNORECASE
+_ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
+# Phrases printed after the reference: (kind, pattern).
+_AFTER_REF = (
+    (
+        "replace",
+        re.compile(
+            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:deleted"
+            + _ENTIRETY
+            + r"\s+and\s+)?replaced"
+            + _ENTIRETY
+            + r"\s+(?:by|with)\b(?:\s+the\s+following)?\s*:?",
+            _F,
+        ),
+    ),
+    (
+        "delete",
+        re.compile(
+            r"\s+(?:is|are)\s+(?:hereby\s+)?deleted\b(?!"
+            + _ENTIRETY
+            + r"\s+and\s+replaced)"
+            + _ENTIRETY
+            + r"(?:\s+from\s+(?:the|this)\s+(?:policy|coverage\s+form))?\s*[.;:]?",
+            _F,
+        ),
+    ),
+    (
+        "add",
+        re.compile(
+            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:amended|modified|changed|revised|supplemented)"
+            r"\s+(?:by\s+(?:the\s+)?(?:addition|adding)\s+of|to\s+(?:add|include))\b[^:]{0,160}?:",
+            _F,
+        ),
+    ),
+    ("not_apply", re.compile(r"\s+(?:does|do|shall)\s+not\s+apply\b(?P<to>\s+to\b)?", _F)),
+    (
+        "heading",
+        re.compile(
+            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:changed|amended|modified|revised)\s+as\s+follows"
+            r"\s*:",
+            _F,
+        ),
+    ),
+)
+# Phrases printed before the reference (the reference may be absent: "is added:").
+_BEFORE_REF = (
+    (
+        "add",
+        re.compile(
+            r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w-]+){0,4}?\s+(?:is|are)\s+(?:hereby\s+)?"
+            r"added\b(?P<to>\s+to\b)?",
+            _F,
+        ),
+    ),
+    ("replace", re.compile(r"\bthe\s+following\s+(?:replaces|is\s+substituted\s+for)\b", _F)),
+    (
+        "heading",
+        re.compile(
+            r"\bthe\s+following\s+(?:revisions?|changes?|amendments?|modifications?)\s+"
+            r"(?:is|are)\s+made\s+to\b",
+            _F,
+        ),
+    ),
+)
+# Words that open an endorsement's own sentence rather than a reference to the form.
+_NOT_A_REFERENCE = re.compile(
+    r"^(?:this|that|these|those|it|its|such|any|each|every|no|if|we|you|your|our|they|there|"
+    r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
+    _F,
+)
+_LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.\s*")
+_MAX_REF = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One phrase found: what kind, the reference as printed, and where it sits."""
+
+    kind: ItemKind
+    reference: str
+    start: int  # where its list item begins (its label and caption included)
+    phrase: int  # where the phrase itself begins (the page is this one's)
+    end: int  # where its own words begin
+    qualified: bool = False
+
+
+def _is_boundary(text: str, dot: int) -> bool:
+    """Whether the full stop, colon or semicolon at `dot` ends a sentence or list label."""
+    if text[dot] in ":;":
+        return True
+    after = text[dot + 1 : dot + 3].lstrip()
+    if after[:1].islower() or after[:1] in ",)":
+        return False  # "Paragraph 1. of", "B.5., Fellow Employee"
+    line_start = text.rfind("\n", 0, dot) + 1
+    token_start = max(text.rfind(" ", 0, dot), line_start - 1) + 1
+    token = text[token_start:dot]
+    numbered = bool(_NUMBER.fullmatch(token) or _ROMAN.fullmatch(token))
+    # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends.
+    return not numbered or token_start == line_start
+
+
+def _caps_line(line: str) -> bool:
+    return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
+
+
+def _start_of_sentence(text: str, end: int) -> int:
+    """Where the sentence or list item that ends at `end` (a phrase) begins."""
+    low = max(0, end - _MAX_REF)
+    start = low
+    for match in re.finditer(r"[.:;](?=\s)", text[low:end]):
+        if _is_boundary(text, low + match.start()):
+            start = low + match.end()
+    while start < end and text[start].isspace():
+        start += 1
+    for match in re.finditer(r"\n", text[start:end]):
+        line_start = text.rfind("\n", 0, start + match.start()) + 1
+        if _caps_line(text[line_start : start + match.start()]):
+            start = start + match.end()  # after a caption in capitals
+    return start
+
+
+def _reference_after(text: str, pos: int) -> tuple[str, int]:
+    """The reference printed from `pos` to its colon or sentence end, and where it ends."""
+    window = text[pos : pos + _MAX_REF]
+    for match in re.finditer(r"[.:;](?=\s|$)", window):
+        if _is_boundary(text, pos + match.start()):
+            return window[: match.start()], pos + match.end()
+    line_end = window.find("\n")
+    cut = line_end if line_end >= 0 else len(window)
+    return window[:cut], pos + cut
+
+
+def unit_start(text: str, start: int) -> int:
+    """Where a list item begins: before its label ("e. ") and any caption in capitals above."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if _LABEL.fullmatch(text[line_start:start]) or not text[line_start:start].strip():
+        start = line_start
+    while start > 0:
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if not _caps_line(text[prev : start - 1]):
+            break
+        start = prev
+    return start
+
+
+def _plausible(reference: str) -> bool:
+    words = _LABEL.sub("", " ".join(reference.split()), count=1)
+    words = re.sub(r"^the\s+", "", words, flags=_F)
+    if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
+        return False
+    has_number = any(_NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
+    return has_number or any(w[:1].isupper() for w in words.split())
+
+
+def _found(text: str) -> list[Item]:
+    items: list[Item] = []
+    for kind, pattern in _AFTER_REF:
+        for m in pattern.finditer(text):
+            start = _start_of_sentence(text, m.start())
+            reference = text[start : m.start()]
+            if _plausible(reference):
+                to = "to" in m.groupdict() and m.group("to") is not None
+                first = unit_start(text, start)
+                items.append(Item(kind, reference, first, m.start(), m.end(), to))
+    for kind, pattern in _BEFORE_REF:
+        for m in pattern.finditer(text):
+            reference, end = "", m.end()
+            if "to" not in m.groupdict() or m.group("to") is not None:
+                reference, end = _reference_after(text, m.end())
+            elif text[end : end + 2].strip()[:1] in (":", "."):
+                end = text.index(text[end : end + 2].strip()[:1], end) + 1
+            start = unit_start(text, _start_of_sentence(text, m.start()))
+            items.append(Item(kind, reference, start, m.start(), end))
+    return items
+
+
+def items_in(text: str) -> list[Item]:
+    """The phrases in an endorsement's stream (endorsement_pages.Stream.text), in order; where
+    two overlap, the first printed stands."""
+    kept: list[Item] = []
+    for item in sorted(_found(text), key=lambda i: i.phrase):
+        if kept and item.phrase < kept[-1].end:
+            continue
+        kept.append(item)
+    return kept

@@ -1,0 +1,106 @@
+"""A clause reference as an endorsement prints it, reduced to what names the clause.
+
+An endorsement names the clause it changes the way a lawyer would: "Coverage A.2.a.(4), Coverage
+Extensions, Supplementary Payments", "Exclusion B.5., Fellow Employee", "Paragraph A.2.b. of the
+Common Policy Conditions, Cancellation". The form's clause tree knows the clause by its number,
+so the reduction keeps the number and sets the rest aside:
+
+- a list label the endorsement puts before its own items ("c. Exclusion B.1. …") is dropped;
+- the words up to the first " of ", " under " or " in " that does not go on with a number are
+  the clause; what follows is where it lies (`within`: "Common Policy Conditions", "Section IV -
+  Business Auto Conditions"), kept apart;
+- in the clause, the number is the target, without the word before it (Coverage, Exclusion,
+  Paragraph, Clause, Section …) or its final full stop: "A.2.a.(4)", "B.5", "A.2.b", "4.2(b)";
+  a section numbered in Roman numerals or by a letter keeps its word, as forms print it
+  ("Section II", "Part B"), and a number after it joins it ("Section II – Physical Damage
+  Coverage, B. Exclusions" → "Section II.B"); an arabic section number stands alone
+  ("section 7" → "7");
+- "X of Y" where both are numbers is Y.X ("Paragraph (5) of a." → "a.(5)");
+- "Paragraphs A.4. and A.5." are two targets, "A.4" and "A.5";
+- a reference with no number is its words ("Covered Autos Liability Coverage", "Other Insurance
+  Condition"), less a leading "the"; one that only names a coverage form or the policy has no
+  target ("") and is kept as `within`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_KIND_WORDS = frozenset(
+    {
+        *("coverage", "coverages", "exclusion", "exclusions", "paragraph", "paragraphs"),
+        *("subparagraph", "subparagraphs", "condition", "conditions", "definition"),
+        *("definitions", "provision", "provisions", "item", "items", "clause", "clauses"),
+        *("section", "sections", "subsection", "subsections", "part", "parts"),
+    }
+)
+_KEEP_WORD = frozenset({"section", "sections", "part", "parts"})  # kept before I, II, B …
+_PART = r"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{1,4}\))"
+_NUMBER = re.compile(
+    rf"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{{1,4}}\))(?:\.{_PART}|\([A-Za-z0-9]{{1,4}}\))*\.?"
+)
+_ROMAN = re.compile(r"[IVX]{1,4}")
+_LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
+_WHERE = re.compile(r",?\s+(?:of|under|in)\s+(?:the\s+)?(?!\(|\d|[A-Za-z]\.)")
+_DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    targets: tuple[str, ...]  # one per clause named; ("",) when only a form or policy is named
+    within: str  # where the clause lies, as printed, or ""
+    numbered: bool  # whether the clause is named by a number (else by words)
+
+
+def _number(token: str, before: str) -> str | None:
+    """The clause number a token prints, or None; `before` is the word printed before it."""
+    bare = token.strip(",;:")
+    kind_word = before.lower() in _KIND_WORDS
+    if _ROMAN.fullmatch(bare.rstrip(".")):
+        return f"{before.title()} {bare.rstrip('.')}" if before.lower() in _KEEP_WORD else None
+    if not _NUMBER.fullmatch(bare):
+        return None
+    number = bare.rstrip(".")
+    single_letter = len(number) == 1 and number.isalpha()
+    if single_letter and not bare.endswith(".") and not kind_word:
+        return None  # the article "a", a capital in a title
+    if single_letter and number.isupper() and before.lower() in _KEEP_WORD:
+        return f"{before.title()} {number}"
+    return number
+
+
+def _targets(clause: str) -> list[str]:
+    tokens = clause.split()
+    found: list[str] = []
+    join = ""  # how the next number relates to the ones found: "and", "of", or ","
+    for i, token in enumerate(tokens):
+        number = _number(token, tokens[i - 1] if i else "")
+        if number is None:
+            word = token.lower()
+            join = word if word in ("and", "of", "or") else ("," if token.endswith(",") else join)
+            continue
+        if not found or join in ("and", "or"):
+            found.append(number)
+        elif join == "of":
+            found = [f"{number}.{t}" for t in found]
+        elif join == "," and found[-1].split()[0] in ("Section", "Part"):
+            found[-1] = f"{found[-1]}.{number}"
+        join = "," if token.endswith(",") else ""
+    return found
+
+
+def reduce_reference(printed: str) -> Reference:
+    """The clause(s) a printed reference names, and where they lie."""
+    text = " ".join(printed.split()).strip(' ,;:"“”')
+    text = _LABEL.sub("", text, count=1)
+    text = re.sub(r"^the\s+", "", text, flags=re.I)
+    where = _WHERE.search(text)
+    clause, within = (text[: where.start()], text[where.end() :]) if where else (text, "")
+    within = within.strip(" ,.")
+    if targets := _targets(clause):
+        return Reference(tuple(targets), within, numbered=True)
+    clause = clause.strip(" ,.")
+    if _DOCUMENT.search(clause):
+        return Reference(("",), ", ".join(filter(None, (clause, within))), numbered=False)
+    return Reference((clause,), within, numbered=False)

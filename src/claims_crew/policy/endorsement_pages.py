@@ -1,0 +1,88 @@
+"""An endorsement's page texts as one stream of words, without its page furniture.
+
+The reader (changes.py) matches amendatory phrases across line and page breaks, so the pages
+are joined into one string; `Stream.page_at` maps a position back to its page. What is not the
+endorsement's wording goes first, so that no change's text carries it: running headers and
+footers ("CA 01 28 01 21 © Insurance Services Office, Inc., 2020 Page 1 of 3", "AU1003 (01-20)
+Copyright, …"), signature lines, and the boilerplate every endorsement opens with ("THIS
+ENDORSEMENT CHANGES THE POLICY", "This endorsement modifies insurance provided under the
+following:" and the form names listed after it, "With respect to coverage provided by this
+endorsement, the provisions of the Coverage Form apply unless modified …").
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# A form number printed alone on a line: ISO's "CA 01 28 01 21", an insurer's "AU1003 (01-20)".
+_FORM_NUMBER = r"(?:[A-Z]{2} \d\d \d\d(?: \d\d){1,2}|[A-Z]{2,4}\s?\d{3,5}(?: \(\d\d[-/]\d\d\))?)"
+_FURNITURE = re.compile(
+    r"©|\bcopyright\b|all rights reserved|includes copyrighted material|with its permission"
+    r"|\bpage \d+ of \d+\b|^_{3,}$|^authori[sz]ed (?:agent|representative)\b"
+    rf"|^{_FORM_NUMBER}$|^commercial (?:auto|general liability|property|lines)$",
+    re.IGNORECASE,
+)
+
+
+def _words(phrase: str) -> str:
+    """A phrase that may wrap at any space."""
+    return phrase.replace(" ", r"\s+")
+
+
+_BOILERPLATE = re.compile(
+    _words(r"this endorsement changes the policy\.?(?: please read it carefully\.?)?")
+    # "… modifies insurance provided under the following:" and the forms it lists, in capitals.
+    + r"|(?:[^.:\n]*\n)?[^.:\n]*"
+    + _words(r"this endorsement modifies insurance provided under the following")
+    + r"\s*:"
+    + r"(?:\s*\n(?-i:[^a-z\n])+(?=\n))*|"
+    + _words(
+        r"with respect to (?:the )?coverage provided by this endorsement, the provisions of the"
+        r" (?:coverage form|policy) apply unless modified by (?:the|this) endorsement\.?"
+    ),
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """The pages' wording joined by newlines; `starts[i]` is where page i+1 begins."""
+
+    text: str
+    starts: tuple[int, ...]
+
+    def page_at(self, offset: int) -> int:
+        return max(1, bisect.bisect_right(self.starts, offset))
+
+
+def _clean_page(page: str) -> str:
+    lines = [line.strip() for line in page.splitlines()]
+    return "\n".join(line for line in lines if line and not _FURNITURE.search(line))
+
+
+def _blank(match: re.Match[str]) -> str:
+    # Same length, newlines kept: positions (and so pages) stay where they were.
+    return re.sub(r"[^\n]", " ", match.group())
+
+
+def stream_of(pages: Sequence[str]) -> Stream:
+    """The endorsement's wording, page 1 first, furniture and boilerplate blanked out."""
+    starts: list[int] = []
+    parts: list[str] = []
+    offset = 0
+    for page in pages:
+        starts.append(offset)
+        cleaned = _clean_page(page) + "\n"
+        parts.append(cleaned)
+        offset += len(cleaned)
+    text = _BOILERPLATE.sub(_blank, "".join(parts))
+    return Stream(text, tuple(starts))
+
+
+def tidy(text: str) -> str:
+    """A change's words as one would quote them: lines kept, blank runs gone."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
