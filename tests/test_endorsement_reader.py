@@ -3,12 +3,16 @@ phrases, the standard amendatory phrases' variants, and the edge cases of real l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from claims_crew.policy.change_targets import reduce_reference
 from claims_crew.policy.changes import Change, read_changes
 from claims_crew.policy.document import LookupMiss
-from claims_crew.policy.library import PolicyLibrary
+from claims_crew.policy.library import PolicyLibrary, extract_pages
+from tests.support.paths import ROOT
+from tests.support.scripts import load_script
 
 OPENING = (
     "HARBOUR MUTUAL INSURANCE SOCIETY\n"
@@ -111,6 +115,11 @@ def test_sample_targets_resolve_on_the_sample_forms(
             "Section IV - Business Auto Conditions",
         ),
         ("Part B", ("Part B",), ""),
+        # A capital letter before "Exclusion" and a number is read as the form's own lettered
+        # paragraph of exclusions (AU1006 prints "B. Exclusion 6." for B.6); an endorsement that
+        # letters its own items that way needs a correction.
+        ("B. Exclusion 6., Care, Custody Or Control", ("B.6",), ""),
+        ("c. Exclusion B.1., Expected Or Intended Injury", ("B.1",), ""),
         ("the General Conditions", ("General Conditions",), ""),
         ("the Business Auto Coverage Form", ("",), "Business Auto Coverage Form"),
     ],
@@ -120,3 +129,119 @@ def test_printed_references_reduce_to_what_names_the_clause(
 ) -> None:
     reference = reduce_reference(printed)
     assert (reference.targets, reference.within) == (targets, within)
+
+
+def _pdf_pages(tmp_path: Path, source: str) -> list[str]:
+    """The page texts of a real PDF built from `source` by the policies' build script, read by
+    the policy library's own reader (so its footers are on every page)."""
+    data: bytes = load_script(ROOT / "scripts" / "build_policies.py").build_pdf(source)
+    path = tmp_path / "endorsement.pdf"
+    path.write_bytes(data)
+    return extract_pages(path, data)
+
+
+def test_pdf_page_with_two_changes_in_one_paragraph(tmp_path: Path) -> None:
+    source = (
+        "Endorsement TE-01 Test Changes\n"
+        "THIS ENDORSEMENT CHANGES THE POLICY. PLEASE READ IT CAREFULLY.\n"
+        "Exclusion 7.3 is deleted. Clause 4.4(c) is replaced by the following: (c) accidental "
+        "damage to portable electronics up to £1,500.\n"
+    )
+    changes = read_changes(_pdf_pages(tmp_path, source))
+    assert _pairs(changes) == [("delete", "7.3"), ("replace", "4.4(c)")]
+    assert changes[0].text == ""
+    words = " ".join(changes[1].text.split())  # the PDF wraps the line
+    assert words == "(c) accidental damage to portable electronics up to £1,500."
+
+
+def test_change_text_runs_onto_the_next_page_without_its_footer(tmp_path: Path) -> None:
+    long_text = " ".join(f"Sentence {n} of the new wording." for n in range(1, 400))
+    source = (
+        "Endorsement TE-02 Long Wording\n"
+        "Clause 2.2 is replaced by the following:\n"
+        f"2.2 How we settle. {long_text}\n"
+        "Clause 8.3 is deleted.\n"
+    )
+    pages = _pdf_pages(tmp_path, source)
+    assert len(pages) >= 2 and "Page 1 of" in pages[0]
+    replaced, deleted = read_changes(pages)
+    assert (replaced.kind, replaced.target, replaced.page) == ("replace", "2.2", 1)
+    assert "Sentence 399 of the new wording." in replaced.text
+    assert "Page" not in replaced.text and "Long Wording" not in replaced.text
+    assert (deleted.kind, deleted.target, deleted.page) == ("delete", "8.3", len(pages))
+
+
+def test_deleted_with_nothing_after_it() -> None:
+    [change] = read_changes(["Exclusion B.5., Fellow Employee, is deleted."])
+    assert change == Change("delete", "B.5", "", 1)
+
+
+def test_does_not_apply_whole_and_in_part() -> None:
+    pages = [
+        "1. Part B does not apply.\n"
+        "2. Exclusion 3.a. does not apply to the accidental discharge of an airbag.\n"
+        "This exclusion does not apply to a vehicle you rent.\n"
+    ]
+    whole, part = read_changes(pages)
+    assert (whole.kind, whole.target, whole.qualified) == ("not_apply", "Part B", False)
+    assert (part.kind, part.target, part.qualified) == ("not_apply", "3.a", True)
+    # "This exclusion does not apply …" is the endorsement's own wording, not a change.
+    assert part.text.startswith("Exclusion 3.a. does not apply to the accidental discharge")
+    assert "This exclusion does not apply to a vehicle you rent." in part.text
+
+
+@pytest.mark.parametrize(
+    ("printed", "kind", "target"),
+    [
+        ("Definition K. is deleted and replaced by the following:", "replace", "K"),
+        ("The following replaces Paragraph B.2. Limit Of Insurance:", "replace", "B.2"),
+        ("Paragraphs 3. and 4. are deleted in their entirety.", "delete", "3"),
+        ("Section 5 is replaced in its entirety by the following:", "replace", "5"),
+        ("The following definitions are added to Part F:", "add", "Part F"),
+        ("The following exclusion is added:", "add", ""),
+        ("Coverage A.1. is amended by the addition of paragraph h., as follows:", "add", "A.1"),
+        ("Exclusion 9. is modified to include the following:", "add", "9"),
+    ],
+)
+def test_phrase_variants(printed: str, kind: str, target: str) -> None:
+    changes = read_changes([f"{printed}\nNew words for the clause.\n"])
+    assert (changes[0].kind, changes[0].target) == (kind, target)
+
+
+def test_changed_as_follows_heads_its_items() -> None:
+    pages = [
+        "A. Section II - Liability Coverage is changed as follows:\n"
+        "1. Paragraph B.3. is deleted.\n"
+        "2. The following exclusion is added:\n"
+        "9. Racing\nUse in any race.\n"
+        "B. Part C is changed as follows:\n"
+        "1. No deductible applies to glass.\n"
+    ]
+    changes = read_changes(pages)
+    assert [(c.kind, c.target, c.within) for c in changes] == [
+        ("delete", "B.3", "Section II"),
+        ("add", "Section II", "Section II"),
+        ("add", "Part C", ""),
+    ]
+    assert changes[1].text == "9. Racing\nUse in any race."
+    assert changes[2].text == "1. No deductible applies to glass."
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        [],
+        ["", "  \n"],
+        [
+            "THIS ENDORSEMENT CHANGES THE POLICY. PLEASE READ IT CAREFULLY.\n"
+            "This endorsement modifies insurance provided under the following:\n"
+            "BUSINESS AUTO COVERAGE FORM\n"
+            "With respect to coverage provided by this endorsement, the provisions of the "
+            "Coverage Form apply unless modified by the endorsement.\n"
+            "CA 99 99 01 21 © Insurance Services Office, Inc., 2020 Page 1 of 1\n"
+        ],
+    ],
+    ids=["no pages", "empty pages", "boilerplate only"],
+)
+def test_no_changes_where_none_are_stated(pages: list[str]) -> None:
+    assert read_changes(pages) == []

@@ -50,7 +50,9 @@ def test_show_json_shape_by_label_and_by_path() -> None:
         "pages",
         "parent",
         "text",
+        "source",
     }
+    assert payload["source"] == {"from": "form", "pages": payload["pages"]}
     assert payload["kind"] == "exclusion"
     assert "weeks or months" in " ".join(payload["text"].split())
 

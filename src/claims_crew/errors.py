@@ -21,6 +21,10 @@ PolicyErrorCode = Literal[
     "needs_ocr",
     "ocr_failed",
     "ocr_unreviewed",
+    # A policy as issued (policy/in_force.py): it, or an endorsement on it, is on another form
+    # than the one named; it names an endorsement policies/index.yaml does not list.
+    "wrong_form",
+    "unknown_endorsement",
 ]
 
 

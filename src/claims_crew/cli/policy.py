@@ -5,6 +5,7 @@ The JSON shapes are a contract (docs/policy-library.md); they are built in polic
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,13 +36,30 @@ def policy() -> None:
     """Inspect the policy library: clauses, one clause, word search, the clause tree."""
 
 
-def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
+# An issued policy is shown as in force on a day; forms and files have no day.
+on_option = click.option(
+    "--on",
+    "on",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="With a policy number: the day the wording is in force (YYYY-MM-DD). Default: today, "
+    "or the period's first day when today is outside the policy's period.",
+)
+
+
+def _open(file_or_id: str, on: Any = None) -> tuple[PolicyDocument, str | None, date | None]:
+    """The policy by id, file or issued number; the form id; the day an issued one is shown on."""
     from claims_crew.policy.library import PolicyLibrary
 
     library = PolicyLibrary()
+    if (issued := library.issued.get(file_or_id)) is not None:
+        from claims_crew.policy.in_force import default_day
+
+        day = on.date() if on is not None else default_day(issued, date.today())
+        return library.in_force(issued.form, issued.number, day), issued.form, day
     # A person's look at the policy: a scan read by OCR is shown, reviewed or not.
     doc = library.open(file_or_id, unreviewed_ocr=True)
-    return doc, (file_or_id if file_or_id in library.entries else None)
+    return doc, (file_or_id if file_or_id in library.entries else None), None
 
 
 @policy.command("clauses")
@@ -51,7 +69,7 @@ def _open(file_or_id: str) -> tuple[PolicyDocument, str | None]:
 @reports_errors
 def policy_clauses(file_or_id: str, with_text: bool, as_json: bool) -> None:
     """List every clause of a policy (a PDF path or a policy id from policies/index.yaml)."""
-    doc, policy_id = _open(file_or_id)
+    doc, policy_id, _ = _open(file_or_id)
     if as_json:
         from claims_crew.policy.views import clauses_listing
 
@@ -78,12 +96,18 @@ def policy_clauses(file_or_id: str, with_text: bool, as_json: bool) -> None:
 @policy.command("show")
 @click.argument("file_or_id")
 @click.argument("clause")
+@on_option
 @json_option
 @reports_errors
-def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
-    """Print one clause, by canonical id or printed label, with its text."""
-    doc, _ = _open(file_or_id)
+def policy_show(file_or_id: str, clause: str, on: Any, as_json: bool) -> None:
+    """Print one clause, by canonical id or printed label, with its text.
+
+    FILE_OR_ID may be an issued policy number (policies/issued/): the clause as in force on
+    --on, with the endorsement that changed it.
+    """
+    doc, _, _ = _open(file_or_id, on)
     from claims_crew.policy.document import LookupMiss
+    from claims_crew.policy.tree import CHANGED
     from claims_crew.policy.views import clause_detail
 
     found = doc.lookup(clause)
@@ -100,6 +124,12 @@ def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
         f"   parent: {markup(detail['parent'] or '-')}",
         style="dim",
     )
+    if (source := detail["source"])["from"] == "endorsement":
+        console.print(
+            f"{markup(source['endorsement'])} p.{','.join(map(str, source['pages']))} "
+            f"{CHANGED[source['change']]} (effective {source['effective']})",
+            style="bold",
+        )
     console.print(clean(detail["text"]), markup=False, highlight=False)
 
 
@@ -111,7 +141,7 @@ def policy_show(file_or_id: str, clause: str, as_json: bool) -> None:
 @reports_errors
 def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> None:
     """Rank a policy's clauses by how well they match WORDS (SQLite FTS5, bm25)."""
-    doc, _ = _open(file_or_id)
+    doc, _, _ = _open(file_or_id)
     from claims_crew.policy.views import search_results
 
     payload = search_results(doc.search(words, limit))
@@ -141,15 +171,19 @@ def policy_search(file_or_id: str, words: str, limit: int, as_json: bool) -> Non
     default=None,
     help="Also write one self-contained page: the tree beside every clause's text and pages.",
 )
+@on_option
 @json_option
 @reports_errors
-def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
+def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool) -> None:
     """Print the clause tree with ids, kinds, the reason for each kind, and pages.
 
-    A policy id from policies/index.yaml shows the kinds as corrected there.
+    A policy id from policies/index.yaml shows the kinds as corrected there. An issued policy
+    number (policies/issued/) shows the policy as issued on --on: each clause marked with where
+    its words come from (form p.N, or "HM-E-07 p.1 replaced"), and the endorsements' changes
+    whose target clause the form lacks.
     """
-    doc, policy_id = _open(file_or_id)
-    from claims_crew.policy.tree import build_tree, tree_json
+    doc, policy_id, day = _open(file_or_id, on)
+    from claims_crew.policy.tree import build_tree, source_text, tree_json
 
     reviewed = _ocr_reviewed(policy_id)
 
@@ -161,7 +195,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
         except OSError as exc:
             fail("cannot_write", f"{html_file}: {exc.strerror or exc}", EXIT_BAD_INPUT, as_json)
     if as_json:
-        payload = tree_json(doc, policy_id, reviewed)
+        payload = tree_json(doc, policy_id, reviewed, day)
         if html_file is not None:
             payload["html"] = str(html_file)
         emit_json(payload)
@@ -171,12 +205,14 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
         return
     from rich.tree import Tree
 
-    summary = tree_json(doc, policy_id, reviewed)["policy"]
+    summary = tree_json(doc, policy_id, reviewed, day)["policy"]
     kinds = ", ".join(f"{k} {n}" for k, n in summary["kinds"].items() if n)
     root = Tree(
         f"[bold]{markup(policy_id or doc.path.name)}[/bold]: {len(doc.clauses)} clauses, "
         f"{doc.page_count} pages ({kinds}); {summary['corrected']} corrected"
     )
+    if summary["issued"] is not None:
+        _add_issued_note(root, summary["issued"])
     ocr = summary["ocr"]
     doubtful = set(ocr["doubtful_clauses"]) if ocr else set()
     if ocr:
@@ -185,14 +221,18 @@ def policy_tree(file_or_id: str, html_file: Path | None, as_json: bool) -> None:
     def add(branch: Tree, nodes: list[TreeNode]) -> None:
         for node in nodes:
             c = node.clause
-            pages = ",".join(map(str, c.pages))
+            amended = doc.amendments.get(c.id)
+            # As issued, every clause says where its words come from: "form p.2", "HM-E-07 p.1
+            # replaced"; a form on its own has only its pages.
+            where = source_text(c, amended)
+            where = where if doc.issued is not None else where.removeprefix("form ")
             label = Text.assemble(
                 (clean(c.id), "bold"),
                 " ",
                 (c.kind, _KIND_STYLE.get(c.kind, "")),
                 " ",
                 clean(c.title),
-                (f"  p.{pages}", "dim"),
+                (f"  {where}", "bold cyan" if amended else "dim"),
                 (f"  [{clean(c.kind_reason)}]" if c.kind_reason else "", "dim italic"),
                 ("  OCR: check against the page" if c.id in doubtful else "", "bold yellow"),
             )
@@ -208,6 +248,32 @@ def _ocr_reviewed(policy_id: str | None) -> bool:
 
     entry = PolicyLibrary().entries.get(policy_id or "")
     return entry is not None and entry.ocr_reviewed
+
+
+def _add_issued_note(root: Tree, issued: dict[str, Any]) -> None:
+    """The policy as issued: whose, on which day, its endorsements then, what was not applied."""
+    in_force = ", ".join(
+        f"{e['endorsement']} (from {e['effective']})" for e in issued["endorsements"]
+    )
+    root.add(
+        Text(
+            f"policy {issued['number']} ({issued['holder'] or 'holder not named'}), "
+            f"{issued['period']['from']} to {issued['period']['to']}, as in force on "
+            f"{issued['on']}: form {issued['form']} with {in_force or 'no endorsements'}",
+            style="bold",
+        )
+    )
+    if issued["unmatched"]:
+        note = root.add(
+            Text("changes not applied (the form has no such clause):", style="bold red")
+        )
+        for u in issued["unmatched"]:
+            note.add(
+                Text(
+                    f"{u['endorsement']} change {u['change']} ({u['kind']} "
+                    f"{u['target']!r}, p.{u['page']}): {u['why']}"
+                )
+            )
 
 
 def _add_ocr_note(root: Tree, ocr: dict[str, Any]) -> None:

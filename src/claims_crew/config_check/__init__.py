@@ -6,6 +6,7 @@ prices.py        the checks of prices.yaml (optional): the price table's validat
 crewai_facts.py  what the check knows of CrewAI: its YAML keys, providers and model names
 source.py        the files read as PyYAML nodes, for lines and duplicate keys
 policies.py      the checks of policies/index.yaml: entries, and kind corrections against the tree
+issued.py        the checks of policies/issued/ and of each endorsement's changes against its form
 problems.py      Problem, the one type every check reports through
 """
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from claims_crew.config_check.issued import check_issued
 from claims_crew.config_check.problems import Problem, did_you_mean
 from claims_crew.config_check.source import load_file, locate
 from claims_crew.errors import ConfigError, PolicyError
@@ -54,10 +55,13 @@ def check_policy_index(policies_dir: Path) -> list[Problem]:
         index = PolicyIndexFile.model_validate(loaded.data)
     except ValidationError as exc:
         return problems + [_shape_problem(name, loaded.root, e) for e in exc.errors()]
+    problems += check_issued(policies_dir, index, loaded.root)
     try:
         library = PolicyLibrary(root=policies_dir)
-    except ConfigError as exc:  # pragma: no cover - the same file just validated
-        return [*problems, Problem(name, "", None, "bad_policy_entry", str(exc))]
+    except ConfigError as exc:  # an issued policy's file, which check_issued has reported
+        if problems:
+            return problems
+        return [Problem(name, "", None, "bad_policy_entry", str(exc))]  # pragma: no cover
     for policy_id, entry in index.policies.items():
         if not entry.corrections:
             continue

@@ -7,6 +7,7 @@ number in the reader's list (from 1, as `policy tree` shows them) or adding one 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,4 +29,58 @@ class ChangeCorrection(BaseModel):
 def apply_change_corrections(
     changes: Sequence[Change], corrections: Sequence[ChangeCorrection]
 ) -> list[Change]:
-    raise NotImplementedError  # the endorsement reader
+    """The reader's changes as the team corrected them: dropped, re-kinded or re-targeted by
+    number (the reader's numbers, from 1, whatever else is corrected), and the missed ones
+    added in page order after the changes printed on or before their page.
+
+    Raises ValueError for a correction that names a change the reader did not give, or adds
+    one without its kind, target and page (the config check reports it as a line).
+    """
+    kept: list[Change | None] = list(changes)
+    added: list[Change] = []
+    for correction in corrections:
+        if correction.change is None:
+            added.append(_added(correction))
+            continue
+        number = correction.change
+        if number > len(changes):
+            raise ValueError(
+                f"change {number}: the reader gave {len(changes)} change(s) for this "
+                f"endorsement, so there is no change {number} to correct"
+            )
+        current = kept[number - 1]
+        if correction.drop or current is None:
+            kept[number - 1] = None
+            continue
+        kept[number - 1] = replace(
+            current,
+            kind=correction.kind or current.kind,
+            target=current.target if correction.target is None else correction.target,
+            text=current.text if correction.text is None else correction.text,
+            page=correction.page or current.page,
+        )
+    result = [c for c in kept if c is not None]
+    for change in added:
+        at = next((i for i, c in enumerate(result) if c.page > change.page), len(result))
+        result.insert(at, change)
+    return result
+
+
+def _added(correction: ChangeCorrection) -> Change:
+    missing = [
+        name
+        for name, value in (
+            ("kind", correction.kind),
+            ("target", correction.target),
+            ("page", correction.page),
+        )
+        if value is None
+    ]
+    if correction.drop:
+        raise ValueError("a correction that drops a change must name it (`change: N`)")
+    if correction.kind is None or correction.target is None or correction.page is None:
+        raise ValueError(
+            "a correction without `change:` adds a change the reader missed and needs its "
+            f"kind, target and page: {', '.join(missing)} missing"
+        )
+    return Change(correction.kind, correction.target, correction.text or "", correction.page)

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from claims_crew.policy.change_targets import _NUMBER, _ROMAN
 
-ItemKind = str  # "replace" | "add" | "delete" | "not_apply" | "heading"
+ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
 _F = re.IGNORECASE
 _ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
 # Phrases printed after the reference: (kind, pattern).
-_AFTER_REF = (
+_AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "replace",
         re.compile(
@@ -72,7 +73,7 @@ _AFTER_REF = (
     ),
 )
 # Phrases printed before the reference (the reference may be absent: "is added:").
-_BEFORE_REF = (
+_BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
@@ -97,7 +98,7 @@ _NOT_A_REFERENCE = re.compile(
     r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
     _F,
 )
-_LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.\s*")
+_LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 _MAX_REF = 300
 
 
@@ -186,6 +187,9 @@ def _found(text: str) -> list[Item]:
     for kind, pattern in _AFTER_REF:
         for m in pattern.finditer(text):
             start = _start_of_sentence(text, m.start())
+            line_start = text.rfind("\n", 0, start) + 1
+            if _LABEL.fullmatch(text[line_start:start]):
+                start = line_start  # the label goes with it: "B. Exclusion 6." names B.6
             reference = text[start : m.start()]
             if _plausible(reference):
                 to = "to" in m.groupdict() and m.group("to") is not None

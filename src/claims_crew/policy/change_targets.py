@@ -42,7 +42,21 @@ _NUMBER = re.compile(
 )
 _ROMAN = re.compile(r"[IVX]{1,4}")
 _LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
-_WHERE = re.compile(r",?\s+(?:of|under|in)\s+(?:the\s+)?(?!\(|\d|[A-Za-z]\.)")
+# Where a clause lies: "under …", "in …", "of the Common Policy Conditions", "of Section IV",
+# but not the "of" of a title ("C. Limit of Insurance") or of a number ("(5) of a.").
+_WHERE = re.compile(
+    r",?\s+(?:(?:under|in)\s+(?:the\s+)?(?!\(|\d|[A-Za-z]\.)|of\s+(?:the\s+)?(?=(?i:section|part)\b"
+    r"|(?:[A-Z][\w'’-]*\s+){0,5}(?i:conditions|coverages?|forms?|polic(?:y|ies)|parts?"
+    r"|declarations)\b))"
+)
+# An opening that says when the change applies, before the reference: "For the purpose of this
+# coverage, Paragraph d. of B.5. …", "For temporary substitute … autos …, Paragraph C. …".
+_WHEN = re.compile(
+    r"^(?:for|with respect to|as respects|as regards|in respect of)\b[^,]*,\s*", re.I
+)
+# "B. Exclusion 6.": a capital letter before "Exclusion" and a bare number is the form's lettered
+# paragraph of exclusions (B. Exclusions), not the endorsement's own label.
+_LETTERED_EXCLUSION = re.compile(r"^([A-Z])\.\s+(exclusion\s+)(\d+)\b", re.I)
 _DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
 
 
@@ -93,9 +107,13 @@ def _targets(clause: str) -> list[str]:
 def reduce_reference(printed: str) -> Reference:
     """The clause(s) a printed reference names, and where they lie."""
     text = " ".join(printed.split()).strip(' ,;:"“”')
-    text = _LABEL.sub("", text, count=1)
+    text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
+    text = _WHEN.sub("", _LABEL.sub("", text, count=1), count=1)
     text = re.sub(r"^the\s+", "", text, flags=re.I)
-    where = _WHERE.search(text)
+    # Where the clause lies is told after its number: "the exclusion for … in sub-paragraph 3.a.
+    # of B. Exclusions" lies in B, not in "sub-paragraph".
+    first = next((m for m in re.finditer(r"\S+", text) if _number(m.group(), "")), None)
+    where = _WHERE.search(text, first.end() if first else 0)
     clause, within = (text[: where.start()], text[where.end() :]) if where else (text, "")
     within = within.strip(" ,.")
     if targets := _targets(clause):

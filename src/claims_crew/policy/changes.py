@@ -61,7 +61,9 @@ def read_changes(pages: Sequence[str]) -> list[Change]:
         end = min(bounds[i], scopes.get(heading, len(text)) if heading is not None else len(text))
         parent = reduce_reference(items[heading].reference) if heading is not None else None
         if item.kind != "heading":
-            changes += _changes_of(item, text[item.end : end], stream.page_at(item.phrase), parent)
+            changes += _changes_of(
+                item, text[item.phrase : end], stream.page_at(item.phrase), parent
+            )
         elif not any(items[j].start < scopes[i] for j in range(i + 1, len(items))):
             # A heading with no phrase under it: its items are added to what it names.
             own = reduce_reference(item.reference)
@@ -83,17 +85,21 @@ def _scope_end(text: str, heading: Item, after: Sequence[Item]) -> int:
     return end
 
 
-def _changes_of(item: Item, words: str, page: int, parent: Reference | None) -> list[Change]:
+def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> list[Change]:
+    """The change(s) one phrase states; `said` runs from the phrase to the next one."""
+    words = said[item.end - item.phrase :]
     reference = reduce_reference(item.reference)
     within = reference.within or (", ".join(filter(None, parent.targets)) if parent else "")
     targets = reference.targets
     if targets == ("",) and parent is not None:
         targets = parent.targets  # "The following condition is added to the Coverage Forms:"
-    kind: ChangeKind = "add" if item.kind == "add" else item.kind  # type: ignore[assignment]
+    kind = item.kind
+    assert kind != "heading"  # read_changes hands headings' items over, not headings
     if kind == "delete":
         return [Change(kind, t, "", page, within=within) for t in targets]
     if kind == "not_apply":
-        sentence = tidy(item.reference + words)
+        # The endorsement's sentence saying so, less its list label.
+        sentence = tidy(re.sub(r"^\s*(?:\w{1,3}\.|\(\w{1,3}\))\s+", "", item.reference + said))
         return [Change(kind, t, sentence, page, item.qualified, within) for t in targets]
     return [
         Change(kind, t, part, page, within=within)

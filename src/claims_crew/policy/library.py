@@ -160,6 +160,7 @@ class PolicyLibrary:
         self.issued: dict[str, IssuedPolicy] = load_issued(self.root)
         self._open: dict[tuple[Path, int, int], PolicyDocument] = {}
         self._corrected: dict[tuple[str, str], PolicyDocument] = {}
+        self._in_force: dict[tuple[object, ...], PolicyDocument] = {}
 
     def path_of(self, file_or_id: str) -> Path:
         """A policy id from the index, or a path to a PDF."""
@@ -183,8 +184,24 @@ class PolicyLibrary:
     def in_force(self, policy_id: str, number: str, on: date) -> PolicyDocument:
         """The issued policy `number` (on form `policy_id`) as in force on `on`: the form with
         every endorsement effective that day applied in order (policy/amend.py). Its
-        `amendments`, `form` and `issued` say what changed and from where."""
-        raise NotImplementedError  # the wording in force
+        `amendments`, `form`, `issued` and `unmatched` say what changed and from where.
+
+        Raises PolicyError: unknown_policy (no such number), wrong_form (the policy, or an
+        endorsement on it, is on another form), unknown_endorsement, or an endorsement PDF's
+        own reading error (not_found, malformed, no_text_layer, ...).
+        """
+        from claims_crew.policy.in_force import open_in_force  # it imports this module
+
+        issued = self.issued.get(number)
+        in_force = issued.in_force_on(on) if issued is not None else ()
+        form = self.entries.get(policy_id)
+        files = [form, *(self.endorsements.get(e.endorsement) for e in in_force)]
+        # The same endorsements on two days are one wording; an edited file is a new one.
+        key = (policy_id, number, *in_force, *(_stat(self.root / f.file) for f in files if f))
+        if (doc := self._in_force.get(key)) is None:
+            doc = open_in_force(self, policy_id, number, on)
+            self._in_force[key] = doc
+        return doc
 
     def open(
         self, file_or_id: str, corrected: bool = True, unreviewed_ocr: bool = False
@@ -225,6 +242,14 @@ class PolicyLibrary:
             doc = open_pdf(path, self.cache_dir, self.timeout_s)
             self._open[memo_key] = doc
         return doc
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
 
 
 def with_corrections(doc: PolicyDocument, corrections: tuple[Correction, ...]) -> PolicyDocument:

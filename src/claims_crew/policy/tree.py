@@ -9,12 +9,17 @@ only here.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from claims_crew.policy.amend import Amendment
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import CLAUSE_KINDS, Clause
+
+# How `policy tree` says what an endorsement did to a clause.
+CHANGED = {"replace": "replaced", "add": "added", "delete": "deleted", "not_apply": "set aside"}
 
 
 @dataclass(slots=True)
@@ -24,7 +29,7 @@ class TreeNode:
     clause: Clause
     children: list[TreeNode] = field(default_factory=list)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self, amendments: Mapping[str, Amendment] | None = None) -> dict[str, Any]:
         c = self.clause
         return {
             "id": c.id,
@@ -33,8 +38,61 @@ class TreeNode:
             "kind": c.kind,
             "kind_reason": c.kind_reason,
             "pages": list(c.pages),
-            "children": [child.as_json() for child in self.children],
+            "source": source_json(c, (amendments or {}).get(c.id)),
+            "children": [child.as_json(amendments) for child in self.children],
         }
+
+
+def source_json(clause: Clause, amendment: Amendment | None) -> dict[str, Any]:
+    """Where a clause's words in force come from: the form's pages, or an endorsement's."""
+    if amendment is None:
+        return {"from": "form", "pages": list(clause.pages)}
+    return {
+        "from": "endorsement",
+        "endorsement": amendment.endorsement,
+        "title": amendment.title,
+        "effective": amendment.effective.isoformat(),
+        "change": amendment.kind,
+        "pages": list(amendment.pages),
+    }
+
+
+def source_text(clause: Clause, amendment: Amendment | None) -> str:
+    """The same in a few words: "form p.3", "HM-E-07 p.1 replaced"."""
+    if amendment is None:
+        return f"form p.{','.join(map(str, clause.pages))}"
+    pages = ",".join(map(str, amendment.pages))
+    return f"{amendment.endorsement} p.{pages} {CHANGED[amendment.kind]}"
+
+
+def issued_json(doc: PolicyDocument, on: date | None) -> dict[str, Any] | None:
+    """The policy as issued that the tree shows, on which day, and the changes not applied."""
+    if doc.issued is None:
+        return None
+    issued = doc.issued
+    return {
+        "number": issued.number,
+        "form": issued.form,
+        "holder": issued.holder,
+        "period": {"from": issued.period.start.isoformat(), "to": issued.period.end.isoformat()},
+        "declarations": issued.declarations,
+        "on": on.isoformat() if on is not None else None,
+        "endorsements": [
+            {"endorsement": e.endorsement, "effective": e.effective.isoformat()}
+            for e in (issued.in_force_on(on) if on is not None else issued.endorsements)
+        ],
+        "unmatched": [
+            {
+                "endorsement": u.endorsement,
+                "change": u.number,
+                "kind": u.change.kind,
+                "target": u.change.target,
+                "page": u.change.page,
+                "why": u.why,
+            }
+            for u in doc.unmatched
+        ],
+    }
 
 
 def build_tree(clauses: Sequence[Clause]) -> list[TreeNode]:
@@ -83,7 +141,9 @@ def ocr_json(doc: PolicyDocument, reviewed: bool) -> dict[str, Any] | None:
     }
 
 
-def tree_json(doc: PolicyDocument, policy_id: str | None, reviewed: bool = False) -> dict[str, Any]:
+def tree_json(
+    doc: PolicyDocument, policy_id: str | None, reviewed: bool = False, on: date | None = None
+) -> dict[str, Any]:
     return {
         "policy": {
             "id": policy_id,
@@ -97,6 +157,9 @@ def tree_json(doc: PolicyDocument, policy_id: str | None, reviewed: bool = False
             # Read by OCR: its confidence, its doubtful lines and clauses, and whether
             # policies/index.yaml says a person has reviewed it (`ocr_reviewed`).
             "ocr": ocr_json(doc, reviewed),
+            # A policy number: the policy as issued, the day, the endorsements in force that
+            # day and the changes whose target the form lacks; null for a form on its own.
+            "issued": issued_json(doc, on),
         },
-        "tree": [node.as_json() for node in build_tree(doc.clauses)],
+        "tree": [node.as_json(doc.amendments) for node in build_tree(doc.clauses)],
     }

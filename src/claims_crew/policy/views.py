@@ -21,8 +21,15 @@ def clause_row(clause: Clause) -> dict[str, Any]:
 
 
 def clause_detail(doc: PolicyDocument, clause: Clause) -> dict[str, Any]:
-    """One clause with its whole text, sub-clauses included."""
-    return {**clause_row(clause), "text": doc.full_text(clause.id)}
+    """One clause with its whole text, sub-clauses included, and where its words come from:
+    the form, or the endorsement that changed it (with the form's words before it did)."""
+    from claims_crew.policy.tree import source_json
+
+    amendment = doc.amendments.get(clause.id)
+    source = source_json(clause, amendment)
+    if amendment is not None:
+        source["original"] = amendment.original
+    return {**clause_row(clause), "text": doc.full_text(clause.id), "source": source}
 
 
 def clauses_listing(

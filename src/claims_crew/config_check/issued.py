@@ -1,0 +1,182 @@
+"""The checks of the policies as issued (policies/issued/*.yaml) and of the endorsements'
+changes (policies/index.yaml `endorsements:`).
+
+An issued policy that names a form, an endorsement or a declarations file nobody can find would
+fail every claim on it; an endorsement effective outside the policy's period never applies (or
+applies from the start), which is a typo more often than a choice. Each is an error on its line.
+
+An endorsement change whose target the form lacks is applied to nothing: the clause it meant to
+replace or narrow goes on deciding claims in the form's words. So every endorsement's changes
+are read and applied, each on the issued policies that carry it (in their order, so a change to
+a clause an earlier endorsement added counts as found), else to its form alone; one the form
+lacks is an error on the endorsement's entry, naming the change, the target and the form.
+Reading them opens the PDFs; the first check builds the indexes later runs reuse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from claims_crew.config_check.problems import Problem
+from claims_crew.config_check.source import load_file, locate
+from claims_crew.errors import ConfigError, PolicyError
+from claims_crew.policy.amend import Unmatched
+from claims_crew.policy.issued import IssuedPolicy, issued_dir
+from claims_crew.policy.library import PolicyIndexFile, PolicyLibrary
+from claims_crew.policy.schedule import schedules_dir
+
+
+def check_issued(
+    policies_dir: Path, index: PolicyIndexFile, index_root: yaml.Node
+) -> list[Problem]:
+    """Every problem in policies/issued/ and in the endorsements' changes."""
+    problems: list[Problem] = []
+    issued: list[IssuedPolicy] = []
+    folder = issued_dir(policies_dir)
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else ():
+        name = str(path.relative_to(policies_dir.parent))
+        loaded = load_file(policies_dir.parent, name, problems)
+        if loaded is None:
+            continue
+        try:
+            policy = IssuedPolicy.model_validate(loaded.data or {})
+        except ValidationError as exc:
+            for error in exc.errors():
+                key, line = locate(loaded.root, error["loc"])
+                problems.append(
+                    Problem(name, key, line, "bad_issued_policy", f"{key}: {error['msg']}")
+                )
+            continue
+        found = _references(name, loaded.root, policy, index, policies_dir, path.stem)
+        problems += found
+        if not found:
+            issued.append(policy)
+    if any(p.severity == "error" for p in problems):
+        return problems  # the library refuses a folder it cannot read; fix these first
+    return problems + _unmatched_changes(policies_dir, index, index_root, issued)
+
+
+def _references(
+    name: str,
+    root: yaml.Node,
+    policy: IssuedPolicy,
+    index: PolicyIndexFile,
+    policies_dir: Path,
+    stem: str,
+) -> list[Problem]:
+    """What an issued policy names that cannot be found, or does not fit it."""
+    out: list[Problem] = []
+
+    def add(at: list[str | int], code: str, message: str, hint: str = "") -> None:
+        key, line = locate(root, at)
+        out.append(Problem(name, key or str(at[0]), line, code, message, hint))
+
+    if policy.number != stem:
+        add(
+            ["number"],
+            "issued_number_mismatch",
+            f"number {policy.number!r} is not the file's name",
+            f"name the file {policy.number}.yaml",
+        )
+    if policy.form not in index.policies:
+        known = ", ".join(sorted(index.policies)) or "none"
+        add(
+            ["form"],
+            "issued_form_unknown",
+            f"form {policy.form!r} is not in policies/index.yaml",
+            f"known forms: {known}",
+        )
+    if (
+        policy.declarations is not None
+        and not (schedules_dir(policies_dir) / policy.declarations).is_file()
+    ):
+        add(
+            ["declarations"],
+            "issued_declarations_unknown",
+            f"no declarations file {policy.declarations!r} in {schedules_dir(policies_dir).name}/",
+        )
+    for i, on_policy in enumerate(policy.endorsements):
+        entry = index.endorsements.get(on_policy.endorsement)
+        if entry is None:
+            known = ", ".join(sorted(index.endorsements)) or "none"
+            add(
+                ["endorsements", i, "endorsement"],
+                "issued_endorsement_unknown",
+                f"endorsement {on_policy.endorsement!r} is not under `endorsements:` in "
+                "policies/index.yaml",
+                f"known endorsements: {known}",
+            )
+        elif entry.form != policy.form:
+            add(
+                ["endorsements", i, "endorsement"],
+                "endorsement_wrong_form",
+                f"endorsement {on_policy.endorsement} amends form {entry.form}, but policy "
+                f"{policy.number} is on form {policy.form}",
+            )
+        if not policy.period.covers(on_policy.effective):
+            add(
+                ["endorsements", i, "effective"],
+                "endorsement_outside_period",
+                f"endorsement {on_policy.endorsement} is effective {on_policy.effective}, outside "
+                f"the policy's period {policy.period.start} to {policy.period.end}",
+                "an endorsement takes effect within the period it amends",
+            )
+    return out
+
+
+def _unmatched_changes(
+    policies_dir: Path, index: PolicyIndexFile, index_root: yaml.Node, issued: list[IssuedPolicy]
+) -> list[Problem]:
+    """Each endorsement change whose target clause the form lacks, once, on its entry's line."""
+    from claims_crew.policy.in_force import unmatched_alone
+
+    try:
+        library = PolicyLibrary(root=policies_dir)
+    except ConfigError:
+        return []  # the index's own check reports it
+    name = f"{policies_dir.name}/index.yaml"
+    found: dict[tuple[str, int], Unmatched] = {}
+    unread: dict[str, str] = {}
+    carried: set[str] = set()
+    for policy in issued:
+        names = [e.endorsement for e in policy.endorsements]
+        last = max([e.effective for e in policy.endorsements], default=policy.period.start)
+        try:
+            doc = library.in_force(policy.form, policy.number, last)
+        except PolicyError as exc:
+            unread.setdefault(names[0] if names else policy.form, exc.message)
+            continue
+        carried.update(names)
+        found.update({(u.endorsement, u.number): u for u in doc.unmatched})
+    for endorsement, entry in index.endorsements.items():
+        if endorsement in carried or entry.form not in index.policies:
+            continue
+        try:
+            found.update(
+                {(u.endorsement, u.number): u for u in unmatched_alone(library, endorsement)}
+            )
+        except PolicyError as exc:
+            unread[endorsement] = exc.message
+    problems: list[Problem] = []
+    for endorsement, message in unread.items():
+        key, line = locate(index_root, ["endorsements", endorsement, "file"])
+        problems.append(Problem(name, key, line, "endorsement_unreadable", message))
+    for (endorsement, number), u in sorted(found.items()):
+        form = index.endorsements[endorsement].form
+        key, line = locate(index_root, ["endorsements", endorsement])
+        problems.append(
+            Problem(
+                name,
+                key,
+                line,
+                "endorsement_target_missing",
+                f"{endorsement} change {number} ({u.change.kind} {u.change.target!r}, page "
+                f"{u.change.page}): form {form} has no such clause",
+                f"see the ids in `claims-crew policy tree {form}`; correct the change under "
+                f"`corrections:` of {endorsement} (change: {number}, target: ...)",
+            )
+        )
+    return problems

@@ -1,0 +1,91 @@
+"""`claims-crew policy tree NUMBER --on DAY` and `policy show NUMBER CLAUSE --on DAY`: the
+policy as issued, each clause marked with where its words come from."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+from click.testing import CliRunner
+
+from claims_crew.cli import main
+from claims_crew.policy.in_force import default_day
+from claims_crew.policy.issued import IssuedPolicy
+
+
+def _rows(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for node in nodes:
+        yield node
+        yield from _rows(node["children"])
+
+
+def _invoke(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_tree_json_gives_each_clause_its_source() -> None:
+    payload = json.loads(_invoke("policy", "tree", "HM-25-00417", "--on", "2025-08-10", "--json"))
+    rows = {row["id"]: row for row in _rows(payload["tree"])}
+    assert rows["7.12"]["source"] == {
+        "from": "endorsement",
+        "endorsement": "HM-E-09",
+        "title": "Hot tubs and spa pools",
+        "effective": "2025-07-01",
+        "change": "add",
+        "pages": [1],
+    }
+    assert rows["4.2(a)"]["source"] == {"from": "form", "pages": rows["4.2(a)"]["pages"]}
+    issued = payload["policy"]["issued"]
+    assert (issued["number"], issued["form"], issued["on"]) == (
+        "HM-25-00417",
+        "HM-HOME-001",
+        "2025-08-10",
+    )
+    assert [e["endorsement"] for e in issued["endorsements"]] == ["HM-E-07", "HM-E-09"]
+    assert payload["policy"]["id"] == "HM-HOME-001"
+
+
+def test_before_the_endorsement_the_tree_has_no_added_clause() -> None:
+    payload = json.loads(_invoke("policy", "tree", "MA-25-0193", "--on", "2025-08-01", "--json"))
+    ids = {row["id"] for row in _rows(payload["tree"])}
+    assert "Section II.B.7" in ids and "Section II.B.8" not in ids
+    assert payload["policy"]["issued"]["endorsements"] == []
+    later = json.loads(_invoke("policy", "tree", "MA-25-0193", "--on", "2025-10-01", "--json"))
+    rows = {row["id"]: row for row in _rows(later["tree"])}
+    assert rows["Section II.B.8"]["source"]["endorsement"] == "MA-E-12"
+    assert rows["Section II.B.8"]["kind"] == "exclusion"
+
+
+def test_tree_in_the_terminal_marks_the_form_and_the_endorsements() -> None:
+    out = _invoke("policy", "tree", "HM-25-00417", "--on", "2025-08-10")
+    assert "policy HM-25-00417 (Priya Raman)" in out and "as in force on 2025-08-10" in out
+    added = next(line for line in out.splitlines() if "7.12 " in line)
+    assert "HM-E-09 p.1 added" in added
+    replaced = next(line for line in out.splitlines() if "8.3 " in line)
+    assert "HM-E-09 p.1 replaced" in replaced
+    flood = next(line for line in out.splitlines() if "7.2 " in line)
+    assert "form p.4" in flood
+
+
+def test_show_gives_the_clause_in_force_and_the_forms_words() -> None:
+    detail = json.loads(
+        _invoke("policy", "show", "HM-25-00417", "8.3", "--on", "2025-08-10", "--json")
+    )
+    assert "£750" in detail["text"]
+    assert detail["source"]["endorsement"] == "HM-E-09"
+    assert "£500" in detail["source"]["original"]
+    form = json.loads(_invoke("policy", "show", "HM-HOME-001", "8.3", "--json"))
+    assert "£500" in form["text"] and form["source"]["from"] == "form"
+
+
+def test_the_default_day_is_today_within_the_period_else_its_first_day() -> None:
+    policy = IssuedPolicy.model_validate(
+        {"number": "P-1", "form": "F", "period": {"from": "2025-01-01", "to": "2025-12-31"}}
+    )
+    assert default_day(policy, date(2025, 5, 5)) == date(2025, 5, 5)
+    assert default_day(policy, date(2026, 5, 5)) == date(2025, 1, 1)
+    assert default_day(policy, date(2024, 5, 5)) == date(2025, 1, 1)
