@@ -16,8 +16,8 @@ from claims_crew.policy.library import PolicyLibrary
 from tests.support.crew import FRAUD_EXCLUDED, KNOWN_START, POLICY_COVERED, Script
 from tests.support.crew import water_claim_saying_when as water_claim
 from tests.support.in_force import issued_by_hand
+from tests.support.letters import decided, letter, pdf_text
 from tests.support.paths import SAMPLE_POLICIES
-from tests.test_letters import _pdf_text, decide, letter
 
 CITED = "Clause 4.2(b) as amended by endorsement HM-E-07 (page 1)"
 IN_FORCE = "from a household appliance that was less than 10 years old at the time of the loss"
@@ -42,7 +42,7 @@ def _decided(library: PolicyLibrary, tmp_path: Path) -> None:
         fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
         adjudicator=[final(ruling)],
     )
-    decide(library, path, script)
+    decided(library, path, script)
 
 
 def test_every_format_cites_the_endorsement_and_quotes_the_words_in_force(
@@ -64,7 +64,7 @@ def test_every_format_cites_the_endorsement_and_quotes_the_words_in_force(
     out = tmp_path / "C-1042.pdf"
     code, _, err = letter("C-1042", "--format", "pdf", "--out", str(out))
     assert code == 0, err
-    text = _pdf_text(out.read_bytes())
+    text = pdf_text(out.read_bytes())
     assert CITED in text
     assert " ".join(IN_FORCE.split()) in text and FORM_ONLY not in text
 

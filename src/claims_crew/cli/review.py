@@ -159,8 +159,13 @@ def _side_panel(side: dict[str, Any]) -> Panel:
         )
         status.append(" tool-sourced" if clause["tool_sourced"] else " from memory")
         body = [title, status, plain(f"quote: “{clause['quote']}”")]
+        if clause["amended_by"]:
+            body.append(plain(f"in force {clause['amended_by']}:", style="bold"))
         if clause["text"]:
             body.append(plain(clause["text"], style="cyan"))
+        if clause["amended_by"]:
+            original = clause["original"] or "(none: the endorsement added this clause)"
+            body.append(plain(f"the form's original: {original}", style="dim"))
         parts.append(Panel(Group(*body), border_style="dim"))
     return Panel(Group(*parts), title=side["side"])
 

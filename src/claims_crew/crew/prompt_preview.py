@@ -114,14 +114,7 @@ def render_prompt(
 
     # The models a run would use are built (no call is made building one), to learn what CrewAI
     # will ask of each; then every agent talks to a probe instead.
-    cc = ClaimsCrew(
-        claim.policy_id,
-        llm_for or default_llm_factory(folder),
-        library,
-        folder,
-        policy_number=claim.policy_number,
-        date_of_loss=claim.date_of_loss,
-    )
+    cc = ClaimsCrew(claim.policy_id, llm_for or default_llm_factory(folder), library, folder)
     crew = cc.crew()
     probes: dict[str, PromptProbe] = {}
     for name in cc.agents_config:

@@ -211,6 +211,8 @@ def _side(
                 "tool_sourced": None,
                 "quote": e.quote,
                 "text": None,
+                "amended_by": None,
+                "original": None,
             }
             for e in claim.evidence
         ]
