@@ -5,7 +5,6 @@ PDF, and leaves an audit entry with its hash that `audit verify` accepts."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import shutil
 import sqlite3
@@ -15,29 +14,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-from pypdf import PdfReader
 
-from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.desk import DeskRules
 from claims_crew.letters import pdf
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
-from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from claims_crew.store.base import default_path
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
 from tests.support.crew import (
-    FRAUD_EXCLUDED,
-    KNOWN_START,
-    POLICY_COVERED,
     Script,
     intake_facts,
     water_claim_saying_when,
     water_script,
 )
+from tests.support.letters import adjudicated_water, decided, letter, pdf_text
 from tests.support.paths import ROOT
 
 INBOX = ROOT / "claims" / "inbox"
@@ -74,23 +67,7 @@ AGREEMENTS = {
 def decide(library: PolicyLibrary, claim_file: str | Path, script: Script | None = None) -> Store:
     """Review the claim (a sample's name, or a path) through the real crew and record its
     decision in the default store."""
-    store = Store()
-    loaded = load_claim(INBOX / claim_file)
-    settings = build_settings(
-        library=library,
-        llm_for=script or agreeing(str(claim_file)),
-        store=store,
-        config_dir=ROOT / "config",
-    )
-    record = review_claim(loaded, settings)
-    assert record.resolution is not None, record.error
-    store.record(record, None, loaded)
-    return store
-
-
-def letter(*args: str) -> tuple[int, bytes, str]:
-    result = CliRunner().invoke(main, ["letter", *args])
-    return result.exit_code, result.stdout_bytes, result.stderr
+    return decided(library, INBOX / claim_file, script or agreeing(str(claim_file)))
 
 
 @pytest.mark.usefixtures("engine")  # the letter and its entry on SQLite and PostgreSQL
@@ -102,7 +79,7 @@ def test_the_flood_claim_gets_a_pdf_quoting_the_exclusion(
     code, shown, err = letter("C-1045", "--format", "pdf", "--out", str(out))
     assert code == 0, err
     assert "audit entry" in shown.decode()
-    text = _pdf_text(out.read_bytes())
+    text = pdf_text(out.read_bytes())
     assert "Your claim is not covered." in text
     assert "Nothing is payable: the claim is not covered." in text
     # The team's code for a refusal that rests on an exclusion (config/reason_codes.yaml).
@@ -180,14 +157,7 @@ def test_an_adjudicated_claim_names_the_model_and_the_rule_that_checked_it(
 ) -> None:
     """The water claim saying when the leak began: both readings hold, the adjudicator picks
     the policy agent's, and the code checks its answer."""
-    ruling = {"choice": "policy", "reason": "A sudden leak: 4.2(b).", "evidence": ["4.2(b)"]}
-    script = Script(
-        intake=[final(KNOWN_START)],
-        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
-        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
-        adjudicator=[final(ruling)],
-    )
-    store = decide(sample_library, water_claim_saying_when(tmp_path / "inbox"), script)
+    store = decide(sample_library, water_claim_saying_when(tmp_path / "inbox"), adjudicated_water())
     code, shown, err = letter("C-1042")
     assert code == 0, err
     text = shown.decode("utf-8")
@@ -345,16 +315,9 @@ def test_a_letter_entry_is_not_the_decision_revalidation_links_to(
 WIDE = "Łukasiewicz paid 25 € — “in full” ≥ Ωmega"
 
 
-def _pdf_text(content: bytes) -> str:
-    return " ".join(
-        " ".join((page.extract_text() or "").split())
-        for page in PdfReader(io.BytesIO(content)).pages
-    )
-
-
 @pytest.mark.skipif(pdf.unicode_font() is None, reason="needs fonts-dejavu-core (apt-get)")
 def test_the_pdf_keeps_characters_beyond_latin1() -> None:
-    text = _pdf_text(
+    text = pdf_text(
         pdf.pdf_letter(f"<h1>Dear {WIDE}</h1><blockquote>{WIDE}</blockquote>", "t").content
     )
     assert text.count(WIDE) == 2
@@ -367,12 +330,12 @@ def test_without_a_unicode_font_the_pdf_says_what_it_could_not_show(
     monkeypatch.delenv(pdf.FONT_ENV, raising=False)
     monkeypatch.setattr(pdf, "DEJAVU", tmp_path / "no-fonts")
     assert pdf.unicode_font() is None
-    text = _pdf_text(pdf.pdf_letter(f"<p>Dear {WIDE}</p>", "t").content)
+    text = pdf_text(pdf.pdf_letter(f"<p>Dear {WIDE}</p>", "t").content)
     assert "Dear ?ukasiewicz paid 25 ? ? ?in full? ? ?mega" in text
     assert "cannot show 7 character(s) of this letter; each is printed as '?'" in text
     assert "U+0141 LATIN CAPITAL LETTER L WITH STROKE" in text
     # Latin-1 alone needs no note.
-    assert "cannot show" not in _pdf_text(pdf.pdf_letter("<p>Dear Zoë Müller</p>", "t").content)
+    assert "cannot show" not in pdf_text(pdf.pdf_letter("<p>Dear Zoë Müller</p>", "t").content)
 
 
 def test_a_letter_that_cannot_render_leaves_no_file_and_no_entry(

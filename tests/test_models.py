@@ -96,7 +96,7 @@ def test_sample_claims_all_load() -> None:
     inbox = ROOT / "claims" / "inbox"
     # Claim files only: attachments (text, PDFs, photos) lie beside them.
     loaded = [load_claim(p) for p in inbox_files(inbox)]
-    assert len(loaded) == 16
+    assert len(loaded) == 19
     with_attachment = next(c for c in loaded if c.claim.claim_id == "C-1043")
     assert "Burst 15 mm copper pipe" in with_attachment.as_text()
     # One sample for each shape a claim arrives in, each read as its kind.
@@ -105,6 +105,9 @@ def test_sample_claims_all_load() -> None:
     assert kinds["C-1052"] == ["email", "pdf"]  # the e-mail, then the report it carries
     assert kinds["C-2003"] == ["docx"]
     assert kinds["C-2004"] == ["image"]
+    # Three name the policy as issued, whose endorsements change the wording they are decided on.
+    numbers = {c.claim.claim_id: c.claim.policy_number for c in loaded if c.claim.policy_number}
+    assert numbers == {"C-1053": "HM-25-00417", "C-1054": "HM-25-00417", "C-2005": "MA-25-0193"}
 
 
 def test_claim_file_with_missing_fields_names_them(tmp_path: Path) -> None:

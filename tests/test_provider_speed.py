@@ -124,10 +124,17 @@ def test_the_sample_inbox_runs_policy_and_fraud_side_by_side(
         "C-1051": ("ACCEPTED", "covered"),
         # Arrives as an e-mail: its cause is in the body, its start date in the PDF it carries.
         "C-1052": ("ACCEPTED", "covered"),
+        # On HM-25-00417: both quote 4.2(b) as HM-E-07 narrowed it to appliances under 10
+        # years old; a grant cannot carry not_covered (kind_mismatch), so a person decides.
+        "C-1053": ("ESCALATED", None),
+        # Denied on the exclusion HM-E-09 added from 2025-07-01.
+        "C-1054": ("ACCEPTED", "not_covered"),
         "C-2001": ("ESCALATED", None),
         "C-2002": ("ESCALATED", None),
         "C-2003": ("ESCALATED", None),
         "C-2004": ("ESCALATED", None),
+        # Denied on the ride-sharing exclusion MA-E-12 added mid-term, from 2025-09-01.
+        "C-2005": ("ACCEPTED", "not_covered"),
         "C-3001": ("ESCALATED", None),
     }
     # The adjudicator was asked once per dispute, after both reviewers had answered; C-1048's

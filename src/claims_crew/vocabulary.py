@@ -86,6 +86,11 @@ ReasonCode = Literal[
     "instructions_in_claim",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
+
+# A cited clause after the re-read (resolver/evidence.py); "superseded": the quote is only in
+# the form's words that an endorsement in force replaced, deleted or set aside.
+QuoteStatus = Literal["verified", "clause_not_found", "quote_mismatch", "superseded"]
+QUOTE_STATUSES: tuple[QuoteStatus, ...] = get_args(QuoteStatus)
 assert set(ABSTAIN_REASONS) <= set(REASON_CODES), "an abstention's reason is a reason code"
 
 # The answer a payable amount is computed for (resolver/payable.py).

@@ -29,6 +29,12 @@ from tests.support.crew import (
 )
 from tests.support.email_claim import HOSE_COVERED, INTAKE_HOSE
 from tests.support.forms import INTAKE_FORM, STORM_CLAUSE
+from tests.support.issued_policies import (
+    AMENDED_WATER,
+    HOT_TUB_EXCLUSION,
+    RIDE_SHARE_CLAUSE,
+    RIDE_SHARE_EXCLUSION,
+)
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, StartServer
 from tests.support.paths import ROOT
 from tests.support.provider import (
@@ -84,10 +90,18 @@ AGREED: dict[str, tuple[str, str, str] | None] = {
         "4.4(a)",
         "theft or attempted theft involving forcible and violent entry",
     ),
+    # On HM-25-00417, whose endorsements change these clauses: both reviewers quote the wording
+    # in force that policy_lookup returned. C-1053's washing machine is 14 years old, and 4.2(b)
+    # as HM-E-07 replaced it covers an appliance less than 10 years old.
+    "C-1053": ("not_covered", "4.2(b)", AMENDED_WATER),
+    # C-1054's hot tub: exclusion 7.12, which HM-E-09 added from 2025-07-01.
+    "C-1054": ("not_covered", "7.12", HOT_TUB_EXCLUSION),
     "C-2001": None,
     "C-2002": None,
     "C-2003": None,
     "C-2004": None,
+    # Logged on to a ride-share app: the exclusion MA-E-12 added from 2025-09-01.
+    "C-2005": ("not_covered", RIDE_SHARE_CLAUSE, RIDE_SHARE_EXCLUSION),
     "C-3001": None,
 }
 POLICY_OF = {
@@ -95,6 +109,7 @@ POLICY_OF = {
     "C-2002": "MR-AUTO-001",
     "C-2003": "MR-AUTO-001",
     "C-2004": "MR-AUTO-001",
+    "C-2005": "MR-AUTO-001",
     "C-3001": "WF-TRAVEL-001",
 }
 

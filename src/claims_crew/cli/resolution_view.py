@@ -15,6 +15,7 @@ _STATUS_MARK = {
     "verified": "✓ verified",
     "quote_mismatch": "✗ misquoted",
     "clause_not_found": "✗ not found",
+    "superseded": "✗ superseded wording",
 }
 
 

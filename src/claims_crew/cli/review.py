@@ -40,7 +40,12 @@ from claims_crew.review.views import (
 )
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
 
-STATUS_STYLES = {"verified": "green", "quote_mismatch": "yellow", "clause_not_found": "red"}
+STATUS_STYLES = {
+    "verified": "green",
+    "quote_mismatch": "yellow",
+    "superseded": "yellow",
+    "clause_not_found": "red",
+}
 
 
 # ---- review ------------------------------------------------------------------------------
@@ -154,8 +159,13 @@ def _side_panel(side: dict[str, Any]) -> Panel:
         )
         status.append(" tool-sourced" if clause["tool_sourced"] else " from memory")
         body = [title, status, plain(f"quote: “{clause['quote']}”")]
+        if clause["amended_by"]:
+            body.append(plain(f"in force {clause['amended_by']}:", style="bold"))
         if clause["text"]:
             body.append(plain(clause["text"], style="cyan"))
+        if clause["amended_by"]:
+            original = clause["original"] or "(none: the endorsement added this clause)"
+            body.append(plain(f"the form's original: {original}", style="dim"))
         parts.append(Panel(Group(*body), border_style="dim"))
     return Panel(Group(*parts), title=side["side"])
 
@@ -214,9 +224,9 @@ def review_show(ref: str, as_json: bool) -> None:
     claim = detail["claim"] or {}
     head = plain(detail["claim_id"], style="bold")
     head.append(clean(f"  {detail['amount'] or '-'} {detail['currency'] or ''}"))
-    head.append(
-        clean(f"  policy {claim.get('policy_id', '-')}  loss {claim.get('date_of_loss', '-')}")
-    )
+    number = f" (number {claim['policy_number']})" if claim.get("policy_number") else ""
+    head.append(clean(f"  policy {claim.get('policy_id', '-')}{number}"))
+    head.append(clean(f"  loss {claim.get('date_of_loss', '-')}"))
     head.append(clean(f"  claimant {claim.get('claimant', '-')}"))
     console.print(head)
     if claim.get("description"):

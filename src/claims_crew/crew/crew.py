@@ -9,6 +9,7 @@ side, because neither reads the other's answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,9 @@ class ClaimsCrew:
         config_dir: Path | None = None,
         photos: Mapping[str, bytes] | None = None,
         yaml_models: bool = True,
+        *,
+        policy_number: str | None = None,
+        date_of_loss: date | None = None,
     ) -> None:
         # What CrewAI would do otherwise is in each module's docstring (crew/workarounds/).
         use_config_dir(self, config_dir if config_dir is not None else settings.config_dir())
@@ -59,6 +63,9 @@ class ClaimsCrew:
         share_generic_models()
         memo_cache.track(self)
         self.policy_id = policy_id
+        # The claim's issued policy and date of loss: the lookup tool reads the wording in
+        # force for them, as the resolver re-reads it (tools/policy_lookup.py).
+        self.policy_number, self.date_of_loss = policy_number, date_of_loss
         self.llm_for = llm_for
         # False for the fallback model (llms/fallback.py): an agent's own `llm:` in agents.yaml
         # names the provider that just failed, so every agent takes `llm_for`'s model instead.
@@ -94,7 +101,12 @@ class ClaimsCrew:
         return built
 
     def _lookup_tool(self) -> PolicyLookupTool:
-        return PolicyLookupTool(library=self.library, allowed_policies=frozenset({self.policy_id}))
+        return PolicyLookupTool(
+            library=self.library,
+            allowed_policies=frozenset({self.policy_id}),
+            policy_number=self.policy_number,
+            date_of_loss=self.date_of_loss,
+        )
 
     def _task(self, name: str, schema: type[BaseModel]) -> Task:
         return schema_task(self.tasks_config[name], schema)

@@ -3,7 +3,8 @@ render.
 
 Nothing here asks a model or the policy PDF again. Each deciding clause is the text the code
 re-read from the PDF when the claim was decided (ClauseCheck.text, with its pages), never the
-words an agent quoted; the facts are those whose source the code checked (FactCheck
+words an agent quoted: the wording in force, cited "as amended by endorsement …" where an
+endorsement changed it; the facts are those whose source the code checked (FactCheck
 `verified`); who decided comes from the decision row and the review that closed its escalation.
 A claim still waiting for a person, or never decided, has no letter: `NoLetter` says why.
 """
@@ -80,7 +81,9 @@ class LetterClause(_Part):
     title: str
     kind: str
     pages: list[int]
-    text: str
+    text: str  # the words in force: an endorsement's where one changed the clause
+    # "as amended by endorsement HM-E-07 (page 1)" where an endorsement in force changed it.
+    amended_by: str | None = None
 
 
 class LetterFact(_Part):
@@ -123,6 +126,8 @@ class Letter(_Part):
     claim_id: str
     claimant: str
     policy_id: str
+    # The policyholder's policy as issued, when the claim names it (its wording decided it).
+    policy_number: str | None = None
     date_of_loss: str
     date_reported: str
     description: str
@@ -159,6 +164,7 @@ def deciding_clauses(resolution: Resolution, answer: str) -> list[LetterClause]:
             kind=c.kind or "",
             pages=list(c.pages),
             text=c.text or "",
+            amended_by=c.amended_by,
         )
         for c in deciding_checks(resolution, sides_answering(resolution, answer))
     ]
@@ -181,7 +187,9 @@ def verified_facts(resolution: Resolution) -> list[LetterFact]:
 def plain_reason(answer: str, policy_id: str, clauses: list[LetterClause]) -> str:
     """The decision in plain words, naming the clauses it rests on."""
     named = "; ".join(
-        f"clause {c.clause_id} ({c.title})" if c.title else c.clause_id for c in clauses
+        " ".join(filter(None, (f"clause {c.clause_id}", c.amended_by)))
+        + (f" ({c.title})" if c.title else "")
+        for c in clauses
     )
     if answer == "covered" and clauses:
         return f"The loss you describe is covered by {named} of policy {policy_id}."
@@ -291,6 +299,7 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         claim_id=on_file.claim_id,
         claimant=claim.claimant,
         policy_id=claim.policy_id,
+        policy_number=claim.policy_number,
         date_of_loss=claim.date_of_loss.isoformat(),
         date_reported=claim.date_reported.isoformat(),
         description=claim.description,

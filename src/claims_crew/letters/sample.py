@@ -1,7 +1,8 @@
 """Sample letters that `config check` renders every template against.
 
 Between them they take each branch a template may have: an amount with its steps and none, facts
-and clauses and none, each kind of decider, a reviewer's reason and none. A name a template
+and clauses and none, a clause as the form prints it and one an endorsement amended, each kind
+of decider, a reviewer's reason and none. A name a template
 uses that a letter lacks then fails here, before any claimant's letter is written.
 """
 
@@ -22,6 +23,15 @@ _CLAUSE = LetterClause(
     kind="grant",
     pages=[2],
     text="(a) theft or attempted theft involving forcible and violent entry to the home;",
+)
+_AMENDED = LetterClause(
+    clause_id="4.2(b)",
+    title="",
+    kind="grant",
+    pages=[1],
+    text="(b) sudden and accidental discharge of water from a household appliance less than 10 "
+    "years old;",
+    amended_by="as amended by endorsement HM-E-07 (page 1)",
 )
 _FACT = LetterFact(
     name="cause",
@@ -84,5 +94,12 @@ def sample_letters() -> list[Letter]:
                 "decided_by": _by("adjudicator"),
             }
         ),
-        covered.model_copy(update={"amount": nothing, "decided_by": _by("rules")}),
+        covered.model_copy(
+            update={
+                "amount": nothing,
+                "policy_number": "HM-25-00417",
+                "clauses": [_AMENDED],
+                "decided_by": _by("rules"),
+            }
+        ),
     ]

@@ -25,6 +25,7 @@ from claims_crew.vocabulary import (
     FactName,
     FactStatus,
     Outcome,
+    QuoteStatus,
     ReasonCode,
     RuleName,
     Side,
@@ -40,14 +41,12 @@ class ClauseCheck(BaseModel):
     clause_id: str | None = Field(description="The policy's own id for it; null if not found.")
     title: str | None = None
     kind: str | None = None
-    status: Literal["verified", "clause_not_found", "quote_mismatch", "superseded"]
+    status: QuoteStatus
     supports_answer: bool = Field(description="The clause's kind can support the side's answer.")
     tool_sourced: bool = Field(description="policy_lookup returned it to this side's task.")
     quote: str = ""
     text: str | None = Field(None, description="The clause text as re-read from the PDF.")
-    pages: list[int] = Field(
-        default_factory=list, description="The PDF pages the clause is printed on, from 1."
-    )
+    pages: list[int] = Field(default_factory=list, description="The PDF pages it is on, from 1.")
     # Set when an endorsement in force changed it: how a letter cites it, and the form's words.
     amended_by: str | None = None
     original: str | None = None

@@ -1,7 +1,8 @@
 """Evidence: each side's cited clauses re-read and checked, and which came from the lookup tool.
 
-An agent's evidence holds only when every clause it cites exists, is quoted truly, and at least
-one is of a kind that can support its answer. Whether the clause came from policy_lookup or from
+An agent's evidence holds only when every clause it cites exists, is quoted truly from the
+wording in force (not from the form's words an endorsement replaced), and at least one is of a
+kind that can support its answer. Whether the clause came from policy_lookup or from
 the model's memory is recorded beside that, from the tool ledger alone: what an agent says about
 its own sources is never taken on trust. An automatic outcome needs more than evidence that
 holds: a supporting clause the tool returned (`looked_up_support`, applied by gates.py).
@@ -17,10 +18,17 @@ from collections.abc import Sequence
 from claims_crew.models import Claim, LedgerEntry
 from claims_crew.policy.ids import clause_key
 from claims_crew.records.resolution import ClauseCheck, SideReview
-from claims_crew.resolver.case import PolicyView
+from claims_crew.resolver.case import PolicyView, ReadClause
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.quotes import quote_in
-from claims_crew.vocabulary import ABSTENTION, REBUTTAL_TASK_OF, TASK_OF, ReasonCode, Side
+from claims_crew.vocabulary import (
+    ABSTENTION,
+    REBUTTAL_TASK_OF,
+    TASK_OF,
+    QuoteStatus,
+    ReasonCode,
+    Side,
+)
 
 
 def tool_sourced(ledger: Sequence[LedgerEntry], side: Side) -> frozenset[str]:
@@ -66,12 +74,14 @@ def review_side(
                 clause_id=clause.id,
                 title=clause.title,
                 kind=clause.kind,
-                status="verified" if quote_in(evidence.quote, clause.passage) else "quote_mismatch",
+                status=quote_status(evidence.quote, clause),
                 supports_answer=clause.kind in supporting,
                 tool_sourced=is_sourced,
                 quote=evidence.quote,
                 text=clause.text,
                 pages=list(clause.pages),
+                amended_by=clause.amended.cited() if clause.amended else None,
+                original=clause.amended.original if clause.amended else None,
             )
         )
     abstains = claim.answer == ABSTENTION
@@ -82,6 +92,8 @@ def review_side(
         codes.append("clause_not_found")
     if any(c.status == "quote_mismatch" for c in checks):
         codes.append("quote_mismatch")
+    if any(c.status == "superseded" for c in checks):
+        codes.append("superseded_wording")
     found = [c for c in checks if c.status != "clause_not_found"]
     if found and not abstains and not any(c.supports_answer for c in found):
         # Only a real clause can be of the wrong kind; a missing one is clause_not_found alone.
@@ -98,6 +110,18 @@ def review_side(
         facts_relied_on=list(claim.facts_relied_on),
         abstain_reason=claim.abstain_reason if abstains else None,
     )
+
+
+def quote_status(quote: str, clause: ReadClause) -> QuoteStatus:
+    """Verified when the quote is in the clause in force. A quote found only in the form's
+    words an endorsement replaced, deleted or set aside is "superseded": the policyholder's
+    contract no longer says it, so it holds no more than a misquote does, but a person is told
+    which wording it came from."""
+    if quote_in(quote, clause.passage):
+        return "verified"
+    if clause.original is not None and quote_in(quote, clause.original):
+        return "superseded"
+    return "quote_mismatch"
 
 
 def looked_up_support(review: SideReview) -> list[ClauseCheck]:

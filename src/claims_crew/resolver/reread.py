@@ -26,6 +26,10 @@ from claims_crew.resolver.exclusions import claim_words
 from claims_crew.resolver.payable import compute_payable
 from claims_crew.vocabulary import PAID_ANSWER
 
+# PolicyError codes that mean there is no such policy (a form, a file or an issued policy's
+# number), as opposed to one that exists and cannot be read.
+NOT_FOUND_CODES = frozenset({"not_found", "unknown_policy"})
+
 
 def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
     found = doc.lookup(citation)
@@ -39,27 +43,53 @@ def read_clause(doc: PolicyDocument, citation: str) -> ReadClause | None:
         doc.full_text(found.id),
         within,
         pages=tuple(found.pages),
+        amended=doc.amendments.get(found.id),
     )
 
 
-def policy_view(library: PolicyLibrary, policy_ref: str, citations: Iterable[str]) -> PolicyView:
+def open_wording(
+    library: PolicyLibrary, policy_ref: str, claim_file: ClaimFile | None
+) -> PolicyDocument:
+    """The wording a claim is decided on: its issued policy in force on the date of loss when
+    it names a policy number (library.for_claim), else the form. A `policy_ref` other than the
+    claim's own policy (a case file naming another form or a PDF path) is that wording alone:
+    the claim's endorsements amend its own form, not another."""
+    if claim_file is None or policy_ref != claim_file.policy_id:
+        return library.open(policy_ref)
+    return library.for_claim(
+        claim_file.policy_id, claim_file.policy_number, claim_file.date_of_loss
+    )
+
+
+def policy_view(
+    library: PolicyLibrary,
+    policy_ref: str,
+    citations: Iterable[str],
+    claim_file: ClaimFile | None = None,
+) -> PolicyView:
     """The policy by id (from index.yaml) or PDF path, with each citation looked up; by id,
-    the clauses carry the kinds as corrected in index.yaml (the library applies them)."""
+    the clauses carry the kinds as corrected in index.yaml (the library applies them). With the
+    claim file, the wording in force for it (open_wording), in force for its issued policy's
+    period; an unknown policy number is a policy not found."""
     entry = library.entries.get(policy_ref)
     try:
         path = library.path_of(policy_ref)
     except PolicyError:
         return PolicyView(policy_id=policy_ref, found=False)
     try:
-        doc = library.open(policy_ref)
+        doc = open_wording(library, policy_ref, claim_file)
     except PolicyError as exc:
-        found = exc.code != "not_found"
+        found = exc.code not in NOT_FOUND_CODES
         return PolicyView(policy_id=policy_ref, found=found, unreadable=exc.code if found else None)
+    start, end = (entry.in_force_from, entry.in_force_to) if entry else (None, None)
+    if doc.issued is not None:
+        # The policyholder's period of insurance, not the dates the form is sold between.
+        start, end = doc.issued.period.start, doc.issued.period.end
     return PolicyView(
         policy_id=policy_ref if entry is not None else path.name,
         found=True,
-        in_force_from=entry.in_force_from if entry else None,
-        in_force_to=entry.in_force_to if entry else None,
+        in_force_from=start,
+        in_force_to=end,
         sha256=doc.sha256,
         corrections_sha256=doc.corrections_sha256,
         clauses={c: read_clause(doc, c) for c in dict.fromkeys(citations)},
@@ -80,7 +110,7 @@ def fitting_exclusions(
     if not settings.check:
         return ()
     try:
-        doc = library.open(policy_ref)
+        doc = open_wording(library, policy_ref, claim_file)
     except PolicyError:
         return ()
     fits = fitting(
@@ -99,6 +129,7 @@ def fitting_exclusions(
                 f.clause.kind,
                 doc.full_text(f.clause.id),
                 pages=tuple(f.clause.pages),
+                amended=doc.amendments.get(f.clause.id),
             ),
             f.score,
             f.words,
@@ -109,15 +140,19 @@ def fitting_exclusions(
 
 
 def schedule_for(library: PolicyLibrary, ref: str, claim_file: ClaimFile) -> ScheduleSource:
-    """The schedule the claim is paid under, its clauses checked against the policy: one that
-    names a clause the policy lacks (a replaced PDF, a typo `config check` reports) gives no
-    schedule, so no amount is computed on limits that match nothing."""
+    """The schedule the claim is paid under, its clauses checked against the wording in force:
+    one that names a clause the policy lacks (a replaced PDF, a typo `config check` reports)
+    gives no schedule, so no amount is computed on limits that match nothing.
+
+    The claim's own schedule file when it names one, else its issued policy's declarations,
+    else the form's schedule in index.yaml."""
     entry = library.entries.get(ref)
-    found = find_schedule(library.root, ref, entry.schedule if entry else None, claim_file.schedule)
+    named = claim_file.schedule or _declarations(library, ref, claim_file)
+    found = find_schedule(library.root, ref, entry.schedule if entry else None, named)
     if found.schedule is None:
         return found
     try:
-        doc = library.open(ref)
+        doc = open_wording(library, ref, claim_file)
     except PolicyError as exc:
         return ScheduleSource(found.name, None, f"{ref} cannot be read: {exc.message}")
     refs = [r for item in found.schedule.items for r in (item.clause, item.section) if r]
@@ -126,6 +161,14 @@ def schedule_for(library: PolicyLibrary, ref: str, claim_file: ClaimFile) -> Sch
             found.name, None, f"{found.name} names clause(s) {ref} lacks: {', '.join(missing)}"
         )
     return found
+
+
+def _declarations(library: PolicyLibrary, ref: str, claim_file: ClaimFile) -> str | None:
+    """The schedule file of the claim's issued policy, when it names one on this form."""
+    issued = library.issued.get(claim_file.policy_number or "")
+    if issued is None or ref != claim_file.policy_id or issued.form != ref:
+        return None
+    return issued.declarations
 
 
 def read_case(
@@ -144,7 +187,7 @@ def read_case(
     policy is the claim file's unless `policy_ref` names another (an id or a PDF path)."""
     ref = policy_ref or claim_file.policy_id
     policy, fraud = answers
-    view = policy_view(library, ref, cited_clauses(policy, fraud))
+    view = policy_view(library, ref, cited_clauses(policy, fraud), claim_file)
     schedule = schedule_for(library, ref, claim_file)
     return Case(
         claim_file,
@@ -178,7 +221,7 @@ def person_payable(
     )
     within: tuple[str, ...] = ()
     try:
-        doc = library.open(claim_file.policy_id) if checks else None
+        doc = open_wording(library, claim_file.policy_id, claim_file) if checks else None
     except PolicyError:
         doc = None
     if doc is not None and (clause := read_clause(doc, checks[0].cited)) is not None:

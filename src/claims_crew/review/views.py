@@ -39,6 +39,7 @@ STATUS_LABELS = {
     "verified": "verified",
     "quote_mismatch": "misquoted",
     "clause_not_found": "not found",
+    "superseded": "superseded wording",
 }
 
 
@@ -210,6 +211,8 @@ def _side(
                 "tool_sourced": None,
                 "quote": e.quote,
                 "text": None,
+                "amended_by": None,
+                "original": None,
             }
             for e in claim.evidence
         ]

@@ -62,7 +62,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
     """
     claim = loaded.claim
     base = record_head(loaded, utc_now())
-    view = policy_view(settings.library, claim.policy_id, ())
+    view = policy_view(settings.library, claim.policy_id, (), claim)
     if (early := policy_checks(claim, view, settings.resolution)) is not None:
         return ClaimRecord(
             **base,
@@ -103,7 +103,14 @@ def _review_on(
         stages.start("crew")
         photos = claim_photos(loaded) if settings.intake_images else {}
         crew = ClaimsCrew(
-            claim.policy_id, llm_for, settings.library, settings.config_dir, photos, yaml_models
+            claim.policy_id,
+            llm_for,
+            settings.library,
+            settings.config_dir,
+            photos,
+            yaml_models,
+            policy_number=claim.policy_number,
+            date_of_loss=claim.date_of_loss,
         )
         spend = settings.rate_limit.spend if settings.rate_limit is not None else None
         ledger = ToolLedger({str(t.id) for t in crew.all_tasks()}, spend)

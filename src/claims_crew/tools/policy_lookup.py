@@ -4,6 +4,10 @@ Every answer names the clauses it returned on lines that start with ``clause_id:
 provenance code can tell from the tool's output alone which clauses an agent has really seen.
 Misses and unreadable policies come back as text the agent can act on, never as exceptions.
 
+Built for a claim, the tool reads the claim's wording in force (its issued policy's form with
+the endorsements effective on the date of loss applied), so an agent quotes the words the
+resolver re-reads; a clause an endorsement changed says which one, on an `amended_by:` line.
+
 The arguments take a clause id or search words, either one. CrewAI sends tools to providers as
 strict schemas, where every key is required and an unused one is null, so each of the two says
 so in its description; a call with neither is refused by the arguments' own validation, and
@@ -13,11 +17,14 @@ CrewAI hands that reason back to the agent as the tool's answer.
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from crewai.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from claims_crew.errors import PolicyError
+from claims_crew.policy.amend import Amendment
+from claims_crew.policy.changes import ChangeKind
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.schema_cache import SchemaCached
@@ -73,6 +80,9 @@ class PolicyLookupTool(BaseTool):
     allowed_policies: frozenset[str] | None = Field(
         None, description="When set, the only policy ids this tool will open."
     )
+    # The claim's issued policy and date of loss: the wording in force the tool reads.
+    policy_number: str | None = None
+    date_of_loss: date | None = None
     search_limit: int = 5
     _library: PolicyLibrary | None = PrivateAttr(None)
 
@@ -91,12 +101,18 @@ class PolicyLookupTool(BaseTool):
             allowed = ", ".join(sorted(self.allowed_policies))
             return f"Policy {policy_id!r} is not this claim's policy. Use policy_id {allowed}."
         try:
-            doc = self.library.open(policy_id)
+            doc = self._wording(policy_id)
         except PolicyError as exc:
             return f"Policy {policy_id!r} cannot be read [{exc.code}]: {exc.message}"
         if clause_id and clause_id.strip():
             return self._show(doc, policy_id, clause_id)
         return self._search(doc, policy_id, query or "")
+
+    def _wording(self, policy_id: str) -> PolicyDocument:
+        """The claim's wording in force when the tool was built for a claim, else the form."""
+        if self.date_of_loss is None:
+            return self.library.open(policy_id)
+        return self.library.for_claim(policy_id, self.policy_number, self.date_of_loss)
 
     def _show(self, doc: PolicyDocument, policy_id: str, reference: str) -> str:
         found = doc.lookup(reference)
@@ -107,6 +123,9 @@ class PolicyLookupTool(BaseTool):
                 + "Try one of those, or search by words with query."
             )
         text = doc.full_text(found.id)
+        amendment = doc.amendments.get(found.id)
+        if amendment is not None and amendment.kind == "delete":
+            text = f"[deleted {amendment.cited().removeprefix('as deleted ')}: no longer in force]"
         if len(text) > MAX_TEXT_CHARS:
             subs = ", ".join(c.id for c in doc.children(found.id))
             text = f"{text[:MAX_TEXT_CHARS]}\n[… cut; read its sub-clauses one by one: {subs}]"
@@ -118,7 +137,8 @@ class PolicyLookupTool(BaseTool):
             f"kind: {found.kind}\n"
             f"pages: {', '.join(map(str, found.pages))}\n"
             f"parent: {found.parent or '-'}\n"
-            f"text:\n{text}"
+            + (f"amended_by: {amended_by(amendment)}\n" if amendment else "")
+            + f"text:\n{text}"
         )
 
     def _search(self, doc: PolicyDocument, policy_id: str, query: str) -> str:
@@ -128,8 +148,26 @@ class PolicyLookupTool(BaseTool):
         lines = [f"Clauses of policy {policy_id} matching {query!r}, best first:"]
         lines += [
             f"clause_id: {h.clause.id} | kind: {h.clause.kind} | pages: "
-            f"{', '.join(map(str, h.clause.pages))} | {h.snippet}"
+            f"{', '.join(map(str, h.clause.pages))}"
+            + (f" | amended_by: {amended_by(a)}" if (a := doc.amendments.get(h.clause.id)) else "")
+            + f" | {h.snippet}"
             for h in hits
         ]
         lines.append("Look up a clause_id to read its exact text before citing it.")
         return "\n".join(lines)
+
+
+# What each kind of change did to the clause, as the tool's answer says it.
+DONE: dict[ChangeKind, str] = {
+    "replace": "replaced",
+    "add": "added",
+    "delete": "deleted",
+    "not_apply": "set aside",
+}
+
+
+def amended_by(amendment: Amendment) -> str:
+    """An endorsement's change as the tool names it: "endorsement HM-E-07 (page 1), replaced"
+    (where, from the letter's citation "as amended by endorsement HM-E-07 (page 1)")."""
+    where = amendment.cited().partition(" by ")[2]
+    return f"{where}, {DONE[amendment.kind]}"

@@ -7,7 +7,7 @@ rules after it to weigh.
 
 from __future__ import annotations
 
-from claims_crew.records.resolution import Resolution, SideReview
+from claims_crew.records.resolution import ClauseCheck, Resolution, SideReview
 from claims_crew.resolver.rules.context import Context
 from claims_crew.vocabulary import ReasonCode
 
@@ -28,10 +28,18 @@ def reread(context: Context) -> Resolution | None:
     return None
 
 
+def superseded(check: ClauseCheck) -> str:
+    """A clause quoted in words its endorsement took out: "4.2(b) (the quote is the form's
+    wording before it was amended by endorsement HM-E-07 (page 1))"."""
+    how = (check.amended_by or "as amended by an endorsement").removeprefix("as ")
+    return f"{check.cited} (the quote is the form's wording before it was {how})"
+
+
 def _describe(review: SideReview, code: ReasonCode) -> str:
     bad = {
         "clause_not_found": [c.cited for c in review.clauses if c.status == "clause_not_found"],
         "quote_mismatch": [c.cited for c in review.clauses if c.status == "quote_mismatch"],
+        "superseded_wording": [superseded(c) for c in review.clauses if c.status == "superseded"],
     }.get(code)
     if code == "no_evidence":
         return "cites no clause"

@@ -59,7 +59,7 @@ def hold_round(
             parsed.source_checked = source_checked(parsed, returned)
         revised[side] = parsed
     standing = [a if isinstance(a, Claim) else case.claim(s) for s, a in revised.items()]
-    view = policy_view(library, case.view.policy_id, cited_clauses(*standing))
+    view = policy_view(library, case.view.policy_id, cited_clauses(*standing), case.claim_file)
     case = replace(case, ledger=ledger.entries)
     case, decided = apply_round(case, config, resolution, shown, raw, revised, view)
     return raw, case, decided
