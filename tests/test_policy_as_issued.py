@@ -17,9 +17,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import ClauseCheck, Resolution
+from claims_crew.resolver.reread import schedule_for
 from tests.support.issued_policies import (
     AMENDED_WATER,
     EITHER_WATER,
@@ -293,6 +295,9 @@ def test_the_ride_share_collision_is_denied_on_the_mid_term_exclusion(
     tmp_path: Path,
 ) -> None:
     claim = sample_copy(tmp_path / "inbox", RIDE_SHARE_CLAIM, RIDE_SHARE_ESTIMATE)
+    # C-2005 names no schedule file: its issued policy's declarations are the schedule.
+    declarations = schedule_for(sample_library, AUTO, load_claim(claim).claim)
+    assert (declarations.name, declarations.problem) == ("lindqvist-declarations.yaml", None)
     resolution = _ride_share(openai_server, monkeypatch, sample_library, claim)
     assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "not_covered")
     ride_share = checks(resolution, RIDE_SHARE_CLAUSE)
