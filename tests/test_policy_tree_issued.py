@@ -89,3 +89,22 @@ def test_the_default_day_is_today_within_the_period_else_its_first_day() -> None
     assert default_day(policy, date(2025, 5, 5)) == date(2025, 5, 5)
     assert default_day(policy, date(2026, 5, 5)) == date(2025, 1, 1)
     assert default_day(policy, date(2024, 5, 5)) == date(2025, 1, 1)
+
+
+def test_changes_lists_what_the_reader_read_numbered_with_the_clause_reached() -> None:
+    payload = json.loads(_invoke("policy", "changes", "HM-E-09", "--json"))
+    assert payload["form"] == "HM-HOME-001" and payload["corrected"] is None
+    assert [(c["number"], c["kind"], c["clause"], c["page"]) for c in payload["changes"]] == [
+        (1, "add", "7", 1),
+        (2, "replace", "8.3", 1),
+    ]
+    assert payload["changes"][0]["text"].startswith("7.12 Hot tubs and spa pools")
+    out = _invoke("policy", "changes", "MA-E-12")
+    assert "MA-E-12 on MR-AUTO-001: 1 changes read" in out and "Section II.B" in out
+
+
+def test_changes_of_an_unknown_endorsement_is_an_error() -> None:
+    result = CliRunner().invoke(main, ["policy", "changes", "HM-E-00", "--json"])
+    assert result.exit_code != 0
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "unknown_endorsement" and "HM-E-07" in error["message"]

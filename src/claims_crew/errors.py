@@ -22,9 +22,11 @@ PolicyErrorCode = Literal[
     "ocr_failed",
     "ocr_unreviewed",
     # A policy as issued (policy/in_force.py): it, or an endorsement on it, is on another form
-    # than the one named; it names an endorsement policies/index.yaml does not list.
+    # than the one named; it names an endorsement policies/index.yaml does not list; an
+    # endorsement's change corrections name a change its reader did not give.
     "wrong_form",
     "unknown_endorsement",
+    "bad_correction",
 ]
 
 

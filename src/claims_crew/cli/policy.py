@@ -1,4 +1,5 @@
-"""`claims-crew policy clauses | show | search | tree`: the policy library, clause by clause.
+"""`claims-crew policy clauses | show | search | tree | changes`: the policy library, clause by
+clause, and the changes its endorsements make.
 
 The JSON shapes are a contract (docs/policy-library.md); they are built in policy/views.py.
 """
@@ -240,6 +241,66 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
 
     add(root, build_tree(doc.clauses))
     Console().print(root)
+
+
+@policy.command("changes")
+@click.argument("endorsement")
+@json_option
+@reports_errors
+def policy_changes(endorsement: str, as_json: bool) -> None:
+    """List the changes read from an endorsement (its form number in policies/index.yaml).
+
+    Each is numbered as its corrections name it, with the clause of the form its target
+    reaches; then the changes as its entry's corrections leave them, if it has any.
+    """
+    from claims_crew.policy.in_force import changes_of
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.policy.targets import find_target
+
+    library = PolicyLibrary()
+    read, corrected = changes_of(library, endorsement)
+    form = library.endorsements[endorsement].form
+    clauses = library.open(form, unreviewed_ocr=True).clauses
+
+    def rows(changes: list[Any]) -> list[dict[str, Any]]:
+        return [
+            {
+                "number": n,
+                "kind": c.kind,
+                "target": c.target,
+                "clause": found.id if (found := find_target(c.target, clauses)) else None,
+                "page": c.page,
+                "qualified": c.qualified,
+                "text": c.text,
+            }
+            for n, c in enumerate(changes, start=1)
+        ]
+
+    payload: dict[str, Any] = {"endorsement": endorsement, "form": form, "changes": rows(read)}
+    payload["corrected"] = (
+        rows(corrected) if library.endorsements[endorsement].corrections else None
+    )
+    if as_json:
+        emit_json(payload)
+        return
+    for title, listed in (("read", payload["changes"]), ("as corrected", payload["corrected"])):
+        if listed is None:
+            continue
+        table = Table(
+            title=f"{markup(endorsement)} on {markup(form)}: {len(listed)} changes {title}"
+        )
+        for column in ("#", "kind", "target", "clause", "page", "text"):
+            table.add_column(column, overflow="fold", no_wrap=column in ("#", "kind", "page"))
+        for row in listed:
+            table.add_row(
+                str(row["number"]),
+                row["kind"],
+                plain(row["target"]),
+                plain(row["clause"] or "NOT IN THE FORM"),
+                str(row["page"]),
+                plain(" ".join(row["text"].split())[:160]),
+            )
+        Console().print(table)
 
 
 def _ocr_reviewed(policy_id: str | None) -> bool:

@@ -127,6 +127,11 @@ def _references(
     return out
 
 
+def _named(exc: PolicyError, names: list[str]) -> str:
+    """The endorsement an error on an issued policy is about (its message names it)."""
+    return next((n for n in names if f"endorsement {n}:" in exc.message), names[0])
+
+
 def _unmatched_changes(
     policies_dir: Path, index: PolicyIndexFile, index_root: yaml.Node, issued: list[IssuedPolicy]
 ) -> list[Problem]:
@@ -139,15 +144,17 @@ def _unmatched_changes(
         return []  # the index's own check reports it
     name = f"{policies_dir.name}/index.yaml"
     found: dict[tuple[str, int], Unmatched] = {}
-    unread: dict[str, str] = {}
+    unread: dict[str, PolicyError] = {}
     carried: set[str] = set()
     for policy in issued:
         names = [e.endorsement for e in policy.endorsements]
+        if not names:
+            continue  # the form alone: its own checks are the index's
         last = max([e.effective for e in policy.endorsements], default=policy.period.start)
         try:
             doc = library.in_force(policy.form, policy.number, last)
         except PolicyError as exc:
-            unread.setdefault(names[0] if names else policy.form, exc.message)
+            unread.setdefault(_named(exc, names), exc)
             continue
         carried.update(names)
         found.update({(u.endorsement, u.number): u for u in doc.unmatched})
@@ -159,11 +166,14 @@ def _unmatched_changes(
                 {(u.endorsement, u.number): u for u in unmatched_alone(library, endorsement)}
             )
         except PolicyError as exc:
-            unread[endorsement] = exc.message
+            unread[endorsement] = exc
     problems: list[Problem] = []
-    for endorsement, message in unread.items():
-        key, line = locate(index_root, ["endorsements", endorsement, "file"])
-        problems.append(Problem(name, key, line, "endorsement_unreadable", message))
+    for endorsement, error in unread.items():
+        bad = error.code == "bad_correction"
+        at = ["endorsements", endorsement, "corrections" if bad else "file"]
+        key, line = locate(index_root, at)
+        code = "endorsement_correction_invalid" if bad else "endorsement_unreadable"
+        problems.append(Problem(name, key, line, code, error.message))
     for (endorsement, number), u in sorted(found.items()):
         form = index.endorsements[endorsement].form
         key, line = locate(index_root, ["endorsements", endorsement])

@@ -14,7 +14,9 @@ hash too, so a warm open reads each PDF's bytes to hash them but starts no PDF r
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import json
 import os
 import threading
@@ -35,7 +37,7 @@ from claims_crew.policy.cache import (
     write_index,
 )
 from claims_crew.policy.change_corrections import apply_change_corrections
-from claims_crew.policy.changes import read_changes
+from claims_crew.policy.changes import Change, read_changes
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import EndorsementEntry, EndorsementOnPolicy, IssuedPolicy
 
@@ -43,8 +45,18 @@ if TYPE_CHECKING:
     from claims_crew.policy.library import PolicyLibrary
 
 # Bump when the reader (changes.py) or amend.py would make something else of the same words, so
-# wordings in force built by the old code are rebuilt, not trusted.
+# wordings in force built by the old code are rebuilt, not trusted. The digest also holds a hash
+# of the modules' own source (_code_digest), so an edit nobody remembered to bump rebuilds too.
 READER_VERSION = "1"
+_READING_MODULES = (
+    "amend",
+    "changes",
+    "change_corrections",
+    "change_phrases",
+    "change_targets",
+    "endorsement_pages",
+    "targets",
+)
 
 _AMENDMENTS = TypeAdapter(dict[str, Amendment])
 _UNMATCHED = TypeAdapter(list[Unmatched])
@@ -122,6 +134,18 @@ def _read(
     return _Endorsement(on_policy, entry, path, data, hashlib.sha256(data).hexdigest())
 
 
+def changes_of(library: PolicyLibrary, name: str) -> tuple[list[Change], list[Change]]:
+    """What the reader reads in endorsement `name` (numbered from 1, as corrections name them),
+    and the changes as its entry's corrections leave them."""
+    entry = library.endorsements.get(name)
+    if entry is None:
+        known = ", ".join(sorted(library.endorsements)) or "none"
+        raise PolicyError("unknown_endorsement", f"no endorsement {name!r} (known: {known})")
+    on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
+    read = _read(library, on_policy, entry)
+    return read_changes(_endorsement_pages(library, read)), list(_changes(library, read).changes)
+
+
 def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
     """The changes of endorsement `name` whose target its form lacks, applied to the form on
     its own (config check reads the endorsements no issued policy carries this way)."""
@@ -131,10 +155,22 @@ def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
     return amend(form.clauses, [_changes(library, _read(library, on_policy, entry))]).unmatched
 
 
+@functools.cache
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    for name in _READING_MODULES:
+        module = importlib.import_module(f"claims_crew.policy.{name}")
+        try:
+            digest.update(Path(module.__file__ or name).read_bytes())
+        except OSError:  # no source beside it (a frozen build): the version alone counts
+            digest.update(name.encode())
+    return digest.hexdigest()
+
+
 def wording_digest(form: PolicyDocument, endorsements: list[_Endorsement]) -> str:
     """What the wording in force depends on, as one hash."""
     parts = {
-        "reader": READER_VERSION,
+        "reader": [READER_VERSION, _code_digest()],
         "form": form.sha256,
         "form_corrections": form.corrections_sha256,
         "endorsements": [
@@ -189,10 +225,15 @@ def _stored(doc: PolicyDocument) -> StoredIndex:
 
 def _changes(library: PolicyLibrary, endorsement: _Endorsement) -> EndorsementChanges:
     pages = _endorsement_pages(library, endorsement)
+    on = endorsement.on_policy
     changes = read_changes(pages)
     if corrections := endorsement.entry.corrections:
-        changes = apply_change_corrections(changes, corrections)
-    on = endorsement.on_policy
+        try:
+            changes = apply_change_corrections(changes, corrections)
+        except ValueError as exc:
+            raise PolicyError(
+                "bad_correction", f"endorsement {on.endorsement}: corrections: {exc}"
+            ) from exc
     return EndorsementChanges(on.endorsement, endorsement.entry.title, on.effective, changes)
 
 
