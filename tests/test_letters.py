@@ -25,15 +25,12 @@ from claims_crew.store import Store
 from claims_crew.store.base import default_path
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
 from tests.support.crew import (
-    FRAUD_EXCLUDED,
-    KNOWN_START,
-    POLICY_COVERED,
     Script,
     intake_facts,
     water_claim_saying_when,
     water_script,
 )
-from tests.support.letters import decided, letter, pdf_text
+from tests.support.letters import adjudicated_water, decided, letter, pdf_text
 from tests.support.paths import ROOT
 
 INBOX = ROOT / "claims" / "inbox"
@@ -160,14 +157,7 @@ def test_an_adjudicated_claim_names_the_model_and_the_rule_that_checked_it(
 ) -> None:
     """The water claim saying when the leak began: both readings hold, the adjudicator picks
     the policy agent's, and the code checks its answer."""
-    ruling = {"choice": "policy", "reason": "A sudden leak: 4.2(b).", "evidence": ["4.2(b)"]}
-    script = Script(
-        intake=[final(KNOWN_START)],
-        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
-        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
-        adjudicator=[final(ruling)],
-    )
-    store = decide(sample_library, water_claim_saying_when(tmp_path / "inbox"), script)
+    store = decide(sample_library, water_claim_saying_when(tmp_path / "inbox"), adjudicated_water())
     code, shown, err = letter("C-1042")
     assert code == 0, err
     text = shown.decode("utf-8")

@@ -11,12 +11,10 @@ from pathlib import Path
 import pytest
 
 from claims_crew.letters.content import LetterClause, plain_reason
-from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
-from tests.support.crew import FRAUD_EXCLUDED, KNOWN_START, POLICY_COVERED, Script
 from tests.support.crew import water_claim_saying_when as water_claim
 from tests.support.in_force import issued_by_hand
-from tests.support.letters import decided, letter, pdf_text
+from tests.support.letters import adjudicated_water, decided, letter, pdf_text
 from tests.support.paths import SAMPLE_POLICIES
 
 CITED = "Clause 4.2(b) as amended by endorsement HM-E-07 (page 1)"
@@ -35,14 +33,7 @@ def _decided(library: PolicyLibrary, tmp_path: Path) -> None:
     path = water_claim(tmp_path / "inbox")
     data = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**data, "policy_number": "HM-25-00417"}), encoding="utf-8")
-    ruling = {"choice": "policy", "reason": "A sudden leak: 4.2(b).", "evidence": ["4.2(b)"]}
-    script = Script(
-        intake=[final(KNOWN_START)],
-        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
-        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
-        adjudicator=[final(ruling)],
-    )
-    decided(library, path, script)
+    decided(library, path, adjudicated_water())
 
 
 def test_every_format_cites_the_endorsement_and_quotes_the_words_in_force(

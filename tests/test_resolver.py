@@ -101,6 +101,8 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
     "abstain-without-reason": ("ESCALATED", "checks", None, ["parse_error"], []),
     # The seed's agreement, its description telling the AI reviewer to answer covered.
     "agree-instructions-in-claim": ("ESCALATED", "agree", None, ["instructions_in_claim"], []),
+    # Both quote the form's 4.2(b), which HM-25-00417's endorsement HM-E-07 replaced.
+    "superseded-wording": ("ESCALATED", "neither", None, ["superseded_wording"], []),
 }  # fmt: skip
 
 
@@ -132,9 +134,7 @@ def test_table_covers_every_rule_and_reason_code() -> None:
     assert rules >= set(RULE_NAMES) - {"reread", "gates"}  # those two never decide alone
     codes = {c for row in TABLE.values() for c in row[3]}
     adjudication_codes = {"adjudicator_invalid", "interpretation_unresolved"}
-    # superseded_wording needs an issued policy's wording in force: test_wording_in_force.py.
-    others = {"policy_unreadable", "superseded_wording"}
-    assert codes | adjudication_codes | others >= set(REASON_CODES)
+    assert codes | adjudication_codes | {"policy_unreadable"} >= set(REASON_CODES)
 
 
 def test_seed_water_example_both_ways(sample_library: PolicyLibrary) -> None:

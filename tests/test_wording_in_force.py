@@ -106,21 +106,23 @@ def test_the_issued_policy_period_decides_in_force(library: PolicyLibrary) -> No
 
 
 @pytest.mark.parametrize(
-    ("changes", "code"),
+    ("number", "code", "unreadable"),
     [
-        ({"policy_number": "HM-25-99999"}, "policy_not_found"),  # no such issued policy
-        ({"policy_number": "MA-25-0193"}, "policy_not_found"),  # issued on another form
+        ("HM-25-99999", "policy_not_found", None),  # no such issued policy
+        ("MA-25-0193", "policy_unreadable", "wrong_form"),  # issued on the auto form
     ],
 )
 def test_an_unknown_or_mismatched_policy_number_escalates(
-    library: PolicyLibrary, changes: dict[str, object], code: str
+    sample_library: PolicyLibrary, number: str, code: str, unreadable: str | None
 ) -> None:
-    bad = claim(**changes)
-    view = policy_view(library, "HM-HOME-001", ["4.2(b)"], bad)
-    assert not view.found and view.unreadable is None
+    """On the sample policies as issued, read by the library itself."""
+    bad = claim(number)
+    view = policy_view(sample_library, "HM-HOME-001", ["4.2(b)"], bad)
+    assert view.found is (unreadable is not None) and view.unreadable == unreadable
     early = policy_checks(bad, view, RULES)
     assert early is not None and early.outcome == "ESCALATED" and early.reason_codes == [code]
-    assert fitting_exclusions(library, "HM-HOME-001", bad, _facts(), RULES) == ()
+    assert f"(policy number {number})" in early.trail[0].detail
+    assert fitting_exclusions(sample_library, "HM-HOME-001", bad, _facts(), RULES) == ()
 
 
 def test_an_unreadable_wording_in_force_is_policy_unreadable(
@@ -232,3 +234,31 @@ def test_a_case_is_not_decided_on_the_replaced_wording(
     assert kept.outcome == "ACCEPTED"
     (check,) = kept.sides["policy"].clauses
     assert check.amended_by == "as amended by endorsement HM-E-07 (page 1)"
+
+
+# ---- on the sample policies as issued ----------------------------------------------------------
+
+
+def test_the_sample_home_policy_in_force_on_each_side_of_its_mid_term_endorsement(
+    sample_library: PolicyLibrary,
+) -> None:
+    """HM-25-00417: HM-E-07 from the start, HM-E-09 (7.12 added) from 2025-07-01."""
+    march = policy_view(sample_library, "HM-HOME-001", ["4.2(b)", "7.12"], claim())
+    water = march.clauses["4.2(b)"]
+    assert water is not None and water.amended is not None
+    assert water.amended.cited() == "as amended by endorsement HM-E-07 (page 1)"
+    assert "less than 10 years old" in water.text
+    assert march.clauses["7.12"] is None  # not yet added
+    august = claim(date_of_loss="2025-08-10", date_reported="2025-08-11")
+    view = policy_view(sample_library, "HM-HOME-001", ["7.12"], august)
+    hot_tub = view.clauses["7.12"]
+    assert hot_tub is not None and hot_tub.kind == "exclusion"
+    assert hot_tub.amended is not None and hot_tub.amended.kind == "add"
+
+
+def test_the_sample_auto_policy_is_paid_under_its_declarations(
+    sample_library: PolicyLibrary,
+) -> None:
+    auto = claim("MA-25-0193", policy_id="MR-AUTO-001", currency="USD", date_of_loss="2025-10-02")
+    source = schedule_for(sample_library, "MR-AUTO-001", auto)
+    assert source.name == "lindqvist-declarations.yaml" and source.schedule is not None

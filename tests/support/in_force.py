@@ -83,13 +83,16 @@ def home_in_force(form: PolicyDocument, delete_7_11: bool = False) -> PolicyDocu
 def issued_by_hand(library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch) -> PolicyLibrary:
     """`library` with two issued policies whose wording in force is made by hand: HM-25-00417's
     (home_in_force, 7.11 deleted too) and MA-25-0193's, the form as it is with its declarations.
-    Another number, or one on another form, is an unknown policy."""
+    Another number is an unknown policy; one on another form, the wrong form (as the library
+    says them)."""
     library.issued = {ISSUED.number: ISSUED, AUTO.number: AUTO}
 
     def in_force(self: PolicyLibrary, policy_id: str, number: str, on: date) -> PolicyDocument:
         issued = self.issued.get(number)
-        if issued is None or issued.form != policy_id:
-            raise PolicyError("unknown_policy", f"no issued policy {number} on {policy_id}")
+        if issued is None:
+            raise PolicyError("unknown_policy", f"no issued policy {number}")
+        if issued.form != policy_id:
+            raise PolicyError("wrong_form", f"{number} is issued on form {issued.form}")
         form = self.open(policy_id)
         if number == ISSUED.number:
             return home_in_force(form, delete_7_11=True)

@@ -10,11 +10,12 @@ from pypdf import PdfReader
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.crew_review import review_claim
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
-from tests.support.crew import Script
+from tests.support.crew import FRAUD_EXCLUDED, KNOWN_START, POLICY_COVERED, Script
 from tests.support.paths import ROOT
 
 
@@ -30,6 +31,18 @@ def decided(library: PolicyLibrary, path: Path, script: Script) -> Store:
     assert record.resolution is not None, record.error
     store.record(record, None, loaded)
     return store
+
+
+def adjudicated_water() -> Script:
+    """The water claim saying when the leak began: the policy agent looks 4.2(b) up and answers
+    covered, the fraud agent cites 7.1, and the adjudicator picks the policy agent's reading."""
+    ruling = {"choice": "policy", "reason": "A sudden leak: 4.2(b).", "evidence": ["4.2(b)"]}
+    return Script(
+        intake=[final(KNOWN_START)],
+        policy=[lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED)],
+        fraud=[lookup("HM-HOME-001", "7.1"), final(FRAUD_EXCLUDED)],
+        adjudicator=[final(ruling)],
+    )
 
 
 def letter(*args: str) -> tuple[int, bytes, str]:

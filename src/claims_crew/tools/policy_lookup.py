@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from claims_crew.errors import PolicyError
 from claims_crew.policy.amend import Amendment
+from claims_crew.policy.changes import ChangeKind
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.schema_cache import SchemaCached
@@ -156,9 +157,17 @@ class PolicyLookupTool(BaseTool):
         return "\n".join(lines)
 
 
+# What each kind of change did to the clause, as the tool's answer says it.
+DONE: dict[ChangeKind, str] = {
+    "replace": "replaced",
+    "add": "added",
+    "delete": "deleted",
+    "not_apply": "set aside",
+}
+
+
 def amended_by(amendment: Amendment) -> str:
-    """An endorsement's change as the tool names it: "endorsement HM-E-07 (page 1), replaced"."""
-    pages = ", ".join(map(str, amendment.pages))
-    word = "page" if len(amendment.pages) == 1 else "pages"
-    done = {"replace": "replaced", "add": "added", "delete": "deleted", "not_apply": "set aside"}
-    return f"endorsement {amendment.endorsement} ({word} {pages}), {done[amendment.kind]}"
+    """An endorsement's change as the tool names it: "endorsement HM-E-07 (page 1), replaced"
+    (where, from the letter's citation "as amended by endorsement HM-E-07 (page 1)")."""
+    where = amendment.cited().partition(" by ")[2]
+    return f"{where}, {DONE[amendment.kind]}"

@@ -89,10 +89,12 @@ def _abstention_problem(claim: Claim) -> str | None:
 
 
 def _policy_problems(claim_file: ClaimFile, view: PolicyView) -> list[tuple[ReasonCode, str]]:
+    # An issued policy's number is named: it, not the form, may be what is unknown or wrong.
+    number = f" (policy number {claim_file.policy_number})" if claim_file.policy_number else ""
     if view.unreadable is not None:
-        return [("policy_unreadable", f"policy {view.policy_id}: {view.unreadable}")]
+        return [("policy_unreadable", f"policy {view.policy_id}{number}: {view.unreadable}")]
     if not view.found:
-        return [("policy_not_found", f"policy {view.policy_id} is not in the library")]
+        return [("policy_not_found", f"policy {view.policy_id}{number} is not in the library")]
     if not view.in_force_on(claim_file.date_of_loss):
         return [
             (
