@@ -151,3 +151,15 @@ def test_a_malformed_or_misnamed_issued_file_is_reported(tmp_path: Path) -> None
         ("policies/issued/X-3.yaml", "bad_issued_policy"),
         ("policies/issued/X-5.yaml", "issued_number_mismatch"),
     ]
+
+
+def test_before_a_run_the_references_are_checked_but_no_pdf_is_read(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    _with_endorsement(folder)  # a change the form lacks: found only by reading its PDF
+    _write_issued(
+        folder,
+        "X-7",
+        "number: X-7\nform: HM-HOME-009\nperiod: {from: 2025-01-01, to: 2025-12-31}\n",
+    )
+    problems = check_config(ROOT / "config", folder, schedules=False)
+    assert [p.code for p in problems if p.file.startswith("policies/")] == ["issued_form_unknown"]

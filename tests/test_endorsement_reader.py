@@ -11,7 +11,7 @@ from claims_crew.policy.change_targets import reduce_reference
 from claims_crew.policy.changes import Change, read_changes
 from claims_crew.policy.document import LookupMiss
 from claims_crew.policy.library import PolicyLibrary, extract_pages
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, SAMPLE_POLICIES
 from tests.support.scripts import load_script
 
 OPENING = (
@@ -201,6 +201,17 @@ def test_does_not_apply_whole_and_in_part() -> None:
         ("The following exclusion is added:", "add", ""),
         ("Coverage A.1. is amended by the addition of paragraph h., as follows:", "add", "A.1"),
         ("Exclusion 9. is modified to include the following:", "add", "9"),
+        ("Coverage A.3., Glass Breakage, replaced by the following:", "replace", "A.3"),
+        ("The following is hereby inserted following item A. of Section II:", "add", "A"),
+        ("The following extension is added under item A. Coverage of Section III:", "add", "A"),
+        ("Part A is changed by adding the following exclusions:", "add", "Part A"),
+        ("Paragraph a. of the Pollution Exclusion applies only to contracts.", "not_apply", "a"),
+        (
+            "B. Changes In Definitions\nFor the purposes of this endorsement, Paragraph D. of "
+            "the Definitions Section is replaced by the following:",
+            "replace",
+            "D",
+        ),
     ],
 )
 def test_phrase_variants(printed: str, kind: str, target: str) -> None:
@@ -245,3 +256,39 @@ def test_changed_as_follows_heads_its_items() -> None:
 )
 def test_no_changes_where_none_are_stated(pages: list[str]) -> None:
     assert read_changes(pages) == []
+
+
+def test_references_to_the_endorsements_own_words_are_not_changes() -> None:
+    pages = [
+        "Exclusion B.1. is replaced by the following:\n"
+        "a. Injury you intend.\nb. Damage you intend.\n"
+        "Paragraphs a. and b. above do not apply to acts to protect persons.\n"
+        "This insurance does not apply to racing.\n"
+    ]
+    [change] = read_changes(pages)
+    assert (change.kind, change.target) == ("replace", "B.1")
+    assert change.text.endswith("This insurance does not apply to racing.")
+
+
+SAMPLE_ENDORSEMENTS = [
+    ("hm_e07_escape_of_water.pdf", "HM-HOME-001", [("replace", "4.2(b)")]),
+    ("hm_e09_hot_tubs.pdf", "HM-HOME-001", [("add", "7"), ("replace", "8.3")]),
+    ("ma_e12_ride_sharing.pdf", "MR-AUTO-001", [("add", "Section II.B")]),
+]
+
+
+@pytest.mark.parametrize(("name", "policy_id", "expected"), SAMPLE_ENDORSEMENTS)
+def test_sample_endorsement_pdfs(
+    sample_library: PolicyLibrary, name: str, policy_id: str, expected: list[tuple[str, str]]
+) -> None:
+    """The sample endorsements as built (policies/endorsements/), read as the library reads
+    them: every change found, no footer in its words, its target a clause of the form."""
+    path = SAMPLE_POLICIES / "endorsements" / name
+    if not path.exists():
+        pytest.skip(f"{path} is not built in this checkout")
+    changes = read_changes(extract_pages(path, path.read_bytes()))
+    assert _pairs(changes) == expected
+    form = sample_library.open(policy_id)
+    for change in changes:
+        assert "Page 1 of" not in change.text and change.text
+        assert not isinstance(form.lookup(change.target), LookupMiss), change

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
@@ -108,3 +109,13 @@ def test_changes_of_an_unknown_endorsement_is_an_error() -> None:
     assert result.exit_code != 0
     error = json.loads(result.stdout)["error"]
     assert error["code"] == "unknown_endorsement" and "HM-E-07" in error["message"]
+
+
+def test_the_tree_page_marks_amended_clauses_with_the_forms_words(tmp_path: Path) -> None:
+    page = tmp_path / "tree.html"
+    _invoke("policy", "tree", "HM-25-00417", "--on", "2025-03-10", "--html", str(page))
+    html = page.read_text(encoding="utf-8")
+    assert "HM-E-07 p.1 replaced" in html and "HM-E-09" not in html
+    assert html.count("<summary>The form's words</summary>") == 1
+    assert "less than 10 years old" in html
+    assert html.count('class="page-break"') == 5  # the form's pages, none added

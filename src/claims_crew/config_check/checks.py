@@ -34,13 +34,13 @@ from claims_crew.config_check.crewai_facts import (
     model_setting_hint,
 )
 from claims_crew.config_check.desk import check_desk
+from claims_crew.config_check.issued import opening_pdfs
 from claims_crew.config_check.letters import check_letters
 from claims_crew.config_check.policies import check_policy_index
 from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
 from claims_crew.config_check.reason_codes import check_reason_codes
 from claims_crew.config_check.resolution import check_resolution
-from claims_crew.config_check.schedules import check_schedules
 from claims_crew.config_check.source import (
     Loaded,
     line_of,
@@ -351,7 +351,7 @@ def check_config(
 ) -> list[Problem]:
     """Every problem in config/agents.yaml, tasks.yaml, resolution.yaml and, when there,
     prices.yaml and reason_codes.yaml, file by file; then policies/index.yaml and, unless
-    `schedules` is false, the schedules."""
+    `schedules` is false, what opens the PDFs: schedules and endorsements' changes."""
     folder = config_dir if config_dir is not None else settings.config_dir()
     problems: list[Problem] = []
     agents = load_file(folder, "agents.yaml", problems)
@@ -380,7 +380,7 @@ def check_config(
     in_config = [p.placed(folder) for p in ordered + check_letters(folder)]
     # policies/index.yaml last: its kind corrections decide claims as much as the config does.
     policies = policies_dir or settings.policies_dir()
-    of_policies = check_policy_index(policies) + (check_schedules(policies) if schedules else [])
+    of_policies = check_policy_index(policies) + (opening_pdfs(policies) if schedules else [])
     return in_config + [p.placed(policies.parent) for p in of_policies]
 
 

@@ -10,7 +10,9 @@ replace or narrow goes on deciding claims in the form's words. So every endorsem
 are read and applied, each on the issued policies that carry it (in their order, so a change to
 a clause an earlier endorsement added counts as found), else to its form alone; one the form
 lacks is an error on the endorsement's entry, naming the change, the target and the form.
-Reading them opens the PDFs; the first check builds the indexes later runs reuse.
+Reading them opens the PDFs, so, like the schedules' checks, it is left out of the check a run
+makes before it starts (`opening_pdfs`); `config check` makes it, and the first check builds
+the indexes later runs reuse.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import yaml
 from pydantic import ValidationError
 
 from claims_crew.config_check.problems import Problem
+from claims_crew.config_check.schedules import check_schedules
 from claims_crew.config_check.source import load_file, locate
 from claims_crew.errors import ConfigError, PolicyError
 from claims_crew.policy.amend import Unmatched
@@ -29,10 +32,33 @@ from claims_crew.policy.library import PolicyIndexFile, PolicyLibrary
 from claims_crew.policy.schedule import schedules_dir
 
 
-def check_issued(
-    policies_dir: Path, index: PolicyIndexFile, index_root: yaml.Node
-) -> list[Problem]:
-    """Every problem in policies/issued/ and in the endorsements' changes."""
+def opening_pdfs(policies_dir: Path) -> list[Problem]:
+    """The checks that open the policies' PDFs, left out before a run (check_or_raise): the
+    schedules' clauses, and the endorsements' changes against their forms."""
+    problems = check_schedules(policies_dir)
+    name = f"{policies_dir.name}/index.yaml"
+    if not (policies_dir / "index.yaml").exists():
+        return problems
+    loaded = load_file(policies_dir.parent, name, [])
+    if loaded is None:
+        return problems
+    try:
+        index = PolicyIndexFile.model_validate(loaded.data or {})
+    except ValidationError:
+        return problems  # the index's own check reports it
+    issued, found = _issued(policies_dir, index)
+    if any(p.severity == "error" for p in found):
+        return problems  # the library refuses a folder it cannot read; those come first
+    return problems + _unmatched_changes(policies_dir, index, loaded.root, issued)
+
+
+def check_issued(policies_dir: Path, index: PolicyIndexFile) -> list[Problem]:
+    """Every problem in policies/issued/: what each policy names must exist and fit it."""
+    return _issued(policies_dir, index)[1]
+
+
+def _issued(policies_dir: Path, index: PolicyIndexFile) -> tuple[list[IssuedPolicy], list[Problem]]:
+    """The issued policies that pass, and the problems of those that do not."""
     problems: list[Problem] = []
     issued: list[IssuedPolicy] = []
     folder = issued_dir(policies_dir)
@@ -54,9 +80,7 @@ def check_issued(
         problems += found
         if not found:
             issued.append(policy)
-    if any(p.severity == "error" for p in problems):
-        return problems  # the library refuses a folder it cannot read; fix these first
-    return problems + _unmatched_changes(policies_dir, index, index_root, issued)
+    return issued, problems
 
 
 def _references(

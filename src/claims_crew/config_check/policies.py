@@ -55,7 +55,7 @@ def check_policy_index(policies_dir: Path) -> list[Problem]:
         index = PolicyIndexFile.model_validate(loaded.data)
     except ValidationError as exc:
         return problems + [_shape_problem(name, loaded.root, e) for e in exc.errors()]
-    problems += check_issued(policies_dir, index, loaded.root)
+    problems += check_issued(policies_dir, index)
     try:
         library = PolicyLibrary(root=policies_dir)
     except ConfigError as exc:  # an issued policy's file, which check_issued has reported

@@ -80,7 +80,9 @@ def amend(form_clauses: Sequence[Clause], in_force: Sequence[EndorsementChanges]
     unmatched: list[Unmatched] = []
     for entry in in_force:
         for number, change in enumerate(entry.changes, start=1):
-            target = find_target(change.target, tree.clauses) if change.target else None
+            target = (
+                find_target(change.target, tree.clauses, change.within) if change.target else None
+            )
             if target is None:
                 why = (
                     "it names no clause"
@@ -195,12 +197,13 @@ def _added_id(
     if m is None:
         return fallback
     label = m["label"].rstrip(".")
+    bare = label.strip("()")
     if _DECIMAL_ID.fullmatch(label):
         new_id = label
-    elif label.startswith("("):
-        new_id = f"{target.id}{label}"
+    elif label.startswith("(") or bare.islower():  # as the segmenter writes them: "A.1(d)"
+        new_id = f"{target.id}({bare})"
     else:
-        new_id = f"{target.id}.{label.rstrip(')')}"
+        new_id = f"{target.id}.{bare}"
     return fallback if any(c.id == new_id for c in tree) else new_id
 
 

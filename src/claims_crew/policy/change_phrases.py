@@ -3,19 +3,25 @@
 The phrases, each with its variants (case and line breaks do not matter):
 
 - replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by",
-  "X is replaced in its entirety by", "The following replaces X", "… is substituted for X";
+  "X is replaced in its entirety by", "X, replaced by" (the "is" left out), "The following
+  replaces X", "The following is substituted for X";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
-- add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to X]",
-  "X is amended (modified) by the addition of paragraph(s) …, as follows:", "X is amended to
-  add (include) the following:";
-- not_apply: "X does (do) not apply" (whole), "X does not apply to …" (in part);
-- heading: "X is (are) changed (amended, modified, revised) as follows:", "The following
-  revisions are made to X:" — the items listed under it hold the changes.
+- add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
+  under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
+  the addition of paragraph(s) …, as follows:", "X is changed by adding the following …:",
+  "X is amended to add (include) the following:";
+- not_apply: "X does (do) not apply" (whole), "X does not apply to …", "X applies only to …"
+  (in part);
+- heading: "X is (are) changed (amended, modified, revised) [for …] [as follows]:", "The
+  following revisions are made to X:" — the items listed under it hold the changes.
 
 X printed before the phrase runs back to the start of its sentence or list item; X printed after
 it runs to the colon (or the sentence's end). A reference that is not a clause of the form —
 "This exclusion does not apply to …", "the vehicle is deleted" in an endorsement's own wording —
-is not a change: X must name a clause by a number, or by words in capitals.
+"Paragraphs a. and b. above do not apply" — is not a change: X must name a clause by a number,
+or by words in capitals, and not point at the endorsement's own words (this, above, below, we).
+An opening that says when the change applies ("For the purposes of this endorsement, …") is
+not part of X.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from claims_crew.policy.change_targets import _NUMBER, _ROMAN
+from claims_crew.policy.change_targets import NUMBER, ROMAN, after_when
 
 ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
@@ -35,7 +41,8 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "replace",
         re.compile(
-            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:deleted"
+            # ", replaced by": real endorsements drop the "is" now and then (AU1001).
+            r"(?:\s+(?:is|are)|,)\s+(?:hereby\s+)?(?:deleted"
             + _ENTIRETY
             + r"\s+and\s+)?replaced"
             + _ENTIRETY
@@ -58,16 +65,19 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "add",
         re.compile(
             r"\s+(?:is|are)\s+(?:hereby\s+)?(?:amended|modified|changed|revised|supplemented)"
-            r"\s+(?:by\s+(?:the\s+)?(?:addition|adding)\s+of|to\s+(?:add|include))\b[^:]{0,160}?:",
+            r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b[^:]{0,160}?:",
             _F,
         ),
     ),
     ("not_apply", re.compile(r"\s+(?:does|do|shall)\s+not\s+apply\b(?P<to>\s+to\b)?", _F)),
+    # "Paragraph a. of the Pollution Exclusion applies only to …": it does not apply otherwise.
+    ("not_apply", re.compile(r"\s+(?:applies|apply)\s+only(?P<to>\s+to\b)", _F)),
     (
         "heading",
         re.compile(
-            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:changed|amended|modified|revised)\s+as\s+follows"
-            r"\s*:",
+            # "… are changed:", "The Conditions are changed for Auto Medical Payments as follows:"
+            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:changed|amended|modified|revised)"
+            r"(?:\s+for\s+[^:.]{1,80}?)?(?:\s+as\s+follows)?\s*:",
             _F,
         ),
     ),
@@ -78,7 +88,7 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "add",
         re.compile(
             r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w-]+){0,4}?\s+(?:is|are)\s+(?:hereby\s+)?"
-            r"added\b(?P<to>\s+to\b)?",
+            r"(?:added|inserted)\b(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
             _F,
         ),
     ),
@@ -98,6 +108,8 @@ _NOT_A_REFERENCE = re.compile(
     r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
     _F,
 )
+# Words that show a reference is to the endorsement's own text, not to the form's.
+_OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 _MAX_REF = 300
 
@@ -124,7 +136,7 @@ def _is_boundary(text: str, dot: int) -> bool:
     line_start = text.rfind("\n", 0, dot) + 1
     token_start = max(text.rfind(" ", 0, dot), line_start - 1) + 1
     token = text[token_start:dot]
-    numbered = bool(_NUMBER.fullmatch(token) or _ROMAN.fullmatch(token))
+    numbered = bool(NUMBER.fullmatch(token) or ROMAN.fullmatch(token))
     # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends.
     return not numbered or token_start == line_start
 
@@ -174,11 +186,13 @@ def unit_start(text: str, start: int) -> int:
 
 
 def _plausible(reference: str) -> bool:
-    words = _LABEL.sub("", " ".join(reference.split()), count=1)
+    words = after_when(_LABEL.sub("", " ".join(after_when(reference).split()), count=1))
     words = re.sub(r"^the\s+", "", words, flags=_F)
     if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
         return False
-    has_number = any(_NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
+    if _OWN_WORDS.search(words):
+        return False  # "Paragraphs a. and b. above", "C. Exclusions This insurance"
+    has_number = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
     return has_number or any(w[:1].isupper() for w in words.split())
 
 

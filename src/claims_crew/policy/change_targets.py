@@ -37,27 +37,35 @@ _KIND_WORDS = frozenset(
 )
 _KEEP_WORD = frozenset({"section", "sections", "part", "parts"})  # kept before I, II, B …
 _PART = r"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{1,4}\))"
-_NUMBER = re.compile(
+NUMBER = re.compile(
     rf"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{{1,4}}\))(?:\.{_PART}|\([A-Za-z0-9]{{1,4}}\))*\.?"
 )
-_ROMAN = re.compile(r"[IVX]{1,4}")
+ROMAN = re.compile(r"[IVX]{1,4}")
 _LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
 # Where a clause lies: "under …", "in …", "of the Common Policy Conditions", "of Section IV",
 # but not the "of" of a title ("C. Limit of Insurance") or of a number ("(5) of a.").
 _WHERE = re.compile(
     r",?\s+(?:(?:under|in)\s+(?:the\s+)?(?!\(|\d|[A-Za-z]\.)|of\s+(?:the\s+)?(?=(?i:section|part)\b"
-    r"|(?:[A-Z][\w'’-]*\s+){0,5}(?i:conditions|coverages?|forms?|polic(?:y|ies)|parts?"
-    r"|declarations)\b))"
+    r"|(?:[A-Z][\w'’-]*\s+){0,5}(?i:conditions?|coverages?|forms?|polic(?:y|ies)|parts?"
+    r"|declarations|exclusions?|definitions|sections?)\b))"
 )
 # An opening that says when the change applies, before the reference: "For the purpose of this
-# coverage, Paragraph d. of B.5. …", "For temporary substitute … autos …, Paragraph C. …".
-_WHEN = re.compile(
-    r"^(?:for|with respect to|as respects|as regards|in respect of)\b[^,]*,\s*", re.I
+# coverage, Paragraph d. of B.5. …", "For temporary substitute … autos …, Paragraph C. …", at
+# the start of the reference or of one of its lines (after a caption: "B. Changes In Definitions").
+WHEN = re.compile(
+    r"(?:^|(?<=\n))\s*(?:(?:[A-Za-z]|\d{1,2})\.\s+)?"
+    r"(?:For|With respect to|As respects|As regards|In respect of)\b[^,]*,\s*"
 )
 # "B. Exclusion 6.": a capital letter before "Exclusion" and a bare number is the form's lettered
 # paragraph of exclusions (B. Exclusions), not the endorsement's own label.
 _LETTERED_EXCLUSION = re.compile(r"^([A-Z])\.\s+(exclusion\s+)(\d+)\b", re.I)
 _DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
+
+
+def after_when(text: str) -> str:
+    """The reference after an opening that says when the change applies."""
+    when = WHEN.search(text)
+    return text[when.end() :] if when else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +79,9 @@ def _number(token: str, before: str) -> str | None:
     """The clause number a token prints, or None; `before` is the word printed before it."""
     bare = token.strip(",;:")
     kind_word = before.lower() in _KIND_WORDS
-    if _ROMAN.fullmatch(bare.rstrip(".")):
+    if ROMAN.fullmatch(bare.rstrip(".")):
         return f"{before.title()} {bare.rstrip('.')}" if before.lower() in _KEEP_WORD else None
-    if not _NUMBER.fullmatch(bare):
+    if not NUMBER.fullmatch(bare):
         return None
     number = bare.rstrip(".")
     single_letter = len(number) == 1 and number.isalpha()
@@ -108,7 +116,7 @@ def reduce_reference(printed: str) -> Reference:
     """The clause(s) a printed reference names, and where they lie."""
     text = " ".join(printed.split()).strip(' ,;:"“”')
     text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
-    text = _WHEN.sub("", _LABEL.sub("", text, count=1), count=1)
+    text = after_when(_LABEL.sub("", text, count=1))
     text = re.sub(r"^the\s+", "", text, flags=re.I)
     # Where the clause lies is told after its number: "the exclusion for … in sub-paragraph 3.a.
     # of B. Exclusions" lies in B, not in "sub-paragraph".

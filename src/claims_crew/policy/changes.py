@@ -3,11 +3,27 @@
 An endorsement "changes the policy" in a handful of standard amendatory phrases: a clause "is
 replaced by the following", "the following exclusion is added" to a section, a paragraph "is
 deleted", a provision "does not apply". Each becomes one Change: what kind of change, the clause
-of the form it targets (as printed: "4.2(b)", "Exclusion B.1."), and the words it brings.
+of the form it targets, and the words it brings.
 
-`read_changes` reads them from the endorsement's page texts. It is a pure function over strings;
-what it gets wrong a claims team corrects in policies/index.yaml (ChangeCorrection), as it
-corrects clause kinds.
+`read_changes` reads them from the endorsement's page texts, a pure function over strings:
+
+1. the pages become one stream without page furniture or boilerplate (endorsement_pages.py);
+2. the phrases are found in it, each with the reference it names (change_phrases.py lists
+   them and their variants);
+3. each reference is reduced to what names the clause (change_targets.py): "Coverage
+   A.2.a.(4), Coverage Extensions, Supplementary Payments" → "A.2.a.(4)"; "Exclusion B.5.,
+   Fellow Employee" → "B.5"; "Paragraph A.2.b. of the Common Policy Conditions" → "A.2.b",
+   with "Common Policy Conditions" kept apart as `within`; "Clause 4.2(b)" → "4.2(b)";
+   "section 7" → "7"; "Section II – Physical Damage Coverage, B. Exclusions" → "Section II.B";
+   "Paragraph d. of B.5." → "B.5.d"; "Paragraphs A.4. and A.5." → two changes; a clause named
+   only by words keeps its words ("Covered Autos Liability Coverage");
+4. a change's text runs from its phrase to the next change (or to the end of the heading it is
+   listed under), without the next item's label or caption; a change listed under "X is
+   changed as follows:" that names no clause of its own targets X, and one that names a clause
+   has X as its `within`; a heading with no phrase under it is one "add" to X.
+
+What the reader gets wrong a claims team corrects in policies/index.yaml (ChangeCorrection,
+change_corrections.py), as it corrects clause kinds.
 """
 
 from __future__ import annotations

@@ -39,16 +39,23 @@ _LEAD = re.compile(
 _LABEL = re.compile(r"^\(?[A-Za-z0-9]{1,5}(?:[.()]{1,2}[A-Za-z0-9]{1,5})*[.)]?(?=\s|,|$)")
 # "Paragraph B.5. of Section II": the part after "of" is the outer one.
 _OF = re.compile(r"\s+of\s+(?=(?:section|part|article|clause|paragraph|coverage)\b)", re.I)
+_FORMS = re.compile(r"\bforms?\W*$", re.IGNORECASE)
 # A heading after the label: "Section II – Physical Damage Coverage".
 _DASH_TITLE = re.compile(r"\s+[–—-]\s+.*$")
 
 
 def target_parts(target: str) -> tuple[list[str], str | None]:
     """The label keys a target names, outermost first, and the clause kind its words name."""
+    labels, kind = _labels(target)
+    return [k for k in map(clause_key, labels) if k], kind
+
+
+def _labels(target: str) -> tuple[list[str], str | None]:
+    """The labels a target names as printed ("II", "B."), outermost first, and its kind word."""
     pieces: list[str] = []
     for chunk in re.split(r"\s*[,;]\s*", target.strip()):
         pieces.extend(reversed(_OF.split(chunk)))
-    keys: list[str] = []
+    labels: list[str] = []
     kind: str | None = None
     for piece in pieces:
         piece = _DASH_TITLE.sub("", piece.strip())
@@ -62,32 +69,91 @@ def target_parts(target: str) -> tuple[list[str], str | None]:
         if label is not None:  # "B. Exclusions": the heading beside a label names its kind
             for word in rest[label.end() :].lower().split():
                 kind = _KIND_WORDS.get(word, kind)
-        key = clause_key(label.group() if label is not None else rest)
-        if key:
-            keys.append(key)
-    return keys, kind
+        labels.append(label.group() if label is not None else rest)
+    return [label for label in labels if clause_key(label)], kind
 
 
-def find_target(target: str, clauses: Sequence[Clause]) -> Clause | None:
-    """The clause `target` names, or None when none or more than one could be meant."""
+def id_form(labels: Sequence[str]) -> str:
+    """Labels as the segmenter writes them in an id: "A.2.a.(4)" is "A.2(a)(4)", "B.5.d" is
+    "B.5(d)": lower-case letters and bracketed items in brackets, the rest joined by dots."""
+    out = ""
+    for token in re.findall(r"\(?[A-Za-z0-9]+\)?", ".".join(labels)):
+        bare = token.strip("()")
+        if token.startswith("(") or bare.islower():
+            out += f"({bare})"
+        else:
+            out += f".{bare}" if out else bare
+    return out
+
+
+def _ends_with(clause_id: str, form: str) -> bool:
+    """Whether the id ends with these labels, whole ("A.1" is not the end of "A.2(a)(1)")."""
+    if clause_id == form:
+        return True
+    if not clause_id.endswith(form):
+        return False
+    return form.startswith("(") or clause_id[-len(form) - 1] in "./ "
+
+
+def find_target(target: str, clauses: Sequence[Clause], within: str = "") -> Clause | None:
+    """The clause `target` names, or None when none or more than one could be meant.
+
+    `within` is where the endorsement says the clause lies ("Section IV - Business Auto
+    Conditions", "Loss Conditions"): a number several sections share ("B.5") is looked for
+    inside it, and one that lies in a part this form does not have ("Common Policy
+    Conditions", another form) is not this form's clause.
+    """
     for clause in clauses:
         if clause.id == target:
             return clause
-    keys, kind = target_parts(target)
-    if not keys:
+    labels, kind = _labels(target)
+    if not labels:
         return None
-    wanted = "/".join(keys)
-    keyed = [(clause_key(c.id), c) for c in clauses]
-    exact = [c for key, c in keyed if key == wanted]
+    wanted = "/".join(map(clause_key, labels))
+    exact = [c for c in clauses if clause_key(c.id) == wanted]
     if exact:
         return _with_body(exact, clauses)
     by_label = [c for c in clauses if c.label and clause_key(c.label) == wanted]
     if len(by_label) == 1:
         return by_label[0]
-    tail = [c for key, c in keyed if key.endswith("/" + wanted)]
+    form = id_form(labels)
+    tail = [c for c in clauses if _ends_with(c.id, form)] or _titled(target, clauses)
+    # A `within` that names coverage forms ("… Business Auto Coverage Forms") names no part.
+    if within and tail and not _FORMS.search(within):
+        inside = _inside(within, clauses)
+        tail = [c for c in tail if c.id in inside]
     if kind is not None and len(tail) > 1:
-        tail = [c for c in tail if c.kind == kind]
+        tail = [c for c in tail if c.kind == kind] or tail
     return tail[0] if len(tail) == 1 else None
+
+
+def _titled(words: str, clauses: Sequence[Clause]) -> list[Clause]:
+    """The clauses headed by these words: "Other Insurance Condition" is the clause titled
+    "Other Insurance", "General Conditions" the one titled so."""
+    words = " ".join(re.sub(r"^the\s+", "", words.strip(), flags=re.I).lower().split())
+    bare = re.sub(r"\s+(?:condition|exclusion|coverage|definition|provision)s?$", "", words)
+    titled = [c for c in clauses if _title(c) == words]
+    return titled or [c for c in clauses if _title(c) == bare]
+
+
+def _title(clause: Clause) -> str:
+    return " ".join(clause.title.lower().split()).strip(" .:")
+
+
+def _inside(within: str, clauses: Sequence[Clause]) -> set[str]:
+    """The ids of the clauses inside the part of the form `within` names, by its labels
+    ("Section IV") or by its heading ("Loss Conditions"); several parts may be named ("Loss
+    Conditions, Appraisal …", "Coverage Extensions in the Auto Dealers … Coverage Forms")."""
+    scope: set[str] = set()
+    for piece in re.split(r",\s*|\s+in\s+(?:the\s+)?", within):
+        keys, _ = target_parts(piece)
+        found = {c.id for c in clauses if keys and clause_key(c.id) == "/".join(keys)}
+        scope |= found or {c.id for c in _titled(piece, clauses)}
+    inside = set(scope)
+    for clause in clauses:  # parents come before their children
+        if clause.parent in inside:
+            inside.add(clause.id)
+    return inside
 
 
 def _with_body(candidates: list[Clause], clauses: Sequence[Clause]) -> Clause:

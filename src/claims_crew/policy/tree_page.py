@@ -17,14 +17,16 @@ import re
 from collections.abc import Sequence
 from html import escape
 
+from claims_crew.policy.amend import Amendment
 from claims_crew.policy.document import PolicyDocument
-from claims_crew.policy.segment import CLAUSE_KINDS
+from claims_crew.policy.segment import CLAUSE_KINDS, Clause
 from claims_crew.policy.tree import (
     TreeNode,
     build_tree,
     corrected_count,
     doubtful_clauses,
     kind_counts,
+    source_text,
 )
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional marks: the same set
@@ -125,6 +127,19 @@ def _ocr_note(doc: PolicyDocument) -> str:
     )
 
 
+def _amended(clause: Clause, amendment: Amendment | None) -> str:
+    """Where an endorsement's clause comes from, and the form's words it changed."""
+    if amendment is None:
+        return ""
+    original = (
+        f"<details><summary>The form's words</summary><pre>{_text(amendment.original)}</pre>"
+        "</details>"
+        if amendment.original is not None
+        else ""
+    )
+    return f'<p class="ocr">{_text(source_text(clause, amendment))}</p>{original}'
+
+
 def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
     """The whole page as one string."""
     clauses = doc.clauses
@@ -162,7 +177,9 @@ def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
     page = 0
     for c in clauses:
         depth[c.id] = depth.get(c.parent, -1) + 1 if c.parent is not None else 0
-        first = c.pages[0] if c.pages else page
+        amended = doc.amendments.get(c.id)
+        # An endorsement's clause keeps its place among the form's pages.
+        first = c.pages[0] if c.pages and amended is None else page
         if first != page:
             page = first
             out.append(f'<div class="page-break" id="page-{page}">Page {page}</div>')
@@ -176,6 +193,7 @@ def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
             f'<p class="why{corrected_class}"><span class="kind bg-{c.kind}">{c.kind}</span>'
             f"{_text(c.kind_reason or 'no reason recorded')}</p>"
             + ('<p class="ocr">OCR: check against the page</p>' if c.id in doubtful else "")
+            + _amended(c, amended)
             + f'<pre class="clause-text">{_text(c.text)}</pre></div></article>'
         )
     out.append("</main></div></body></html>\n")
