@@ -43,6 +43,7 @@ def test_every_format_cites_the_endorsement_and_quotes_the_words_in_force(
     code, shown, err = letter("C-1042")
     assert code == 0, err
     md = shown.decode("utf-8")
+    assert "under policy HM-HOME-001 (policy number HM-25-00417)," in md
     assert f"**{CITED}**" in md
     assert "covered by clause 4.2(b) as amended by endorsement HM-E-07 (page 1)" in md
     assert IN_FORCE in md and FORM_ONLY not in md
@@ -56,7 +57,7 @@ def test_every_format_cites_the_endorsement_and_quotes_the_words_in_force(
     code, _, err = letter("C-1042", "--format", "pdf", "--out", str(out))
     assert code == 0, err
     text = pdf_text(out.read_bytes())
-    assert CITED in text
+    assert CITED in text and "(policy number HM-25-00417)" in text
     assert " ".join(IN_FORCE.split()) in text and FORM_ONLY not in text
 
 

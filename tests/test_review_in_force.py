@@ -46,6 +46,7 @@ def store(tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch) 
 
 def test_the_page_shows_the_amended_clause_beside_the_forms_original(store: Store) -> None:
     html = signed_in(store).get("/escalations/C-1042").text
+    assert "policy HM-HOME-001 (number HM-25-00417) · claimant" in html
     assert "In force as amended by endorsement HM-E-07 (page 1)" in html
     in_force, original = html.split("<h4>The form's original</h4>")
     assert "10 years old at the time of the loss" in in_force.split("<h4>In force</h4>")[1]
@@ -58,6 +59,7 @@ def test_review_show_names_the_endorsement_and_the_original() -> None:
     result = CliRunner().invoke(main, ["review", "show", "C-1042"], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
+    assert "policy HM-HOME-001 (number HM-25-00417) loss 2025-11-03" in text
     assert "in force as amended by endorsement HM-E-07 (page 1):" in text
     assert "the form's original: (b) sudden and accidental discharge" in text
 

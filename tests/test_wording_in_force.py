@@ -27,6 +27,7 @@ from claims_crew.resolver.evidence import review_side
 from claims_crew.resolver.reread import fitting_exclusions, policy_view, schedule_for
 from claims_crew.resolver.rules.checks import policy_checks
 from claims_crew.resolver.rules.reread import superseded
+from claims_crew.run.levels.adjudicator import dispute_text
 from tests.support.in_force import AMENDED_4_2_B, issued_by_hand
 from tests.support.paths import ROOT, SAMPLE_POLICIES
 
@@ -207,12 +208,15 @@ def test_a_quote_of_a_deleted_exclusion_is_superseded(library: PolicyLibrary) ->
     assert "superseded_wording" in review.reason_codes
 
 
-def _agreed_case(library: PolicyLibrary, tmp_path: Path, quote: str) -> Case:
-    """The example agreement on 4.2(b), its claim naming HM-25-00417, both agents quoting
-    `quote`."""
-    data = json.loads((ROOT / "examples/cases/water-damage-start-known-agree.json").read_text())
+def _agreed_case(
+    library: PolicyLibrary, tmp_path: Path, quote: str | None, example: str = "agree"
+) -> Case:
+    """The example case water-damage-start-known-EXAMPLE, its claim naming HM-25-00417, and
+    with `quote`, both agents citing 4.2(b) in those words."""
+    name = f"water-damage-start-known-{example}.json"
+    data = json.loads((ROOT / "examples/cases" / name).read_text(encoding="utf-8"))
     data["claim_file"]["policy_number"] = "HM-25-00417"
-    for side in ("policy", "fraud"):
+    for side in ("policy", "fraud") if quote else ():
         data["claims"][side]["evidence"] = [{"clause_id": "4.2(b)", "quote": quote}]
     path = tmp_path / "case.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -262,3 +266,14 @@ def test_the_sample_auto_policy_is_paid_under_its_declarations(
     auto = claim("MA-25-0193", policy_id="MR-AUTO-001", currency="USD", date_of_loss="2025-10-02")
     source = schedule_for(sample_library, "MR-AUTO-001", auto)
     assert source.name == "lindqvist-declarations.yaml" and source.schedule is not None
+
+
+def test_the_adjudicator_is_told_which_endorsement_changed_a_clause(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    case = _agreed_case(sample_library, tmp_path, None, example="dispute")
+    resolution = resolve(case, RULES)
+    assert resolution.outcome == "ADJUDICATION_REQUIRED"
+    shown = dispute_text(case, resolution)
+    assert "[grant] as amended by endorsement HM-E-07 (page 1):" in shown
+    assert "less than 10 years old" in shown  # the words in force

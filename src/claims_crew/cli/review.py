@@ -224,9 +224,9 @@ def review_show(ref: str, as_json: bool) -> None:
     claim = detail["claim"] or {}
     head = plain(detail["claim_id"], style="bold")
     head.append(clean(f"  {detail['amount'] or '-'} {detail['currency'] or ''}"))
-    head.append(
-        clean(f"  policy {claim.get('policy_id', '-')}  loss {claim.get('date_of_loss', '-')}")
-    )
+    number = f" (number {claim['policy_number']})" if claim.get("policy_number") else ""
+    head.append(clean(f"  policy {claim.get('policy_id', '-')}{number}"))
+    head.append(clean(f"  loss {claim.get('date_of_loss', '-')}"))
     head.append(clean(f"  claimant {claim.get('claimant', '-')}"))
     console.print(head)
     if claim.get("description"):

@@ -126,6 +126,8 @@ class Letter(_Part):
     claim_id: str
     claimant: str
     policy_id: str
+    # The policyholder's policy as issued, when the claim names it (its wording decided it).
+    policy_number: str | None = None
     date_of_loss: str
     date_reported: str
     description: str
@@ -297,6 +299,7 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         claim_id=on_file.claim_id,
         claimant=claim.claimant,
         policy_id=claim.policy_id,
+        policy_number=claim.policy_number,
         date_of_loss=claim.date_of_loss.isoformat(),
         date_reported=claim.date_reported.isoformat(),
         description=claim.description,

@@ -95,6 +95,11 @@ def sample_letters() -> list[Letter]:
             }
         ),
         covered.model_copy(
-            update={"amount": nothing, "clauses": [_AMENDED], "decided_by": _by("rules")}
+            update={
+                "amount": nothing,
+                "policy_number": "HM-25-00417",
+                "clauses": [_AMENDED],
+                "decided_by": _by("rules"),
+            }
         ),
     ]

@@ -46,13 +46,16 @@ def dispute_text(case: Case, resolution: Resolution) -> str:
         if claim.rationale:
             lines.append(f"  Its reasoning: {claim.rationale}")
         for check in review.clauses:
-            lines.append(f"  Clause {check.clause_id} {check.title or ''} [{check.kind}]:")
+            # The words are those in force; an endorsement that changed them is named.
+            amended = f" {check.amended_by}" if check.amended_by else ""
+            lines.append(f"  Clause {check.clause_id} {check.title or ''} [{check.kind}]{amended}:")
             lines.extend(f"    {line}" for line in (check.text or "").splitlines())
     if case.exclusions:
         lines.append("")
         lines.append("Exclusions of the policy that the claim's words fit (found by a search):")
         for fit in case.exclusions:
-            lines.append(f"  Clause {fit.clause.id} {fit.clause.title} [{fit.clause.kind}]:")
+            added = f" {fit.clause.amended.cited()}" if fit.clause.amended else ""
+            lines.append(f"  Clause {fit.clause.id} {fit.clause.title} [{fit.clause.kind}]{added}:")
             lines.extend(f"    {line}" for line in fit.clause.text.splitlines())
     lines.append("")
     lines.append(
