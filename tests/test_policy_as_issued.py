@@ -10,18 +10,18 @@ before an endorsement takes effect is decided without it; the letter quotes the 
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from pypdf import PdfReader
 
+from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import ClauseCheck, Resolution
+from claims_crew.resolver.reread import schedule_for
 from tests.support.issued_policies import (
     AMENDED_WATER,
     EITHER_WATER,
@@ -33,9 +33,18 @@ from tests.support.issued_policies import (
     RIDE_SHARE_ESTIMATE,
     RIDE_SHARE_EXCLUSION,
     WASHER_CLAIM,
+    WASHER_NOTE,
 )
+from tests.support.letters import pdf_text
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, StartServer, ToolCall
-from tests.support.provider import CrewScript, Scripted, answer, review_claim, sample_copy
+from tests.support.provider import (
+    CrewScript,
+    Reviewed,
+    Scripted,
+    answer,
+    review_claim,
+    sample_copy,
+)
 from tests.support.sample_inbox import NO_FACTS, claim_answer
 
 pytestmark = pytest.mark.slow
@@ -55,12 +64,20 @@ def looks_up(clauses: list[str], payload: dict[str, Any], policy_id: str = HOME)
     return reply
 
 
-def both_reviewers(claim_id: str, reviewer: Scripted) -> CrewScript:
-    """Intake states no facts; policy and fraud both review as `reviewer` does."""
+def reviewed_by(
+    start_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    library: PolicyLibrary,
+    claim: Path,
+    reviewer: Scripted,
+) -> Reviewed:
+    """`claim` reviewed by the real crew: intake states no facts, and policy and fraud both
+    review as `reviewer` does."""
+    claim_id = json.loads(claim.read_text(encoding="utf-8"))["claim_id"]
     script = CrewScript().set(claim_id, "intake", answer(NO_FACTS))
     for agent in ("policy", "fraud"):
         script.set(claim_id, agent, reviewer)
-    return script
+    return review_claim(start_server, monkeypatch, library, claim, script)
 
 
 def changed(folder: Path, claim: Path, attachments: tuple[str, ...] = (), **fields: Any) -> Path:
@@ -87,22 +104,28 @@ def lookups(server: OpenAIServer, clause_id: str) -> list[str]:
     ]
 
 
+def _washer_quoting_the_form(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    library: PolicyLibrary,
+    claim: Path,
+) -> Reviewed:
+    """Both reviewers look 4.2(b) up (and 7.2, the flood exclusion the claim's words "running",
+    "water" and "off" fit), then quote 4.2(b) as the form prints it."""
+    covered = claim_answer("covered", "4.2(b)", FORM_WATER)
+    reviewer = looks_up(["4.2(b)", "7.2"], covered)
+    return reviewed_by(openai_server, monkeypatch, library, claim, reviewer)
+
+
 def test_a_quote_of_the_forms_replaced_water_clause_is_not_verified(
     openai_server: StartServer,
     monkeypatch: pytest.MonkeyPatch,
     sample_library: PolicyLibrary,
     tmp_path: Path,
 ) -> None:
-    # Both reviewers look 4.2(b) up, are shown HM-E-07's words, and still quote the form's.
-    covered = claim_answer("covered", "4.2(b)", FORM_WATER)
     claim = changed(tmp_path / "inbox", WASHER_CLAIM)
-    reviewed = review_claim(
-        openai_server,
-        monkeypatch,
-        sample_library,
-        claim,
-        both_reviewers("C-1053", looks_up(["4.2(b)"], covered)),
-    )
+    reviewed = _washer_quoting_the_form(openai_server, monkeypatch, sample_library, claim)
+    # The tool showed them HM-E-07's words; they quoted the form's all the same.
     shown = lookups(reviewed.server, "4.2(b)")
     assert shown and all(" ".join(AMENDED_WATER.split()) in " ".join(s.split()) for s in shown)
 
@@ -117,6 +140,47 @@ def test_a_quote_of_the_forms_replaced_water_clause_is_not_verified(
         assert not side.holds and "superseded_wording" in side.reason_codes, side
     # Neither side's evidence survives the re-read, so nothing is decided on the form's words:
     # the claim is left for a person.
+    assert (resolution.outcome, resolution.answer) == ("ESCALATED", None)
+
+
+def test_the_same_quote_decides_a_claim_on_the_form_alone(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    """The endorsement is what stops it: without a policy number the claim is on the form, whose
+    4.2(b) the same quote verifies."""
+    claim = changed(tmp_path / "inbox", WASHER_CLAIM, policy_number=None)
+    resolution = _washer_quoting_the_form(
+        openai_server, monkeypatch, sample_library, claim
+    ).resolution
+    water = checks(resolution, "4.2(b)")
+    assert len(water) == 2
+    assert all(c.status == "verified" and c.amended_by is None for c in water)
+    assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "covered"), resolution.reason
+
+
+def test_the_washing_machine_claim_is_left_for_a_person_on_the_amended_clause(
+    openai_server: StartServer,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+) -> None:
+    """C-1053 as the sample inbox scripts it: both quote 4.2(b) as amended, which no longer
+    covers a 14-year-old machine. The quote verifies, but 4.2(b) is a grant, and a grant cannot
+    carry not_covered (kind_mismatch): a narrowed grant is no exclusion, so a person decides."""
+    claim = sample_copy(tmp_path / "inbox", WASHER_CLAIM, WASHER_NOTE)
+    excluded = claim_answer("not_covered", "4.2(b)", AMENDED_WATER)
+    reviewer = looks_up(["4.2(b)"], excluded)
+    resolution = reviewed_by(openai_server, monkeypatch, sample_library, claim, reviewer).resolution
+    water = checks(resolution, "4.2(b)")
+    assert len(water) == 2
+    for check in water:
+        assert (check.status, check.kind, check.supports_answer) == ("verified", "grant", False)
+        assert check.amended_by == "as amended by endorsement HM-E-07 (page 1)"
+    for side in resolution.sides.values():
+        assert side.reason_codes == ["kind_mismatch"], side
     assert (resolution.outcome, resolution.answer) == ("ESCALATED", None)
 
 
@@ -138,9 +202,7 @@ def test_a_hot_tub_claim_before_the_exclusion_took_effect_is_decided_without_it(
     )
     covered = {**claim_answer("covered", "4.2(b)", EITHER_WATER), "confidence": 0.9}
     reviewer = looks_up(["7.12", "7.1", "4.2(b)"], covered)
-    reviewed = review_claim(
-        openai_server, monkeypatch, sample_library, claim, both_reviewers("C-1054", reviewer)
-    )
+    reviewed = reviewed_by(openai_server, monkeypatch, sample_library, claim, reviewer)
     missed = lookups(reviewed.server, "7.12")
     assert missed and all(m.startswith("No clause '7.12'") for m in missed), missed
 
@@ -149,7 +211,9 @@ def test_a_hot_tub_claim_before_the_exclusion_took_effect_is_decided_without_it(
     assert cited and all(c.clause_id != "7.12" for c in cited)
     assert not any(c.amended_by and "HM-E-09" in c.amended_by for c in cited)
     # 4.2(b) is HM-E-07's from the policy's first day: the words both wordings share verify.
-    for check in checks(resolution, "4.2(b)"):
+    water = checks(resolution, "4.2(b)")
+    assert len(water) == 2
+    for check in water:
         assert check.status == "verified" and check.amended_by is not None
         assert "HM-E-07" in check.amended_by
     assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "covered")
@@ -163,12 +227,8 @@ def test_the_hot_tub_claim_is_denied_on_the_exclusion_the_endorsement_added(
 ) -> None:
     excluded = claim_answer("not_covered", "7.12", HOT_TUB_EXCLUSION)
     claim = sample_copy(tmp_path / "inbox", HOT_TUB_CLAIM)
-    reviewed = review_claim(
-        openai_server,
-        monkeypatch,
-        sample_library,
-        claim,
-        both_reviewers("C-1054", looks_up(["7.12"], excluded)),
+    reviewed = reviewed_by(
+        openai_server, monkeypatch, sample_library, claim, looks_up(["7.12"], excluded)
     )
     resolution = reviewed.resolution
     assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "not_covered")
@@ -178,13 +238,6 @@ def test_the_hot_tub_claim_is_denied_on_the_exclusion_the_endorsement_added(
         assert (check.status, check.kind, check.supports_answer) == ("verified", "exclusion", True)
         assert check.amended_by is not None and "HM-E-09" in check.amended_by
         assert check.original is None  # the form has no 7.12
-
-
-def _pdf_text(content: bytes) -> str:
-    return " ".join(
-        " ".join((page.extract_text() or "").split())
-        for page in PdfReader(io.BytesIO(content)).pages
-    )
 
 
 @pytest.mark.usefixtures("engine")  # the decision and its letter on SQLite and PostgreSQL
@@ -206,16 +259,14 @@ def test_the_letter_quotes_the_water_clause_as_the_endorsement_replaced_it(
     # The claim's words ("running", "water", "off") fit the flood exclusion: both read it too.
     covered = claim_answer("covered", "4.2(b)", AMENDED_WATER)
     reviewer = looks_up(["4.2(b)", "7.2"], covered)
-    reviewed = review_claim(
-        openai_server, monkeypatch, sample_library, claim, both_reviewers("C-1053", reviewer)
-    )
+    reviewed = reviewed_by(openai_server, monkeypatch, sample_library, claim, reviewer)
     resolution = reviewed.resolution
     assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "covered"), resolution.reason
 
     out = tmp_path / "C-1053.pdf"
     result = CliRunner().invoke(main, ["letter", "C-1053", "--format", "pdf", "--out", str(out)])
     assert result.exit_code == 0, result.stderr
-    text = _pdf_text(out.read_bytes())
+    text = pdf_text(out.read_bytes())
     assert "Your claim is covered." in text
     assert "Clause 4.2(b) as amended by endorsement HM-E-07 (page 1)" in text
     assert AMENDED_WATER in text
@@ -234,9 +285,7 @@ def _ride_share(
     """The claim reviewed by two reviewers who look the ride-sharing exclusion up and cite it."""
     excluded = claim_answer("not_covered", RIDE_SHARE_CLAUSE, RIDE_SHARE_EXCLUSION)
     reviewer = looks_up([RIDE_SHARE_CLAUSE], excluded, AUTO)
-    return review_claim(
-        openai_server, monkeypatch, library, claim, both_reviewers("C-2005", reviewer)
-    ).resolution
+    return reviewed_by(openai_server, monkeypatch, library, claim, reviewer).resolution
 
 
 def test_the_ride_share_collision_is_denied_on_the_mid_term_exclusion(
@@ -246,9 +295,14 @@ def test_the_ride_share_collision_is_denied_on_the_mid_term_exclusion(
     tmp_path: Path,
 ) -> None:
     claim = sample_copy(tmp_path / "inbox", RIDE_SHARE_CLAIM, RIDE_SHARE_ESTIMATE)
+    # C-2005 names no schedule file: its issued policy's declarations are the schedule.
+    declarations = schedule_for(sample_library, AUTO, load_claim(claim).claim)
+    assert (declarations.name, declarations.problem) == ("lindqvist-declarations.yaml", None)
     resolution = _ride_share(openai_server, monkeypatch, sample_library, claim)
     assert (resolution.outcome, resolution.answer) == ("ACCEPTED", "not_covered")
-    for check in checks(resolution, RIDE_SHARE_CLAUSE):
+    ride_share = checks(resolution, RIDE_SHARE_CLAUSE)
+    assert len(ride_share) == 2
+    for check in ride_share:
         assert (check.status, check.kind) == ("verified", "exclusion")
         assert check.amended_by is not None and "MA-E-12" in check.amended_by
 
