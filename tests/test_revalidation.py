@@ -403,3 +403,28 @@ def test_rows_moved_out_of_force_or_edited_under_the_chain_fail_audit_verify(
     assert broken.startswith(
         f"the validation of claim C-1042 says models 'not json', its audit entry {new} says {{"
     )
+
+
+def test_a_decision_on_an_issued_policy_stands_on_its_wording_in_force(
+    project: Path, session_cache: Path
+) -> None:
+    """Its policy hash is of the form with the endorsements in force on the date of loss: it
+    stays current across runs, and only an endorsement in force that changes makes it stale."""
+    path = water_loaded(
+        project / "inbox", "C-1042", policy_number="HM-25-00417", date_of_loss="2025-03-10"
+    ).path
+    decide(project, path, water_script(), session_cache)
+    assert stale_json() == {"stale": [], "total": 0}
+
+    # HM-E-09 takes effect on 2025-07-01, after this loss: a new text of it changes nothing.
+    endorsements = project / "policies" / "endorsements"
+    hot_tubs = endorsements / "hm_e09_hot_tubs.pdf"
+    water = endorsements / "hm_e07_escape_of_water.pdf"
+    hot_tubs.write_bytes(water.read_bytes())
+    assert stale_json() == {"stale": [], "total": 0}
+
+    # HM-E-07 is in force from the policy's first day: another text under its name is.
+    water.write_bytes((SAMPLE_POLICIES / "endorsements" / "hm_e09_hot_tubs.pdf").read_bytes())
+    (listed,) = stale_json()["stale"]
+    assert (listed["claim_id"], listed["reasons"]) == ("C-1042", ["policy"])
+    assert listed["why"]["policy"].startswith("policy HM-25-00417: the wording in force is ")

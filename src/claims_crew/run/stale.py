@@ -11,7 +11,7 @@ cannot be compared and is not counted as a change.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,17 +48,27 @@ class Project:
     def __init__(self, library: PolicyLibrary, config_sha256: str) -> None:
         self.library = library
         self.config_sha256 = config_sha256
-        self._policies: dict[str, str | None] = {}
+        self._policies: dict[tuple[str, str | None, str | None], str | None] = {}
 
-    def policy_sha256(self, policy_id: str) -> str | None:
-        """The SHA-256 of the policy's PDF now; None if the library has no such readable file."""
-        if policy_id not in self._policies:
+    def policy_sha256(
+        self, policy_id: str, policy_number: str | None = None, on: str | None = None
+    ) -> str | None:
+        """The hash of the wording now: the policy's PDF, or for a claim on an issued policy the
+        wording in force on its date of loss (its digest covers the form and each endorsement
+        in force, policy/in_force.py); None if the library cannot read it."""
+        key = (policy_id, policy_number, on)
+        if key not in self._policies:
+            digest: str | None
             try:
-                digest: str | None = sha256_of(self.library.path_of(policy_id).read_bytes())
-            except (PolicyError, OSError):
+                if policy_number is not None and on is not None:
+                    day = date.fromisoformat(on)
+                    digest = self.library.for_claim(policy_id, policy_number, day).sha256
+                else:
+                    digest = sha256_of(self.library.path_of(policy_id).read_bytes())
+            except (PolicyError, OSError, ValueError):
                 digest = None
-            self._policies[policy_id] = digest
-        return self._policies[policy_id]
+            self._policies[key] = digest
+        return self._policies[key]
 
     def corrections_sha256(self, policy_id: str) -> str | None:
         """The hash of the policy's kind corrections now, as the library applies them."""
@@ -87,11 +97,14 @@ def stale_reasons(standing: Standing, project: Project, now: datetime) -> dict[S
     why: dict[StaleReason, str] = {}
     if standing.expires_at is not None and parse_stamp(standing.expires_at) <= now:
         why["expired"] = f"expired at {standing.expires_at}"
-    policy = project.policy_sha256(standing.policy_id)
+    policy = project.policy_sha256(
+        standing.policy_id, standing.policy_number, standing.date_of_loss
+    )
     if policy != standing.policy_sha256:
+        named = standing.policy_number or standing.policy_id
+        what = "wording in force" if standing.policy_number else "PDF"
         why["policy"] = (
-            f"policy {standing.policy_id}: the PDF is {_short(policy)}, "
-            f"was {_short(standing.policy_sha256)}"
+            f"policy {named}: the {what} is {_short(policy)}, was {_short(standing.policy_sha256)}"
         )
     corrections = project.corrections_sha256(standing.policy_id)
     if corrections != standing.policy_corrections_sha256:

@@ -69,7 +69,10 @@ class AuditEntry(BaseModel):
     kind: EntryKind
     claim_id: str
     claim_sha256: str = Field(description="SHA-256 of the claim file that was decided.")
-    policy_sha256: str | None = Field(description="SHA-256 of the policy PDF that was re-read.")
+    policy_sha256: str | None = Field(
+        description="SHA-256 of the policy PDF that was re-read; for a claim on an issued policy "
+        "with endorsements in force, the digest of that wording (policy/in_force.py)."
+    )
     # Entries written before kind corrections existed have no such key; they read as None and
     # their hashes, taken over the stored text, still verify.
     policy_corrections_sha256: str | None = Field(

@@ -45,6 +45,7 @@ from claims_crew.store.tables import (
     attempts,
     audit_log,
     changed_files,
+    claim_files,
     decisions,
     escalations,
     letters,
@@ -80,6 +81,10 @@ class Standing:
     # A person's decision in force, if any: (reviewer, decision, decided at).
     human: tuple[str, str, str] | None = None
     escalation_open: bool = False
+    # The claim file's policy number and date of loss, as decided: which wording in force the
+    # policy hash is of (policy/in_force.py). None for files kept before fields were.
+    policy_number: str | None = None
+    date_of_loss: str | None = None
 
 
 # Each decided claim with what it stands on, its latest entry and any person's review of it.
@@ -98,9 +103,12 @@ _STANDING = select(
     validations.c.config_sha256, validations.c.models,
     _LATEST_ENTRY,
     reviews.c.reviewer, reviews.c.decision, reviews.c.decided_at, escalations.c.state,
+    claim_files.c.fields,
 ).select_from(
     decisions.join(validations, validations.c.claim_id == decisions.c.claim_id)
     .join(attempts, attempts.c.id == validations.c.attempt_id)
+    .outerjoin(claim_files, (claim_files.c.claim_id == decisions.c.claim_id)
+               & (claim_files.c.sha256 == validations.c.claim_sha256))
     .outerjoin(escalations, escalations.c.claim_id == decisions.c.claim_id)
     .outerjoin(reviews, reviews.c.escalation_id == escalations.c.id)
 )  # fmt: skip
@@ -109,7 +117,8 @@ _STANDING = select(
 def _standing(row: Sequence[Any]) -> Standing:
     (claim_id, path, policy_id, outcome, answer, decided_by, decided_at, claim_sha, validated_at,
      expires_at, policy, corrections, config, models, seq, reviewer, decision, reviewed_at,
-     state) = row  # fmt: skip
+     state, fields) = row  # fmt: skip
+    claim = json.loads(fields) if fields else {}
     return Standing(
         claim_id=claim_id,
         claim_path=path,
@@ -128,6 +137,8 @@ def _standing(row: Sequence[Any]) -> Standing:
         entry_seq=int(seq),
         human=(reviewer, decision, reviewed_at) if reviewer is not None else None,
         escalation_open=state == "open",
+        policy_number=claim.get("policy_number"),
+        date_of_loss=claim.get("date_of_loss"),
     )
 
 
