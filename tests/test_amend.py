@@ -9,7 +9,7 @@ from datetime import date
 from claims_crew.policy.amend import Amended, EndorsementChanges, amend
 from claims_crew.policy.changes import Change
 from claims_crew.policy.segment import Clause, segment
-from claims_crew.policy.targets import find_target, target_parts
+from claims_crew.policy.target_clauses import find_target, target_parts
 
 FORM = """\
 # 4 WHAT IS COVERED

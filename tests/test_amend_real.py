@@ -1,4 +1,4 @@
-"""Real endorsements' targets found in the real form they amend (policy/targets.py, amend.py).
+"""Real endorsements' targets found in the real form they amend (target_clauses.py, amend.py).
 
 Source: ../shared/policies/glatfelter_business_auto_ca0001_fl_us.pdf (see the README there): the
 ISO Business Auto Coverage Form CA 00 01 10 13 (pp. 164-175) and endorsements issued on it. The
@@ -17,7 +17,7 @@ from pypdf import PdfReader
 from claims_crew.policy.amend import EndorsementChanges, amend
 from claims_crew.policy.changes import read_changes
 from claims_crew.policy.segment import Clause, segment
-from claims_crew.policy.targets import find_target
+from claims_crew.policy.target_clauses import find_target
 from tests.support.paths import shared_pdf
 
 PDF = "glatfelter_business_auto_ca0001_fl_us.pdf"

@@ -255,7 +255,7 @@ def policy_changes(endorsement: str, as_json: bool) -> None:
     """
     from claims_crew.policy.in_force import changes_of
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.policy.targets import find_target
+    from claims_crew.policy.target_clauses import find_target
 
     library = PolicyLibrary()
     read, corrected = changes_of(library, endorsement)

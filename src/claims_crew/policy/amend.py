@@ -17,7 +17,7 @@ from claims_crew.policy.changes import Change, ChangeKind
 from claims_crew.policy.kinds import DEFAULT_REASON, Carried, ClauseWords, KindCall, settle
 from claims_crew.policy.line_shapes import short_title
 from claims_crew.policy.segment import Clause, segment
-from claims_crew.policy.targets import find_target
+from claims_crew.policy.target_clauses import find_target
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import json
 import os
 import threading
@@ -28,6 +27,15 @@ from typing import TYPE_CHECKING
 from pydantic import TypeAdapter, ValidationError
 
 from claims_crew.errors import PolicyError
+from claims_crew.policy import amend as amend_module
+from claims_crew.policy import (
+    change_corrections,
+    change_phrases,
+    change_targets,
+    changes,
+    endorsement_pages,
+    target_clauses,
+)
 from claims_crew.policy.amend import Amended, Amendment, EndorsementChanges, Unmatched, amend
 from claims_crew.policy.cache import (
     INDEX_VERSION,
@@ -49,13 +57,13 @@ if TYPE_CHECKING:
 # of the modules' own source (_code_digest), so an edit nobody remembered to bump rebuilds too.
 READER_VERSION = "1"
 _READING_MODULES = (
-    "amend",
-    "changes",
-    "change_corrections",
-    "change_phrases",
-    "change_targets",
-    "endorsement_pages",
-    "targets",
+    amend_module,
+    changes,
+    change_corrections,
+    change_phrases,
+    change_targets,
+    endorsement_pages,
+    target_clauses,
 )
 
 _AMENDMENTS = TypeAdapter(dict[str, Amendment])
@@ -158,12 +166,11 @@ def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
 @functools.cache
 def _code_digest() -> str:
     digest = hashlib.sha256()
-    for name in _READING_MODULES:
-        module = importlib.import_module(f"claims_crew.policy.{name}")
+    for module in _READING_MODULES:
         try:
-            digest.update(Path(module.__file__ or name).read_bytes())
+            digest.update(Path(module.__file__ or module.__name__).read_bytes())
         except OSError:  # no source beside it (a frozen build): the version alone counts
-            digest.update(name.encode())
+            digest.update(module.__name__.encode())
     return digest.hexdigest()
 
 

@@ -1,5 +1,9 @@
 """Which clause of a form an endorsement's change names, from the words it names it with.
 
+The reader (change_targets.py) has already cut a printed reference down to its target; a target
+may also come from a team's correction in index.yaml, written as they see it printed, so this
+module still reads headings beside labels.
+
 Endorsements name their targets as printed, often with the heading beside the label: "Clause
 4.2(b)", "section 7", "Section II – Physical Damage Coverage, B. Exclusions", "Exclusion B.5.",
 "Paragraph B.5. of Section II". Each part is cut to its label ("Section II", "B."), the labels
