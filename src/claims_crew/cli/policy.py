@@ -107,8 +107,8 @@ def policy_show(file_or_id: str, clause: str, on: Any, as_json: bool) -> None:
     --on, with the endorsement that changed it.
     """
     doc, _, _ = _open(file_or_id, on)
+    from claims_crew.policy.changes import DONE
     from claims_crew.policy.document import LookupMiss
-    from claims_crew.policy.tree import CHANGED
     from claims_crew.policy.views import clause_detail
 
     found = doc.lookup(clause)
@@ -128,7 +128,7 @@ def policy_show(file_or_id: str, clause: str, on: Any, as_json: bool) -> None:
     if (source := detail["source"])["from"] == "endorsement":
         console.print(
             f"{markup(source['endorsement'])} p.{','.join(map(str, source['pages']))} "
-            f"{CHANGED[source['change']]} (effective {source['effective']})",
+            f"{DONE[source['change']]} (effective {source['effective']})",
             style="bold",
         )
     console.print(clean(detail["text"]), markup=False, highlight=False)

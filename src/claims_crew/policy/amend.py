@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from claims_crew.policy.changes import Change, ChangeKind
+from claims_crew.policy.changes import DONE, Change, ChangeKind
 from claims_crew.policy.kinds import DEFAULT_REASON, Carried, ClauseWords, KindCall, settle
 from claims_crew.policy.line_shapes import short_title
 from claims_crew.policy.segment import Clause, segment
@@ -33,14 +33,17 @@ class Amendment:
     # clause the endorsement added.
     original: str | None
 
-    def cited(self) -> str:
-        """How a letter names it: "as amended by endorsement HM-E-07 (page 1)"."""
+    def where(self) -> str:
+        """The endorsement and its pages: "endorsement HM-E-07 (page 1)"."""
         pages = ", ".join(map(str, self.pages))
         word = "page" if len(self.pages) == 1 else "pages"
-        verb = {"add": "added", "delete": "deleted", "not_apply": "set aside"}.get(
-            self.kind, "amended"
-        )
-        return f"as {verb} by endorsement {self.endorsement} ({word} {pages})"
+        return f"endorsement {self.endorsement} ({word} {pages})"
+
+    def cited(self) -> str:
+        """How a letter names it: "as amended by endorsement HM-E-07 (page 1)"; a replaced
+        clause is "amended", the policyholder's word for it."""
+        verb = "amended" if self.kind == "replace" else DONE[self.kind]
+        return f"as {verb} by {self.where()}"
 
 
 @dataclass(frozen=True, slots=True)

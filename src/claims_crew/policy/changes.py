@@ -44,6 +44,13 @@ from claims_crew.policy.endorsement_pages import stream_of, tidy
 #   `qualified` says whether it applies only in part ("does not apply to …").
 ChangeKind = Literal["replace", "add", "delete", "not_apply"]
 CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)
+# What each kind of change did to its clause, as the tree, the tool and a letter say it.
+DONE: dict[ChangeKind, str] = {
+    "replace": "replaced",
+    "add": "added",
+    "delete": "deleted",
+    "not_apply": "set aside",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,9 @@ from datetime import date
 from typing import Any
 
 from claims_crew.policy.amend import Amendment
+from claims_crew.policy.changes import DONE
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import CLAUSE_KINDS, Clause
-
-# How `policy tree` says what an endorsement did to a clause.
-CHANGED = {"replace": "replaced", "add": "added", "delete": "deleted", "not_apply": "set aside"}
 
 
 @dataclass(slots=True)
@@ -62,7 +60,7 @@ def source_text(clause: Clause, amendment: Amendment | None) -> str:
     if amendment is None:
         return f"form p.{','.join(map(str, clause.pages))}"
     pages = ",".join(map(str, amendment.pages))
-    return f"{amendment.endorsement} p.{pages} {CHANGED[amendment.kind]}"
+    return f"{amendment.endorsement} p.{pages} {DONE[amendment.kind]}"
 
 
 def issued_json(doc: PolicyDocument, on: date | None) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from claims_crew.errors import PolicyError
 from claims_crew.policy.amend import Amendment
-from claims_crew.policy.changes import ChangeKind
+from claims_crew.policy.changes import DONE
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.schema_cache import SchemaCached
@@ -125,7 +125,7 @@ class PolicyLookupTool(BaseTool):
         text = doc.full_text(found.id)
         amendment = doc.amendments.get(found.id)
         if amendment is not None and amendment.kind == "delete":
-            text = f"[deleted {amendment.cited().removeprefix('as deleted ')}: no longer in force]"
+            text = f"[deleted by {amendment.where()}: no longer in force]"
         if len(text) > MAX_TEXT_CHARS:
             subs = ", ".join(c.id for c in doc.children(found.id))
             text = f"{text[:MAX_TEXT_CHARS]}\n[… cut; read its sub-clauses one by one: {subs}]"
@@ -157,17 +157,6 @@ class PolicyLookupTool(BaseTool):
         return "\n".join(lines)
 
 
-# What each kind of change did to the clause, as the tool's answer says it.
-DONE: dict[ChangeKind, str] = {
-    "replace": "replaced",
-    "add": "added",
-    "delete": "deleted",
-    "not_apply": "set aside",
-}
-
-
 def amended_by(amendment: Amendment) -> str:
-    """An endorsement's change as the tool names it: "endorsement HM-E-07 (page 1), replaced"
-    (where, from the letter's citation "as amended by endorsement HM-E-07 (page 1)")."""
-    where = amendment.cited().partition(" by ")[2]
-    return f"{where}, {DONE[amendment.kind]}"
+    """An endorsement's change as the tool names it: "endorsement HM-E-07 (page 1), replaced"."""
+    return f"{amendment.where()}, {DONE[amendment.kind]}"
