@@ -268,7 +268,8 @@ def policy_changes(endorsement: str, as_json: bool) -> None:
                 "number": n,
                 "kind": c.kind,
                 "target": c.target,
-                "clause": found.id if (found := find_target(c.target, clauses)) else None,
+                # Found as amend.py finds it: within the part the endorsement names.
+                "clause": found.id if (found := find_target(c.target, clauses, c.within)) else None,
                 "page": c.page,
                 "qualified": c.qualified,
                 "text": c.text,
