@@ -107,8 +107,8 @@ def policy_show(file_or_id: str, clause: str, on: Any, as_json: bool) -> None:
     --on, with the endorsement that changed it.
     """
     doc, _, _ = _open(file_or_id, on)
-    from claims_crew.policy.changes import DONE
     from claims_crew.policy.document import LookupMiss
+    from claims_crew.policy.tree import source_text
     from claims_crew.policy.views import clause_detail
 
     found = doc.lookup(clause)
@@ -125,12 +125,9 @@ def policy_show(file_or_id: str, clause: str, on: Any, as_json: bool) -> None:
         f"   parent: {markup(detail['parent'] or '-')}",
         style="dim",
     )
-    if (source := detail["source"])["from"] == "endorsement":
-        console.print(
-            f"{markup(source['endorsement'])} p.{','.join(map(str, source['pages']))} "
-            f"{DONE[source['change']]} (effective {source['effective']})",
-            style="bold",
-        )
+    if (amended := doc.amendments.get(found.id)) is not None:
+        where = source_text(found, amended)  # as the tree marks it: "HM-E-07 p.1 replaced"
+        console.print(f"{markup(where)} (effective {amended.effective})", style="bold")
     console.print(clean(detail["text"]), markup=False, highlight=False)
 
 
