@@ -11,7 +11,7 @@ import pytest
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.attachments import SPLIT_REPORT
-from tests.support.browser import headless_chromium, needs_chromium
+from tests.support.browser import headless_chromium, needs_chromium, sign_in
 from tests.support.page_images import split_escalated
 from tests.support.paths import ROOT
 from tests.support.web import review_page
@@ -35,9 +35,7 @@ def test_the_quoted_page_loads_beside_the_quote(served: tuple[str, str]) -> None
 
     url, token = served
     with headless_chromium() as browser:
-        browser.get(f"{url}/login")
-        browser.find_element(By.ID, "token").send_keys(token)
-        browser.find_element(By.ID, "sign-in").click()
+        sign_in(browser, url, token)
         browser.get(f"{url}/escalations/C-1049")
         fact = browser.find_element(By.ID, "fact-damage_start_date")
         assert "The damage started on 16 January 2026" in fact.text

@@ -14,7 +14,7 @@ from claims_crew.cli import main
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.support.browser import headless_chromium, needs_chromium
+from tests.support.browser import headless_chromium, needs_chromium, sign_in
 from tests.support.in_force import AMENDED_4_2_B, FORM_4_2_B, HM_E_07, amended, issued_by_hand
 from tests.support.paths import SAMPLE_POLICIES
 from tests.support.store import record_for, water_loaded
@@ -72,9 +72,7 @@ def test_in_chromium_the_two_wordings_stand_side_by_side(store: Store) -> None:
     token = store.add_reviewer("ana")
     with review_page(store) as port, headless_chromium() as browser:
         url = f"http://127.0.0.1:{port}"
-        browser.get(f"{url}/login")
-        browser.find_element(By.ID, "token").send_keys(token)
-        browser.find_element(By.ID, "sign-in").click()
+        sign_in(browser, url, token)
         browser.get(f"{url}/escalations/C-1042")
         [pair] = browser.find_elements(By.CSS_SELECTOR, ".side-by-side")
         in_force, original = pair.find_elements(By.CSS_SELECTOR, ".clause-text")

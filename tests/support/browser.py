@@ -54,3 +54,15 @@ def console_errors(driver: object) -> list[str]:
     the driver must be started with `goog:loggingPrefs` {"browser": "ALL"}."""
     entries: list[dict[str, str]] = driver.get_log("browser")  # type: ignore[attr-defined]
     return [e["message"] for e in entries if e.get("level") == "SEVERE"]
+
+
+def sign_in(driver: WebDriver, url: str, token: str) -> None:
+    """Sign in on the review page at `url` and wait until the page after it shows who is signed
+    in: going on at once races the form's POST, and a page asked for before its cookie is set
+    lands on the sign-in form instead."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{url}/login")
+    driver.find_element(By.ID, "token").send_keys(token)
+    driver.find_element(By.ID, "sign-in").click()
+    driver.find_element(By.ID, "reviewer-name")  # waits, as the driver's implicit wait allows
