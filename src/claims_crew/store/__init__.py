@@ -1,6 +1,7 @@
 """The decision store: every claim's state, the review queue and the audit chain (all SQL)."""
 
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
+from claims_crew.store.claim_states import ClaimStatus
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.decision_rows import Basis, Recorded
 from claims_crew.store.desk_rows import ReviewerRow
@@ -22,6 +23,7 @@ __all__ = [
     "AlreadyDecided",
     "Basis",
     "ChangedFile",
+    "ClaimStatus",
     "DecidedClaim",
     "Decision",
     "Escalation",

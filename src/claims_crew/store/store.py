@@ -34,12 +34,14 @@ caller's own compose plainly when each takes that transaction's connection.
 - work_queue.py: claims ingested into the store, and workers taking them;
 - failures.py: claims whose review keeps failing, parked until a person re-queues them;
 - letters.py: what a decision letter is written from, and each letter issued.
-- rate_windows.py: the rows of the rate limits every process on the store shares.
+- rate_windows.py: the rows of the rate limits every process on the store shares;
+- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API.
 """
 
 from __future__ import annotations
 
 from claims_crew.store.audit_reads import AuditReads
+from claims_crew.store.claim_states import ClaimStates
 from claims_crew.store.claims import Claims
 from claims_crew.store.desk import Desk
 from claims_crew.store.failures import ClaimFailures
@@ -70,5 +72,6 @@ class Store(
     ClaimFailures,
     Letters,
     RateWindows,
+    ClaimStates,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""
