@@ -53,21 +53,11 @@ class ClaimAccepted(BaseModel):
 
 
 SUBMIT_PROBLEMS = {
-    401: "No token, or one unknown or revoked.",
-    403: "The client lacks the submit scope.",
     409: "duplicate_id: another version of this claim is queued.",
-    413: "The body is over the cap.",
     422: "The claim file is refused (ingest's code: invalid, malformed, too_large, ...), or "
     "idempotency_key_reused.",
-    429: "Over the client's rate limit.",
 }
-READ_PROBLEMS = {
-    401: "No token, or one unknown or revoked.",
-    403: "The client lacks the read scope.",
-    404: "No such claim.",
-    422: "A parameter does not fit.",
-    429: "Over the client's rate limit.",
-}
+READ_PROBLEMS = {404: "not_found: no such claim.", 422: "invalid: a parameter does not fit."}
 
 
 def _read(upload: UploadFile, cap: int, what: str, name: str) -> Upload:
