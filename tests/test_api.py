@@ -260,7 +260,24 @@ def test_the_openapi_document_lists_every_route_with_its_answers(api: TestClient
         assert {"401", "403", "404", "413", "429"} <= set(answers) or path == "/claims", path
         assert any(s.startswith("2") for s in answers), (path, method)
     assert "ClaimView" in document["components"]["schemas"]
-    assert api.get("/api/v1/docs").status_code == 200
+    docs = api.get("/api/v1/docs")
+    assert docs.status_code == 200 and "cdn.jsdelivr.net" in docs.headers["content-security-policy"]
+
+
+def test_a_failure_in_a_route_is_a_500_problem_and_recorded(
+    store: Store, api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = store.add_client("core", ["read"], "ops")
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(store, "claim_states", broken)
+    failed = problem(api.get("/api/v1/claims", headers=bearer(token)), 500, "internal_error")
+    assert "fire" not in str(failed["detail"])
+    with store.read() as conn:
+        (body,) = conn.execute(select(t.audit_log.c.body)).scalars()
+    assert json.loads(body)["call"] == "GET /api/v1/claims"
 
 
 def test_a_body_over_the_cap_is_413_declared_or_streamed(
