@@ -73,7 +73,10 @@ def create_api(store: Store, settings: ApiSettings) -> FastAPI:
         version=VERSION,
         description=DESCRIPTION,
         openapi_url="/openapi.json",
-        docs_url="/docs",
+        # No Swagger UI: FastAPI loads it from a CDN, which an offline server cannot reach and
+        # the page's no-script policy forbids. Its page is docs/api.md; any OpenAPI viewer reads
+        # /api/v1/openapi.json.
+        docs_url=None,
         redoc_url=None,
     )
     install(app)

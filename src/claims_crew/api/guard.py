@@ -1,6 +1,6 @@
 """Who may call the API, how often, and how much they may send: checked before a body is read.
 
-Every request to /api/v1 (its OpenAPI document and docs page excepted) meets, in order:
+Every request to /api/v1 (its OpenAPI document excepted) meets, in order:
 1. its token (`Authorization: Bearer cc_...`): none, or one the store does not know or has
    revoked, is 401 with `WWW-Authenticate: Bearer`;
 2. the client's rate limit (Store.count_call: counted in the store, so every serving process
@@ -40,7 +40,7 @@ OTHER_BODY_BYTES = 64 << 10
 _DOCUMENTS = re.compile(r"/claims/[^/]+/documents")
 _READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 # The API's description is public: a client reads it before it has a token.
-OPEN_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect"})
+OPEN_PATHS = frozenset({"/openapi.json"})
 
 
 def body_cap(method: str, path: str) -> int:
@@ -107,7 +107,7 @@ class Guard:
         root = scope.get("root_path", "")
         path = scope["path"].removeprefix(root) or "/"
         if path in OPEN_PATHS:
-            await self.app(scope, receive, _docs_policy(send) if path == "/docs" else send)
+            await self.app(scope, receive, send)
             return
         method = scope["method"]
         declared = content_length(scope)
@@ -224,28 +224,6 @@ def _send_for(call: _Call, send: Send) -> Send:
         call.status = status
 
     return closing_send(send, lambda: call.complete, started)
-
-
-# The docs page is Swagger UI, which FastAPI loads from a CDN with one inline script: the review
-# page's policy (nothing from elsewhere, no script) would leave it blank.
-DOCS_POLICY = (
-    "default-src 'none'; script-src https://cdn.jsdelivr.net 'unsafe-inline'; "
-    "style-src https://cdn.jsdelivr.net; img-src https://fastapi.tiangolo.com data:; "
-    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
-
-
-def _docs_policy(send: Send) -> Send:
-    async def sending(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            headers = [
-                *message.get("headers", []),
-                (b"content-security-policy", DOCS_POLICY.encode()),
-            ]
-            message = {**message, "headers": headers}
-        await send(message)
-
-    return sending
 
 
 def closing_send(send: Send, complete: Callable[[], bool], started: Callable[[int], None]) -> Send:
