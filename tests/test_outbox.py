@@ -17,34 +17,12 @@ from claims_crew.store import Store, audit
 from claims_crew.store.entry_kinds import AppealLink
 from claims_crew.store.service_tables import webhook_events
 from claims_crew.vocabulary import WEBHOOK_EVENTS, stamp
+from tests.support.outbox import append
 from tests.support.store import START, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
 EVERY = frozenset(WEBHOOK_EVENTS)
-
-
-def append(store: Store, kind: str, claim_id: str = "C-1", **extra: Any) -> tuple[Any, str]:
-    """An entry of `kind` appended in a write of its own: (entry, hash)."""
-    fields: dict[str, Any] = {
-        "claim_sha256": "a" * 64,
-        "policy_sha256": None,
-        "config_sha256": None,
-        "models": {},
-        "outcome": "ACCEPTED",
-        "answer": "covered",
-        "rule": "R1",
-        "reason_codes": ["COV-1"],
-        "evidence": [],
-        "actor": "auto",
-        "reason": None,
-        "overrides": None,
-        "overrides_hash": None,
-    }
-    with store.write() as conn:
-        return audit.append(
-            conn, store.audit_key(), kind=kind, claim_id=claim_id, at=store.now(), **fields | extra
-        )
 
 
 def events(store: Store) -> list[dict[str, Any]]:

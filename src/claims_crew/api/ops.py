@@ -8,7 +8,7 @@
   the store at each scrape, so every server process, and every worker, is counted alike.
 
 The figures and where each comes from (the report's own reads where it has them):
-  claims_crew_claims{state}                 Store.claim_state_counts (store/metric_counts.py)
+  claims_crew_claims{state}                 Store.claim_states, as the API states each claim
   claims_crew_decisions_total{outcome,rule} the report's rows (report/rows.load_rows)
   claims_crew_escalations_open, _overdue    the desk's figures (report/desk.desk_figures)
   claims_crew_review_seconds (sum, count)   escalation opened → decided by a person
@@ -44,12 +44,14 @@ from claims_crew.report.desk import desk_figures
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import usage_by_agent
 from claims_crew.store import HEAD, Store
-from claims_crew.vocabulary import parse_stamp
+from claims_crew.vocabulary import CLAIM_STATES, parse_stamp
 
 # Probes answer whatever Host they are sent with (review/web.py): a load balancer or an
 # orchestrator calls them by the server's address, and they tell nothing but up and ready.
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 PROBLEM_TYPE = "urn:claims-crew:problem:"
+# Every claim in one read (the store's LIMIT, as large as both engines take).
+ALL_CLAIMS = 2**62
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
@@ -71,6 +73,14 @@ def problem(status: int, code: str, title: str, detail: str) -> JSONResponse:
     return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE)
 
 
+def state_counts(store: Store) -> dict[str, int]:
+    """How many claims are in each state, as the API states each (Store.claim_states)."""
+    counts: dict[str, int] = dict.fromkeys(CLAIM_STATES, 0)
+    for claim in store.claim_states(limit=ALL_CLAIMS):
+        counts[claim.state] += 1
+    return counts
+
+
 def _review_seconds(store: Store) -> tuple[int, float]:
     """How many escalations a person decided, and the seconds from opening to decision."""
     waits = [
@@ -90,7 +100,7 @@ class StoreCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         store = self.store
         claims = GaugeMetricFamily("claims_crew_claims", "Claims by state.", labels=["state"])
-        for state, n in store.claim_state_counts().items():
+        for state, n in state_counts(store).items():
             claims.add_metric([state], n)
         yield claims
         rows = load_rows(store)

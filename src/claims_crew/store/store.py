@@ -39,12 +39,14 @@ caller's own compose plainly when each takes that transaction's connection.
 - later_documents.py: documents that arrive for a claim after it was submitted;
 - outbox.py: the webhook events written with what they announce, and their deliveries
   (service_tables.py: the tables of these three);
-- metric_counts.py: the schema's revision and the claims in each state, for /readyz and /metrics.
+- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API;
+- metric_counts.py: the schema's revision, for /readyz.
 """
 
 from __future__ import annotations
 
 from claims_crew.store.audit_reads import AuditReads
+from claims_crew.store.claim_states import ClaimStates
 from claims_crew.store.claims import Claims
 from claims_crew.store.clients import ApiClients
 from claims_crew.store.desk import Desk
@@ -82,6 +84,7 @@ class Store(
     ApiClients,
     LaterDocuments,
     Outbox,
+    ClaimStates,
     MetricCounts,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""
