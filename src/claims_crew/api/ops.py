@@ -2,7 +2,7 @@
 
 - /healthz: 200 {"status": "ok"} while the process answers at all (a liveness probe).
 - /readyz: 200 when the store answers and its schema is at the migrations' head (store.HEAD);
-  else 503 as RFC 9457 problem details (application/problem+json, code "not_ready"), so a load
+  else 503 as RFC 9457 problem details (api/problems.py; code "not_ready"), so a load
   balancer sends no request to a server whose database is gone or not yet migrated.
 - /metrics: the Prometheus text format, made by prometheus-client from a collector that reads
   the store at each scrape, so every server process, and every worker, is counted alike.
@@ -37,6 +37,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from claims_crew.api.problems import problem_response
 from claims_crew.desk.clocks import today
 from claims_crew.errors import StoreError
 from claims_crew.prices import load_prices
@@ -64,13 +65,6 @@ def not_ready(store: Store) -> str | None:
     if revision != HEAD:
         return f"the store's schema is at {revision or 'no revision'}; this version needs {HEAD}"
     return None
-
-
-def problem(status: int, code: str, title: str, detail: str) -> JSONResponse:
-    """An RFC 9457 problem details answer."""
-    body = {"type": PROBLEM_TYPE + code, "title": title, "status": status}
-    body |= {"detail": detail, "code": code}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE)
 
 
 def state_counts(store: Store) -> dict[str, int]:
@@ -183,7 +177,7 @@ def ops_routes(store: Store) -> APIRouter:
         why = not_ready(store)
         if why is None:
             return JSONResponse({"status": "ready", "schema": HEAD})
-        return problem(503, "not_ready", "Not ready", why)
+        return problem_response(503, "not_ready", why, "/readyz")
 
     @router.get("/metrics")
     def metrics() -> Response:
