@@ -39,7 +39,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - later_documents.py: documents that arrive for a claim after it was submitted;
 - outbox.py: the webhook events written with what they announce, and their deliveries
   (service_tables.py: the tables of these three);
-- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API.
+- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API;
+- metric_counts.py: the schema's revision, for /readyz.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from claims_crew.store.failures import ClaimFailures
 from claims_crew.store.later_documents import LaterDocuments
 from claims_crew.store.leases import Leases
 from claims_crew.store.letters import Letters
+from claims_crew.store.metric_counts import MetricCounts
 from claims_crew.store.outbox import Outbox
 from claims_crew.store.queue import Queue
 from claims_crew.store.rate_windows import RateWindows
@@ -83,5 +85,6 @@ class Store(
     LaterDocuments,
     Outbox,
     ClaimStates,
+    MetricCounts,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""
