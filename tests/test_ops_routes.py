@@ -28,7 +28,7 @@ from tests.support.web import client
 pytestmark = pytest.mark.usefixtures("engine")
 
 PRICES: dict[str, Any] = {
-    "currency": "USD",
+    "currency": "EUR",
     "models": {
         "scripted": {"input": 10_000, "output": 40_000},
         "scripted-judge": {"input": 100_000, "output": 100_000.0},
@@ -105,7 +105,9 @@ def test_metrics_match_the_store(busy: Store) -> None:
     # 40 + 10 in R07 and R09.
     calls = labelled(found, "claims_crew_model_calls_total", "agent")
     tokens = labelled(found, "claims_crew_model_tokens_total", "agent")
-    cost = labelled(found, "claims_crew_model_cost_usd_total", "agent")
+    cost = labelled(found, "claims_crew_model_cost_total", "agent")
+    currencies = labelled(found, "claims_crew_model_cost_total", "currency")
+    assert set(currencies) == {"EUR"}  # the table's currency, whatever it is
     assert calls == {"intake": 12, "policy": 24, "fraud": 12, "adjudicator": 2}
     assert tokens == {"intake": 1200, "policy": 2400, "fraud": 1800, "adjudicator": 100}
     assert cost == pytest.approx({"intake": 19.2, "policy": 38.4, "fraud": 28.8, "adjudicator": 10})
@@ -120,7 +122,7 @@ def test_metrics_match_the_store(busy: Store) -> None:
 def test_an_empty_store_has_zeros_and_no_cost_without_a_price_table() -> None:
     found = samples(client(Store()).get("/metrics").text)
     assert set(labelled(found, "claims_crew_claims", "state").values()) == {0}
-    assert labelled(found, "claims_crew_model_cost_usd_total", "agent") == {}
+    assert labelled(found, "claims_crew_model_cost_total", "agent") == {}
     assert found[("claims_crew_queue_depth", ())] == 0
 
 

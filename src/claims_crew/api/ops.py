@@ -14,7 +14,8 @@ The figures and where each comes from (the report's own reads where it has them)
   claims_crew_review_seconds (sum, count)   escalation opened → decided by a person
   claims_crew_model_calls_total{agent}      the report's usage by agent (report/usage.py) over
   claims_crew_model_tokens_total{agent}     each decided claim's decided attempt; cost at the
-  claims_crew_model_cost_usd_total{agent}   price table's prices, only with config/prices.yaml
+  claims_crew_model_cost_total{agent,currency}  price table's prices, in its currency; only
+                                            with config/prices.yaml
   claims_crew_webhook_deliveries{status}    Store.delivery_counts
   claims_crew_queue_depth                   claims pending in the queue, held or not
 
@@ -147,16 +148,18 @@ def _usage(rows: Sequence[ClaimRow]) -> Iterator[Metric]:
         "claims_crew_model_tokens", "Model tokens by agent, decided attempts.", labels=["agent"]
     )
     prices = load_prices()
+    # The table's prices are in its own currency, so the currency is a label, not a unit in
+    # the name: a team pricing in EUR is not told it spent dollars.
     cost = CounterMetricFamily(
-        "claims_crew_model_cost_usd",
+        "claims_crew_model_cost",
         "Model cost by agent at config/prices.yaml's prices (none without the table).",
-        labels=["agent"],
+        labels=["agent", "currency"],
     )
     for usage in usage_by_agent(rows, prices):
         calls.add_metric([usage.agent], usage.calls)
         tokens.add_metric([usage.agent], usage.tokens)
         if prices is not None:
-            cost.add_metric([usage.agent], usage.cost)
+            cost.add_metric([usage.agent, prices.currency], usage.cost)
     yield from (calls, tokens, cost)
 
 
