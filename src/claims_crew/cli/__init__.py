@@ -71,6 +71,10 @@ LAZY_COMMANDS = {
         "claims_crew.cli.audit:audit_group",
         "The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it.",
     ),
+    "clients": Lazy(
+        "claims_crew.cli.clients:clients",
+        "Service clients of the HTTP API: their tokens and scopes.",
+    ),
     "compare": Lazy(
         "claims_crew.cli.compare:compare_command",
         "Compare the shadow NAME (`claims-crew run --shadow NAME`) with production, claim by "
@@ -140,6 +144,10 @@ LAZY_COMMANDS = {
     "store": Lazy(
         "claims_crew.cli.store:store_group",
         "The decision store itself: copy it into another database.",
+    ),
+    "webhooks": Lazy(
+        "claims_crew.cli.webhooks:webhooks",
+        "Webhooks sent to the endpoints in config/webhooks.yaml.",
     ),
     "work": Lazy(
         "claims_crew.cli.work:work_command",

@@ -2,9 +2,12 @@
 
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claims import ChangedFile
+from claims_crew.store.clients import ApiClient, Remembered
 from claims_crew.store.decision_rows import Basis, Recorded
 from claims_crew.store.desk_rows import ReviewerRow
+from claims_crew.store.later_documents import LaterDocument
 from claims_crew.store.leases import lease_holder
+from claims_crew.store.outbox import Delivery
 from claims_crew.store.proposal_rows import Proposal
 from claims_crew.store.queue import Decision, Escalation, Review
 from claims_crew.store.report_query import DecidedClaim, EscalationClock
@@ -20,15 +23,19 @@ __all__ = [
     "HUMAN_DECISIONS",
     "OPEN_OUTCOMES",
     "AlreadyDecided",
+    "ApiClient",
     "Basis",
     "ChangedFile",
     "DecidedClaim",
     "Decision",
+    "Delivery",
     "Escalation",
     "EscalationClock",
+    "LaterDocument",
     "NotFound",
     "Proposal",
     "Recorded",
+    "Remembered",
     "Revalidated",
     "Review",
     "ReviewerRow",

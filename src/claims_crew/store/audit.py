@@ -40,95 +40,23 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from sqlalchemy import Connection, insert, select
 
-from claims_crew.store import entry_signatures
+from claims_crew.store import entry_signatures, outbox
 from claims_crew.store.audit_key import AuditKey
-from claims_crew.store.entry_kinds import AppealLink, EntryKind
+from claims_crew.store.entry_kinds import AppealLink, AuditEntry, EntryKind, canonical
 from claims_crew.store.sql import insert_new, upsert
 from claims_crew.store.tables import audit_head, audit_log
-from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 
 HEAD_ID = 1  # the one row of audit_head: there is one chain
 
 GENESIS = "0" * 64
 EXPORT_VERSION = 1
 
-# The kinds of entry, and what an appeal's entry links to: entry_kinds.py.
-__all__ = ["AppealLink", "EntryKind"]
-
-
-class AuditEntry(BaseModel):
-    """One decision event, as hashed."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    seq: int = Field(ge=1, description="Position in the chain, from 1.")
-    prev: str = Field(description="The previous entry's hash; GENESIS for the first.")
-    kind: EntryKind
-    claim_id: str
-    claim_sha256: str = Field(description="SHA-256 of the claim file that was decided.")
-    policy_sha256: str | None = Field(
-        description="SHA-256 of the policy PDF that was re-read; for a claim on an issued policy "
-        "with endorsements in force, the digest of that wording (policy/in_force.py)."
-    )
-    # Entries written before kind corrections existed have no such key; they read as None and
-    # their hashes, taken over the stored text, still verify.
-    policy_corrections_sha256: str | None = Field(
-        None, description="Hash of the kind corrections the policy's clauses were read with."
-    )
-    config_sha256: str | None = Field(description="Hash of resolution.yaml as loaded.")
-    models: dict[str, str] = Field(description="Agent → model name.")
-    outcome: str | None = Field(description="The resolver's outcome, e.g. ESCALATED.")
-    answer: str | None = Field(description="What was decided: covered, not_covered, …")
-    rule: str | None = Field(description="The resolver rule that fired.")
-    reason_codes: list[str]
-    evidence: list[str] = Field(description="Ids of the clauses the decision rests on.")
-    actor: str = Field(description="auto, adjudicator, or human:<reviewer name>.")
-    reason: str | None = Field(description="A person's reason, or the resolver's.")
-    overrides: int | None = Field(description="Seq of the entry this one overrides.")
-    overrides_hash: str | None = Field(description="Hash of the entry this one overrides.")
-    at: str = Field(description="UTC time, ISO 8601 with Z.")
-    # Entries written before expiry and revalidation have none of the keys below; they read as
-    # None and still verify, as above.
-    config_files_sha256: str | None = Field(
-        None, description="Hash of agents.yaml, tasks.yaml, resolution.yaml and prices.yaml."
-    )
-    expires_at: str | None = Field(None, description="When the decision expires; null: never.")
-    revalidates: int | None = Field(
-        None, description="Seq of the claim's entry in force that this revalidation checked."
-    )
-    revalidates_hash: str | None = Field(None, description="Hash of that entry.")
-    revalidation: RevalidationVerdict | None = Field(
-        None, description="replay: the same outcome and answer; new: a new decision."
-    )
-    changed: list[StaleReason] | None = Field(
-        None, description="What had changed since the entry revalidated, or expired."
-    )
-    # Entries written before appeals have no such key either.
-    appeal: AppealLink | None = Field(
-        None, description="An appeal's decision: the decision it replaces, and why."
-    )
-    # Entries written before entries were signed have no such key either (entry_signatures.py).
-    key_id: str | None = Field(
-        None, description="The audit key whose signature of this entry's hash is kept with it."
-    )
-    # Entries from before the review desk have none of these keys either.
-    reviewer: str | None = Field(
-        None, description="The reviewer set (reviewer) or assigned (assigned); null: nobody."
-    )
-    settings: dict[str, Any] | None = Field(
-        None, description="A reviewer's role, lines, authority and may_deny, as set."
-    )
-    confirms: int | None = Field(
-        None, description="Seq of the proposal this entry confirms (human) or returns."
-    )
-    confirms_hash: str | None = Field(None, description="Hash of that proposal's entry.")
-    # Only letter entries have the keys below; every other entry reads them as None.
-    letter_sha256: str | None = Field(None, description="SHA-256 of the letter's bytes.")
-    letter_format: str | None = Field(None, description="md, html or pdf.")
-    letter_of: int | None = Field(None, description="Seq of the decision entry it states.")
+# An entry's fields and kinds, what an appeal's entry links to, and the JSON text hashed:
+# entry_kinds.py.
+__all__ = ["AppealLink", "AuditEntry", "EntryKind", "canonical"]
 
 
 # What an entry that follows from another (a person's decision on an escalation, a letter that
@@ -143,11 +71,6 @@ def carried_from(body: dict[str, Any]) -> dict[str, Any]:
         **{name: body[name] for name in (*_CARRIED, *_CARRIED_LISTS)},
         "policy_corrections_sha256": body.get("policy_corrections_sha256"),
     }
-
-
-def canonical(value: Any) -> str:
-    """The one JSON text hashed for a value: sorted keys, no whitespace, UTF-8 kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def entry_hash(body: dict[str, Any]) -> str:
@@ -198,6 +121,8 @@ def append(conn: Connection, key: AuditKey, **fields: Any) -> tuple[AuditEntry, 
         )
     )
     upsert(conn, audit_head, {"id": HEAD_ID, "seq": entry.seq, "hash": digest}, ["id"])
+    # A decision's webhook event, in this same transaction: announced exactly when it is made.
+    outbox.announce_entry(conn, entry, digest)
     return entry, digest
 
 

@@ -62,11 +62,14 @@ class AuditReads(StoreBase):
         with self.read() as conn:
             return list(audit.export_lines(conn, stamp(since) if since else None, self.now()))
 
-    def audit_entries(self, claim_id: str) -> list[audit.AuditEntry]:
+    def audit_entries(self, claim_id: str, *, calls: bool = False) -> list[audit.AuditEntry]:
+        """The claim's entries in order; its service clients' calls (`api_call`) only with
+        `calls`: the claim's trail as people read it is its decisions."""
         with self.read() as conn:
             bodies: Iterable[str] = conn.execute(
                 select(audit_log.c.body)
                 .where(audit_log.c.claim_id == claim_id)
                 .order_by(audit_log.c.seq)
             ).scalars()
-            return [audit.AuditEntry.model_validate_json(body) for body in bodies]
+            entries = [audit.AuditEntry.model_validate_json(body) for body in bodies]
+        return [e for e in entries if calls or e.kind != "api_call"]

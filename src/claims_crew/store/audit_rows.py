@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, select
 
-from claims_crew.store import audit, desk_audit_rows, letter_rows, validity_rows
+from claims_crew.store import audit, call_rows, desk_audit_rows, letter_rows, validity_rows
 from claims_crew.store.audit_row_queries import DECISIONS, ESCALATIONS, NAMING, REVIEWS
 from claims_crew.store.tables import audit_log
 from claims_crew.store.tables import superseded as superseded_rows
@@ -315,6 +315,8 @@ def check(conn: Connection, chain: audit.Verdict) -> audit.Verdict:
     for charged in desk_audit_rows.problems(conn):
         found(*charged)
     for charged in letter_rows.problems(conn):
+        found(*charged)
+    for charged in call_rows.problems(conn):
         found(*charged)
     if missing := _entry_without_rows(conn):
         found(*missing)

@@ -6,7 +6,8 @@ number of failures (settings/limits.py's max_failures). Then it is parked: its w
 'failed', with each failure's reason, and no take, run or ingest of the same file queues it
 again until a person re-queues it (`claims-crew requeue ID`), or a changed file for it is
 ingested. One claim that breaks its review every time so costs a bounded number of reviews,
-not one per worker for ever.
+not one per worker for ever. Parking it announces `claim.failed` (outbox.py) in the same
+transaction.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
+from claims_crew.store import outbox
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
 from claims_crew.store.outage import rides_out
@@ -64,6 +66,8 @@ class ClaimFailures(StoreBase):
                     finished_at=now if parked else None,
                 )
             )
+            if parked:  # told to whoever follows the claim, with the parking, or not at all
+                outbox.announce_failure(conn, claim_id, failures, reason, now)
         return parked
 
     def requeue(self, claim_id: str, actor: str) -> Parked | None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select
+from sqlalchemy import Connection, and_, delete, func, insert, select
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.errors import StoreError
@@ -40,6 +40,7 @@ from claims_crew.store.decision_rows import (
     expires_at,
     validated,
 )
+from claims_crew.store.service_tables import api_calls
 from claims_crew.store.tables import (
     assignments,
     attempts,
@@ -88,8 +89,12 @@ class Standing:
 
 
 # Each decided claim with what it stands on, its latest entry and any person's review of it.
-# A letter's entry decides nothing (letters.py): read past it.
-_DECIDING = audit_log.c.seq.not_in(select(letters.c.audit_seq))
+# A letter's entry decides nothing (letters.py), nor does a service client's call (clients.py):
+# read past them.
+_DECIDING = and_(
+    audit_log.c.seq.not_in(select(letters.c.audit_seq)),
+    audit_log.c.seq.not_in(select(api_calls.c.audit_seq)),
+)
 _LATEST_ENTRY = (
     select(func.max(audit_log.c.seq))
     .where(audit_log.c.claim_id == decisions.c.claim_id, _DECIDING)

@@ -34,17 +34,24 @@ caller's own compose plainly when each takes that transaction's connection.
 - work_queue.py: claims ingested into the store, and workers taking them;
 - failures.py: claims whose review keeps failing, parked until a person re-queues them;
 - letters.py: what a decision letter is written from, and each letter issued.
-- rate_windows.py: the rows of the rate limits every process on the store shares.
+- rate_windows.py: the rows of the rate limits every process on the store shares;
+- clients.py: the API's service clients, their rate limit, calls and Idempotency-Key answers;
+- later_documents.py: documents that arrive for a claim after it was submitted;
+- outbox.py: the webhook events written with what they announce, and their deliveries
+  (service_tables.py: the tables of these three).
 """
 
 from __future__ import annotations
 
 from claims_crew.store.audit_reads import AuditReads
 from claims_crew.store.claims import Claims
+from claims_crew.store.clients import ApiClients
 from claims_crew.store.desk import Desk
 from claims_crew.store.failures import ClaimFailures
+from claims_crew.store.later_documents import LaterDocuments
 from claims_crew.store.leases import Leases
 from claims_crew.store.letters import Letters
+from claims_crew.store.outbox import Outbox
 from claims_crew.store.queue import Queue
 from claims_crew.store.rate_windows import RateWindows
 from claims_crew.store.recording import Recording
@@ -70,5 +77,8 @@ class Store(
     ClaimFailures,
     Letters,
     RateWindows,
+    ApiClients,
+    LaterDocuments,
+    Outbox,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""
