@@ -7,6 +7,12 @@ X-Forwarded-For (so sign-in throttling sees each client, not the proxy) and X-Fo
 and `--workers` serves from several processes. Every process opens the store every command opens
 (CLAIMS_CREW_DATABASE_URL, else the SQLite file), so they share one queue and one set of
 sessions; a team's page is usually on PostgreSQL.
+
+The server also sends the webhooks (webhooks/loop.py): one sender thread in this process,
+whatever `--workers` says, stopped with the server. `--work N` runs N `claims-crew work` queue
+workers beside it (run/processes.py), which review what `ingest` and the API queue, and are
+stopped (SIGTERM, then waited for while they finish the claims in hand) when the server stops;
+each writes its output to CLAIMS_CREW_HOME/serve/work-N.log.
 """
 
 from __future__ import annotations
@@ -50,6 +56,13 @@ def _addresses(
     help="Processes serving the page; they share the store, its sessions included.",
 )
 @click.option(
+    "--work",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 64),
+    help="Queue workers (`claims-crew work`) to run beside the server, stopped with it.",
+)
+@click.option(
     "--https",
     "https",
     is_flag=True,
@@ -70,15 +83,19 @@ def serve(
     port: int,
     allowed_hosts: tuple[str, ...],
     workers: int,
+    work: int,
     https: bool,
     trusted_proxies: tuple[str, ...],
 ) -> None:
     """Serve the review queue as a web page (sign in with a reviewer token)."""
     import uvicorn
 
+    from claims_crew import settings
     from claims_crew.review.serving import APP_FACTORY, ServeSettings, export_settings
     from claims_crew.review.web import default_hosts
+    from claims_crew.run.processes import start_queue_workers, stop_processes
     from claims_crew.store import Store
+    from claims_crew.webhooks.loop import start_sender
 
     store = Store()  # opened (and migrated) once here, before the processes start
     export_settings(
@@ -90,14 +107,24 @@ def serve(
     click.echo(
         f"Review page on http://{host}:{port}/ over {store.where}{processes}  (Ctrl-C to stop)"
     )
-    store.close()
-    uvicorn.run(
-        APP_FACTORY,
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        proxy_headers=bool(trusted_proxies),
-        forwarded_allow_ips=list(trusted_proxies),
-        log_level="warning",
-    )
+    # Started before the page: a webhooks.yaml naming an unset secret stops serve here.
+    sender = start_sender(store)
+    logs = settings.home() / "serve"
+    queue_workers = start_queue_workers(work, store, logs) if work else []
+    if work:
+        click.echo(f"{work} queue worker(s) reviewing what is queued; their output: {logs}")
+    try:
+        uvicorn.run(
+            APP_FACTORY,
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            proxy_headers=bool(trusted_proxies),
+            forwarded_allow_ips=list(trusted_proxies),
+            log_level="warning",
+        )
+    finally:
+        sender.stop()
+        stop_processes(queue_workers)
+        store.close()

@@ -7,6 +7,7 @@ crewai_facts.py  what the check knows of CrewAI: its YAML keys, providers and mo
 source.py        the files read as PyYAML nodes, for lines and duplicate keys
 policies.py      the checks of policies/index.yaml: entries, and kind corrections against the tree
 issued.py        the checks of policies/issued/ and of each endorsement's changes against its form
+webhooks.py      the checks of webhooks.yaml (optional): endpoints, events, secrets' variables
 problems.py      Problem, the one type every check reports through
 """
 

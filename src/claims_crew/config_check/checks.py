@@ -41,13 +41,8 @@ from claims_crew.config_check.prices import check_prices
 from claims_crew.config_check.problems import Problem, did_you_mean, format_problems, nearest
 from claims_crew.config_check.reason_codes import check_reason_codes
 from claims_crew.config_check.resolution import check_resolution
-from claims_crew.config_check.source import (
-    Loaded,
-    line_of,
-    load_file,
-    mapping_items,
-    scalar_of,
-)
+from claims_crew.config_check.source import Loaded, line_of, load_file, mapping_items, scalar_of
+from claims_crew.config_check.webhooks import check_webhooks
 from claims_crew.errors import ConfigError
 from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASK_OF, TASKS
 
@@ -343,6 +338,7 @@ FILES: tuple[str, ...] = (
     "desk.yaml",
     "clocks.yaml",
     "reason_codes.yaml",
+    "webhooks.yaml",
 )
 
 
@@ -366,12 +362,14 @@ def check_config(
     if resolution is not None:
         problems.extend(check_resolution(resolution))
     # Optional. Without prices.yaml no cost is shown; desk.yaml, the desk's defaults run;
-    # clocks.yaml, the NAIC defaults; reason_codes.yaml, no external code is given.
+    # clocks.yaml, the NAIC defaults; reason_codes.yaml, no external code is given;
+    # webhooks.yaml, no webhook is sent.
     optional: dict[str, Callable[[Loaded], list[Problem]]] = {
         "prices.yaml": check_prices,
         "desk.yaml": check_desk,
         "clocks.yaml": check_clocks,
         "reason_codes.yaml": lambda codes: check_reason_codes(codes, folder),
+        "webhooks.yaml": check_webhooks,
     }
     for name, check in optional.items():
         if (folder / name).exists() and (loaded := load_file(folder, name, problems)) is not None:

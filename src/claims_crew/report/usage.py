@@ -189,3 +189,27 @@ def time_per_level(rows: Sequence[ClaimRow]) -> list[LevelTime]:
             seconds = [r.stage_seconds[level] for r in rows if level in r.stage_seconds]
         levels.append(_level(level, seconds))
     return levels
+
+
+class AgentUsage(BaseModel):
+    """One agent's model calls, tokens and (priced) cost over the claims; what /metrics shows."""
+
+    agent: str
+    calls: int = 0
+    tokens: int = 0
+    cost: float = Field(0.0, description="Of the tasks with a known cost (task_cost).")
+
+
+def usage_by_agent(rows: Sequence[ClaimRow], prices: PriceTable | None) -> list[AgentUsage]:
+    """Each agent's calls, tokens and cost, summed over its tasks in every claim; a task no
+    agent owns counts under its own name. Cost counts only what task_cost can know."""
+    found: dict[str, AgentUsage] = {}
+    for row in rows:
+        for task, used in row.tokens_by_task.items():
+            agent = AGENT_BY_TASK.get(task, task)
+            usage = found.setdefault(agent, AgentUsage(agent=agent))
+            usage.calls += used.calls
+            usage.tokens += used.prompt + used.completion
+            cost = None if prices is None else task_cost(row, task, used, prices)
+            usage.cost += cost or 0.0
+    return [found[a] for a in sorted(found)]

@@ -2,7 +2,8 @@
 
 Safety, in the order a request meets it:
 - a Host header that is not one of ours is refused (403), so a page on another site cannot
-  reach this server by DNS rebinding;
+  reach this server by DNS rebinding; only the probes /healthz and /readyz (api/ops.py) answer
+  any Host, as load balancers call them by address, and they tell nothing but up and ready;
 - a body is capped before it is read, and one sent without a session is refused before it is
   read, sign-in excepted (body_limits.py): 413 over the cap, 401 without a session;
 - pages need a session: a reviewer signs in with the token `claims-crew reviewers add` printed,
@@ -29,6 +30,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
 
+from claims_crew.api.ops import PROBE_PATHS, ops_routes
 from claims_crew.review.body_limits import BodyLimit, BodyTooLarge, too_large
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
@@ -114,6 +116,8 @@ def create_app(
     # with "Not found" if it came before their own routes.
     app.include_router(desk_routes(pages))
     app.include_router(page_image_routes(pages))
+    # /healthz, /readyz, /metrics: GETs, so BodyLimit asks them for no session.
+    app.include_router(ops_routes(store))
     return app
 
 
@@ -140,7 +144,8 @@ def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
     async def guard(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        if request.headers.get("host", "").lower() not in hosts:
+        foreign = request.headers.get("host", "").lower() not in hosts
+        if foreign and request.url.path not in PROBE_PATHS:
             # Its body is never read: closing the connection keeps uvicorn from reading and
             # discarding the rest of an upload sent to a foreign Host.
             response: Response = PlainTextResponse(

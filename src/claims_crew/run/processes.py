@@ -43,6 +43,8 @@ from claims_crew.vocabulary import ClaimFileProblem
 # What the workers run: `python -m WORKER_MODULE STORE CONFIG CONCURRENCY` (STORE as shown to
 # people; the URL itself is in the worker's environment).
 WORKER_MODULE = "claims_crew.run.work_process"
+# The command line, as `python -m CLI_MODULE work` (`serve --work N`'s workers).
+CLI_MODULE = "claims_crew.cli"
 
 
 @dataclass
@@ -180,11 +182,8 @@ def run_in_workers(
             listener.start()
         for listener in listeners:
             listener.join()
-    finally:
-        for worker in pool:  # interrupted: no worker outlives the run
-            if worker.process.poll() is None:
-                worker.process.terminate()
-                worker.process.wait()
+    finally:  # interrupted: no worker outlives the run
+        stop_processes([w.process for w in pool])
     dead = [
         DeadWorker(w.number, len(pool), w.pid, w.process.returncode, sorted(w.in_hand))
         for w in pool
@@ -194,3 +193,33 @@ def run_in_workers(
     items = [done[p] for p in todo if p in done] + [i for p, i in done.items() if p not in ours]
     left = [p for p in todo if p not in done]
     return PoolResult(items, dead, left, stopped[0] if stopped else None)
+
+
+def stop_processes(processes: Sequence[subprocess.Popen[Any]]) -> None:
+    """SIGTERM each process still running, then wait for every one: a queue worker told so
+    takes nothing more and finishes the claims in hand before it exits (cli/work.py)."""
+    running = [p for p in processes if p.poll() is None]
+    for process in running:
+        process.terminate()
+    for process in running:
+        process.wait()
+
+
+def start_queue_workers(count: int, store: Store, logs: Path) -> list[subprocess.Popen[bytes]]:
+    """`count` `claims-crew work` processes on `store`, polling the queue until stopped
+    (`serve --work N`), each writing what it prints to `logs`/work-N.log (appended). Each gets
+    its share of the rate caps, as a run's workers do, and a session of its own, so a Ctrl-C at
+    the terminal reaches only the parent, which then stops them once, gently (stop_processes),
+    rather than twice, which would stop them at once."""
+    env = worker_environment(count, store)
+    command = [sys.executable, "-m", CLI_MODULE, "work"]
+    logs.mkdir(parents=True, exist_ok=True)
+    started = []
+    for number in range(1, count + 1):
+        with (logs / f"work-{number}.log").open("ab") as log:
+            started.append(
+                subprocess.Popen(
+                    command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            )
+    return started

@@ -38,7 +38,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - clients.py: the API's service clients, their rate limit, calls and Idempotency-Key answers;
 - later_documents.py: documents that arrive for a claim after it was submitted;
 - outbox.py: the webhook events written with what they announce, and their deliveries
-  (service_tables.py: the tables of these three).
+  (service_tables.py: the tables of these three);
+- metric_counts.py: the schema's revision and the claims in each state, for /readyz and /metrics.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from claims_crew.store.failures import ClaimFailures
 from claims_crew.store.later_documents import LaterDocuments
 from claims_crew.store.leases import Leases
 from claims_crew.store.letters import Letters
+from claims_crew.store.metric_counts import MetricCounts
 from claims_crew.store.outbox import Outbox
 from claims_crew.store.queue import Queue
 from claims_crew.store.rate_windows import RateWindows
@@ -80,5 +82,6 @@ class Store(
     ApiClients,
     LaterDocuments,
     Outbox,
+    MetricCounts,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""

@@ -1,0 +1,54 @@
+"""The checks of config/webhooks.yaml (optional): each mistake at its key and line, by the model
+the sender loads it with (webhooks/config.py), then each endpoint's secret variable.
+
+A secret set but malformed is an error: `serve` would refuse to start. One not set here is a
+warning only: the secret lives in the environment `serve` runs in, which need not be the one
+the check runs in.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from pydantic import ValidationError
+
+from claims_crew.config_check.problems import Problem
+from claims_crew.config_check.source import Loaded, locate
+from claims_crew.errors import ConfigError
+
+HINT = (
+    "each endpoint is {name, url (http or https), secret_env, events}; the events are "
+    "claim.decided, claim.escalated, claim.failed, escalation.decided, appeal.decided"
+)
+
+
+def check_webhooks(loaded: Loaded) -> list[Problem]:
+    from claims_crew.webhooks.config import WebhooksConfig
+
+    try:
+        config = WebhooksConfig.model_validate(loaded.data or {})
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            path, line = locate(loaded.root, list(err["loc"]))
+            kind = err["type"]
+            problems.append(Problem(loaded.name, path, line, f"webhooks_{kind}", err["msg"], HINT))
+        return problems
+    found = []
+    for index, endpoint in enumerate(config.endpoints):
+        path, line = locate(loaded.root, ["endpoints", index, "secret_env"])
+        try:
+            endpoint.secret()
+        except ConfigError as exc:
+            unset = not os.environ.get(endpoint.secret_env)
+            problem = Problem(
+                loaded.name,
+                path,
+                line,
+                "webhook_secret_unset" if unset else "webhook_secret_malformed",
+                str(exc),
+                "serve reads it when it starts",
+            )
+            found.append(replace(problem, severity="warning") if unset else problem)
+    return found

@@ -1,0 +1,168 @@
+"""/healthz, /readyz and /metrics (api/ops.py) on the review page's app, on both engines:
+/metrics parsed with prometheus-client's own parser, each figure equal to the store's count;
+/readyz 503 as problem details on a store behind on its migrations or out of reach."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import text
+
+from claims_crew.desk.clocks import today
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review.web import create_app
+from claims_crew.store import HEAD, Store
+from claims_crew.store.engine import open_engine
+from claims_crew.store.schema import revisions
+from claims_crew.vocabulary import WEBHOOK_EVENTS
+from tests.support.report import known_store
+from tests.support.store import water_loaded
+from tests.support.web import client
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+PRICES: dict[str, Any] = {
+    "currency": "USD",
+    "models": {
+        "scripted": {"input": 10_000, "output": 40_000},
+        "scripted-judge": {"input": 100_000, "output": 100_000.0},
+    },
+}
+
+
+def samples(page: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of the exposition: (name, sorted labels) → value."""
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(page)
+        for s in family.samples
+    }
+
+
+def labelled(found: dict[Any, float], name: str, label: str) -> dict[str, float]:
+    return {dict(k)[label]: v for (n, k), v in found.items() if n == name}
+
+
+@pytest.fixture
+def busy(sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Store:
+    """The report's thirteen known decisions, three claims in the queue (waiting, held,
+    parked) and their webhook deliveries (one delivered, one failed), with a price table."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "prices.yaml").write_text(yaml.safe_dump(PRICES), encoding="utf-8")
+    monkeypatch.setenv("CLAIMS_CREW_CONFIG", str(config))
+    store = known_store(sample_library, tmp_path / "claims")
+    for claim_id in ("Q-1", "Q-2", "Q-3"):
+        store.enqueue(water_loaded(tmp_path / "queue", claim_id))
+    store.take("worker-a")  # Q-1, the oldest: under review
+    store.take("worker-b")  # Q-2
+    assert store.fail("Q-2", "worker-b", "broke", most=1)  # parked at once: failed
+    store.fan_out({"core": frozenset(WEBHOOK_EVENTS)})
+    first, second = store.take_deliveries("sender", 2, 60)
+    store.delivered(first.id, "sender", 204)
+    store.retry_later(second.id, "sender", 500, "answered 500", None)
+    return store
+
+
+def test_metrics_match_the_store(busy: Store) -> None:
+    response = client(busy).get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain; version=")
+    found = samples(response.text)
+
+    assert labelled(found, "claims_crew_claims", "state") == {
+        "queued": 1,  # Q-3
+        "under_review": 1,  # Q-1
+        "failed": 1,  # Q-2
+        "escalated": busy.open_count(),
+        "decided": len(busy.decisions()) - busy.open_count(),
+    }
+    assert busy.open_count() == 2  # R09 and R13: nobody reviewed them
+
+    counted = Counter((c.outcome, c.resolution["rule"]) for c in busy.decided_claims())
+    decisions = {
+        (dict(k)["outcome"], dict(k)["rule"]): v
+        for (n, k), v in found.items()
+        if n == "claims_crew_decisions_total"
+    }
+    assert decisions == counted and sum(decisions.values()) == 13
+
+    assert found[("claims_crew_escalations_open", ())] == 2
+    overdue = busy.open_count(overdue_before=today().isoformat())
+    assert found[("claims_crew_escalations_overdue", ())] == overdue
+    reviewed = [c for c in busy.escalation_clocks() if c.state == "decided"]
+    assert found[("claims_crew_review_seconds_count", ())] == len(reviewed) == 7
+    assert found[("claims_crew_review_seconds_sum", ())] >= 0
+
+    # tests/test_report_usage.py: intake 1 call of 80 + 20 tokens in each of the twelve claims
+    # that reached the agents, policy 2 of 160 + 40, fraud 1 of 120 + 30; the adjudicator 1 of
+    # 40 + 10 in R07 and R09.
+    calls = labelled(found, "claims_crew_model_calls_total", "agent")
+    tokens = labelled(found, "claims_crew_model_tokens_total", "agent")
+    cost = labelled(found, "claims_crew_model_cost_usd_total", "agent")
+    assert calls == {"intake": 12, "policy": 24, "fraud": 12, "adjudicator": 2}
+    assert tokens == {"intake": 1200, "policy": 2400, "fraud": 1800, "adjudicator": 100}
+    assert cost == pytest.approx({"intake": 19.2, "policy": 38.4, "fraud": 28.8, "adjudicator": 10})
+
+    deliveries = labelled(found, "claims_crew_webhook_deliveries", "status")
+    assert deliveries == busy.delivery_counts()
+    assert (deliveries["delivered"], deliveries["failed"]) == (1, 1)
+    assert deliveries["pending"] == len(busy.deliveries("pending")) > 0
+    assert found[("claims_crew_queue_depth", ())] == busy.queue_counts().pending == 2
+
+
+def test_an_empty_store_has_zeros_and_no_cost_without_a_price_table() -> None:
+    found = samples(client(Store()).get("/metrics").text)
+    assert set(labelled(found, "claims_crew_claims", "state").values()) == {0}
+    assert labelled(found, "claims_crew_model_cost_usd_total", "agent") == {}
+    assert found[("claims_crew_queue_depth", ())] == 0
+
+
+def test_healthz_and_readyz_answer_any_host_and_metrics_only_ours() -> None:
+    store = Store()
+    page = TestClient(create_app(store, ["claims.example.com"]), base_url="http://10.0.0.5:8000")
+    assert page.get("/healthz").json() == {"status": "ok"}
+    ready = page.get("/readyz")
+    assert ready.status_code == 200 and ready.json() == {"status": "ready", "schema": HEAD}
+    assert page.get("/metrics").status_code == 403  # its figures are for our own Host only
+    assert page.get("/").status_code == 403
+
+
+def test_readyz_is_a_problem_when_the_store_is_behind_its_migrations() -> None:
+    store = Store()
+    earlier = revisions()[-2]
+    with store.write() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": earlier})
+    response = client(store).get("/readyz")
+    assert response.status_code == 503
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["type"] == "urn:claims-crew:problem:not_ready"
+    assert (body["status"], body["code"], body["title"]) == (503, "not_ready", "Not ready")
+    assert earlier in body["detail"] and HEAD in body["detail"]
+
+
+def test_readyz_is_a_problem_when_the_store_does_not_answer(
+    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store()
+    page = client(store)
+    assert page.get("/readyz").status_code == 200
+    store.engine.dispose()
+    gone = (
+        f"sqlite:///{tmp_path}/no/such/folder/claims.sqlite"
+        if engine == "sqlite"
+        else "postgresql+psycopg://nobody:x@127.0.0.1:9/claims?connect_timeout=2"
+    )
+    monkeypatch.setattr(store, "engine", open_engine(gone))
+    response = page.get("/readyz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["code"] == "not_ready" and "does not answer" in body["detail"]
+    assert page.get("/healthz").status_code == 200  # the process itself is still up

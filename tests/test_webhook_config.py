@@ -1,0 +1,132 @@
+"""config/webhooks.yaml (webhooks/config.py): loaded, refused with the key or variable at
+fault, and checked by `claims-crew config check` like the other files."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from claims_crew.cli import main
+from claims_crew.errors import ConfigError
+from claims_crew.webhooks.config import DEFAULT_RETRY_S, load_webhooks, secrets
+from tests.support.paths import ROOT
+
+SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
+ENDPOINT: dict[str, Any] = {
+    "name": "core",
+    "url": "https://claims.example.com/hooks/claims-crew",
+    "secret_env": "CLAIMS_CREW_WEBHOOK_SECRET_CORE",
+    "events": ["claim.decided", "claim.escalated"],
+}
+
+
+def config_with(tmp_path: Path, **data: Any) -> Path:
+    folder = tmp_path / "config"
+    shutil.copytree(ROOT / "config", folder)
+    (folder / "webhooks.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    return folder
+
+
+def test_the_shipped_file_and_a_missing_one_mean_no_endpoints(tmp_path: Path) -> None:
+    shipped = load_webhooks(ROOT / "config")
+    assert shipped.endpoints == [] and shipped.wants() == {}
+    assert tuple(shipped.retry_s) == DEFAULT_RETRY_S and shipped.timeout_s == 10
+    # The waits between the eight tries: about a day in all.
+    assert 20 * 3600 < sum(DEFAULT_RETRY_S) < 30 * 3600
+    assert load_webhooks(tmp_path).endpoints == []
+
+
+def test_an_endpoint_with_its_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", SECRET)
+    config = load_webhooks(config_with(tmp_path, endpoints=[ENDPOINT], retry_s=[1, 2]))
+    assert config.wants() == {"core": frozenset({"claim.decided", "claim.escalated"})}
+    assert secrets(config) == {"core": SECRET}
+    assert [config.next_wait(n) for n in (1, 2, 3)] == [1, 2, None]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"events": ["claim.paid"]}, "endpoints.0.events.0"),
+        ({"events": []}, "endpoints.0.events"),
+        ({"url": "ftp://claims.example.com/x"}, "endpoints.0.url"),
+        ({"secret_env": "not a name"}, "endpoints.0.secret_env"),
+        ({"secret": SECRET}, "endpoints.0.secret"),
+    ],
+)
+def test_a_bad_endpoint_is_a_config_error_naming_its_key(
+    tmp_path: Path, change: dict[str, Any], said: str
+) -> None:
+    folder = config_with(tmp_path, endpoints=[ENDPOINT | change])
+    with pytest.raises(ConfigError, match=said):
+        load_webhooks(folder)
+
+
+def test_names_must_differ_and_waits_be_positive(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="core used twice"):
+        load_webhooks(config_with(tmp_path / "a", endpoints=[ENDPOINT, ENDPOINT]))
+    with pytest.raises(ConfigError, match="every wait"):
+        load_webhooks(config_with(tmp_path / "b", retry_s=[5, -1]))
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (None, "CLAIMS_CREW_WEBHOOK_SECRET_CORE is not set"),
+        (
+            "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            'CLAIMS_CREW_WEBHOOK_SECRET_CORE does not start with "whsec_"',
+        ),
+        ("whsec_***", 'CLAIMS_CREW_WEBHOOK_SECRET_CORE is not "whsec_" followed by base64'),
+    ],
+)
+def test_an_unset_or_malformed_secret_is_a_config_error_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str | None, said: str
+) -> None:
+    if value is None:
+        monkeypatch.delenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", raising=False)
+    else:
+        monkeypatch.setenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", value)
+    config = load_webhooks(config_with(tmp_path, endpoints=[ENDPOINT]))
+    with pytest.raises(ConfigError, match=f"webhook endpoint 'core': {said}"):
+        secrets(config)
+
+
+def check(folder: Path) -> tuple[int, list[dict[str, Any]]]:
+    result = CliRunner().invoke(main, ["config", "check", "--json", "--config-dir", str(folder)])
+    found = json.loads(result.output)["problems"]
+    return result.exit_code, [p for p in found if p["file"] == "webhooks.yaml"]
+
+
+def test_config_check_places_each_problem(tmp_path: Path) -> None:
+    assert check(ROOT / "config") == (0, [])
+    folder = config_with(tmp_path / "bad", endpoints=[ENDPOINT | {"events": ["claim.paid"]}])
+    code, problems = check(folder)
+    assert code != 0  # an error in the config: the check fails
+    [problem] = problems
+    assert problem["key"] == "endpoints[0].events[0]" and problem["severity"] == "error"
+    assert problem["line"] is not None
+
+
+def test_config_check_warns_of_an_unset_secret_and_refuses_a_malformed_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = config_with(tmp_path, endpoints=[ENDPOINT])
+    monkeypatch.delenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", raising=False)
+    code, [problem] = check(folder)
+    assert code == 0
+    assert (problem["code"], problem["severity"]) == ("webhook_secret_unset", "warning")
+    assert problem["key"] == "endpoints[0].secret_env"
+    monkeypatch.setenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", "whsec_***")
+    code, [problem] = check(folder)
+    assert code != 0
+    assert (problem["code"], problem["severity"]) == ("webhook_secret_malformed", "error")
+    monkeypatch.setenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", SECRET)
+    assert check(folder) == (0, [])

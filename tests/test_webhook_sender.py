@@ -1,0 +1,148 @@
+"""The webhook sender (webhooks/sender.py, loop.py) against a real receiver on 127.0.0.1, on
+both engines: down at first (connection refused, then 503), then up; each event is delivered
+exactly once, signed, and the store's attempts and statuses say what happened. A receiver that
+never answers ends failed once the retry schedule is spent."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+from typing import Any
+
+import pytest
+
+from claims_crew.store import Delivery, Store
+from claims_crew.store.outbox import announce
+from claims_crew.webhooks.config import WebhookEndpoint, WebhooksConfig
+from claims_crew.webhooks.loop import SenderLoop
+from claims_crew.webhooks.sender import PassCounts, Sender
+from claims_crew.webhooks.signing import verify
+from tests.support.webhook_receiver import Receiver
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+CORE_SECRET = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+DEAD_SECRET = "whsec_" + base64.b64encode(os.urandom(24)).decode()
+
+
+def announced(store: Store, event: Any, claim_id: str) -> str:
+    """One event written as the store writes them, in a transaction of its own; its id."""
+    event_id = f"evt_{claim_id.lower()}_{event.replace('.', '_')}"
+    with store.write() as conn:
+        announce(conn, event, claim_id, {"claim_id": claim_id}, store.now(), event_id)
+    return event_id
+
+
+def config(core: Receiver, dead: Receiver, retry_s: list[float]) -> WebhooksConfig:
+    return WebhooksConfig(
+        endpoints=[
+            WebhookEndpoint(
+                name="core",
+                url=core.url,
+                secret_env="UNUSED_CORE",
+                events=["claim.decided", "claim.escalated"],
+            ),
+            WebhookEndpoint(
+                name="dead", url=dead.url, secret_env="UNUSED_DEAD", events=["claim.decided"]
+            ),
+        ],
+        retry_s=retry_s,
+        timeout_s=5,
+    )
+
+
+def by_endpoint(store: Store) -> dict[tuple[str, str], Delivery]:
+    return {(d.endpoint, d.event_id): d for d in store.deliveries()}
+
+
+def test_a_receiver_down_then_up_gets_each_event_once_and_a_dead_one_ends_failed() -> None:
+    store = Store()
+    core, dead = Receiver(), Receiver()  # neither listening yet: connection refused
+    decided = announced(store, "claim.decided", "C-1")
+    escalated = announced(store, "claim.escalated", "C-2")
+    announced(store, "claim.failed", "C-3")  # wanted by no endpoint
+    settings = config(core, dead, retry_s=[0, 0, 0])
+    secrets = {"core": CORE_SECRET, "dead": DEAD_SECRET}
+
+    first = Sender(store, settings, secrets)
+    assert first.run_pass() == PassCounts(fanned=3, delivered=0, retrying=3, failed=0)
+    after = by_endpoint(store)
+    assert set(after) == {("core", decided), ("core", escalated), ("dead", decided)}
+    for delivery in after.values():
+        assert (delivery.status, delivery.attempts, delivery.last_status) == ("pending", 1, None)
+        assert "could not connect to http://127.0.0.1:" in (delivery.last_error or "")
+    first.close()  # the server stops; what it did not send waits in the store
+
+    core.up(status=503)
+    sender = Sender(store, settings, secrets)  # a restarted server's sender
+    assert sender.run_pass() == PassCounts(delivered=0, retrying=3, failed=0)
+    assert len(core.refused) == 2 and core.received == []
+    core_rows = [d for (e, _), d in by_endpoint(store).items() if e == "core"]
+    assert {(d.attempts, d.last_status) for d in core_rows} == {(2, 503)}
+    assert all("answered 503" in (d.last_error or "") for d in core_rows)
+
+    core.up(status=204)
+    assert sender.run_pass() == PassCounts(delivered=2, retrying=1, failed=0)
+    # The dead endpoint's fourth try is its last: retry_s holds three waits.
+    assert sender.run_pass() == PassCounts(delivered=0, retrying=0, failed=1)
+    assert sender.run_pass() == PassCounts()  # nothing left to send
+    sender.close()
+    core.down()
+
+    final = by_endpoint(store)
+    for event_id in (decided, escalated):
+        row = final[("core", event_id)]
+        assert (row.status, row.attempts, row.last_status) == ("delivered", 3, 204)
+        assert row.delivered_at is not None and row.last_error is None
+    gone = final[("dead", decided)]
+    assert (gone.status, gone.attempts, gone.last_status) == ("failed", 4, None)
+    assert "could not connect" in (gone.last_error or "")
+    assert store.delivery_counts() == {"pending": 0, "delivered": 2, "failed": 1}
+
+    # Each event reached the receiver once, signed, its body the payload the store fixed.
+    assert sorted(r.headers["webhook-id"] for r in core.received) == sorted([decided, escalated])
+    payloads = {d.event_id: d.payload for d in store.deliveries()}
+    for got in core.received:
+        assert got.headers["content-type"] == "application/json"
+        verify(CORE_SECRET, got.headers, got.body)
+        assert got.body == payloads[got.headers["webhook-id"]].encode("utf-8")
+        assert json.loads(got.body)["type"] in ("claim.decided", "claim.escalated")
+
+
+def test_the_retry_waits_set_when_the_next_try_is_due() -> None:
+    store = Store()
+    core, dead = Receiver(), Receiver()
+    announced(store, "claim.escalated", "C-9")
+    sender = Sender(store, config(core, dead, retry_s=[3600]), {"core": CORE_SECRET, "dead": ""})
+    sender.run_pass()
+    [waiting] = store.deliveries()
+    assert waiting.status == "pending" and waiting.next_at is not None
+    assert waiting.next_at > store.now()  # an hour from now, so not taken again yet
+    core.up()
+    assert sender.run_pass() == PassCounts()
+    assert core.received == []
+    sender.close()
+    core.down()
+
+
+def test_the_loop_sends_in_the_background_and_stops() -> None:
+    store = Store()
+    core, dead = Receiver(), Receiver()
+    core.up()
+    event_id = announced(store, "claim.decided", "C-5")
+    loop = SenderLoop(
+        Sender(store, config(core, dead, retry_s=[0]), {"core": CORE_SECRET, "dead": DEAD_SECRET}),
+        interval_s=0.05,
+    ).start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(core.received) < 1 or len(store.deliveries("failed")) < 1:
+            assert time.monotonic() < deadline, store.deliveries()
+            time.sleep(0.05)
+    finally:
+        loop.stop(timeout_s=30)
+        core.down()
+    assert not loop.running
+    assert [r.headers["webhook-id"] for r in core.received] == [event_id]
