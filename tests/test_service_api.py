@@ -190,10 +190,14 @@ def announced(payloads: dict[str, dict[str, Any]], followed: dict[str, dict[str,
 
 def listed_deliveries(accepted: set[str]) -> None:
     """`claims-crew webhooks deliveries --json` lists one delivered row per event received."""
-    rows = json.loads(cli("webhooks", "deliveries", "--json"))
+    listed = json.loads(cli("webhooks", "deliveries", "--json"))
+    rows = listed["deliveries"]
     assert {row["event_id"] for row in rows} == accepted
+    assert len(rows) == len(accepted)
     assert {row["status"] for row in rows} == {"delivered"}
     assert all(row["attempts"] >= 2 for row in rows)  # refused while down, then delivered
+    assert listed["counts"].get("delivered") == len(accepted)
+    assert not listed["counts"].get("pending") and not listed["counts"].get("failed")
 
 
 def samples(text: str) -> Samples:
