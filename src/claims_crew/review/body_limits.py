@@ -3,6 +3,7 @@
 Every request meets this before any route parses a form:
 - a body over its route's cap is refused with 413: at once when its Content-Length says so,
   else as soon as the bytes streamed in pass the cap (a chunked body declares no length);
+- the HTTP API under /api/v1 passes untouched: it checks its own tokens and caps (api/guard.py);
 - a request that may carry a body (anything but GET, HEAD and OPTIONS), sign-in excepted, needs
   a live session: without one it is refused (401) before a byte of its body is read. Sign-in
   has no session yet; its form is small and its wrong tokens are throttled (store/sign_ins.py);
@@ -23,6 +24,7 @@ from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from claims_crew.api.app import API_PREFIX
 from claims_crew.claim_files import MAX_ATTACHMENTS_BYTES
 from claims_crew.review.pages import Pages, sign_in_first, to_login
 
@@ -39,6 +41,11 @@ _READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 _SIGN_IN = "/login"
 # Signing out with no session left: back to the sign-in form, as before, not a bare 401.
 _SIGNED_OUT = "/logout"
+
+
+def _is_api(path: str) -> bool:
+    """The HTTP API checks its own tokens and caps before it reads a body (api/guard.py)."""
+    return path == API_PREFIX or path.startswith(API_PREFIX + "/")
 
 
 def body_cap(method: str, path: str) -> int:
@@ -75,7 +82,7 @@ class BodyLimit:
         self.pages = pages
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or _is_api(scope["path"]):
             await self.app(scope, receive, send)
             return
         body = _CountedBody(scope, receive, body_cap(scope["method"], scope["path"]))

@@ -17,6 +17,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict
 
+from claims_crew.api.app import ApiSettings
 from claims_crew.errors import ConfigError
 from claims_crew.review.web import create_app
 from claims_crew.run.stale import current_project
@@ -55,6 +56,7 @@ def app_from_environment() -> FastAPI:
         project=current_project,
         secure_cookies=settings.secure_cookies,
         appeal=page_appeal,
+        api=ApiSettings.from_environment(appeal=page_appeal),
     )
 
 

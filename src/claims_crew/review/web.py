@@ -30,6 +30,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
 
+from claims_crew.api.app import API_PREFIX, ApiSettings, create_api
 from claims_crew.api.ops import PROBE_PATHS, ops_routes
 from claims_crew.review.body_limits import BodyLimit, BodyTooLarge, too_large
 from claims_crew.review.pages import (
@@ -82,11 +83,14 @@ def create_app(
     project: Callable[[], Project] | None = None,
     secure_cookies: bool = False,
     appeal: Appealer | None = None,
+    api: ApiSettings | None = None,
 ) -> FastAPI:
     """The review app over one store; only requests whose Host is in `allowed_hosts` pass.
     With `project` (the project as it is at each request), stale decisions are marked. With
     `secure_cookies`, every cookie is Secure (the page is reached over HTTPS only). With
-    `appeal`, a decided claim's page has a form that reopens it with new evidence."""
+    `appeal`, a decided claim's page has a form that reopens it with new evidence. With `api`,
+    the HTTP API for claims systems is served under /api/v1 (api/app.py): it checks its own
+    tokens and caps, so BodyLimit lets it through."""
     pages = Pages(
         store=store,
         templates=load_templates(),
@@ -118,6 +122,8 @@ def create_app(
     app.include_router(page_image_routes(pages))
     # /healthz, /readyz, /metrics: GETs, so BodyLimit asks them for no session.
     app.include_router(ops_routes(store))
+    if api is not None:
+        app.mount(API_PREFIX, create_api(store, api))
     return app
 
 

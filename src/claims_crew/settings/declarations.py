@@ -35,6 +35,9 @@ MAX_RPM = 1_000_000
 MAX_TPM = 1_000_000_000
 MAX_WORKERS = 64
 MOST_FAILURES = 100
+# A claims system's calls to /api/v1, per client: two a second, with room for bursts.
+DEFAULT_API_CALLS_PER_MINUTE = 120
+MOST_API_CALLS = 1_000_000
 MOST_THREADS = 1024
 # The agents that may each have a model of their own (llms/endpoints.py).
 AGENTS = ("intake", "policy", "fraud", "adjudicator")
@@ -169,6 +172,11 @@ class _Declared(BaseSettings):
     )
     claims_crew_workers: Annotated[int, whole(1, MAX_WORKERS)] = setting(
         1, "Processes reviewing a run's claims (run --workers).", "Limits"
+    )
+    claims_crew_api_calls_per_minute: Annotated[int, whole(1, MOST_API_CALLS)] = setting(
+        DEFAULT_API_CALLS_PER_MINUTE,
+        "Calls a minute each API client may make (/api/v1); more are answered 429.",
+        "Limits",
     )
     claims_crew_concurrency: Annotated[int | None, whole(1, 64)] = setting(
         None, "Claims reviewed at once (default: 4 with a remote MODEL, else 1).", "Limits"

@@ -1,6 +1,7 @@
 """The decision store: every claim's state, the review queue and the audit chain (all SQL)."""
 
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
+from claims_crew.store.claim_states import ClaimStatus
 from claims_crew.store.claims import ChangedFile
 from claims_crew.store.clients import ApiClient, Remembered
 from claims_crew.store.decision_rows import Basis, Recorded
@@ -26,6 +27,7 @@ __all__ = [
     "ApiClient",
     "Basis",
     "ChangedFile",
+    "ClaimStatus",
     "DecidedClaim",
     "Decision",
     "Delivery",

@@ -40,11 +40,13 @@ caller's own compose plainly when each takes that transaction's connection.
 - outbox.py: the webhook events written with what they announce, and their deliveries
   (service_tables.py: the tables of these three);
 - metric_counts.py: the schema's revision and the claims in each state, for /readyz and /metrics.
+- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API.
 """
 
 from __future__ import annotations
 
 from claims_crew.store.audit_reads import AuditReads
+from claims_crew.store.claim_states import ClaimStates
 from claims_crew.store.claims import Claims
 from claims_crew.store.clients import ApiClients
 from claims_crew.store.desk import Desk
@@ -83,5 +85,6 @@ class Store(
     LaterDocuments,
     Outbox,
     MetricCounts,
+    ClaimStates,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""

@@ -1,0 +1,189 @@
+"""POST /claims, GET /claims/{id}, GET /claims: submitting claims and following them."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, File, Header, Query, Request, UploadFile
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from claims_crew.api.appeals import Appeals, status_now
+from claims_crew.api.idempotency import Replay, answer_once
+from claims_crew.api.problems import ApiProblem, problems_from
+from claims_crew.api.submit import Upload, claim_name, safe_name, submit
+from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, links, summary
+from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
+from claims_crew.resolver.external_codes import load_external_codes
+from claims_crew.settings import config_dir
+from claims_crew.store import Store
+from claims_crew.store.work_queue import Enqueued
+from claims_crew.vocabulary import ClaimState, stamp
+
+if TYPE_CHECKING:
+    from claims_crew.api.app import ApiSettings
+
+MAX_PAGE = 500
+
+
+class AttachmentNote(BaseModel):
+    name: str
+    code: str = Field(description="needs_ocr (read in part) or changed (since intake).")
+    message: str
+
+
+class ClaimAccepted(BaseModel):
+    """A claim taken in: kept, and queued unless the store says otherwise (`intake`)."""
+
+    claim_id: str
+    sha256: str = Field(description="SHA-256 of the claim file as kept.")
+    state: ClaimState
+    intake: Enqueued = Field(
+        description="What ingest did: queued; already_queued; in_progress; decided (these "
+        "bytes were decided already); changed_after_decision (flagged for a person, not "
+        "queued); parked."
+    )
+    notes: list[AttachmentNote]
+    links: ClaimLinks
+
+
+SUBMIT_PROBLEMS = {
+    401: "No token, or one unknown or revoked.",
+    403: "The client lacks the submit scope.",
+    409: "duplicate_id: another version of this claim is queued.",
+    413: "The body is over the cap.",
+    422: "The claim file is refused (ingest's code: invalid, malformed, too_large, ...), or "
+    "idempotency_key_reused.",
+    429: "Over the client's rate limit.",
+}
+READ_PROBLEMS = {
+    401: "No token, or one unknown or revoked.",
+    403: "The client lacks the read scope.",
+    404: "No such claim.",
+    422: "A parameter does not fit.",
+    429: "Over the client's rate limit.",
+}
+
+
+def _read(upload: UploadFile, cap: int, what: str, name: str) -> Upload:
+    data = upload.file.read(cap + 1)
+    if len(data) > cap:
+        raise ApiProblem(422, "too_large", f"{what} is over {cap:,} bytes; the cap is {cap:,}")
+    return Upload(name, data)
+
+
+def _cursor(text: str | None) -> tuple[str, str] | None:
+    if text is None:
+        return None
+    try:
+        at, claim_id = json.loads(base64.urlsafe_b64decode(text.encode("ascii")))
+        return str(at), str(claim_id)
+    except (ValueError, TypeError, binascii.Error) as exc:
+        raise ApiProblem(422, "invalid", "cursor: not a cursor this API gave") from exc
+
+
+def _since(text: str | None) -> str | None:
+    """`since` as the store stamps its times (UTC, fixed width), so text order is time order."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise ApiProblem(422, "invalid", "since: not an ISO 8601 time") from exc
+    return stamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+def _next_cursor(at: str, claim_id: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([at, claim_id]).encode("utf-8")).decode("ascii")
+
+
+def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRouter:
+    router = APIRouter(tags=["claims"])
+
+    @router.post(
+        "/claims",
+        status_code=202,
+        response_model=ClaimAccepted,
+        responses=problems_from(SUBMIT_PROBLEMS),
+        summary="Submit a claim file and its attachments",
+    )
+    def submit_claim(
+        request: Request,
+        claim: Annotated[UploadFile, File(description="The claim file: JSON or YAML.")],
+        attachments: Annotated[
+            list[UploadFile] | None,
+            File(description="Each file the claim names in `attachments`, by that name."),
+        ] = None,
+        idempotency_key: Annotated[str | None, Header(max_length=255)] = None,
+    ) -> Response:
+        """Checked exactly as `claims-crew ingest` checks a file, kept and queued for review."""
+        prefix = request.scope.get("root_path", "")
+        claim_upload = _read(claim, MAX_CLAIM_BYTES, "the claim file", claim_name(claim.filename))
+        uploads = [
+            _read(a, MAX_ATTACHMENT_BYTES, "an attachment", safe_name(a.filename, "an attachment"))
+            for a in attachments or []
+        ]
+
+        def answer() -> Replay:
+            done = submit(store, claim_upload, uploads, settings.claim_deadline_s)
+            claim_id = done.stored.claim_id
+            request.state.claim_id, request.state.claim_sha256 = claim_id, done.sha256
+            status = store.claim_state(claim_id)
+            assert status is not None and done.state is not None  # kept just now
+            body = ClaimAccepted(
+                claim_id=claim_id,
+                sha256=done.sha256,
+                state=status.state,
+                intake=done.state,
+                notes=[AttachmentNote(name=n, code=c, message=m) for n, c, m in done.notes],
+                links=links(prefix, status),
+            )
+            return Replay(202, body.model_dump_json(), f"{prefix}/claims/{claim_id}")
+
+        client = request.state.client
+        return answer_once(store, client, idempotency_key, claim_upload, uploads, request, answer)
+
+    @router.get(
+        "/claims/{claim_id}",
+        response_model=ClaimView,
+        responses=problems_from(READ_PROBLEMS),
+        summary="A claim's state, decision, amount payable and links",
+    )
+    def get_claim(request: Request, claim_id: str) -> ClaimView:
+        status = status_now(store, appeals, claim_id)
+        request.state.claim_id, request.state.claim_sha256 = claim_id, status.sha256
+        codes = load_external_codes(config_dir())
+        return claim_view(store, request.scope.get("root_path", ""), status, codes)
+
+    @router.get(
+        "/claims",
+        response_model=ClaimPage,
+        responses=problems_from(READ_PROBLEMS),
+        summary="Claims in submission order, a page at a time",
+    )
+    def list_claims(
+        request: Request,
+        state: Annotated[ClaimState | None, Query(description="Only claims in this state.")] = None,
+        since: Annotated[
+            str | None, Query(description="Only claims submitted at or after (ISO 8601, UTC).")
+        ] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+        cursor: Annotated[str | None, Query(description="From the `next` link.")] = None,
+    ) -> ClaimPage:
+        prefix = request.scope.get("root_path", "")
+        found = store.claim_states(state, _since(since), _cursor(cursor), limit + 1)
+        page, more = found[:limit], len(found) > limit
+        following = None
+        if more:
+            last = page[-1]
+            kept = [(k, v) for k, v in request.query_params.multi_items() if k != "cursor"]
+            kept.append(("cursor", _next_cursor(last.submitted_at, last.claim_id)))
+            following = f"{prefix}/claims?{urlencode(kept)}"
+        return ClaimPage(claims=[summary(prefix, s) for s in page], next=following)
+
+    return router

@@ -1,0 +1,138 @@
+"""Where each claim stands, for the service API: one state per claim, read in one query.
+
+A claim's state (vocabulary.ClaimState):
+- failed: parked after its reviews failed too often (failures.py), until a person re-queues it;
+  or kept with no decision and no longer queued (its review never finished);
+- under_review: a worker holds its queue item, or a process holds its claim lease (an appeal
+  being decided, a run's review);
+- queued: its file waits in the queue and nobody holds it;
+- escalated: its escalation is open (or, recorded without one, its outcome is an open one);
+- decided: any other claim with a decision: automatic, adjudicated, or a person's.
+The queue comes first: a claim queued again after a decision (a changed file) is what happens
+to it next. Every claim whose file the store keeps has a state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, tuple_
+
+from claims_crew.store import tables as t
+from claims_crew.store.base import StoreBase
+from claims_crew.store.outage import rides_out
+from claims_crew.vocabulary import OPEN_OUTCOMES, ClaimState
+
+
+@dataclass(frozen=True)
+class ClaimStatus:
+    """A claim's state now; `reason` says why a failed one failed."""
+
+    claim_id: str
+    state: ClaimState
+    submitted_at: str  # when its first file was kept
+    sha256: str  # the file version queued or decided: the latest the store acts on
+    reason: str | None = None
+
+
+def _state(now: str) -> ColumnElement[str]:
+    w, d, e, lease = t.work_items.c, t.decisions.c, t.escalations.c, t.leases.c
+    held = and_(w.state == "pending", w.taken_by.is_not(None), w.expires_at > now)
+    open_ = or_(e.state == "open", and_(e.id.is_(None), d.outcome.in_(OPEN_OUTCOMES)))
+    return case(
+        (w.state == "failed", "failed"),
+        (or_(held, lease.expires_at > now), "under_review"),
+        (w.state == "pending", "queued"),
+        (d.claim_id.is_(None), "failed"),
+        (open_, "escalated"),
+        else_="decided",
+    )
+
+
+def _reason(state: str, failure_reasons: str | None) -> str | None:
+    if state != "failed":
+        return None
+    reasons = json.loads(failure_reasons or "[]")
+    return str(reasons[-1]) if reasons else "its review did not finish; nothing was decided"
+
+
+class ClaimStates(StoreBase):
+    """Each claim's state, one at a time or a page at a time."""
+
+    @rides_out
+    def claim_states(
+        self,
+        state: ClaimState | None = None,
+        since: str | None = None,
+        after: tuple[str, str] | None = None,
+        limit: int = 100,
+        claim_id: str | None = None,
+    ) -> list[ClaimStatus]:
+        """Claims in submission order (first kept, then claim id): only those in `state`,
+        submitted at or after `since`, past `after` (the (submitted_at, claim_id) of the last
+        one of the page before), at most `limit`; `claim_id`: that claim alone."""
+        c, w, d, e, lease = (
+            t.claim_files.c,
+            t.work_items.c,
+            t.decisions.c,
+            t.escalations.c,
+            t.leases.c,
+        )
+        first = (
+            select(c.claim_id, func.min(c.seen_at).label("submitted_at"))
+            .group_by(c.claim_id)
+            .subquery()
+        )
+        with self.read() as conn:
+            now = self.now()
+            rows = (
+                select(
+                    first.c.claim_id,
+                    first.c.submitted_at,
+                    _state(now).label("state"),
+                    func.coalesce(w.sha256, d.claim_sha256, "").label("sha256"),
+                    w.failure_reasons,
+                )
+                .select_from(
+                    first.outerjoin(t.work_items, w.claim_id == first.c.claim_id)
+                    .outerjoin(t.decisions, d.claim_id == first.c.claim_id)
+                    .outerjoin(t.escalations, e.claim_id == first.c.claim_id)
+                    .outerjoin(t.leases, lease.claim_id == first.c.claim_id)
+                )
+                .subquery()
+            )
+            query = select(rows).order_by(rows.c.submitted_at, rows.c.claim_id).limit(limit)
+            if claim_id is not None:
+                query = query.where(rows.c.claim_id == claim_id)
+            if state is not None:
+                query = query.where(rows.c.state == state)
+            if since is not None:
+                query = query.where(rows.c.submitted_at >= since)
+            if after is not None:
+                query = query.where(tuple_(rows.c.submitted_at, rows.c.claim_id) > after)
+            found: list[Any] = list(conn.execute(query))
+        return [
+            ClaimStatus(
+                r.claim_id,
+                cast(ClaimState, r.state),
+                r.submitted_at,
+                r.sha256,
+                _reason(r.state, r.failure_reasons),
+            )
+            for r in found
+        ]
+
+    def claim_state(self, claim_id: str) -> ClaimStatus | None:
+        """The claim's state now; None when the store keeps no file of it."""
+        found = self.claim_states(claim_id=claim_id, limit=1)
+        return found[0] if found else None
+
+    def entry_hash_of(self, seq: int) -> str | None:
+        """The hash of audit entry `seq` as the chain keeps it; None when there is none."""
+        with self.read() as conn:
+            found: str | None = conn.execute(
+                select(t.audit_log.c.hash).where(t.audit_log.c.seq == seq)
+            ).scalar()
+        return found
