@@ -124,7 +124,11 @@ class Service:
         finally:
             if self._out is not None:
                 self._out.close()
-        wait_for(lambda: not any(map(alive, started)), 30, f"serve's processes {started} to end")
+        try:
+            wait_for(lambda: not any(map(alive, started)), 30, f"serve's processes {started} ended")
+        finally:
+            for pid in filter(alive, started):  # left behind: ended here, not by the next test
+                os.kill(pid, signal.SIGKILL)
         return status
 
     def log_text(self) -> str:
