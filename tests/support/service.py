@@ -9,6 +9,7 @@ It can be stopped (SIGTERM, as a service manager stops it) and started again on 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -128,7 +129,8 @@ class Service:
             wait_for(lambda: not any(map(alive, started)), 30, f"serve's processes {started} ended")
         finally:
             for pid in filter(alive, started):  # left behind: ended here, not by the next test
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         return status
 
     def log_text(self) -> str:
