@@ -144,7 +144,12 @@ def test_readyz_is_a_problem_when_the_store_is_behind_its_migrations() -> None:
     assert response.headers["content-type"] == "application/problem+json"
     body = response.json()
     assert body["type"] == "urn:claims-crew:problem:not_ready"
-    assert (body["status"], body["code"], body["title"]) == (503, "not_ready", "Not ready")
+    assert (body["status"], body["code"], body["title"]) == (
+        503,
+        "not_ready",
+        "Service Unavailable",
+    )
+    assert body["instance"] == "/readyz"
     assert earlier in body["detail"] and HEAD in body["detail"]
 
 

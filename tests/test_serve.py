@@ -40,6 +40,7 @@ from claims_crew.store import Store
 from claims_crew.store.tables import sign_in_attempts
 from tests.support.browser import free_port
 from tests.support.store import record_for, water_loaded
+from tests.support.work_processes import children
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -191,19 +192,13 @@ def test_serve_hands_its_choices_to_uvicorn(store: Store, monkeypatch: pytest.Mo
 
 def _workers(parent: int) -> list[int]:
     """The uvicorn worker processes `parent` started (multiprocessing's spawned children)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        ppid = int(stat.rpartition(")")[2].split()[1])
-        if ppid == parent and b"spawn_main" in command and b"resource_tracker" not in command:
-            found.append(int(entry.name))
-    return sorted(found)
+    return children(
+        parent,
+        lambda words: (
+            any(b"spawn_main" in w for w in words)
+            and not any(b"resource_tracker" in w for w in words)
+        ),
+    )
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from tests.support.openai_server import StartServer
 from tests.support.paths import ROOT
 from tests.support.sample_inbox import start
 from tests.support.webhook_receiver import Receiver
-from tests.support.work_processes import CLAIMS_CREW, wait_for
+from tests.support.work_processes import CLAIMS_CREW, children, wait_for
 
 pytestmark = [pytest.mark.usefixtures("engine"), pytest.mark.slow]
 
@@ -32,19 +32,7 @@ SECRET = "whsec_" + base64.b64encode(os.urandom(32)).decode()
 
 def queue_workers(parent: int) -> list[int]:
     """The `claims-crew work` processes `parent` started."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        ppid = int(stat.rpartition(")")[2].split()[1])
-        if ppid == parent and b"claims_crew.cli" in command and b"work" in command:
-            found.append(int(entry.name))
-    return sorted(found)
+    return children(parent, lambda words: b"claims_crew.cli" in words and b"work" in words)
 
 
 def alive(pid: int) -> bool:

@@ -150,3 +150,20 @@ def decided_once(store: Store, ids: list[str]) -> list[str]:
     if not verdict.ok:
         problems.append(f"audit verify failed at entry {verdict.first_bad}: {verdict.problem}")
     return problems
+
+
+def children(parent: int, wanted: Callable[[list[bytes]], bool]) -> list[int]:
+    """The processes `parent` started whose command line (its words) is `wanted`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        ppid = int(stat.rpartition(")")[2].split()[1])
+        if ppid == parent and wanted(command):
+            found.append(int(entry.name))
+    return sorted(found)

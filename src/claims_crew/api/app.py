@@ -77,8 +77,12 @@ def create_api(store: Store, settings: ApiSettings) -> FastAPI:
         redoc_url=None,
     )
     install(app)
-    app.add_middleware(Guard, store=store, per_minute=settings.calls_per_minute)
     appeals = Appeals()
-    app.include_router(claim_routes(store, settings, appeals))
-    app.include_router(document_routes(store, settings, appeals))
+    routers = [claim_routes(store, settings, appeals), document_routes(store, settings, appeals)]
+    for router in routers:
+        app.include_router(router)
+    templates = [str(getattr(route, "path", "")) for router in routers for route in router.routes]
+    app.add_middleware(
+        Guard, store=store, per_minute=settings.calls_per_minute, templates=templates
+    )
     return app

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from claims_crew.api.problems import ApiProblem, internal_error, log_failure, problem_response
@@ -85,10 +87,18 @@ class _Call:
 class Guard:
     """The ASGI middleware that applies the rules above to every HTTP request of the API."""
 
-    def __init__(self, app: ASGIApp, store: Store, per_minute: int) -> None:
+    def __init__(
+        self, app: ASGIApp, store: Store, per_minute: int, templates: Sequence[str]
+    ) -> None:
         self.app = app
         self.store = store
         self.per_minute = per_minute
+        # Each route's path template (`/claims/{claim_id}`), to name a call in the audit trail
+        # even when it is refused before it reaches its route.
+        self.templates = [(compile_path(path)[0], path) for path in templates]
+
+    def _template(self, path: str) -> str | None:
+        return next((named for regex, named in self.templates if regex.match(path)), None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -190,8 +200,7 @@ class Guard:
         """The call's audit entry: its method, route and status, and the claim it was about."""
         if call.status is None:
             return
-        route = scope.get("route")
-        template = getattr(route, "path", None)
+        template = self._template(scope["path"].removeprefix(root))
         named = f"{root}{template}" if template else "(no such route)"
         state = scope.get("state", {})
         self.store.record_call(

@@ -2,13 +2,13 @@
 
 - /healthz: 200 {"status": "ok"} while the process answers at all (a liveness probe).
 - /readyz: 200 when the store answers and its schema is at the migrations' head (store.HEAD);
-  else 503 as RFC 9457 problem details (application/problem+json, code "not_ready"), so a load
+  else 503 as RFC 9457 problem details (api/problems.py; code "not_ready"), so a load
   balancer sends no request to a server whose database is gone or not yet migrated.
 - /metrics: the Prometheus text format, made by prometheus-client from a collector that reads
   the store at each scrape, so every server process, and every worker, is counted alike.
 
 The figures and where each comes from (the report's own reads where it has them):
-  claims_crew_claims{state}                 Store.claim_state_counts (store/metric_counts.py)
+  claims_crew_claims{state}                 Store.claim_states, as the API states each claim
   claims_crew_decisions_total{outcome,rule} the report's rows (report/rows.load_rows)
   claims_crew_escalations_open, _overdue    the desk's figures (report/desk.desk_figures)
   claims_crew_review_seconds (sum, count)   escalation opened → decided by a person
@@ -37,6 +37,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from claims_crew.api.problems import problem_response
 from claims_crew.desk.clocks import today
 from claims_crew.errors import StoreError
 from claims_crew.prices import load_prices
@@ -44,12 +45,14 @@ from claims_crew.report.desk import desk_figures
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import usage_by_agent
 from claims_crew.store import HEAD, Store
-from claims_crew.vocabulary import parse_stamp
+from claims_crew.vocabulary import CLAIM_STATES, parse_stamp
 
 # Probes answer whatever Host they are sent with (review/web.py): a load balancer or an
 # orchestrator calls them by the server's address, and they tell nothing but up and ready.
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 PROBLEM_TYPE = "urn:claims-crew:problem:"
+# Every claim in one read (the store's LIMIT, as large as both engines take).
+ALL_CLAIMS = 2**62
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
@@ -64,11 +67,12 @@ def not_ready(store: Store) -> str | None:
     return None
 
 
-def problem(status: int, code: str, title: str, detail: str) -> JSONResponse:
-    """An RFC 9457 problem details answer."""
-    body = {"type": PROBLEM_TYPE + code, "title": title, "status": status}
-    body |= {"detail": detail, "code": code}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_MEDIA_TYPE)
+def state_counts(store: Store) -> dict[str, int]:
+    """How many claims are in each state, as the API states each (Store.claim_states)."""
+    counts: dict[str, int] = dict.fromkeys(CLAIM_STATES, 0)
+    for claim in store.claim_states(limit=ALL_CLAIMS):
+        counts[claim.state] += 1
+    return counts
 
 
 def _review_seconds(store: Store) -> tuple[int, float]:
@@ -90,7 +94,7 @@ class StoreCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         store = self.store
         claims = GaugeMetricFamily("claims_crew_claims", "Claims by state.", labels=["state"])
-        for state, n in store.claim_state_counts().items():
+        for state, n in state_counts(store).items():
             claims.add_metric([state], n)
         yield claims
         rows = load_rows(store)
@@ -173,7 +177,7 @@ def ops_routes(store: Store) -> APIRouter:
         why = not_ready(store)
         if why is None:
             return JSONResponse({"status": "ready", "schema": HEAD})
-        return problem(503, "not_ready", "Not ready", why)
+        return problem_response(503, "not_ready", why, "/readyz")
 
     @router.get("/metrics")
     def metrics() -> Response:

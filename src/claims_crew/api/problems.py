@@ -130,11 +130,21 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _invalid)
 
 
+# What the guard (guard.py) may answer any route with, before the route is reached.
+GUARD_PROBLEMS = {
+    401: "unauthorized: no token, or one unknown or revoked.",
+    403: "forbidden: the client lacks the scope the method needs (read, or submit).",
+    413: "payload_too_large: the body is over the route's cap.",
+    429: "rate_limited: over the client's calls a minute; see Retry-After.",
+}
+
+
 def problems_from(responses: Mapping[int, str]) -> dict[int | str, dict[str, object]]:
-    """The OpenAPI `responses` of a route: each status it may refuse with, as a Problem."""
+    """The OpenAPI `responses` of a route: each status it or the guard may refuse with, as a
+    Problem."""
     return {
         status: {"model": Problem, "description": why, "content": {PROBLEM_TYPE: {}}}
-        for status, why in responses.items()
+        for status, why in {**GUARD_PROBLEMS, **responses}.items()
     }
 
 

@@ -21,7 +21,7 @@ from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, 
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
 from claims_crew.resolver.external_codes import load_external_codes
 from claims_crew.settings import config_dir
-from claims_crew.store import Store
+from claims_crew.store import ClaimStatus, Store
 from claims_crew.store.work_queue import Enqueued
 from claims_crew.vocabulary import ClaimState, stamp
 
@@ -53,21 +53,11 @@ class ClaimAccepted(BaseModel):
 
 
 SUBMIT_PROBLEMS = {
-    401: "No token, or one unknown or revoked.",
-    403: "The client lacks the submit scope.",
     409: "duplicate_id: another version of this claim is queued.",
-    413: "The body is over the cap.",
     422: "The claim file is refused (ingest's code: invalid, malformed, too_large, ...), or "
     "idempotency_key_reused.",
-    429: "Over the client's rate limit.",
 }
-READ_PROBLEMS = {
-    401: "No token, or one unknown or revoked.",
-    403: "The client lacks the read scope.",
-    404: "No such claim.",
-    422: "A parameter does not fit.",
-    429: "Over the client's rate limit.",
-}
+READ_PROBLEMS = {404: "not_found: no such claim.", 422: "invalid: a parameter does not fit."}
 
 
 def _read(upload: UploadFile, cap: int, what: str, name: str) -> Upload:
@@ -98,8 +88,12 @@ def _since(text: str | None) -> str | None:
     return stamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
-def _next_cursor(at: str, claim_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([at, claim_id]).encode("utf-8")).decode("ascii")
+def _next_link(request: Request, last: ClaimStatus) -> str:
+    """The next page: the same query, from past the `last` claim of this one."""
+    after = json.dumps([last.submitted_at, last.claim_id]).encode("utf-8")
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k != "cursor"]
+    kept.append(("cursor", base64.urlsafe_b64encode(after).decode("ascii")))
+    return f"{request.scope.get('root_path', '')}/claims?{urlencode(kept)}"
 
 
 def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRouter:
@@ -177,13 +171,8 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
     ) -> ClaimPage:
         prefix = request.scope.get("root_path", "")
         found = store.claim_states(state, _since(since), _cursor(cursor), limit + 1)
-        page, more = found[:limit], len(found) > limit
-        following = None
-        if more:
-            last = page[-1]
-            kept = [(k, v) for k, v in request.query_params.multi_items() if k != "cursor"]
-            kept.append(("cursor", _next_cursor(last.submitted_at, last.claim_id)))
-            following = f"{prefix}/claims?{urlencode(kept)}"
+        page = found[:limit]
+        following = _next_link(request, page[-1]) if len(found) > limit else None
         return ClaimPage(claims=[summary(prefix, s) for s in page], next=following)
 
     return router

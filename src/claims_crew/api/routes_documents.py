@@ -165,7 +165,6 @@ def document_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> AP
             {
                 404: "No such claim.",
                 409: "wrong_state: the claim is neither escalated nor decided.",
-                413: "The body is over the cap.",
                 422: "A document is refused (ingest's code), or an appeal has no reason.",
             }
         ),

@@ -104,6 +104,8 @@ def detail_page(
             "stale": next(iter(pages.stale_now(detail["claim_id"])), None),
             "people": store.reviewer_list(),  # for a lead's reassignment
             "appeals": pages.appeal is not None,
+            # Documents a claims system sent after the claim (POST /api/v1/claims/{id}/documents).
+            "later": store.later_documents(detail["claim_id"]),
         },
         status_code=status_code,
     )

@@ -39,8 +39,8 @@ caller's own compose plainly when each takes that transaction's connection.
 - later_documents.py: documents that arrive for a claim after it was submitted;
 - outbox.py: the webhook events written with what they announce, and their deliveries
   (service_tables.py: the tables of these three);
-- metric_counts.py: the schema's revision and the claims in each state, for /readyz and /metrics.
-- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API.
+- claim_states.py: where each claim stands (queued, under review, decided, ...), for the API;
+- metric_counts.py: the schema's revision, for /readyz.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class Store(
     ApiClients,
     LaterDocuments,
     Outbox,
-    MetricCounts,
     ClaimStates,
+    MetricCounts,
 ):
     """The decision store (SQLite or PostgreSQL); safe to share between threads and processes."""
