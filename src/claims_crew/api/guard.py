@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from starlette.concurrency import run_in_threadpool
@@ -110,7 +110,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         method = scope["method"]
-        declared = _content_length(scope)
+        declared = content_length(scope)
         chunked = any(name == b"transfer-encoding" for name, _ in scope["headers"])
         call = _Call(body_cap(method, path), declared, not chunked and not declared)
         sending = _send_for(call, send)
@@ -220,13 +220,21 @@ async def _answer(
 
 
 def _send_for(call: _Call, send: Send) -> Send:
-    """`send`, noting the status, and closing the connection after an answer given before the
-    body was read."""
+    def started(status: int) -> None:
+        call.status = status
+
+    return closing_send(send, lambda: call.complete, started)
+
+
+def closing_send(send: Send, complete: Callable[[], bool], started: Callable[[int], None]) -> Send:
+    """`send`, telling `started` the status, and closing the connection after an answer given
+    before the whole body was read (`complete`), so the server never reads the rest of an
+    upload only to throw it away before the next request."""
 
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
-            call.status = int(message["status"])
-            if not call.complete:
+            started(int(message["status"]))
+            if not complete():
                 headers = list(message.get("headers", []))
                 headers.append((b"connection", b"close"))
                 message = {**message, "headers": headers}
@@ -235,7 +243,7 @@ def _send_for(call: _Call, send: Send) -> Send:
     return sending
 
 
-def _content_length(scope: Scope) -> int | None:
+def content_length(scope: Scope) -> int | None:
     for name, value in scope["headers"]:
         if name == b"content-length":
             try:

@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from claims_crew.api.app import API_PREFIX
+from claims_crew.api.guard import closing_send, content_length
 from claims_crew.claim_files import MAX_ATTACHMENTS_BYTES
 from claims_crew.review.pages import Pages, sign_in_first, to_login
 
@@ -117,7 +118,7 @@ class _CountedBody:
     def __init__(self, scope: Scope, receive: Receive, cap: int) -> None:
         self._receive = receive
         self.cap = cap
-        self.declared = _content_length(scope)
+        self.declared = content_length(scope)
         chunked = any(name == b"transfer-encoding" for name, _ in scope["headers"])
         self.complete = not chunked and not self.declared
         self.read = 0
@@ -135,24 +136,7 @@ class _CountedBody:
     def send_to(self, send: Send) -> Send:
         """`send`, closing the connection after a response given before the body was read."""
 
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                self.answered = True
-                if not self.complete:
-                    headers = list(message.get("headers", []))
-                    headers.append((b"connection", b"close"))
-                    message = {**message, "headers": headers}
-            await send(message)
+        def started(_status: int) -> None:
+            self.answered = True
 
-        return sending
-
-
-def _content_length(scope: Scope) -> int | None:
-    """The body's declared length; None when it declares none (or none that is a number)."""
-    for name, value in scope["headers"]:
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
+        return closing_send(send, lambda: self.complete, started)
