@@ -65,6 +65,21 @@ _CARRIED = ("claim_sha256", "policy_sha256", "config_sha256", "models", "outcome
 _CARRIED_LISTS = ("reason_codes", "evidence")
 
 
+def decides_nothing() -> dict[str, Any]:
+    """The decision's fields of an entry that records no decision (a reviewer's settings, a
+    service client's call): no versions, models, outcome, rule or evidence."""
+    return {
+        "policy_sha256": None,
+        "config_sha256": None,
+        "models": {},
+        "outcome": None,
+        "answer": None,
+        "rule": None,
+        "reason_codes": [],
+        "evidence": [],
+    }
+
+
 def carried_from(body: dict[str, Any]) -> dict[str, Any]:
     """The fields an entry takes over from the entry `body` it follows from."""
     return {

@@ -96,7 +96,6 @@ webhook_deliveries = Table(
 )
 
 Index("api_clients_name_key", api_clients.c.name_key, unique=True)
-Index("api_calls_client", api_calls.c.client, api_calls.c.audit_seq)
 Index("webhook_events_unfanned", webhook_events.c.fanned_at, webhook_events.c.seq)
 Index(
     "webhook_deliveries_due",

@@ -42,7 +42,6 @@ def _clients_and_calls() -> None:
         sa.Column("status", sa.Integer, nullable=False),
         sa.Column("at", sa.Text, nullable=False),
     )
-    op.create_index("api_calls_client", "api_calls", ["client", "audit_seq"])
     op.create_table(
         "idempotency_keys",
         sa.Column("client", sa.Text, primary_key=True),
