@@ -190,6 +190,9 @@ def test_a_claims_system_submits_follows_and_is_told_once_across_an_outage_and_a
         listed_deliveries(set(received.accepted))
         with httpx.Client(base_url=service.url, timeout=30) as ops:
             metrics_agree(ops, model)
+        # The API's calls are audit entries too, and the chain holds with them.
+        verdict = Store().verify_audit()
+        assert verdict.ok, verdict.problem
     finally:
         service.stop()
         receiver.close()
