@@ -23,7 +23,7 @@ import yaml
 
 from tests.support.browser import free_port
 from tests.support.paths import ROOT
-from tests.support.work_processes import CLAIMS_CREW, wait_for
+from tests.support.work_processes import CLAIMS_CREW, children, wait_for
 
 SECRET_VARIABLE = "CLAIMS_CREW_WEBHOOK_SECRET_E2E"
 # Short waits between tries, so that a receiver that was down is reached again within the test;
@@ -49,19 +49,6 @@ def token_from(output: str) -> str:
     if found is None:
         raise AssertionError(f"no client token in {output!r}")
     return found.group(0)
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes below `pid`, read from Linux's /proc (each thread's children list)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in map(int, children):
-            found += [child, *descendants(child)]
-    return found
 
 
 def alive(pid: int) -> bool:
@@ -113,7 +100,7 @@ class Service:
         proc, self._proc = self._proc, None
         if proc is None:
             return 0
-        started = descendants(proc.pid)
+        started = children(proc.pid, lambda command: b"work" in command)
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         try:
@@ -131,6 +118,7 @@ class Service:
             for pid in filter(alive, started):  # left behind: ended here, not by the next test
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+        assert len(started) == 1, f"serve --work 1 ran {len(started)} queue workers"
         return status
 
     def log_text(self) -> str:
