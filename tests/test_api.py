@@ -179,6 +179,13 @@ def test_a_claim_with_a_pdf_is_queued_and_reads_queued(store: Store, api: TestCl
     assert sorted(p.name for p in folder) == ["C-1049-plumber.pdf", "C-1049.json"]
     taken = store.take("worker")
     assert [Path(i.path).parent for i in taken] == [folder[0].parent]
+    with store.read() as conn:
+        bodies = conn.execute(select(t.audit_log.c.body).order_by(t.audit_log.c.seq)).scalars()
+        calls = [json.loads(b) for b in bodies]
+    assert [(c["call"], c["claim_id"], c["claim_sha256"]) for c in calls] == [
+        ("POST /api/v1/claims", "C-1049", body["sha256"]),
+        ("GET /api/v1/claims/{claim_id}", "C-1049", body["sha256"]),
+    ]
 
 
 def test_a_retry_with_the_same_key_gets_the_first_answer(store: Store, api: TestClient) -> None:
@@ -226,6 +233,11 @@ def test_claims_are_listed_a_page_at_a_time(store: Store, api: TestClient) -> No
     assert [c["claim_id"] for c in rest["claims"]] == ["C-1049"] and rest["next"] is None
     none = api.get("/api/v1/claims?state=decided", headers=bearer(token)).json()
     assert none == {"claims": [], "next": None}
+    later = api.get("/api/v1/claims?since=2999-01-01T00:00:00Z", headers=bearer(token)).json()
+    assert later["claims"] == []
+    since = api.get("/api/v1/claims?since=2000-01-01", headers=bearer(token)).json()
+    assert len(since["claims"]) == 3
+    problem(api.get("/api/v1/claims?since=yesterday", headers=bearer(token)), 422, "invalid")
     problem(api.get("/api/v1/claims?cursor=nonsense", headers=bearer(token)), 422, "invalid")
 
 
@@ -260,7 +272,24 @@ def test_the_openapi_document_lists_every_route_with_its_answers(api: TestClient
         assert {"401", "403", "404", "413", "429"} <= set(answers) or path == "/claims", path
         assert any(s.startswith("2") for s in answers), (path, method)
     assert "ClaimView" in document["components"]["schemas"]
-    assert api.get("/api/v1/docs").status_code == 200
+    docs = api.get("/api/v1/docs")
+    assert docs.status_code == 200 and "cdn.jsdelivr.net" in docs.headers["content-security-policy"]
+
+
+def test_a_failure_in_a_route_is_a_500_problem_and_recorded(
+    store: Store, api: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = store.add_client("core", ["read"], "ops")
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(store, "claim_states", broken)
+    failed = problem(api.get("/api/v1/claims", headers=bearer(token)), 500, "internal_error")
+    assert "fire" not in str(failed["detail"])
+    with store.read() as conn:
+        (body,) = conn.execute(select(t.audit_log.c.body)).scalars()
+    assert json.loads(body)["call"] == "GET /api/v1/claims"
 
 
 def test_a_body_over_the_cap_is_413_declared_or_streamed(

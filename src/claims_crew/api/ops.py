@@ -44,16 +44,14 @@ from claims_crew.prices import load_prices
 from claims_crew.report.desk import desk_figures
 from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import usage_by_agent
-from claims_crew.store import HEAD, Store
+from claims_crew.store import HEAD, EscalationClock, Store
 from claims_crew.vocabulary import CLAIM_STATES, parse_stamp
 
 # Probes answer whatever Host they are sent with (review/web.py): a load balancer or an
 # orchestrator calls them by the server's address, and they tell nothing but up and ready.
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
-PROBLEM_TYPE = "urn:claims-crew:problem:"
 # Every claim in one read (the store's LIMIT, as large as both engines take).
 ALL_CLAIMS = 2**62
-PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
 def not_ready(store: Store) -> str | None:
@@ -75,11 +73,11 @@ def state_counts(store: Store) -> dict[str, int]:
     return counts
 
 
-def _review_seconds(store: Store) -> tuple[int, float]:
+def _review_seconds(clocks: Sequence[EscalationClock]) -> tuple[int, float]:
     """How many escalations a person decided, and the seconds from opening to decision."""
     waits = [
         (parse_stamp(c.decided_at) - parse_stamp(c.opened_at)).total_seconds()
-        for c in store.escalation_clocks()
+        for c in clocks
         if c.state == "decided" and c.decided_at is not None
     ]
     return len(waits), sum(waits)
@@ -122,7 +120,8 @@ class StoreCollector(Collector):
         )
 
     def _escalations(self) -> Iterator[Metric]:
-        figures = desk_figures(self.store.escalation_clocks(), today())
+        clocks = self.store.escalation_clocks()
+        figures = desk_figures(clocks, today())
         yield GaugeMetricFamily(
             "claims_crew_escalations_open", "Escalations waiting for a person.", figures.open
         )
@@ -131,7 +130,7 @@ class StoreCollector(Collector):
             "Open escalations past their last day to decide.",
             figures.overdue,
         )
-        count, total = _review_seconds(self.store)
+        count, total = _review_seconds(clocks)
         yield SummaryMetricFamily(
             "claims_crew_review_seconds",
             "Seconds from an escalation's opening to a person's decision.",
