@@ -94,10 +94,20 @@ def submit_all(http: httpx.Client) -> None:
     assert again.status_code == first[RETRIED].status_code
     assert again.json() == first[RETRIED].json()
     assert again.headers["location"] == first[RETRIED].headers["location"]
-    with Store().read() as conn:
+    store = Store()
+    with store.read() as conn:
         for table in (t.claim_files, t.work_items):
             kept = select(func.count()).where(table.c.claim_id == RETRIED)
             assert conn.execute(kept).scalar_one() == 1, table.name
+
+    def posts() -> list[tuple[str | None, str | None]]:
+        entries = store.audit_entries(RETRIED, calls=True)
+        return [(e.client, e.call) for e in entries if (e.call or "").startswith("POST ")]
+
+    # Both calls are in the audit trail, naming the client that made them (each written once
+    # its answer is sent: polled for).
+    wait_for(lambda: len(posts()) >= 2, 30, "both submits of the retried claim audited")
+    assert posts() == [("core-system", "POST /api/v1/claims")] * 2
 
 
 def follow(http: httpx.Client) -> dict[str, dict[str, Any]]:
