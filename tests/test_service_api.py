@@ -139,6 +139,10 @@ def follow(http: httpx.Client) -> dict[str, dict[str, Any]]:
         "deductible",
     ]
     assert last["C-3001"]["decision"]["reason_codes"][0] == "abstained"
+    # C-1051's facts were checked against the PDF it was submitted with.
+    [form] = [d for d in Store().decisions() if d.claim_id == "C-1051"]
+    read_in = {f.where for f in form.resolution.facts if f.status == "verified"}
+    assert "C-1051-loss-notice.pdf" in read_in, form.resolution.facts
     return last
 
 
