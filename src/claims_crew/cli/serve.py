@@ -18,6 +18,7 @@ each writes its output to CLAIMS_CREW_HOME/serve/work-N.log.
 from __future__ import annotations
 
 import ipaddress
+import signal
 
 import click
 
@@ -113,6 +114,11 @@ def serve(
     queue_workers = start_queue_workers(work, store, logs) if work else []
     if work:
         click.echo(f"{work} queue worker(s) reviewing what is queued; their output: {logs}")
+    # uvicorn stops on SIGTERM, then raises it again under the handler it found: the default
+    # one would end this process there, before the `finally` below stops the sender and the
+    # workers (left running, orphaned). Python's Ctrl-C handler raises KeyboardInterrupt
+    # instead, so a service manager's SIGTERM ends serve as Ctrl-C does.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         uvicorn.run(
             APP_FACTORY,
