@@ -1,6 +1,6 @@
 """`claims-crew webhooks deliveries`: the webhook outbox's deliveries (store/outbox.py), latest
 first, with their status (pending, delivered, failed), tries, the receiver's last answer and
-when the next try is due."""
+when the next try is due. `claims-crew webhooks send`: one pass of the sender (webhooks/)."""
 
 from __future__ import annotations
 
@@ -78,3 +78,28 @@ def webhooks_deliveries(status: str | None, limit: int, as_json: bool) -> None:
             plain(d.last_error or (d.next_at if d.status == "pending" else "") or ""),
         )
     console.print(table)
+
+
+@webhooks.command("send")
+@json_option
+@reports_errors
+def webhooks_send(as_json: bool) -> None:
+    """Send what is due now, once, and exit: for a machine that decides claims with `run` or
+    `work` and runs no `serve` (whose sender does this every second). Run it from cron or a
+    timer; two at once never send one delivery twice (each is leased in the store)."""
+    from claims_crew.store import Store
+    from claims_crew.webhooks.config import load_webhooks, secrets
+    from claims_crew.webhooks.sender import Sender
+
+    config = load_webhooks()  # a bad file or an unset secret stops it here: exit 2
+    sender = Sender(Store(), config, secrets(config))
+    try:
+        done = sender.run_pass()
+    finally:
+        sender.close()
+    said = {"fanned": done.fanned, "delivered": done.delivered, "retrying": done.retrying}
+    said["failed"] = done.failed
+    if as_json:
+        emit_json(said)
+        return
+    plain_line(Console(), ", ".join(f"{n} {what}" for what, n in said.items()))
