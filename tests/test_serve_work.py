@@ -4,11 +4,10 @@ on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
-import base64
-import os
 import shutil
 import signal
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import httpx
@@ -21,13 +20,13 @@ from claims_crew.store.outbox import announce
 from tests.support.browser import free_port
 from tests.support.openai_server import StartServer
 from tests.support.paths import ROOT
+from tests.support.receiver import Receiver, new_secret
 from tests.support.sample_inbox import start
-from tests.support.webhook_receiver import Receiver
 from tests.support.work_processes import CLAIMS_CREW, children, wait_for
 
 pytestmark = [pytest.mark.usefixtures("engine"), pytest.mark.slow]
 
-SECRET = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+SECRET = new_secret()
 
 
 def queue_workers(parent: int) -> list[int]:
@@ -49,7 +48,7 @@ def test_serve_runs_workers_and_the_sender_and_stops_them(
     start(openai_server, monkeypatch)
     config = tmp_path / "config"
     shutil.copytree(ROOT / "config", config)
-    receiver = Receiver().up()
+    receiver = Receiver(SECRET).listen()
     endpoint = {
         "name": "core",
         "url": receiver.url,
@@ -81,14 +80,14 @@ def test_serve_runs_workers_and_the_sender_and_stops_them(
         wait_for(lambda: _answers(port), 60, "the page to answer")
         with store.write() as conn:  # a decision's event, as the store writes it
             announce(conn, "claim.decided", "C-1", {"claim_id": "C-1"}, store.now(), "evt_c1")
-        wait_for(lambda: len(receiver.received) == 1, 60, "the webhook sent by serve")
+        wait_for(lambda: len(receiver.snapshot().requests) == 1, 60, "the webhook sent by serve")
         server.send_signal(signal.SIGINT)  # Ctrl-C: the server, then its workers, stop
         assert server.wait(timeout=120) == 0, out.read_text()
     finally:
         if server.poll() is None:
             server.kill()
             server.wait()
-        receiver.down()
+        receiver.close()
     said = out.read_text()
     assert "2 queue worker(s) reviewing what is queued" in said
     # Each worker was told once, gently, and had ended before serve did.
@@ -97,7 +96,10 @@ def test_serve_runs_workers_and_the_sender_and_stops_them(
     assert not any(alive(pid) for pid in workers)
     [delivery] = store.deliveries()
     assert (delivery.status, delivery.attempts, delivery.last_status) == ("delivered", 1, 204)
-    assert receiver.received[0].headers["webhook-id"] == "evt_c1"
+    # Delivered once, signed with the endpoint's secret (the receiver checked it).
+    received = receiver.snapshot()
+    assert received.accepted == Counter({"evt_c1": 1}) and received.rejected == 0
+    assert [r.headers["webhook-id"] for r in received.requests] == ["evt_c1"]
 
 
 def _answers(port: int) -> bool:

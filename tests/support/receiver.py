@@ -4,7 +4,8 @@ sender's code, so a sender that signs wrongly is caught) and counts what it was 
 
 It can be down in the two ways a receiver is: not listening at all (the sender's connection is
 refused; `listen()` later opens the same port), and up but answering 503 to the next N
-deliveries (`unavailable(n)`).
+deliveries (`unavailable(n)`). It keeps each accepted delivery's headers and body as received,
+so a test can check them against what the store fixed.
 """
 
 from __future__ import annotations
@@ -46,15 +47,25 @@ def signature_ok(secret: str, headers: Mapping[str, str], body: bytes) -> bool:
     return any(hmac.compare_digest(expected, g) for g in given)
 
 
+@dataclass(frozen=True)
+class Request:
+    """One accepted delivery as it arrived: header names lower-cased, the body's bytes."""
+
+    headers: dict[str, str]
+    body: bytes
+
+
 @dataclass
 class Received:
     """What the receiver saw, by webhook-id: deliveries it accepted (a repeat counts again),
-    the payload of each, those it answered 503, and how many had a bad signature (401)."""
+    the payload of each, those it answered 503, how many had a bad signature (401), and each
+    accepted request in the order it came."""
 
     accepted: Counter[str] = field(default_factory=Counter)
     payloads: dict[str, dict[str, Any]] = field(default_factory=dict)
     unavailable: Counter[str] = field(default_factory=Counter)
     rejected: int = 0
+    requests: list[Request] = field(default_factory=list)
 
     def by_event(self) -> Counter[tuple[str, str]]:
         """Accepted deliveries per (event type, claim id): two webhook-ids announcing the same
@@ -108,7 +119,11 @@ class Receiver:
         with self._lock:
             r = self.received
             return Received(
-                Counter(r.accepted), dict(r.payloads), Counter(r.unavailable), r.rejected
+                Counter(r.accepted),
+                dict(r.payloads),
+                Counter(r.unavailable),
+                r.rejected,
+                list(r.requests),
             )
 
     def _answer(self, headers: Mapping[str, str], body: bytes) -> int:
@@ -124,6 +139,7 @@ class Receiver:
                 return 503
             self.received.accepted[msg_id] += 1
             self.received.payloads[msg_id] = json.loads(body)
+            self.received.requests.append(Request(dict(headers), body))
             return 204
 
 
