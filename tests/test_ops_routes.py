@@ -21,19 +21,11 @@ from claims_crew.store import HEAD, Store
 from claims_crew.store.engine import open_engine
 from claims_crew.store.schema import revisions
 from claims_crew.vocabulary import WEBHOOK_EVENTS
-from tests.support.report import known_store
+from tests.support.report import PRICES, known_store
 from tests.support.store import water_loaded
 from tests.support.web import client
 
 pytestmark = pytest.mark.usefixtures("engine")
-
-PRICES: dict[str, Any] = {
-    "currency": "EUR",
-    "models": {
-        "scripted": {"input": 10_000, "output": 40_000},
-        "scripted-judge": {"input": 100_000, "output": 100_000.0},
-    },
-}
 
 
 def samples(page: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -29,18 +29,10 @@ from claims_crew.prices import PriceTable
 from claims_crew.report import build_report, load_rows
 from claims_crew.report.html import render
 from claims_crew.store import Store
-from tests.support.report import KNOWN, START, known_store, loaded_claim, make_record
+from tests.support.report import KNOWN, PRICES, START, known_store, loaded_claim, make_record
 
 # The report's one read (store/report_query.py) on each engine, figure for figure.
 pytestmark = pytest.mark.usefixtures("engine")
-
-PRICES: dict[str, Any] = {
-    "currency": "EUR",
-    "models": {
-        "scripted": {"input": 10_000, "output": 40_000},
-        "scripted-judge": {"input": 100_000, "output": 100_000.0},
-    },
-}
 
 
 def cost(figure: float | None, total: float, claims: int, unpriced: int = 0) -> dict[str, Any]:

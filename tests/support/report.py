@@ -33,6 +33,16 @@ from tests.support.crew import INTAKE_WATER, KNOWN_START, STARTED, WATER_CLAIM
 from tests.support.paths import ROOT
 
 START = datetime(2025, 11, 5, 9, 0, tzinfo=UTC)
+# A price table for the known store's models (config/prices.yaml's shape), per million tokens:
+# what the usage tests price its calls at. Its currency is not USD, so a figure that assumes
+# dollars shows.
+PRICES: dict[str, Any] = {
+    "currency": "EUR",
+    "models": {
+        "scripted": {"input": 10_000, "output": 40_000},
+        "scripted-judge": {"input": 100_000, "output": 100_000.0},
+    },
+}
 
 WATER_KNOWN = KNOWN_START
 WATER_UNKNOWN = INTAKE_WATER
