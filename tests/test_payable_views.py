@@ -16,6 +16,7 @@ from claims_crew.cli import main
 from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import OutsideAuthority
+from claims_crew.letters.content import letter_for
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ReviewerSettings
 from claims_crew.review.amounts import payable_on_decision
@@ -124,6 +125,12 @@ def test_a_person_deciding_a_conflict_gets_the_amount_from_the_cited_grant(
     else:
         assert kept.payable is not None and kept.payable.amount == amount
         assert kept.payable.deciding_clause == "4.2(b)"
+    # The letter states the person's amount, not the escalated resolution's (which has none).
+    on_file = store.decision_on_file("C-1042")
+    assert on_file is not None and on_file.resolution.payable is None
+    stated = letter_for(on_file).amount
+    assert stated.amount == (None if amount is None else str(amount))
+    assert len(stated.steps) == (0 if amount is None else len(review.payable.steps))
 
 
 def test_authority_and_four_eyes_judge_the_amount_payable_not_the_amount_claimed(

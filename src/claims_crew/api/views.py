@@ -1,13 +1,13 @@
 """What the API answers about a claim, as pydantic models (so the OpenAPI document describes
 them), built from the store's reads: the claim's state (store/claim_states.py), its decision in
-force as a letter reads it (Store.decision_on_file), the amount payable in the letter's own
-terms (letters/content.amount_of), and the team's codes (config/reason_codes.yaml)."""
+force as a letter reads it (Store.decision_on_file), the amount payable as its letter states
+it (letters/content.stated_amount), and the team's codes (config/reason_codes.yaml)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from claims_crew.letters.content import LetterAmount, amount_of, plain_amount
+from claims_crew.letters.content import LetterAmount, NoLetter, stated_amount
 from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.store import ClaimStatus, Store
 from claims_crew.store.letters import DecisionOnFile
@@ -126,16 +126,11 @@ def _decision(on_file: DecisionOnFile, codes: ExternalCodes | None) -> DecisionV
 
 
 def _amount(on_file: DecisionOnFile) -> LetterAmount | None:
-    """The amount payable as a letter states it; None while no answer is decided."""
-    answer = decided_answer(on_file)
-    if answer is None or on_file.claim is None or on_file.escalation_open:
-        return None
-    review = on_file.review
-    payable = review.payable if review is not None else on_file.resolution.payable
+    """The amount payable as the claim's letter states it; None while there is no letter to
+    state it (no decided answer yet, or an amount beyond what a letter states)."""
     try:
-        claimed = plain_amount(on_file.claim.amount)
-        return amount_of(answer, payable, claimed, on_file.claim.currency)
-    except ValueError:  # beyond what a letter states: a person looks at it
+        return stated_amount(on_file)
+    except NoLetter:
         return None
 
 

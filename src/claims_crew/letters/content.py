@@ -286,6 +286,22 @@ def amount_of(answer: str, payable: Payable | None, claimed: str, currency: str)
     )
 
 
+def payable_in_force(on_file: DecisionOnFile) -> Payable | None:
+    """The amount payable of the decision in force: a person's, where one decided (worked out
+    when they decided, from the clause they relied on), else the rules'. An escalated claim's
+    resolution has none, so a person's covered decision would otherwise state no amount."""
+    return on_file.review.payable if on_file.review is not None else on_file.resolution.payable
+
+
+def stated_amount(on_file: DecisionOnFile) -> LetterAmount:
+    """The amount a letter states for the decision in force; NoLetter where there is none to
+    state (no decided answer yet, the claim file not kept, an amount beyond a letter)."""
+    answer = _answer(on_file)
+    if on_file.claim is None:
+        raise NoLetter(f"claim {on_file.claim_id}: the claim file it was decided on is not kept")
+    return _stated(on_file.claim_id, answer, payable_in_force(on_file), on_file.claim)
+
+
 def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> Letter:
     """The letter for a decided claim, with the team's code for its answer from `codes`;
     NoLetter for one escalated or without its claim file."""
@@ -312,7 +328,7 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         if codes is not None
         else None,
         headline=HEADLINES.get(answer, f"Your claim is decided: {answer}."),
-        amount=_stated(on_file.claim_id, answer, on_file.resolution.payable, claim),
+        amount=stated_amount(on_file),
         facts=verified_facts(on_file.resolution),
         clauses=clauses,
         reason=plain_reason(answer, claim.policy_id, clauses),
