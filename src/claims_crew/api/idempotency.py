@@ -12,14 +12,13 @@ server error is not, so a retry after one is tried afresh.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import Request
 from fastapi.responses import Response
 
 from claims_crew.api.problems import PROBLEM_TYPE, ApiProblem, problem_body
-from claims_crew.api.submit import Upload, request_sha256
 from claims_crew.store import Remembered, Store
 
 REPLAYED = "Idempotent-Replayed"
@@ -54,15 +53,14 @@ def answer_once(
     store: Store,
     client: str,
     key: str | None,
-    claim: Upload,
-    attachments: Sequence[Upload],
+    digest: str,
     request: Request,
     answer: Callable[[], Replay],
 ) -> Response:
-    """`answer()`, or with `key`, the answer first given to this request under it."""
+    """`answer()`, or with `key`, the answer first given under it to the request whose
+    SHA-256 is `digest` (submit.request_sha256)."""
     if key is None:
         return _response(answer(), replayed=False)
-    digest = request_sha256(claim, attachments)
     kept = store.remembered(client, key)
     if kept is None:
         try:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from claims_crew.api.appeals import Appeals, status_now
 from claims_crew.api.idempotency import Replay, answer_once
 from claims_crew.api.problems import ApiProblem, problems_from
-from claims_crew.api.submit import Upload, claim_name, safe_name, submit
+from claims_crew.api.submit import Upload, claim_name, request_sha256, safe_name, submit
 from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, links, summary
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
 from claims_crew.resolver.external_codes import load_external_codes
@@ -123,8 +123,11 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
             for a in attachments or []
         ]
 
+        # Hashed once: it names the submit's folder and keys its Idempotency-Key answer.
+        digest = request_sha256(claim_upload, uploads)
+
         def answer() -> Replay:
-            done = submit(store, claim_upload, uploads, settings.claim_deadline_s)
+            done = submit(store, claim_upload, uploads, digest, settings.claim_deadline_s)
             claim_id = done.stored.claim_id
             request.state.claim_id, request.state.claim_sha256 = claim_id, done.sha256
             status = store.claim_state(claim_id)
@@ -140,7 +143,7 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
             return Replay(202, body.model_dump_json(), f"{prefix}/claims/{claim_id}")
 
         client = request.state.client
-        return answer_once(store, client, idempotency_key, claim_upload, uploads, request, answer)
+        return answer_once(store, client, idempotency_key, digest, request, answer)
 
     @router.get(
         "/claims/{claim_id}",

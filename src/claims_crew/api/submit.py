@@ -118,11 +118,16 @@ def _write_folder(claim: Upload, attachments: Sequence[Upload], digest: str) -> 
 
 
 def submit(
-    store: Store, claim: Upload, attachments: Sequence[Upload], seconds: float | None
+    store: Store,
+    claim: Upload,
+    attachments: Sequence[Upload],
+    digest: str,
+    seconds: float | None,
 ) -> Ingested:
-    """Take the claim in as `ingest` does; a refusal is a problem with ingest's code and
+    """Take the claim in as `ingest` does, from the folder named by `digest` (what
+    request_sha256 gives for these files); a refusal is a problem with ingest's code and
     message (409 for duplicate_id, else 422), and nothing of the claim is kept."""
-    folder, made = _write_folder(claim, attachments, request_sha256(claim, attachments))
+    folder, made = _write_folder(claim, attachments, digest)
     try:
         (result,) = ingest([folder / claim.name], store, seconds)
     except BaseException:
