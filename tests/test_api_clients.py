@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import Executable, select
 
+from claims_crew.api.guard import take_call
 from claims_crew.errors import StoreError
 from claims_crew.store import Store
 from claims_crew.store.service_tables import api_calls, api_clients
@@ -68,15 +69,15 @@ def test_names_are_unique_by_their_key_and_scopes_are_checked() -> None:
     assert found is not None and found.scopes == {"read"} and "submit" not in found.scopes
 
 
-def test_count_call_lets_per_minute_through_then_says_how_long_to_wait() -> None:
+def test_take_call_lets_per_minute_through_then_says_how_long_to_wait() -> None:
     store = Store()
-    assert [store.count_call("core", 3) for _ in range(3)] == [0.0, 0.0, 0.0]
-    wait = store.count_call("core", 3)
+    assert [take_call(store, "core", 3) for _ in range(3)] == [0.0, 0.0, 0.0]
+    wait = take_call(store, "core", 3)
     assert 0.0 < wait <= 60.0
     # Refused calls are not counted: the wait does not grow while the client keeps knocking.
-    assert store.count_call("core", 3) <= wait
+    assert take_call(store, "core", 3) <= wait
     # Another client has its own count.
-    assert store.count_call("other", 3) == 0.0
+    assert take_call(store, "other", 3) == 0.0
 
 
 def test_threads_on_their_own_stores_share_one_count() -> None:
@@ -85,7 +86,7 @@ def test_threads_on_their_own_stores_share_one_count() -> None:
     def calls(_: int) -> list[float]:
         store = Store()
         try:
-            return [store.count_call("core", 25) for _ in range(10)]
+            return [take_call(store, "core", 25) for _ in range(10)]
         finally:
             store.close()
 
@@ -97,13 +98,16 @@ def test_threads_on_their_own_stores_share_one_count() -> None:
 
 def test_another_process_counts_in_the_same_window() -> None:
     store = Store()
-    assert store.count_call("core", 2) == 0.0
-    code = "from claims_crew.store import Store; print(Store().count_call('core', 2))"
+    assert take_call(store, "core", 2) == 0.0
+    code = (
+        "from claims_crew.api.guard import take_call; from claims_crew.store import Store; "
+        "print(take_call(Store(), 'core', 2))"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert float(done.stdout) == 0.0
-    assert store.count_call("core", 2) > 0.0
+    assert take_call(store, "core", 2) > 0.0
 
 
 def test_each_call_is_an_audit_entry_naming_the_client_and_the_chain_verifies() -> None:

@@ -3,8 +3,9 @@
 Every request to /api/v1 (its OpenAPI document excepted) meets, in order:
 1. its token (`Authorization: Bearer cc_...`): none, or one the store does not know or has
    revoked, is 401 with `WWW-Authenticate: Bearer`;
-2. the client's rate limit (Store.count_call: counted in the store, so every serving process
-   shares it): past CLAIMS_CREW_API_CALLS_PER_MINUTE it is 429 with Retry-After;
+2. the client's rate limit (`take_call`: the model calls' shared rate limit, in a store row of
+   the client's own, so every serving process counts the same calls): past
+   CLAIMS_CREW_API_CALLS_PER_MINUTE it is 429 with Retry-After;
 3. the scope its method needs: `read` for GET and HEAD, `submit` for anything that sends: 403;
 4. its route's body cap: 413 at once when Content-Length says more, else as soon as the bytes
    streamed in pass it (a chunked body declares no length).
@@ -26,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from claims_crew.api.problems import ApiProblem, internal_error, log_failure, problem_response
 from claims_crew.claim_files import MAX_ATTACHMENTS_BYTES, MAX_CLAIM_BYTES
+from claims_crew.llms.rate_limit import take_rate
 from claims_crew.store import ApiClient, Store
 
 # Room for the multipart framing around each part, and a few form fields.
@@ -50,6 +52,18 @@ def body_cap(method: str, path: str) -> int:
     if method == "POST" and _DOCUMENTS.fullmatch(path):
         return DOCUMENTS_BODY_BYTES
     return OTHER_BODY_BYTES
+
+
+# A client's limit counts its calls of the last minute.
+CALL_WINDOW_S = 60.0
+
+
+def take_call(store: Store, client: str, per_minute: int) -> float:
+    """0.0: the client's call is let through, and counted; else the seconds until its next
+    one is, with nothing counted (so a client that keeps knocking does not push its wait
+    further). The rule is the model calls' own (llms/rate_limit.take_rate), on a row of the
+    client's, changed as locked, by the database's clock on PostgreSQL."""
+    return take_rate(store, f"api-client:{client}", per_minute, CALL_WINDOW_S)
 
 
 def scope_needed(method: str) -> str:
@@ -133,7 +147,7 @@ class Guard:
             )
             await refusal(scope, receive, sending)
             return
-        wait = await run_in_threadpool(self.store.count_call, client.name, self.per_minute)
+        wait = await run_in_threadpool(take_call, self.store, client.name, self.per_minute)
         if wait > 0:
             refusal = problem_response(
                 429,

@@ -4,9 +4,6 @@ A client is a system, not a person (a core claims system calling `/api/v1`). As 
 its token is shown once and only its SHA-256 is kept, so a copy of the database calls nothing;
 a revoked client's token answers to nobody. Names are unique by their key (records.name_key).
 
-- Rate limit: a client's calls of the last minute are counted in a shared rate limit row of
-  its own (rate_windows.py), changed on the row as locked, so every process serving the API
-  counts the same calls, by the database's clock on PostgreSQL.
 - Every call is an `api_call` audit entry naming the client and the call, with a row in
   `api_calls`: the queries that find a claim's decision in force read past the entries named
   there, as they do past letters, and audit_rows.py checks the two agree.
@@ -29,13 +26,11 @@ from claims_crew.records import name_key
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
 from claims_crew.store.outage import rides_out
-from claims_crew.store.rate_windows import Counts, RateWindow, change_window
 from claims_crew.store.service_tables import api_calls, api_clients, idempotency_keys
 from claims_crew.store.sql import insert_new
 from claims_crew.vocabulary import API_SCOPES
 
 TOKEN_PREFIX = "cc_"
-WINDOW_S = 60.0  # the rate limit counts the calls of the last minute
 
 
 def token_sha256(token: str) -> str:
@@ -86,21 +81,6 @@ class Remembered:
     location: str | None
 
 
-def _one_more_call(per_minute: int, window: RateWindow) -> tuple[Counts | None, float]:
-    """Count a call if fewer than `per_minute` were let through in the last minute; else
-    nothing is counted, and the answer is the seconds until the oldest of them leaves it."""
-    recent = sorted(t for t in window.taken if window.now - t < WINDOW_S)
-    if len(recent) >= per_minute:
-        wait = recent[len(recent) - per_minute] + WINDOW_S - window.now
-        return None, max(wait, 0.001)
-    return ([*recent, window.now], window.spent, window.hold_until), 0.0
-
-
-def rate_row(client: str) -> str:
-    """The shared rate limit row that counts a client's calls."""
-    return f"api-client:{client}"
-
-
 def write_call(
     conn: Connection, entry: audit.AuditEntry, client: str, call: str, status: int
 ) -> None:
@@ -118,7 +98,7 @@ def write_call(
 
 
 class ApiClients(StoreBase):
-    """Service clients, their tokens, rate limit, calls and Idempotency-Key answers."""
+    """Service clients, their tokens, calls and Idempotency-Key answers."""
 
     def add_client(self, name: str, scopes: Iterable[str], actor: str) -> str:
         """Register a client with `scopes` (vocabulary.API_SCOPES); its token, shown once and
@@ -172,16 +152,6 @@ class ApiClients(StoreBase):
                 .returning(c.name)
             ).first()
         return done is not None
-
-    @rides_out
-    def count_call(self, client: str, per_minute: int) -> float:
-        """0.0: the call is allowed, and counted; else the seconds until the client's next call
-        is, with nothing counted. Shared by every process on the store."""
-        if per_minute < 1:
-            raise ValueError("per_minute must be at least 1")
-        # Only the client's row is locked, not the store: calls never queue behind decisions.
-        with self.write(exclusive=False) as conn:
-            return change_window(conn, rate_row(client), lambda w: _one_more_call(per_minute, w))
 
     @rides_out
     def record_call(

@@ -7,9 +7,9 @@ process off (`hold_until`). What a call may do is the rate limit's to say; the s
 that each change is made on the row as locked, in one short transaction (`SELECT … FOR UPDATE`
 on PostgreSQL, the file's lock on SQLite), so two processes never count from the same state.
 
-A service client's calls to the API are counted the same way, in a row of their own
-(clients.py). The times are the database's clock on PostgreSQL, so workers on machines whose
-clocks differ still count one window.
+The times are the database's clock on PostgreSQL, so workers on machines whose clocks differ
+still count one window. A service client's calls to the API are counted the same way, in a row
+of their own (api/guard.py).
 """
 
 from __future__ import annotations
@@ -66,31 +66,26 @@ def _locked_row(conn: Connection, name: str) -> RateWindow:
     )
 
 
-def change_window(conn: Connection, name: str, change: WindowChange) -> float:
-    """Apply `change` to the row of limit `name` as locked (made empty the first time), in the
-    caller's transaction; write what it returns, and hand back its answer."""
-    counts, answer = change(_locked_row(conn, name))
-    if counts is not None:
-        taken, spent, hold_until = counts
-        conn.execute(
-            update(rate_windows)
-            .where(rate_windows.c.name == name)
-            .values(
-                taken=json.dumps(list(taken)),
-                spent=json.dumps([list(s) for s in spent]),
-                hold_until=hold_until,
-            )
-        )
-    return answer
-
-
 class RateWindows(StoreBase):
     """The shared rate limits' rows, each changed on the row as locked."""
 
     @rides_out
     def change_rate_window(self, name: str, change: WindowChange) -> float:
-        """Apply `change` to the row of limit `name` as locked (change_window)."""
+        """Apply `change` to the row of limit `name` as locked (made empty the first time),
+        write what it returns, and hand back its answer."""
         # Only this row is locked: the store's write lock would queue every call behind
         # the claims' own writes.
         with self.write(exclusive=False) as conn:
-            return change_window(conn, name, change)
+            counts, answer = change(_locked_row(conn, name))
+            if counts is not None:
+                taken, spent, hold_until = counts
+                conn.execute(
+                    update(rate_windows)
+                    .where(rate_windows.c.name == name)
+                    .values(
+                        taken=json.dumps(list(taken)),
+                        spent=json.dumps([list(s) for s in spent]),
+                        hold_until=hold_until,
+                    )
+                )
+            return answer
