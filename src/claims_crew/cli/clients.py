@@ -24,15 +24,15 @@ if TYPE_CHECKING:
 
 
 def _scopes(_ctx: click.Context, _param: click.Parameter, value: str) -> list[str]:
-    """`submit,read` as a list of known scopes; anything else is a usage error."""
-    wanted = sorted({s.strip() for s in value.split(",") if s.strip()})
-    if unknown := [s for s in wanted if s not in API_SCOPES]:
-        raise click.BadParameter(
-            f"unknown scope {', '.join(unknown)}: choose from {', '.join(API_SCOPES)}"
-        )
-    if not wanted:
-        raise click.BadParameter(f"name at least one of {', '.join(API_SCOPES)}")
-    return wanted
+    """`submit,read` as the store keeps scopes (store/clients.scopes_text: known ones only, at
+    least one); anything else is a usage error, before the store is opened."""
+    from claims_crew.errors import StoreError
+    from claims_crew.store.clients import scopes_text
+
+    try:
+        return scopes_text(value.split(",")).split(",")
+    except StoreError as exc:
+        raise click.BadParameter(str(exc)) from exc
 
 
 def client_json(client: ApiClient) -> dict[str, Any]:

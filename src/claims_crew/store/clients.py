@@ -12,7 +12,6 @@ a revoked client's token answers to nobody. Names are unique by their key (recor
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,15 +25,12 @@ from claims_crew.records import name_key
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
 from claims_crew.store.outage import rides_out
+from claims_crew.store.reviewers import checked_name, token_sha256
 from claims_crew.store.service_tables import api_calls, api_clients, idempotency_keys
 from claims_crew.store.sql import insert_new
 from claims_crew.vocabulary import API_SCOPES
 
 TOKEN_PREFIX = "cc_"
-
-
-def token_sha256(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def scopes_text(scopes: Iterable[str]) -> str:
@@ -103,9 +99,7 @@ class ApiClients(StoreBase):
     def add_client(self, name: str, scopes: Iterable[str], actor: str) -> str:
         """Register a client with `scopes` (vocabulary.API_SCOPES); its token, shown once and
         kept only as a hash. A name whose key is taken is refused, even a revoked one's."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t:"):
-            raise StoreError("a client name is 1-64 characters, with no tabs, newlines or ':'")
+        name = checked_name(name, "a client")
         kept = scopes_text(scopes)
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         row = {

@@ -24,14 +24,24 @@ from claims_crew.vocabulary import stamp
 SESSION_SECONDS = 8 * 3600
 
 
-def _sha256(text: str) -> str:
+def token_sha256(text: str) -> str:
+    """What is kept of a token or a session id: its SHA-256, never the text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def checked_name(name: str, what: str) -> str:
+    """A person's or a system's name as kept: stripped, 1-64 characters, with no tabs or
+    newlines (it is printed in tables and logs) and no ':' (actors read "human:NAME")."""
+    name = name.strip()
+    if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t:"):
+        raise StoreError(f"{what} name is 1-64 characters, with no tabs, newlines or ':'")
+    return name
 
 
 def token_owner(conn: Connection, token: str) -> str | None:
     """The reviewer whose sign-in token this is, if any."""
     name = conn.execute(
-        select(reviewers.c.name).where(reviewers.c.token_sha256 == _sha256(token))
+        select(reviewers.c.name).where(reviewers.c.token_sha256 == token_sha256(token))
     ).scalar()
     return None if name is None else str(name)
 
@@ -64,9 +74,7 @@ class Reviewers(StoreBase):
         `permit` (desk.authority.desk_change_refusal). A name whose key (records.name_key) is
         already taken is refused: "Bo" after "bo". `first`: only while no reviewer exists, in
         the same transaction (setting up the first lead, with nobody yet to vouch for it)."""
-        name = name.strip()
-        if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t:"):
-            raise StoreError("a reviewer name is 1-64 characters, with no tabs, newlines or ':'")
+        name = checked_name(name, "a reviewer")
         token = secrets.token_urlsafe(32)
         key = name_key(name)
         try:
@@ -78,7 +86,10 @@ class Reviewers(StoreBase):
                     )
                 conn.execute(
                     insert(reviewers).values(
-                        name=name, name_key=key, token_sha256=_sha256(token), created_at=self.now()
+                        name=name,
+                        name_key=key,
+                        token_sha256=token_sha256(token),
+                        created_at=self.now(),
                     )
                 )
                 # A reviewer registered with the defaults may do what every reviewer could
@@ -122,7 +133,7 @@ class Reviewers(StoreBase):
             conn.execute(delete(sessions).where(sessions.c.expires_at < self.now()))
             conn.execute(
                 insert(sessions).values(
-                    id_sha256=_sha256(session_id),
+                    id_sha256=token_sha256(session_id),
                     reviewer=reviewer,
                     csrf=secrets.token_urlsafe(32),
                     expires_at=expires,
@@ -134,7 +145,7 @@ class Reviewers(StoreBase):
         with self.read() as conn:
             row = conn.execute(
                 select(sessions.c.reviewer, sessions.c.csrf).where(
-                    sessions.c.id_sha256 == _sha256(session_id),
+                    sessions.c.id_sha256 == token_sha256(session_id),
                     sessions.c.expires_at >= self.now(),
                 )
             ).first()
@@ -142,4 +153,4 @@ class Reviewers(StoreBase):
 
     def close_session(self, session_id: str) -> None:
         with self.write() as conn:
-            conn.execute(delete(sessions).where(sessions.c.id_sha256 == _sha256(session_id)))
+            conn.execute(delete(sessions).where(sessions.c.id_sha256 == token_sha256(session_id)))
