@@ -19,6 +19,7 @@ from claims_crew.errors import CheckpointError
 from claims_crew.store import audit, audit_rows, checkpoint
 from claims_crew.store.audit_key import AuditKey, find_key
 from claims_crew.store.base import StoreBase
+from claims_crew.store.call_rows import NOT_A_CALL
 from claims_crew.store.tables import audit_log
 from claims_crew.vocabulary import stamp
 
@@ -65,11 +66,9 @@ class AuditReads(StoreBase):
     def audit_entries(self, claim_id: str, *, calls: bool = False) -> list[audit.AuditEntry]:
         """The claim's entries in order; its service clients' calls (`api_call`) only with
         `calls`: the claim's trail as people read it is its decisions."""
+        query = select(audit_log.c.body).where(audit_log.c.claim_id == claim_id)
+        if not calls:  # left out in SQL: a claim's calls may far outnumber its decisions
+            query = query.where(NOT_A_CALL)
         with self.read() as conn:
-            bodies: Iterable[str] = conn.execute(
-                select(audit_log.c.body)
-                .where(audit_log.c.claim_id == claim_id)
-                .order_by(audit_log.c.seq)
-            ).scalars()
-            entries = [audit.AuditEntry.model_validate_json(body) for body in bodies]
-        return [e for e in entries if calls or e.kind != "api_call"]
+            bodies: Iterable[str] = conn.execute(query.order_by(audit_log.c.seq)).scalars()
+            return [audit.AuditEntry.model_validate_json(body) for body in bodies]

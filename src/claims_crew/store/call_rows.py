@@ -11,10 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, exists, select
 
 from claims_crew.store.service_tables import api_calls
 from claims_crew.store.tables import audit_log
+
+# An audit_log row that is no service client's call: for the queries that read a claim's
+# decisions past its calls. NOT EXISTS looks each entry up by the key, where NOT IN would hash
+# every call ever made for each query (the calls, one an API request, outgrow all else).
+NOT_A_CALL = ~exists().where(api_calls.c.audit_seq == audit_log.c.seq)
 
 # Each column of a call row, and the entry's field that must say the same.
 _SAID = {

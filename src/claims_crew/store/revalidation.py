@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, exists, func, insert, select
+from sqlalchemy import Connection, and_, delete, func, insert, select
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.errors import StoreError
@@ -32,6 +32,7 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.attempt_rows import insert_result
 from claims_crew.store.base import StoreBase
+from claims_crew.store.call_rows import NOT_A_CALL
 from claims_crew.store.decision_rows import (
     Basis,
     cited_clauses,
@@ -40,7 +41,6 @@ from claims_crew.store.decision_rows import (
     expires_at,
     validated,
 )
-from claims_crew.store.service_tables import api_calls
 from claims_crew.store.tables import (
     assignments,
     attempts,
@@ -90,12 +90,8 @@ class Standing:
 
 # Each decided claim with what it stands on, its latest entry and any person's review of it.
 # A letter's entry decides nothing (letters.py), nor does a service client's call (clients.py):
-# read past them. The calls, one an API request, outgrow everything else: NOT EXISTS looks each
-# entry up by the key, where NOT IN would hash every call ever made for each query.
-_DECIDING = and_(
-    audit_log.c.seq.not_in(select(letters.c.audit_seq)),
-    ~exists().where(api_calls.c.audit_seq == audit_log.c.seq),
-)
+# read past them.
+_DECIDING = and_(audit_log.c.seq.not_in(select(letters.c.audit_seq)), NOT_A_CALL)
 _LATEST_ENTRY = (
     select(func.max(audit_log.c.seq))
     .where(audit_log.c.claim_id == decisions.c.claim_id, _DECIDING)
