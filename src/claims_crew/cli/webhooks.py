@@ -4,6 +4,7 @@ when the next try is due. `claims-crew webhooks send`: one pass of the sender (w
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -88,17 +89,13 @@ def webhooks_send(as_json: bool) -> None:
     `work` and runs no `serve` (whose sender does this every second). Run it from cron or a
     timer; two at once never send one delivery twice (each is leased in the store)."""
     from claims_crew.store import Store
-    from claims_crew.webhooks.config import load_webhooks, secrets
-    from claims_crew.webhooks.sender import Sender
+    from claims_crew.webhooks.loop import make_sender
 
-    config = load_webhooks()  # a bad file or an unset secret stops it here: exit 2
-    sender = Sender(Store(), config, secrets(config))
+    sender = make_sender(Store())  # a bad file or an unset secret stops it here
     try:
-        done = sender.run_pass()
+        said = asdict(sender.run_pass())
     finally:
         sender.close()
-    said = {"fanned": done.fanned, "delivered": done.delivered, "retrying": done.retrying}
-    said["failed"] = done.failed
     if as_json:
         emit_json(said)
         return

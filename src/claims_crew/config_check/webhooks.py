@@ -16,10 +16,11 @@ from pydantic import ValidationError
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import Loaded, locate
 from claims_crew.errors import ConfigError
+from claims_crew.vocabulary import WEBHOOK_EVENTS
 
 HINT = (
     "each endpoint is {name, url (http or https), secret_env, events}; the events are "
-    "claim.decided, claim.escalated, claim.failed, escalation.decided, appeal.decided"
+    + ", ".join(WEBHOOK_EVENTS)
 )
 
 

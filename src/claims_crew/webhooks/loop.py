@@ -62,8 +62,13 @@ class SenderLoop:
             self._stop.wait(self.interval_s)
 
 
-def start_sender(store: Store, config_dir: Path | None = None) -> SenderLoop:
-    """The loop over `store`, with config/webhooks.yaml read and every secret checked now
-    (a ConfigError stops the caller before anything starts)."""
+def make_sender(store: Store, config_dir: Path | None = None) -> Sender:
+    """A sender over `store`, with config/webhooks.yaml read and every secret checked now
+    (a ConfigError stops the caller before anything is sent)."""
     config = load_webhooks(config_dir)
-    return SenderLoop(Sender(store, config, secrets(config))).start()
+    return Sender(store, config, secrets(config))
+
+
+def start_sender(store: Store, config_dir: Path | None = None) -> SenderLoop:
+    """The loop over `store` (make_sender), started."""
+    return SenderLoop(make_sender(store, config_dir)).start()

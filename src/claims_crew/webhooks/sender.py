@@ -14,16 +14,14 @@ a 3xx as a failure, the endpoint's URL to be corrected.
 
 from __future__ import annotations
 
-import os
-import socket
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import httpx
 
+from claims_crew.store import lease_holder
 from claims_crew.vocabulary import stamp
 from claims_crew.webhooks.config import WebhooksConfig
 from claims_crew.webhooks.signing import sign
@@ -59,8 +57,9 @@ class PassCounts:
 
 
 def sender_name() -> str:
-    """A holder name unique to this sender: host, process and a random part."""
-    return f"webhooks@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """A holder name unique to this sender: a claim's lease holder's (host, process and a
+    random part), marked as a sender's."""
+    return f"webhooks@{lease_holder()}"
 
 
 def post(
