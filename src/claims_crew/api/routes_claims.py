@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from claims_crew.api.appeals import Appeals, status_now
 from claims_crew.api.idempotency import Replay, answer_once
 from claims_crew.api.problems import ApiProblem, problems_from
-from claims_crew.api.submit import Upload, claim_name, request_sha256, safe_name, submit
+from claims_crew.api.submit import claim_name, read_upload, request_sha256, safe_name, submit
 from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, links, summary
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
 from claims_crew.resolver.external_codes import load_external_codes
@@ -58,13 +58,6 @@ SUBMIT_PROBLEMS = {
     "idempotency_key_reused.",
 }
 READ_PROBLEMS = {404: "not_found: no such claim.", 422: "invalid: a parameter does not fit."}
-
-
-def _read(upload: UploadFile, cap: int, what: str, name: str) -> Upload:
-    data = upload.file.read(cap + 1)
-    if len(data) > cap:
-        raise ApiProblem(422, "too_large", f"{what} is over {cap:,} bytes; the cap is {cap:,}")
-    return Upload(name, data)
 
 
 def _cursor(text: str | None) -> tuple[str, str] | None:
@@ -117,9 +110,9 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
     ) -> Response:
         """Checked exactly as `claims-crew ingest` checks a file, kept and queued for review."""
         prefix = request.scope.get("root_path", "")
-        claim_upload = _read(claim, MAX_CLAIM_BYTES, "the claim file", claim_name(claim.filename))
+        claim_upload = read_upload(claim, MAX_CLAIM_BYTES, claim_name(claim.filename))
         uploads = [
-            _read(a, MAX_ATTACHMENT_BYTES, "an attachment", safe_name(a.filename, "an attachment"))
+            read_upload(a, MAX_ATTACHMENT_BYTES, safe_name(a.filename, "an attachment"))
             for a in attachments or []
         ]
 

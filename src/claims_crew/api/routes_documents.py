@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from claims_crew.api.appeals import Appeals, status_now
 from claims_crew.api.problems import ApiProblem, problems_from
-from claims_crew.api.submit import api_dir, safe_name
+from claims_crew.api.submit import api_dir, read_upload, safe_name
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES
 from claims_crew.documents.kept import write_new_file
 from claims_crew.documents.limits import AttachmentError, ClaimBudget
@@ -63,13 +63,10 @@ class DocumentsAccepted(BaseModel):
 
 
 def _uploads(files: list[UploadFile]) -> list[tuple[str, bytes]]:
-    found: list[tuple[str, bytes]] = []
+    found = []
     for upload in files:
-        name = safe_name(upload.filename, "a document")
-        data = upload.file.read(MAX_ATTACHMENT_BYTES + 1)
-        if len(data) > MAX_ATTACHMENT_BYTES:
-            raise ApiProblem(422, "too_large", f"{name} is over {MAX_ATTACHMENT_BYTES:,} bytes")
-        found.append((name, data))
+        read = read_upload(upload, MAX_ATTACHMENT_BYTES, safe_name(upload.filename, "a document"))
+        found.append((read.name, read.data))
     if sum(len(data) for _, data in found) > MAX_ATTACHMENTS_BYTES:
         raise ApiProblem(422, "too_large", f"over {MAX_ATTACHMENTS_BYTES:,} bytes together")
     if len({name for name, _ in found}) < len(found):

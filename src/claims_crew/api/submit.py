@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from fastapi import UploadFile
+
 from claims_crew.api.problems import ApiProblem
 from claims_crew.claim_files import CLAIM_SUFFIXES
 from claims_crew.documents.kept import write_new_file
@@ -40,6 +42,15 @@ class Upload:
 
     name: str
     data: bytes
+
+
+def read_upload(upload: UploadFile, cap: int, name: str) -> Upload:
+    """An uploaded part's bytes under `name`, reading at most one byte past `cap`: one over it
+    is refused (422 too_large) without the rest being read."""
+    data = upload.file.read(cap + 1)
+    if len(data) > cap:
+        raise ApiProblem(422, "too_large", f"{name} is over {cap:,} bytes")
+    return Upload(name, data)
 
 
 def api_dir() -> Path:
