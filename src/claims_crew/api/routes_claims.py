@@ -20,6 +20,7 @@ from claims_crew.api.submit import claim_name, read_upload, request_sha256, safe
 from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, links, summary
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
 from claims_crew.resolver.external_codes import load_external_codes
+from claims_crew.run.ingest import Ingested
 from claims_crew.settings import config_dir
 from claims_crew.store import ClaimStatus, Store
 from claims_crew.store.work_queue import Enqueued
@@ -89,6 +90,24 @@ def _next_link(request: Request, last: ClaimStatus) -> str:
     return f"{request.scope.get('root_path', '')}/claims?{urlencode(kept)}"
 
 
+def _accepted(store: Store, request: Request, done: Ingested) -> Replay:
+    """The answer to a submit taken in (202): the claim's state, what intake did, its URL."""
+    prefix = request.scope.get("root_path", "")
+    claim_id = done.stored.claim_id
+    request.state.claim_id, request.state.claim_sha256 = claim_id, done.sha256
+    status = store.claim_state(claim_id)
+    assert status is not None and done.state is not None  # kept just now
+    body = ClaimAccepted(
+        claim_id=claim_id,
+        sha256=done.sha256,
+        state=status.state,
+        intake=done.state,
+        notes=[AttachmentNote(name=n, code=c, message=m) for n, c, m in done.notes],
+        links=links(prefix, status),
+    )
+    return Replay(202, body.model_dump_json(), f"{prefix}/claims/{claim_id}")
+
+
 def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRouter:
     router = APIRouter(tags=["claims"])
 
@@ -109,7 +128,6 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
         idempotency_key: Annotated[str | None, Header(max_length=255)] = None,
     ) -> Response:
         """Checked exactly as `claims-crew ingest` checks a file, kept and queued for review."""
-        prefix = request.scope.get("root_path", "")
         claim_upload = read_upload(claim, MAX_CLAIM_BYTES, claim_name(claim.filename))
         uploads = [
             read_upload(a, MAX_ATTACHMENT_BYTES, safe_name(a.filename, "an attachment"))
@@ -121,19 +139,7 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
 
         def answer() -> Replay:
             done = submit(store, claim_upload, uploads, digest, settings.claim_deadline_s)
-            claim_id = done.stored.claim_id
-            request.state.claim_id, request.state.claim_sha256 = claim_id, done.sha256
-            status = store.claim_state(claim_id)
-            assert status is not None and done.state is not None  # kept just now
-            body = ClaimAccepted(
-                claim_id=claim_id,
-                sha256=done.sha256,
-                state=status.state,
-                intake=done.state,
-                notes=[AttachmentNote(name=n, code=c, message=m) for n, c, m in done.notes],
-                links=links(prefix, status),
-            )
-            return Replay(202, body.model_dump_json(), f"{prefix}/claims/{claim_id}")
+            return _accepted(store, request, done)
 
         client = request.state.client
         return answer_once(store, client, idempotency_key, digest, request, answer)
