@@ -14,7 +14,7 @@ from rich.console import Console
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.acting import desk_actor, signed_in
-from claims_crew.cli.safe_text import plain
+from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
 from claims_crew.records import ROLES
 
@@ -110,23 +110,57 @@ def reviewers_add(
     from claims_crew.records import ReviewerSettings
 
     settings = ReviewerSettings.model_validate(_changes(role, lines, max_amount, may_deny))
-    token = _register(name, settings)
+    token, assigned = _register(name, settings)
     if as_json:
-        emit_json({"reviewer": _settings_json(name.strip(), settings), "token": token})
+        emit_json(
+            {
+                "reviewer": _settings_json(name.strip(), settings),
+                "token": token,
+                "assigned": _assigned_json(assigned),
+            }
+        )
         return
     _say_token(name, token)
+    _say_assigned(assigned)
 
 
-def _register(name: str, settings: ReviewerSettings | None) -> str:
-    """The new reviewer's sign-in token, registered as the acting reviewer (desk_actor)."""
+def _register(name: str, settings: ReviewerSettings | None) -> tuple[str, list[tuple[str, str]]]:
+    """The new reviewer's sign-in token, registered as the acting reviewer (desk_actor), and
+    the waiting escalations then given out (_assign_waiting)."""
     from claims_crew.desk import desk_change_refusal
     from claims_crew.store import Store
 
+    assign = _desk_rule()  # read first: a broken config/desk.yaml changes nothing
     store = Store()
     actor, note, first = desk_actor(store)
-    return store.add_reviewer(
+    token = store.add_reviewer(
         name, settings, actor, note=note, first=first, permit=desk_change_refusal
     )
+    return token, store.assign_waiting(assign, f"after reviewer {name.strip()} was added")
+
+
+def _desk_rule() -> Any:
+    """config/desk.yaml's assignment rule (desk.assignment.Assigner)."""
+    from claims_crew.desk import Assigner, load_desk
+
+    return Assigner(tuple(load_desk().assignment.steps))
+
+
+def _assigned_json(assigned: list[tuple[str, str]]) -> list[dict[str, str]]:
+    return [{"claim_id": claim_id, "reviewer": who} for claim_id, who in assigned]
+
+
+def _say_assigned(assigned: list[tuple[str, str]]) -> None:
+    """One line per reviewer given open escalations that nobody had: "assigned 3 open
+    escalations to dana: C-1044, C-1045, C-1046"."""
+    by_reviewer: dict[str, list[str]] = {}
+    for claim_id, who in assigned:
+        by_reviewer.setdefault(who, []).append(claim_id)
+    for who, claims in by_reviewer.items():
+        many = "s" if len(claims) != 1 else ""
+        click.echo(
+            clean(f"assigned {len(claims)} open escalation{many} to {who}: {', '.join(claims)}")
+        )
 
 
 def _say_token(name: str, token: str) -> None:
@@ -155,13 +189,18 @@ def reviewers_set(
     changes = _changes(role, lines, max_amount, may_deny)
     if not changes:
         raise click.UsageError("nothing to change: give --role, --line, --max-amount or --may-deny")
+    assign = _desk_rule()
     store = Store()
     actor = f"human:{signed_in(store)}"
     settings = store.set_reviewer(name, actor=actor, permit=desk_change_refusal, **changes)
+    assigned = store.assign_waiting(assign, f"after reviewer {name}'s settings changed")
     if as_json:
-        emit_json({"reviewer": _settings_json(name, settings)})
+        emit_json(
+            {"reviewer": _settings_json(name, settings), "assigned": _assigned_json(assigned)}
+        )
         return
     click.echo(f"Reviewer {name}: {_describe(settings)}.")
+    _say_assigned(assigned)
 
 
 def _describe(settings: Any) -> str:
@@ -218,8 +257,9 @@ def reviewer() -> None:
 def reviewer_add(name: str, as_json: bool) -> None:
     """Add a reviewer with the defaults: `claims-crew reviewers add NAME`, under its old name."""
     click.echo(RENAMED, err=True)
-    token = _register(name, None)
+    token, assigned = _register(name, None)
     if as_json:  # as this command always printed it, for the scripts that read it
         emit_json({"reviewer": name.strip(), "token": token})
         return
     _say_token(name, token)
+    _say_assigned(assigned)

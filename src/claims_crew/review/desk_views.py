@@ -20,17 +20,28 @@ def _proposal(p: Proposal | None) -> dict[str, Any] | None:
     }
 
 
+# Why an escalation the desk assigned has nobody: no reviewer at all yet (a new desk: the
+# escalations go out as soon as one is added), or none who fits it.
+NO_REVIEWER_YET = "no reviewer yet: add one with `claims-crew reviewers add NAME`"
+NONE_FITS = "unassigned: no reviewer fits its line of business"
+
+
 def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The queue's rows, each with `assigned_to` (None: nobody fits, or from before the desk)
-    and `proposal` (the decision waiting for a second reviewer, if any)."""
+    """The queue's rows, each with `assigned_to` (None: nobody fits, or from before the desk),
+    `unassigned_why` (when the desk found nobody: NO_REVIEWER_YET or NONE_FITS) and `proposal`
+    (the decision waiting for a second reviewer, if any)."""
     claims = [row["claim_id"] for row in rows]
     assigned = store.assignees(claims)
     waiting = store.proposals_waiting(claims)
+    nobody = any(assigned.get(c, "") is None for c in claims) and not store.has_reviewers()
     return [
         {
             **row,
             "assigned": row["claim_id"] in assigned,
             "assigned_to": assigned.get(row["claim_id"]),
+            "unassigned_why": (NO_REVIEWER_YET if nobody else NONE_FITS)
+            if assigned.get(row["claim_id"], "") is None
+            else None,
             "proposal": _proposal(waiting.get(row["claim_id"])),
         }
         for row in rows
@@ -40,12 +51,12 @@ def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def desk_detail(store: Store, claim_id: str) -> dict[str, Any]:
     """One escalation's `assigned_to` and waiting `proposal`."""
     [row] = with_desk(store, [{"claim_id": claim_id}])
-    return {k: row[k] for k in ("assigned", "assigned_to", "proposal")}
+    return {k: row[k] for k in ("assigned", "assigned_to", "unassigned_why", "proposal")}
 
 
 def desk_cell(row: dict[str, Any]) -> str:
     """Who has an escalation, as the CLI's queue shows it, with any proposal waiting."""
-    who = row["assigned_to"] or ("unassigned: no reviewer fits" if row["assigned"] else "-")
+    who = row["assigned_to"] or row["unassigned_why"] or "-"
     if (p := row["proposal"]) is not None:
         who += f"; {p['decision']} proposed by {p['reviewer']}, to confirm"
     return str(who)

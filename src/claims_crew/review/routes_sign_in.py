@@ -31,8 +31,12 @@ def sign_in_routes(pages: Pages) -> APIRouter:
     @router.get("/login")
     def login_form(request: Request) -> Response:
         csrf = secrets.token_urlsafe(32)
+        # A new desk has nobody to sign in yet: the page says how to add the first reviewer.
+        nobody = not store.has_reviewers()
         response = pages.render(
-            request, "login.html", {"csrf": csrf, "error": None, "reviewer": None}
+            request,
+            "login.html",
+            {"csrf": csrf, "error": None, "reviewer": None, "no_reviewer": nobody},
         )
         pages.set_cookie(request, response, LOGIN_CSRF_COOKIE, csrf)
         return response

@@ -5,7 +5,8 @@
 - An escalation is assigned when it is recorded (decision_rows.py), by the rule in
   config/desk.yaml; `assign` does it again, leaving out whom it is told to (an appeal of a
   person's decision goes to someone else), and a lead may `reassign` it. Each is an `assigned`
-  entry, nobody fitting included.
+  entry, nobody fitting included. Once a reviewer is added or changed, `assign_waiting` gives
+  out the open escalations nobody had, by the same rule.
 - A decision that needs four eyes is a proposal (queue.py `decide`); a different reviewer
   `confirm`s it, which decides the claim, or `return_proposal`s it, which reopens it. Each of
   these is one write transaction whose first change is a conditional update of the proposal
@@ -76,6 +77,14 @@ class Desk(StoreBase):
             return desk_rows.assign_in(
                 conn, self.audit_key(), self.now(), _where(escalation), line, assign, leave_out
             )
+
+    def assign_waiting(self, assign: Assign, because: str) -> list[tuple[str, str]]:
+        """Give every open escalation nobody has to whom the rule `assign` (desk.assignment.
+        Assigner) picks among the reviewers as they stand now, as after a reviewer is added or
+        changed (`because` says which, in each `assigned` entry); (claim id, reviewer) for each
+        assigned, oldest escalation first."""
+        with self.write() as conn:
+            return desk_rows.assign_waiting_in(conn, self.audit_key(), self.now(), assign, because)
 
     def reassign(self, ref: str, to: str, lead: str, reason: str, *, permit: Permit) -> None:
         """A lead gives an open escalation to reviewer `to` (audited, with the lead's reason);

@@ -239,6 +239,37 @@ def _assignment_row(
     )
 
 
+def assign_waiting_in(
+    conn: Connection, key: AuditKey, now: str, assign: Assign, because: str
+) -> list[tuple[str, str]]:
+    """Every open escalation left unassigned, oldest first, given to whom the rule `assign`
+    picks now (never one its escalation leaves out, an appeal's earlier reviewer), each with
+    an `assigned` entry by the desk whose reason ends with `because`; returns (claim id,
+    reviewer) for each assigned. One that still nobody fits is left as it was, with no entry."""
+    waiting = conn.execute(
+        select(
+            escalations.c.id,
+            escalations.c.claim_id,
+            escalations.c.audit_seq,
+            escalations.c.excluded_reviewers,
+            assignments.c.line,
+        )
+        .join(assignments, assignments.c.escalation_id == escalations.c.id)
+        .where(escalations.c.state == "open", assignments.c.reviewer.is_(None))
+        .order_by(escalations.c.id)
+    ).all()
+    done: list[tuple[str, str]] = []
+    for row in waiting:
+        excluded = json.loads(row.excluded_reviewers) if row.excluded_reviewers else []
+        # Loads are read again for each: the one just given counts for the next.
+        name, reason = assign(candidates(conn), row.line, excluded)
+        if name is not None:
+            where = (row.id, row.claim_id, row.audit_seq)
+            _assigned(conn, key, now, where, row.line, name, "desk", f"{reason}; {because}")
+            done.append((row.claim_id, name))
+    return done
+
+
 def reassign_in(
     conn: Connection,
     key: AuditKey,
