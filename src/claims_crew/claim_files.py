@@ -104,8 +104,8 @@ class LoadedClaim:
         return found
 
     def as_text(self) -> str:
-        """The claim as the intake agent reads it: its fields, then each attachment."""
-        body = self.claim.model_dump(mode="json", exclude={"attachments"})
+        """The claim as the intake agent reads it: its fields but `sample`, then attachments."""
+        body = self.claim.model_dump(mode="json", exclude={"attachments", "sample"})
         parts = [json.dumps(body, indent=2, ensure_ascii=False)]
         for name, text in self.attachments.items():
             parts.append(f"--- attachment {name} ---\n{text}")

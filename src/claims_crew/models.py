@@ -79,6 +79,12 @@ class ClaimFile(BaseModel):
         description="The policyholder's schedule file in policies/schedules/, if the policy's "
         "limits and deductibles are not in policies/index.yaml.",
     )
+    sample: bool = Field(
+        False,
+        description="A demonstration claim (the project's claims/inbox): its desk clock starts "
+        "on the day this store first received it, not on date_reported (desk/clocks.py). The "
+        "agents are not shown it.",
+    )
 
     @field_validator("date_reported", "date_of_loss")
     @classmethod

@@ -27,7 +27,8 @@ def overflowing_basis(claim_id: str) -> Callable[..., Any]:
 
     def overflowing(settings: Settings, record: Any, loaded: Any) -> Any:
         if loaded.claim.claim_id == claim_id:
-            claim = loaded.claim.model_copy(update={"date_reported": date.max})
+            # A real claim's: a sample's clock would not start on its date_reported.
+            claim = loaded.claim.model_copy(update={"date_reported": date.max, "sample": False})
             loaded = dataclasses.replace(loaded, claim=claim)
         return basis(settings, record, loaded)
 

@@ -37,8 +37,10 @@ POLICY_AGREES = {**FRAUD_EXCLUDED, "answer": "covered", "confidence": 0.9, "evid
 
 
 def water_loaded(folder: Path, claim_id: str = "C-1042", **changes: Any) -> LoadedClaim:
-    """The water claim under another id (and any field changed), written to `folder`."""
+    """The water claim under another id (and any field changed), written to `folder`: a real
+    claim, its clock counting from its date_reported, unless `sample=True` is given."""
     data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
+    del data["sample"]
     data.update(changes)
     raw = json.dumps(data, indent=2).encode("utf-8")
     folder.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,10 @@
 The table is config/clocks.yaml: days to acknowledge and days to decide, by the claim file's
 optional `jurisdiction`, with a default row (the NAIC model regulation's 15 and 30 days). The
 days count from the day the claim was reported (its claim file's `date_reported`), or, for an
-appeal, from the day it was lodged. Each escalation keeps its deadlines in the store as dates,
+appeal, from the day it was lodged. A sample claim (`sample: true` in its file: the project's
+demonstration claims, reported long ago) counts from the day this store first received it
+instead, so a first run shows due dates ahead, not "overdue by 400 days"; a real claim's clock
+never moves that way. Each escalation keeps its deadlines in the store as dates,
 fixed when it opens, so every worker and every restart sees the same clock, and a later change
 to the table moves no deadline already set.
 
@@ -78,6 +81,14 @@ def load_clocks(config_dir: Path | None = None) -> ClockTable:
         return model_from_yaml(path, ClockTable, "file")
     except FileNotFoundError:
         return DEFAULT_TABLE
+
+
+def clock_start(reported: date, sample: bool, first_received: date | None) -> date:
+    """The day a claim's clock starts: the day it was reported; for a sample claim, the day the
+    store first received it (today, if it has not yet)."""
+    if not sample:
+        return reported
+    return first_received if first_received is not None else today()
 
 
 def deadlines(table: ClockTable, started: date, jurisdiction: str | None) -> Deadlines:

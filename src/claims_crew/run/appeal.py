@@ -137,7 +137,9 @@ def reopened_claim(
     for name, data in [*copies.items(), *news.items()]:
         if data is not None:  # an original intake kept no bytes of: its text of record stands
             write_new_file(folder / name, data)
-    fields = claim.model_dump(mode="json", exclude_none=True)
+    # A real claim's reopened file reads as it did: no `sample: false` it never had.
+    unmarked = set() if claim.sample else {"sample"}
+    fields = claim.model_dump(mode="json", exclude_none=True, exclude=unmarked)
     fields["attachments"] = [*claim.attachments, *names]
     path = folder / f"{standing.claim_id}.json"
     write_new_file(path, json.dumps(fields, indent=2, ensure_ascii=False).encode("utf-8"))

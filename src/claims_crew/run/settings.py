@@ -9,7 +9,7 @@ from pathlib import Path
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.desk import load_desk
 from claims_crew.desk.assignment import Assigner, Step
-from claims_crew.desk.clocks import ClockTable, deadlines, load_clocks
+from claims_crew.desk.clocks import ClockTable, clock_start, deadlines, load_clocks
 from claims_crew.llms.fallback import fallback_factory, fallback_model
 from claims_crew.llms.rate_limit import RateLimit, rate_limit_for
 from claims_crew.llms.select import LLMFactory
@@ -56,11 +56,14 @@ class Settings:
 
     def basis(self, record: ClaimRecord, loaded: LoadedClaim) -> Basis:
         """What a decision from `record` stands on: this run's config, its expiry rule, and the
-        desk's deadlines should it escalate (from the day the claim was reported)."""
+        desk's deadlines should it escalate (from the day the claim was reported; a sample
+        claim's from the day the store first received it)."""
         outcome = record.resolution.outcome if record.resolution is not None else ""
         valid_for = self.resolution.expiry.valid_for(outcome, loaded.claim.risk_class)
         claim = loaded.claim
-        clock = deadlines(self.clocks, claim.date_reported, claim.jurisdiction)
+        received = self.store.first_received(claim.claim_id) if claim.sample else None
+        started = clock_start(claim.date_reported, claim.sample, received)
+        clock = deadlines(self.clocks, started, claim.jurisdiction)
         return Basis(
             self.config_sha256,
             valid_for,

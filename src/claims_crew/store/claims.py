@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, date
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from claims_crew.models import ClaimFile
 from claims_crew.records import ClaimRecord
@@ -26,6 +27,7 @@ from claims_crew.store.tables import (
     resolutions,
     tool_calls,
 )
+from claims_crew.vocabulary import parse_stamp
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,16 @@ class Claims(StoreBase):
                 query.order_by(claim_files.c.seen_at.desc(), claim_files.c.sha256).limit(1)
             ).scalar()
         return ClaimFile.model_validate_json(fields) if fields else None
+
+    @rides_out
+    def first_received(self, claim_id: str) -> date | None:
+        """The day (UTC) this store first kept any version of the claim's file; None if never:
+        where a sample claim's desk clock starts (desk/clocks.py)."""
+        with self.read() as conn:
+            first = conn.execute(
+                select(func.min(claim_files.c.seen_at)).where(claim_files.c.claim_id == claim_id)
+            ).scalar()
+        return None if first is None else parse_stamp(str(first)).astimezone(UTC).date()
 
     @rides_out
     def claim_record(self, claim_id: str) -> ClaimRecord | None:
