@@ -80,6 +80,12 @@ def test_a_reviewer_changed_to_fit_takes_what_nobody_fitted_and_json_says_so(
     listed = cli("review", "list").output
     assert "C-1: unassigned: no reviewer fits its line of business" in listed
     assert "no reviewer yet" not in listed
+    page = client(store)
+    csrf = page.get("/login").context["csrf"]  # type: ignore[attr-defined]
+    assert page.post("/login", data={"token": bo, "csrf": csrf}).status_code == 303
+    shown = page.get("/escalations/C-1").text
+    assert "Unassigned: no reviewer fits its line of business" in shown
+    assert 'id="reassign"' not in shown  # bo is no lead: the form is a lead's
     changed = as_reviewer(bo, "reviewers", "set", "bo", "--line", "auto", "--line", "home")
     assert changed.exit_code == 0, changed.output
     assert "assigned 1 open escalation to bo: C-1" in changed.output
