@@ -170,7 +170,7 @@ def _side_panel(side: dict[str, Any]) -> Panel:
     return Panel(Group(*parts), title=side["side"])
 
 
-def _fact_lines(checks: list[dict[str, Any]]) -> Text:
+def fact_lines(checks: list[dict[str, Any]]) -> Text:
     """Each fact: verified with its quote and where from, unverified with what intake said."""
     lines = Text("Facts, checked against the claim:", style="bold")
     for f in checks:
@@ -240,7 +240,7 @@ def review_show(ref: str, as_json: bool) -> None:
         models = ", ".join(f"{a} {m}" for a, m in detail["models"].items() if a != FALLBACK_NOTE)
         console.print(plain(f"Models: {models}; {note}", style="yellow"))
     if detail["fact_checks"]:
-        console.print(_fact_lines(detail["fact_checks"]))
+        console.print(fact_lines(detail["fact_checks"]))
     if asked := detail.get("targeted"):
         # The one question intake was asked before escalating, and what the code found of it.
         found = "; ".join(
