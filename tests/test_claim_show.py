@@ -83,6 +83,9 @@ def test_an_escalated_claim_shows_its_question_and_then_the_person_who_decided(
     assert "  C-1042: escalated" in lines
     assert any(line.startswith("  ESCALATED") for line in lines)
     assert any(line.startswith("  escalation ") and "open: " in line for line in lines)
+    # Who has it, as the queue says (nobody here: no reviewer fits the claim's line yet).
+    who = next(i for i, line in enumerate(lines) if line.startswith("  who has it: "))
+    assert lines[who + 1] == "  decide with: claims-crew review show C-1042"
     assert any(line.startswith("  no letter: claim C-1042 is escalated") for line in lines)
 
     store.decide("C-1042", "needs_more_evidence", "Ask for the plumber's report.", "ana",

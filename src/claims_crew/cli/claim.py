@@ -21,6 +21,7 @@ from rich.text import Text
 from claims_crew.cli._output import emit_json, is_terminal, json_option, reports_errors
 from claims_crew.cli.review import fact_lines
 from claims_crew.cli.safe_text import clean, plain
+from claims_crew.review.desk_views import desk_cell
 
 STATE_STYLES = {"decided": "green", "escalated": "yellow", "failed": "red"}
 
@@ -74,6 +75,7 @@ def _decision(detail: dict[str, Any]) -> list[Text]:
         lines.append(plain("no escalation: no person was asked", style="dim"))
     elif escalation["state"] == "open":
         lines.append(plain(f"escalation {escalation['id']} open: {escalation['question']}"))
+        lines.append(plain(f"who has it: {desk_cell(escalation)}"))
         lines.append(plain(f"decide with: claims-crew review show {detail['claim_id']}"))
     else:
         lines.append(

@@ -20,6 +20,7 @@ from claims_crew.letters.content import NoLetter, decided_by
 from claims_crew.letters.issue import stored_letter
 from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.resolver.external_codes import load_external_codes
+from claims_crew.review.desk_views import desk_detail
 from claims_crew.review.views import fact_checks
 
 if TYPE_CHECKING:
@@ -41,14 +42,15 @@ def _escalation(store: Store, claim_id: str) -> dict[str, Any] | None:
         return None
     if found.claim_id != claim_id:  # a claim id that reads as another escalation's number
         return None
+    # Who has it and any decision waiting for a second reviewer, as the queue shows them.
     return {
         "id": found.id,
         "state": found.state,
         "question": found.question,
-        "reason_codes": found.reason_codes,
         "decide_by": found.decide_by,
         "decided_by": found.decided_by,
         "decided_at": found.decided_at,
+        **desk_detail(store, claim_id),
     }
 
 
