@@ -118,3 +118,14 @@ def test_an_unknown_claim_is_a_clear_error_and_exit_3(store: Store) -> None:
     as_json = show("C-9999", "--json")
     assert as_json.exit_code == 3
     assert json.loads(as_json.stdout)["error"]["code"] == "not_found"
+
+
+def test_review_show_of_a_claim_nobody_was_asked_about_points_to_claim_show(store: Store) -> None:
+    result = CliRunner().invoke(main, ["review", "show", "C-1047"])
+    assert result.exit_code == 3
+    assert result.stderr.strip() == (
+        "error [not_found]: no escalation for 'C-1047': no person was asked; "
+        "see it with: claims-crew claim show C-1047"
+    )
+    unknown = CliRunner().invoke(main, ["review", "show", "C-9999"])
+    assert unknown.exit_code == 3 and "claim show" not in unknown.stderr

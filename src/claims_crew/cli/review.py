@@ -214,9 +214,18 @@ def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) ->
 @reports_errors
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
+    from claims_crew.errors import NotFound
     from claims_crew.store import Store
 
-    detail = escalation_detail(Store(), ref)
+    store = Store()
+    try:
+        detail = escalation_detail(store, ref)
+    except NotFound as exc:
+        if store.claim_state(ref) is None:
+            raise
+        # A claim nobody was asked to decide: say where it is shown instead.
+        hint = f"no person was asked; see it with: claims-crew claim show {ref}"
+        raise NotFound(f"{exc}: {hint}") from exc
     if as_json:
         emit_json(detail)
         return
