@@ -11,7 +11,7 @@ loads it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console, Group
@@ -39,6 +39,9 @@ from claims_crew.review.views import (
     escalation_list,
 )
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
+
+if TYPE_CHECKING:
+    from claims_crew.store import Store
 
 STATUS_STYLES = {
     "verified": "green",
@@ -208,24 +211,29 @@ def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) ->
     return table
 
 
+def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
+    """The escalation's detail; for a claim nobody was asked to decide, NotFound saying where
+    it is shown instead."""
+    from claims_crew.errors import NotFound
+
+    try:
+        return escalation_detail(store, ref)
+    except NotFound as exc:
+        if store.claim_state(ref) is None:
+            raise
+        hint = f"no person was asked; see it with: claims-crew claim show {ref}"
+        raise NotFound(f"{exc}: {hint}") from exc
+
+
 @review.command("show")
 @click.argument("ref", metavar="ID")
 @json_option
 @reports_errors
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
-    from claims_crew.errors import NotFound
     from claims_crew.store import Store
 
-    store = Store()
-    try:
-        detail = escalation_detail(store, ref)
-    except NotFound as exc:
-        if store.claim_state(ref) is None:
-            raise
-        # A claim nobody was asked to decide: say where it is shown instead.
-        hint = f"no person was asked; see it with: claims-crew claim show {ref}"
-        raise NotFound(f"{exc}: {hint}") from exc
+    detail = _detail_or_where(Store(), ref)
     if as_json:
         emit_json(detail)
         return
