@@ -55,7 +55,9 @@ def test_review_list_reads_the_store_without_crewai_or_alembic() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args", [("config", "check"), ("review", "--help"), ("audit", "--help")])
+@pytest.mark.parametrize(
+    "args", [("config", "check"), ("review", "--help"), ("audit", "--help"), ("claim", "--help")]
+)
 def test_looking_around_imports_nothing_heavy(args: tuple[str, ...]) -> None:
     heavy, _ = imported_by(*args)
     assert heavy == []

@@ -16,11 +16,11 @@ from click.testing import CliRunner
 
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.report import ClaimRow, SideRow, build_report
+from claims_crew.report import build_report
 from claims_crew.report.html import render
 from tests.support.browser import CHROMEDRIVER, CHROMIUM
 from tests.support.paths import ROOT
-from tests.support.report import known_store
+from tests.support.report import hostile_row, known_store
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 REVIEW_URL = "http://review.example:8000"
@@ -29,37 +29,6 @@ needs_chromium = pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
     reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
 )
-
-
-def hostile_row() -> ClaimRow:
-    side = SideRow(
-        ran=True,
-        parsed=True,
-        answer="covered",
-        confidence=0.9,
-        clauses=("<b>1</b>",),
-        verified=(True,),
-    )
-    return ClaimRow(
-        claim_id="C-1",
-        decided_at="2025-11-05T09:00:00.000000Z",
-        outcome="ESCALATED",
-        rule="conflict",
-        answer=None,
-        reason_codes=("needs_more_evidence",),
-        missing_facts=("damage_start_date",),
-        loss_type="<script>alert(1)</script>",
-        intake="parsed",
-        null_fields=("damage_start_date",),
-        disputed_fields=(),
-        policy=side,
-        fraud=SideRow(ran=True, parsed=True, answer="not_covered", confidence=0.7),
-        adjudicator=None,
-        review=None,
-        escalation_id=1,
-        escalation_state="open",
-        question='When did "it" <start>?',
-    )
 
 
 def test_page_is_self_contained_and_escaped() -> None:

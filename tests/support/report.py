@@ -25,6 +25,7 @@ from claims_crew.models import (
 )
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, StageTime, TaskUsage
+from claims_crew.report import ClaimRow, SideRow
 from claims_crew.resolver import AdjudicationCheck, apply_adjudication, policy_checks, resolve
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.reread import policy_view, read_case
@@ -253,3 +254,35 @@ def known_store(library: PolicyLibrary, folder: Path, store: Store | None = None
         if review is not None:
             store.decide(claim_id, review, "checked the claim file", "ana", rules=DeskRules())
     return store
+
+
+def hostile_row() -> ClaimRow:
+    """An escalated row whose every outside text would be markup or script if not escaped."""
+    side = SideRow(
+        ran=True,
+        parsed=True,
+        answer="covered",
+        confidence=0.9,
+        clauses=("<b>1</b>",),
+        verified=(True,),
+    )
+    return ClaimRow(
+        claim_id="C-1",
+        decided_at="2025-11-05T09:00:00.000000Z",
+        outcome="ESCALATED",
+        rule="conflict",
+        answer=None,
+        reason_codes=("needs_more_evidence",),
+        missing_facts=("damage_start_date",),
+        loss_type="<script>alert(1)</script>",
+        intake="parsed",
+        null_fields=("damage_start_date",),
+        disputed_fields=(),
+        policy=side,
+        fraud=SideRow(ran=True, parsed=True, answer="not_covered", confidence=0.7),
+        adjudicator=None,
+        review=None,
+        escalation_id=1,
+        escalation_state="open",
+        question='When did "it" <start>?',
+    )

@@ -71,6 +71,10 @@ LAZY_COMMANDS = {
         "claims_crew.cli.audit:audit_group",
         "The hash-chained audit trail: verify it, export it as JSONL, sign checkpoints of it.",
     ),
+    "claim": Lazy(
+        "claims_crew.cli.claim:claim_group",
+        "One claim, whoever decided it: its state, decision, facts, letter and audit entries.",
+    ),
     "clients": Lazy(
         "claims_crew.cli.clients:clients",
         "Service clients of the HTTP API: their tokens and scopes.",

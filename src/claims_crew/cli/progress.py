@@ -163,7 +163,11 @@ class BatchProgress:
         self.in_flight.start(path)
 
     def finished(self, item: BatchItem) -> None:
-        self.in_flight.finish(item.path)
+        self.ended(item.path, claim_line(item))
+
+    def ended(self, path: Path, line: Text) -> None:
+        """`path` is done: its numbered `line` printed, the bar advanced."""
+        self.in_flight.finish(path)
         with self._lock:
             self._finished += 1
             count = self._finished
@@ -174,7 +178,7 @@ class BatchProgress:
             number = f"[{count}/{self.total}]" if self.total is not None else f"[{count}]"
             self._progress.advance(self._bar)
             # In a terminal, rich prints it above the bar.
-            self.console.print(Text(f"{number} ").append_text(claim_line(item)), soft_wrap=True)
+            self.console.print(Text(f"{number} ").append_text(line), soft_wrap=True)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):

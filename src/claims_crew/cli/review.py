@@ -11,7 +11,7 @@ loads it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console, Group
@@ -39,6 +39,9 @@ from claims_crew.review.views import (
     escalation_list,
 )
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
+
+if TYPE_CHECKING:
+    from claims_crew.store import Store
 
 STATUS_STYLES = {
     "verified": "green",
@@ -170,7 +173,7 @@ def _side_panel(side: dict[str, Any]) -> Panel:
     return Panel(Group(*parts), title=side["side"])
 
 
-def _fact_lines(checks: list[dict[str, Any]]) -> Text:
+def fact_lines(checks: list[dict[str, Any]]) -> Text:
     """Each fact: verified with its quote and where from, unverified with what intake said."""
     lines = Text("Facts, checked against the claim:", style="bold")
     for f in checks:
@@ -208,6 +211,20 @@ def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) ->
     return table
 
 
+def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
+    """The escalation's detail; for a claim nobody was asked to decide, NotFound saying where
+    it is shown instead."""
+    from claims_crew.errors import NotFound
+
+    try:
+        return escalation_detail(store, ref)
+    except NotFound as exc:
+        if store.claim_state(ref) is None:
+            raise
+        hint = f"no person was asked; see it with: claims-crew claim show {ref}"
+        raise NotFound(f"{exc}: {hint}") from exc
+
+
 @review.command("show")
 @click.argument("ref", metavar="ID")
 @json_option
@@ -216,7 +233,7 @@ def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
     from claims_crew.store import Store
 
-    detail = escalation_detail(Store(), ref)
+    detail = _detail_or_where(Store(), ref)
     if as_json:
         emit_json(detail)
         return
@@ -240,7 +257,7 @@ def review_show(ref: str, as_json: bool) -> None:
         models = ", ".join(f"{a} {m}" for a, m in detail["models"].items() if a != FALLBACK_NOTE)
         console.print(plain(f"Models: {models}; {note}", style="yellow"))
     if detail["fact_checks"]:
-        console.print(_fact_lines(detail["fact_checks"]))
+        console.print(fact_lines(detail["fact_checks"]))
     if asked := detail.get("targeted"):
         # The one question intake was asked before escalating, and what the code found of it.
         found = "; ".join(

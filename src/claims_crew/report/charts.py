@@ -13,6 +13,22 @@ from claims_crew.report.metrics import Metric
 from claims_crew.report.tables import pct
 
 COLOURS = ("#3b6fd1", "#e0823d", "#3a9e6e", "#b4463f", "#7d5bbf")
+# The charts' text size (`svg text` in report.css), in SVG units.
+FONT_PX = 12
+# Each character's width as a share of the font size, taken on the wide side: the page draws
+# in the reader's system font, and DejaVu Sans, Linux's usual one, is among the widest. Its
+# capitals are 0.79 at most but for "M" and "W" (0.86, 0.99), its other letters and digits 0.64
+# but for "m" (0.97), and a few signs 0.84 to 1.0. A label measured too narrow is cut at the
+# chart's edge; one measured too wide only leaves space.
+WIDEST = frozenset("MWmw%@#+<=>^~")
+PAD = 10
+MIN_BAR_W = 160
+
+
+def text_width(text: str, size: float = FONT_PX) -> float:
+    """How wide `text` may be drawn, at most, in SVG units."""
+    em = sum(1.0 if c in WIDEST else 0.8 if c.isupper() else 0.68 for c in text)
+    return em * size
 
 
 @dataclass(frozen=True)
@@ -39,17 +55,26 @@ class HBarChart:
 
 
 def hbar_chart(title: str, items: Sequence[tuple[str, Metric]], width: int = 520) -> HBarChart:
-    """Horizontal bars, one per item, each as long as its figure (0 to 100%)."""
-    label_w, bar_w, row_h, top = 190, width - 190 - 70, 22, 30
+    """Horizontal bars, one per item, each as long as its figure (0 to 100%).
+
+    The labels' column is as wide as the widest label, the figures' as the widest figure, and
+    the bars take what is left of `width`; the chart grows past `width` rather than cut a
+    label or a figure (a bar of 100% takes the whole track, so its figure is drawn after it)."""
+    row_h, top = 22, 30
+    values = [f"{pct(m)} ({m.count})" for _, m in items]
+    label_w = round(PAD + max((text_width(label) for label, _ in items), default=0) + PAD)
+    value_w = round(6 + max((text_width(v) for v in values), default=0) + PAD)
+    bar_w = max(MIN_BAR_W, width - label_w - value_w)
+    width = max(label_w + bar_w + value_w, round(PAD + text_width(title) + PAD))
     rows = [
         HBar(
             y=top + i * row_h,
-            label=label[:28],
+            label=label,
             length=bar_w * (m.figure or 0.0),
             title=f"{label}: {m.count}/{m.denominator}",
-            value=f"{pct(m)} ({m.count})",
+            value=value,
         )
-        for i, (label, m) in enumerate(items)
+        for i, ((label, m), value) in enumerate(zip(items, values, strict=True))
     ]
     height = top + row_h * max(1, len(items)) + 10
     return HBarChart(title, width, height, label_w, bar_w, top, rows)

@@ -126,7 +126,7 @@ def _fact_values(facts: IntakeFacts | ParseFailure | None) -> dict[str, Any]:
     return facts.model_dump(mode="json", exclude={"unknowns", "sources"})
 
 
-def _fact_checks(
+def fact_checks(
     facts: IntakeFacts | ParseFailure | None, resolution: Resolution | None
 ) -> list[dict[str, Any]]:
     """Each intake fact: verified (with its quote and where it came from), unverified (with what
@@ -277,7 +277,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
             store, escalation.claim_id, record.claim_sha256 if record else None
         ),
         "facts": facts,
-        "fact_checks": _fact_checks(intake, resolution),
+        "fact_checks": fact_checks(intake, resolution),
         "unknown_facts": list(intake.unknowns) if isinstance(intake, IntakeFacts) else [],
         "intake_problem": intake.reason if isinstance(intake, ParseFailure) else None,
         "outcome": resolution.outcome if resolution else None,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -150,9 +150,15 @@ def reopened_claim(
 
 
 def appeal(
-    settings: Settings, claim_id: str, attachments: Sequence[Path], reason: str
+    settings: Settings,
+    claim_id: str,
+    attachments: Sequence[Path],
+    reason: str,
+    on_start: Callable[[Path], None] | None = None,
 ) -> AppealOutcome:
-    """Reopen `claim_id` with `attachments`, review it again and record the new decision."""
+    """Reopen `claim_id` with `attachments`, review it again and record the new decision.
+    `on_start(path)` is told when the reopened claim file's review begins (cli/progress.py
+    shows it under way)."""
     reason = reason.strip()
     if not reason:
         raise AppealRefused("an appeal needs a reason")
@@ -200,6 +206,8 @@ def appeal(
             escalated=done.escalation_id is not None,
         )
 
+    if on_start is not None:
+        on_start(loaded.path)
     try:
         return decide_again(settings, loaded, record_new)
     except ReviewFailed as failed:
