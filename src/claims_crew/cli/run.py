@@ -30,6 +30,7 @@ from claims_crew.cli.config_first import (
     refuse_a_broken_config,
     use_config_dir,
 )
+from claims_crew.cli.notices import print_notices
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
@@ -120,6 +121,7 @@ def run_inbox(
     hides)."""
     from claims_crew.run.shadows import shadow_from_environment
 
+    print_notices()  # `crewai run` enters here, not through the command group
     console = Console()
     try:
         current()  # every setting read and checked before any other work (`crewai run` too)
