@@ -54,11 +54,11 @@ def test_an_endpoint_with_its_secret(tmp_path: Path, monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        ({"events": ["claim.paid"]}, "endpoints.0.events.0"),
-        ({"events": []}, "endpoints.0.events"),
-        ({"url": "ftp://claims.example.com/x"}, "endpoints.0.url"),
-        ({"secret_env": "not a name"}, "endpoints.0.secret_env"),
-        ({"secret": SECRET}, "endpoints.0.secret"),
+        ({"events": ["claim.paid"]}, r"endpoints\[0\]\.events\[0\]"),
+        ({"events": []}, r"endpoints\[0\]\.events"),
+        ({"url": "ftp://claims.example.com/x"}, r"endpoints\[0\]\.url"),
+        ({"secret_env": "not a name"}, r"endpoints\[0\]\.secret_env"),
+        ({"secret": SECRET}, r"endpoints\[0\]\.secret"),
     ],
 )
 def test_a_bad_endpoint_is_a_config_error_naming_its_key(

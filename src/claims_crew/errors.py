@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from claims_crew.vocabulary import ClaimFileProblem
 
@@ -162,29 +161,6 @@ def validation_problems(exc: ValidationError, whole: str) -> list[str]:
     return [
         f"{'.'.join(str(p) for p in err['loc']) or whole}: {err['msg']}" for err in exc.errors()
     ]
-
-
-_Model = TypeVar("_Model", bound=BaseModel)
-
-
-def model_from_yaml(path: Path, model: type[_Model], whole: str) -> _Model:
-    """`path` read as YAML and validated as `model`; a file that cannot be read or parsed, or
-    fails validation, is a ConfigError naming it and each bad key. A missing file raises
-    FileNotFoundError, for the caller to say what its absence means."""
-    import yaml  # only the commands that read such a file pay for it
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    try:
-        return model.model_validate(data or {})
-    except ValidationError as exc:
-        raise ConfigError(f"{path}: {'; '.join(validation_problems(exc, whole))}") from exc
 
 
 class OutsideAuthority(StoreError):

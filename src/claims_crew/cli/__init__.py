@@ -174,7 +174,10 @@ def main(ctx: click.Context) -> None:
     # command has begun its work. Imported here, not above: `--help` needs no settings, and
     # pydantic-settings costs about half a second to import on a busy machine.
     from claims_crew import settings
+    from claims_crew.cli.notices import print_notices
     from claims_crew.errors import ConfigError
+
+    print_notices()  # the store's notices as this command's lines, not as log records
 
     try:
         settings.current()

@@ -25,6 +25,12 @@ from rich.console import Console
 
 from claims_crew.cli._output import EXIT_FAILED, fail_with
 from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, with_notes
+from claims_crew.cli.config_first import (
+    config_dir_option,
+    refuse_a_broken_config,
+    use_config_dir,
+)
+from claims_crew.cli.notices import print_notices
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.shadow import fresh_option, shadow_option
@@ -69,15 +75,19 @@ concurrency_option = click.option(
 )
 @shadow_option
 @fresh_option
+@config_dir_option
 def run_command(
     inbox: Path | None,
     concurrency: int | None,
     workers: int | None,
     shadow: str | None,
     fresh: bool,
+    config_dir: Path | None,
 ) -> None:
     """Review every claim in the inbox that has not been reviewed yet."""
     from claims_crew.run.shadows import shadow_from_environment
+
+    use_config_dir(config_dir)
 
     if fresh and not (shadow or shadow_from_environment()):
         raise click.UsageError("--fresh starts a shadow over: it goes with --shadow NAME")
@@ -111,9 +121,14 @@ def run_inbox(
     hides)."""
     from claims_crew.run.shadows import shadow_from_environment
 
+    print_notices()  # `crewai run` enters here, not through the command group
     console = Console()
     try:
         current()  # every setting read and checked before any other work (`crewai run` too)
+        # Then the config, before the store is opened or made and CrewAI is loaded. The run
+        # checks it again as it builds its settings (project_settings, which every command
+        # building a crew goes through): a tenth of a second, for one path to a crew.
+        refuse_a_broken_config()
         keep_crewai_at_home()
         workers = workers or workers_from_environment()
         with ending_on_signals(console, failure_note, through_pool=workers > 1):

@@ -31,6 +31,7 @@ from claims_crew.cli._output import (
     reports_errors,
 )
 from claims_crew.cli.agent_models import configured_agents, model_line, models_table
+from claims_crew.cli.config_first import config_dir_option
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.tables import Table
 from claims_crew.config_check import Problem, check_config, errors
@@ -38,14 +39,6 @@ from claims_crew.vocabulary import TASKS
 
 if TYPE_CHECKING:
     from claims_crew.crew.prompt_preview import RenderedPrompt
-
-config_dir_option = click.option(
-    "--config-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder of agents.yaml, tasks.yaml and resolution.yaml "
-    "(default: CLAIMS_CREW_CONFIG, or config/).",
-)
 
 
 def _problem_table(problems: list[Problem], title: str) -> Table:

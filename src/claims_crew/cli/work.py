@@ -25,6 +25,11 @@ from rich.text import Text
 
 from claims_crew.cli._output import EXIT_FAILED, emit_json, fail_with, json_option
 from claims_crew.cli.claim_lines import claims_table, failure_reasons, failures_said, notes_text
+from claims_crew.cli.config_first import (
+    config_dir_option,
+    refuse_a_broken_config,
+    use_config_dir,
+)
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.run import (
     _escalations,
@@ -112,10 +117,13 @@ def ingest_table(results: list[Ingested]) -> Table:
     is_flag=True,
     help="Stop once the queue holds no pending claim (default: keep waiting for claims).",
 )
-def work_command(concurrency: int | None, until_empty: bool) -> None:
+@config_dir_option
+def work_command(concurrency: int | None, until_empty: bool, config_dir: Path | None) -> None:
     """Take pending claims from the store and review them, until stopped (SIGTERM, Ctrl-C)."""
+    use_config_dir(config_dir)
     keep_crewai_at_home()
     try:
+        refuse_a_broken_config()  # before the store is opened or made, as `run` does
         failed = work_queue(Console(), concurrency or default_concurrency(), until_empty)
     except ClaimsCrewError as exc:
         fail_with(exc, exit_code=EXIT_FAILED)

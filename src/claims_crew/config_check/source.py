@@ -2,7 +2,8 @@
 
 yaml.safe_load alone gives plain data with no lines, and keeps the last of two equal keys without
 a word. Each file is composed to nodes as well, for the lines, and checked for duplicate keys,
-before the checks in checks.py read it.
+before the checks in checks.py read it. Dates stay text (settings/yaml_files.py), so a bad one
+is a validation error on its line beside the file's others, not a crash.
 """
 
 from __future__ import annotations
@@ -15,22 +16,14 @@ from typing import Any
 import yaml
 
 from claims_crew.config_check.problems import Problem
+from claims_crew.settings.yaml_files import line_of, locate, mapping_items, parse, syntax_line
 
-
-def line_of(node: yaml.Node) -> int:
-    """The 1-based line the node starts on."""
-    return node.start_mark.line + 1
+__all__ = ["Loaded", "line_of", "load_file", "locate", "mapping_items", "scalar_of", "siblings"]
 
 
 def scalar_of(node: yaml.Node) -> str | None:
     """The node's text when it is a scalar; None for a mapping or a list."""
     return node.value if isinstance(node, yaml.ScalarNode) else None
-
-
-def mapping_items(node: yaml.MappingNode) -> Iterator[tuple[str, yaml.Node, yaml.Node]]:
-    """Each key of a mapping, in file order and duplicates included, with its two nodes."""
-    for key_node, value_node in node.value:
-        yield str(key_node.value), key_node, value_node
 
 
 @dataclass(frozen=True)
@@ -64,22 +57,21 @@ def load_file(folder: Path, name: str, problems: list[Problem]) -> Loaded | None
         problems.append(Problem(name, "", None, "unreadable_file", f"{path}: {exc}"))
         return None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root, data = parse(text)  # dates as text: the file's model validates them with the rest
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
         problems.append(
             Problem(
                 name,
                 "",
-                mark.line + 1 if mark is not None else None,
+                syntax_line(exc),
                 "yaml_syntax",
                 f"not valid YAML: {exc.problem or exc}",
                 "check the indentation and quoting on that line and the one before it",
             )
         )
         return None
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        # ValueError and TypeError: a constructor given an explicit tag (`!!int x`).
         problems.append(Problem(name, "", None, "yaml_syntax", f"not valid YAML: {exc}"))
         return None
     if root is None:
@@ -129,28 +121,6 @@ def _duplicates(name: str, node: yaml.Node, path: str = "") -> Iterator[Problem]
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             yield from _duplicates(name, item, f"{path}[{i}]")
-
-
-def locate(root: yaml.Node, loc: Sequence[int | str]) -> tuple[str, int | None]:
-    """The key path and line of a pydantic error's `loc`, as deep as the YAML goes."""
-    node: yaml.Node = root
-    path = ""
-    line: int | None = line_of(root)
-    for part in loc:
-        if isinstance(part, int) and isinstance(node, yaml.SequenceNode):
-            if part >= len(node.value):
-                break
-            node = node.value[part]
-            path, line = f"{path}[{part}]", line_of(node)
-        elif isinstance(node, yaml.MappingNode):
-            found = [(k, v) for key, k, v in mapping_items(node) if key == str(part)]
-            if not found:
-                break
-            key_node, node = found[-1]
-            path, line = (f"{path}.{part}" if path else str(part)), line_of(key_node)
-        else:
-            break
-    return path, line
 
 
 def siblings(data: Any, loc: Sequence[int | str]) -> list[str]:

@@ -22,8 +22,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
-from claims_crew.errors import model_from_yaml
 from claims_crew.records import Deadlines
+from claims_crew.settings.yaml_files import model_from_yaml
 from claims_crew.vocabulary import utc_now
 
 NOW_VARIABLE = "CLAIMS_CREW_NOW"

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from claims_crew import settings
 from claims_crew.desk.assignment import STEPS, Step
 from claims_crew.desk.authority import PAYS, Escalated, Paid, amount_at_stake, refusal
-from claims_crew.errors import OutsideAuthority, StoreError, model_from_yaml
+from claims_crew.errors import OutsideAuthority, StoreError
 from claims_crew.records import ReviewerSettings, among
+from claims_crew.settings.yaml_files import model_from_yaml
 from claims_crew.vocabulary import HumanDecision
 
 FILE_NAME = "desk.yaml"

@@ -23,12 +23,14 @@ import shutil
 import subprocess
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pytesseract
-from PIL import Image
 from pydantic import BaseModel, Field
 
 from claims_crew.settings import current
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 INSTALL_LINE = "apt-get install -y tesseract-ocr"
 LANGUAGE = "eng"
@@ -96,6 +98,10 @@ def read_image(image: Image.Image, timeout_s: float | None = None) -> OcrPage:
     Raises OcrError: `needs_ocr` when the engine is not installed, `ocr_failed` when it fails or
     runs past `timeout_s` (its child is killed then).
     """
+    # Imported here: pytesseract (and numpy with it) costs most of a second, and the policy
+    # library and the config check reach this module without reading any image.
+    import pytesseract
+
     pytesseract.pytesseract.tesseract_cmd = tesseract_command()
     # pytesseract starts tesseract with this module-level environment.
     pytesseract.pytesseract.environ = {"OMP_THREAD_LIMIT": "1", **os.environ}

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from claims_crew.errors import ConfigError, model_from_yaml
+from claims_crew.errors import ConfigError
 from claims_crew.policy.change_corrections import ChangeCorrection
+from claims_crew.settings.yaml_files import model_from_yaml
 
 
 class EndorsementEntry(BaseModel):

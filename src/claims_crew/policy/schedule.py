@@ -16,7 +16,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from claims_crew.errors import ConfigError, model_from_yaml
+from claims_crew.errors import ConfigError
+from claims_crew.settings.yaml_files import model_from_yaml
 
 # limit: the most paid for a claim under a cover section; sub_limit: a narrower cap on a part of
 # a section, applied after its limit; deductible: the first part of a claim the policyholder pays.

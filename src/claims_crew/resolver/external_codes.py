@@ -15,9 +15,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
-from claims_crew.errors import model_from_yaml
 from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.deciding import deciding_checks, winning_sides
+from claims_crew.settings.yaml_files import model_from_yaml
 from claims_crew.vocabulary import HUMAN_DECISIONS, PAID_ANSWER, REASON_CODES
 
 FILE_NAME = "reason_codes.yaml"

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims_crew import settings
 from claims_crew.errors import ShadowError
-from claims_crew.store import Store
+
+if TYPE_CHECKING:
+    from claims_crew.store import Store
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # SQLite's own files beside a database in WAL mode.
@@ -51,6 +54,8 @@ def shadow_from_environment() -> str | None:
 def open_shadow(name: str, fresh: bool = False) -> Store:
     """The shadow's store for a run, made on first use; `fresh` discards its earlier records
     first, so that every claim is reviewed again."""
+    from claims_crew.store import Store  # here: a refused run never loads the store
+
     path = shadow_path(name)
     if fresh:
         for file in (path, *(path.with_name(path.name + end) for end in _SIDE_FILES)):
@@ -68,4 +73,6 @@ def existing_shadow(name: str) -> Store:
             f"`claims-crew run --shadow {name}`"
             + (f"; shadows: {', '.join(known)}" if known else "")
         )
+    from claims_crew.store import Store
+
     return Store(path)

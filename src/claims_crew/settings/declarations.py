@@ -102,7 +102,11 @@ class _Declared(BaseSettings):
         None, "Where runs keep their data (default: .claims-crew/ in the project).", "Folders"
     )
     claims_crew_config: Folder = setting(
-        None, "The crew's YAML folder (default: config/ in the project).", "Folders"
+        None,
+        "The config folder: agents.yaml, tasks.yaml, resolution.yaml and the optional desk, "
+        "clocks, prices, reason codes, webhooks and letters (default: config/ in the "
+        "project). `--config-dir` on `run`, `work`, `config check` and `prompt` means the same.",
+        "Folders",
     )
     claims_crew_policies: Folder = setting(
         None, "The policy library's folder (default: policies/ in the project).", "Folders"

@@ -21,7 +21,6 @@ them (store.py says why).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -40,11 +39,10 @@ from claims_crew.store.engine import (
     open_engine,
     sqlite_url,
 )
+from claims_crew.store.notices import tell
 from claims_crew.store.outage import RideOut, wait_from_environment
 from claims_crew.store.schema import upgrade
 from claims_crew.vocabulary import stamp, utc_now
-
-_log = logging.getLogger(__name__)
 
 # The advisory lock every PostgreSQL writer takes (any fixed 64-bit number; this one spells
 # "claims").
@@ -123,9 +121,8 @@ class StoreBase:
         an entry: a file read, beside a decision's transaction."""
         key = load_key(create=True)
         if key.created:  # said once, where a person sees it: the key is theirs to keep
-            _log.warning(
-                "created the audit key %s (mode 0600); keep a copy away from the database: "
-                "the audit trail is checked, and extended, with it alone",
-                key.source,
+            tell(
+                f"created the audit key {key.source} (mode 0600); keep a copy away from the "
+                "database: the audit trail is checked, and extended, with it alone"
             )
         return key

@@ -25,7 +25,6 @@ and anything on SQLite, whose file is not lost this way, is raised at once, as b
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from sqlalchemy.exc import DBAPIError, DisconnectionError
 
 from claims_crew.errors import DatabaseUnavailable
 from claims_crew.settings import current
+from claims_crew.store.notices import tell
 
 WAIT_VARIABLE = "CLAIMS_CREW_DATABASE_WAIT"
 FIRST_WAIT_S = 0.2
@@ -44,7 +44,6 @@ LONGEST_WAIT_S = 5.0
 # yet (starting up). Class 08 is every connection exception.
 _SERVER_GONE = ("57P01", "57P02", "57P03")
 
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -112,11 +111,9 @@ class RideOut:
         with self._lock:
             if self._gone_since is None:
                 self._gone_since = now
-                log.warning(
-                    "database %s unreachable (%s); trying again for up to %g s",
-                    self.where,
-                    error_line(exc),
-                    self.wait_s,
+                tell(
+                    f"database {self.where} unreachable ({error_line(exc)}); trying again for "
+                    f"up to {self.wait_s:g} s"
                 )
             return self.wait_s - (now - self._gone_since)
 
@@ -125,7 +122,7 @@ class RideOut:
             if self._gone_since is not None:
                 gone = time.monotonic() - self._gone_since
                 self._gone_since = None
-                log.warning("database %s reachable again after %.1f s", self.where, gone)
+                tell(f"database {self.where} reachable again after {gone:.1f} s")
 
 
 class _Riding(Protocol):

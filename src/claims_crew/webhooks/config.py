@@ -26,7 +26,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 from claims_crew import settings
-from claims_crew.errors import ConfigError, model_from_yaml
+from claims_crew.errors import ConfigError
+from claims_crew.settings.yaml_files import model_from_yaml
 from claims_crew.vocabulary import WebhookEvent
 from claims_crew.webhooks.signing import SECRET_PREFIX, secret_key
 

@@ -1,0 +1,79 @@
+"""The store's notices are lines of the command's own output, not logging records: a run in a
+new home says that it made the audit key, and no raw `WARNING:name:` log line is printed."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from claims_crew.cli import main
+from claims_crew.cli.notices import NOTICES
+from claims_crew.store.notices import NOTICES as STORE_NOTICES
+from tests.support.crew import WATER_CLAIM
+from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+NOTICE = "notice: created the audit key "
+
+# The real `claims-crew run` with the model scripted: the water claim reviewed end to end.
+RUN = """
+import sys
+import claims_crew.llms.select as select
+from claims_crew.llms.scripted import final, lookup
+from tests.support.crew import FRAUD_EXCLUDED, INTAKE_WATER, POLICY_COVERED, Script
+from tests.support.crew import start_date_answer
+
+script = Script()
+script("intake").enqueue(final(INTAKE_WATER), final(start_date_answer(None)))
+script("policy").enqueue(lookup("HM-HOME-001", "4.2(b)"), final(POLICY_COVERED))
+script("fraud").enqueue(final(FRAUD_EXCLUDED))
+select.default_llm_factory = lambda *args, **kwargs: script
+from claims_crew.cli import main
+main(["run", "--inbox", sys.argv[1]], prog_name="claims-crew")
+"""
+
+
+def test_the_cli_takes_the_loggers_records_the_store_says_its_notices_on() -> None:
+    assert STORE_NOTICES.name == NOTICES
+
+
+def test_a_run_says_it_made_the_audit_key_as_a_line_of_its_own(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(WATER_CLAIM, inbox / WATER_CLAIM.name)
+    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_CREW_AUDIT_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(inbox)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "C-1042" in done.stdout  # the run's table: the claim was reviewed
+    notices = [line for line in done.stderr.splitlines() if line.startswith(NOTICE)]
+    assert len(notices) == 1, said  # once: the first entry made the key
+    assert "keep a copy away from the database" in notices[0]
+    assert not [line for line in said.splitlines() if line.startswith("WARNING:")], said
+
+
+def test_another_command_says_it_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAIMS_CREW_AUDIT_KEY", raising=False)
+    logger = logging.getLogger(NOTICES)
+    monkeypatch.setattr(logger, "handlers", [])  # as in a new process
+    monkeypatch.setattr(logger, "propagate", True)
+    result = CliRunner().invoke(main, ["reviewers", "add", "ada", "--role", "lead"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(NOTICE) == 1, result.stderr
+    assert "WARNING:" not in result.output
