@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
@@ -117,3 +118,16 @@ def test_the_amount_follows_the_clause_named(store: Store, sample_library: Polic
     on_clause = payable_on_decision(store, "C-1042", "covered", sample_library, named)
     assert on_clause is not None and on_clause.amount is not None
     assert on_clause.amount <= Decimal("4200")
+
+
+def test_a_reviews_clause_changed_after_the_decision_fails_the_audit(
+    store: Store, sample_library: PolicyLibrary
+) -> None:
+    clauses = decision_clauses(store, "C-1042", "covered", ["4.2(b)"], DeskRules(), sample_library)
+    store.decide("C-1042", "covered", "Sudden.", "ana", rules=DeskRules(), clauses=clauses)
+    assert store.verify_audit().ok
+    with store.write() as conn:
+        conn.execute(text("UPDATE reviews SET clauses = REPLACE(clauses, 'sudden', 'slow')"))
+    verdict = store.verify_audit()
+    assert not verdict.ok and verdict.problem is not None
+    assert "the review of claim C-1042 says clauses" in verdict.problem
