@@ -70,6 +70,20 @@ class StoreError(ClaimsCrewError):
     """The decision store refused an operation; the message says why."""
 
 
+class ClauseRefused(StoreError):
+    """A person's decision was refused for its clauses: it names none where the desk's rules
+    (config/desk.yaml `decide_without_clause`) want one, or one the wording in force lacks."""
+
+
+class UnknownClause(ClauseRefused):
+    """A clause a person named is not in the wording in force for the claim; `clause_id` is
+    the id as they gave it."""
+
+    def __init__(self, clause_id: str, message: str) -> None:
+        super().__init__(message)
+        self.clause_id = clause_id
+
+
 class NotFound(StoreError):
     """No claim, escalation or reviewer by that id or name."""
 

@@ -21,6 +21,8 @@ from claims_crew.records import ReviewerSettings, among
 from claims_crew.vocabulary import HumanDecision
 
 FILE_NAME = "desk.yaml"
+# A decision that states nothing yet is decided on no clause: the letter asks for evidence.
+CLAUSE_FREE: tuple[HumanDecision, ...] = ("needs_more_evidence",)
 
 
 class Assignment(BaseModel):
@@ -67,6 +69,22 @@ class DeskRules(BaseModel):
 
     assignment: Assignment = Field(default_factory=Assignment)
     four_eyes: FourEyes = Field(default_factory=FourEyes)
+    decide_without_clause: list[HumanDecision] = Field(
+        default_factory=lambda: list(CLAUSE_FREE),
+        description="Decisions a person may make without naming the clause they rest on.",
+    )
+
+    def clause_refusal(self, decision: str, named: int) -> str | None:
+        """Why a person's `decision` naming `named` clauses is refused; None when it is not.
+        A letter for a covered or not covered decision quotes the clause it rests on (a denial
+        must cite one), so such a decision names at least one unless this desk allows none."""
+        if named or decision in self.decide_without_clause:
+            return None
+        allowed = ", ".join(self.decide_without_clause) or "no decision"
+        return (
+            f"a {decision} decision must name the clause(s) it rests on; "
+            f"config/desk.yaml decide_without_clause allows none only for: {allowed}"
+        )
 
     def judge(
         self,

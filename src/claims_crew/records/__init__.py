@@ -171,6 +171,26 @@ class ReviewerSettings(BaseModel):
         return self.lines is None or (line is not None and line in self.lines)
 
 
+class PersonClause(BaseModel):
+    """A clause a person's decision rests on, as the code re-read it in the wording in force
+    for the claim (resolver/person_clauses.py) when the person named it: what the audit entry
+    and the letter quote, never words the person typed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    clause_id: str = Field(description="The policy's own id for the clause.")
+    title: str = ""
+    text: str = Field(description="The clause's words in force, as re-read.")
+    amended_by: str = Field(
+        "", description='"as amended by endorsement …" where one changed it; "" when none.'
+    )
+    verified: bool = Field(
+        False, description="A side's citation of it was verified by the re-read."
+    )
+    kind: str = Field("", description="Its kind (cover, exclusion, …), as a letter words it.")
+    pages: tuple[int, ...] = Field((), description="The PDF pages it is printed on, from 1.")
+
+
 @dataclass(frozen=True)
 class Deadlines:
     """An escalation's clock as the store keeps it (desk/clocks.py sets it): ISO dates, the

@@ -203,27 +203,30 @@ def read_case(
 
 
 def person_payable(
-    library: PolicyLibrary, claim_file: ClaimFile, resolution: Resolution | None
+    library: PolicyLibrary,
+    claim_file: ClaimFile,
+    resolution: Resolution | None,
+    deciding: str | None = None,
 ) -> Payable:
     """The amount payable when a person decides the claim covered.
 
-    A covered outcome a gate held back keeps the amount computed for it. Otherwise the deciding
-    clause is the first deciding clause (deciding.py) of the sides that answered covered, as a
-    letter for the decision lists them; with none, there is no amount and the reason says so.
+    With `deciding`, the clause the person named (person_clauses.py), the amount is computed
+    from that clause. Otherwise a covered outcome a gate held back keeps the amount computed
+    for it, and the deciding clause is the first deciding clause (deciding.py) of the sides
+    that answered covered, as a letter for the decision lists them; with none, there is no
+    amount and the reason says so.
     """
-    if resolution is not None and resolution.payable is not None:
+    if deciding is None and resolution is not None and resolution.payable is not None:
         return resolution.payable
     source = schedule_for(library, claim_file.policy_id, claim_file)
-    checks = (
-        deciding_checks(resolution, sides_answering(resolution, PAID_ANSWER))
-        if resolution is not None
-        else []
-    )
+    if deciding is None and resolution is not None:
+        checks = deciding_checks(resolution, sides_answering(resolution, PAID_ANSWER))
+        deciding = checks[0].cited if checks else None
     within: tuple[str, ...] = ()
     try:
-        doc = open_wording(library, claim_file.policy_id, claim_file) if checks else None
+        doc = open_wording(library, claim_file.policy_id, claim_file) if deciding else None
     except PolicyError:
         doc = None
-    if doc is not None and (clause := read_clause(doc, checks[0].cited)) is not None:
+    if doc is not None and deciding and (clause := read_clause(doc, deciding)) is not None:
         within = (clause.id, *clause.within)
     return compute_payable(claim_file.amount, claim_file.currency, source, within)

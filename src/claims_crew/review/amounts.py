@@ -7,10 +7,12 @@ code the team's own (config/reason_codes.yaml), or null where the project keeps 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from claims_crew.models import Payable
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.records import PersonClause
 from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
 from claims_crew.resolver.reread import person_payable
@@ -37,24 +39,36 @@ def payable_detail(
 
 
 def payable_on_decision(
-    store: Store, claim_id: str, decision: str, library: PolicyLibrary | None = None
+    store: Store,
+    claim_id: str,
+    decision: str,
+    library: PolicyLibrary | None = None,
+    clauses: Sequence[PersonClause] = (),
 ) -> Payable | None:
-    """The amount payable on a person's decision: computed for covered, None for any other
-    (and for a claim the store does not hold, which the decision itself then refuses)."""
+    """The amount payable on a person's decision: for covered, computed from the first of the
+    `clauses` the person named (as re-read: person_clauses.py), else as the rules would; None
+    for any other decision (and for a claim the store does not hold, which the decision itself
+    then refuses)."""
     if decision != PAID_ANSWER or (claim_file := store.claim_file(claim_id)) is None:
         return None
     record = store.claim_record(claim_id)
     resolution = record.resolution if record is not None else None
-    return person_payable(library or PolicyLibrary(), claim_file, resolution)
+    deciding = clauses[0].clause_id if clauses else None
+    return person_payable(library or PolicyLibrary(), claim_file, resolution, deciding)
 
 
-def payable_on_confirming(store: Store, ref: str) -> Payable | None:
+def payable_on_confirming(
+    store: Store, ref: str, library: PolicyLibrary | None = None
+) -> Payable | None:
     """The amount payable on confirming the proposal waiting on escalation `ref` (as on the
-    proposed decision); None where none waits, which the confirmation itself then refuses."""
+    proposed decision, from the clauses it rests on); None where none waits, which the
+    confirmation itself then refuses."""
     proposal = store.proposal(ref)
     if proposal is None:
         return None
-    return payable_on_decision(store, proposal.claim_id, proposal.decision)
+    return payable_on_decision(
+        store, proposal.claim_id, proposal.decision, library, proposal.clauses
+    )
 
 
 def external_detail(

@@ -10,9 +10,10 @@ from claims_crew.store.later_documents import LaterDocument
 from claims_crew.store.leases import lease_holder
 from claims_crew.store.outbox import Delivery
 from claims_crew.store.proposal_rows import Proposal
-from claims_crew.store.queue import Decision, Escalation, Review
+from claims_crew.store.queue import Decision, Escalation
 from claims_crew.store.report_query import DecidedClaim, EscalationClock
 from claims_crew.store.revalidation import Revalidated, Standing
+from claims_crew.store.review_rows import Review
 from claims_crew.store.schema import HEAD, upgrade
 from claims_crew.store.sign_ins import SignInLimits
 from claims_crew.store.store import Store

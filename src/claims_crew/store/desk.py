@@ -27,15 +27,8 @@ from claims_crew.store import desk_rows, proposal_rows
 from claims_crew.store.base import StoreBase
 from claims_crew.store.desk_rows import Assign, Permit, ReviewerRow, settings_of
 from claims_crew.store.proposal_rows import Proposal
-from claims_crew.store.queue import (
-    Escalation,
-    Judge,
-    Review,
-    close_escalation,
-    escalation_in,
-    human_entry,
-    record_review,
-)
+from claims_crew.store.queue import Escalation, Judge, close_escalation, escalation_in
+from claims_crew.store.review_rows import Review, human_entry, record_review
 from claims_crew.store.tables import assignments
 
 
@@ -129,7 +122,8 @@ class Desk(StoreBase):
         rules: Judge,
     ) -> Review:
         """Confirm the proposal waiting on an escalation: this decides the claim, with a human
-        entry that names the proposal, and keeps a covered decision's amount `payable`.
+        entry that names the proposal, on the clauses the proposal rests on, and keeps a
+        covered decision's amount `payable` (the caller computes it from those clauses).
         Refused to the reviewer who proposed it, and where `rules` (the desk's: DeskRules)
         refuse the confirming reviewer (their own authority, judged on `payable` where the
         decision has one)."""
@@ -142,20 +136,20 @@ class Desk(StoreBase):
             said = reason.strip() or f"confirms {proposal.reviewer}: {proposal.reason}"
             close_escalation(conn, escalation, escalation.version, reviewer, proposal.decision, now)
             proposal_hash = proposal_rows.entry_hash_of(conn, proposal.audit_seq)
+            decided = (reviewer, proposal.decision, said)
+            rests_on = (proposal.clauses, payable)
             seq = human_entry(
                 conn,
                 self.audit_key(),
                 escalation,
-                reviewer,
-                proposal.decision,
-                said,
+                decided,
                 now,
+                rests_on,
                 confirms=proposal.audit_seq,
                 confirms_hash=proposal_hash,
             )
             proposal_rows.proposal_closed_by(conn, proposal, seq)
-            decided = (reviewer, proposal.decision, said)
-            return record_review(conn, escalation, decided, now, seq, payable)
+            return record_review(conn, escalation, decided, now, seq, rests_on)
 
     def return_proposal(self, ref: str, reviewer: str, reason: str) -> Proposal:
         """Send the proposal waiting on an escalation back: the escalation is open again, for

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from claims_crew.models import Payable
+from claims_crew.records import PersonClause
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 
 # `revalidated`: a decision checked again under the current state that came out the same (a
@@ -115,6 +117,16 @@ class AuditEntry(BaseModel):
         None, description="Seq of the proposal this entry confirms (human) or returns."
     )
     confirms_hash: str | None = Field(None, description="Hash of that proposal's entry.")
+    # Entries from before a person named clauses have none of these keys either; a person's
+    # decision (human) or proposal (proposed) has them where it named a clause or has an amount.
+    clauses: list[PersonClause] | None = Field(
+        None,
+        description="The clauses a person's decision rests on, as re-read: each id, title, "
+        "words in force (the quote) and the endorsement that amended it.",
+    )
+    payable: Payable | None = Field(
+        None, description="A person's covered decision's amount payable, or why there is none."
+    )
     # Only letter entries have the keys below; every other entry reads them as None.
     letter_sha256: str | None = Field(None, description="SHA-256 of the letter's bytes.")
     letter_format: str | None = Field(None, description="md, html or pdf.")

@@ -21,7 +21,7 @@ from claims_crew.models import ClaimFile
 from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.base import StoreBase
-from claims_crew.store.queue import REVIEW_COLUMNS, Review, review_from_row
+from claims_crew.store.review_rows import REVIEW_COLUMNS, Review, review_from_row
 from claims_crew.store.tables import (
     audit_log,
     claim_files,

@@ -4,15 +4,16 @@ are used): a decision proposed, and the conditional updates that confirm or retu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, NoReturn
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, insert, select, update
 
 from claims_crew.errors import AlreadyDecided, StoreError
+from claims_crew.records import PersonClause
 from claims_crew.store.audit_key import AuditKey
+from claims_crew.store.clause_json import clauses_of, clauses_text
 from claims_crew.store.desk_rows import desk_entry
-from claims_crew.store.sql import insert_with_id
 from claims_crew.store.tables import audit_log, escalations, proposals
 
 
@@ -32,6 +33,9 @@ class Proposal:
     closed_by: str | None
     closed_at: str | None
     closed_seq: int | None
+    # The clauses the proposed decision rests on, as re-read when proposed; () for none. The
+    # confirmation decides on them.
+    clauses: tuple[PersonClause, ...] = ()
 
 
 # A proposal is on the escalation it names only if it came after that escalation's own entry:
@@ -56,11 +60,12 @@ _PROPOSAL = select(
     proposals.c.closed_by,
     proposals.c.closed_at,
     proposals.c.closed_seq,
+    proposals.c.clauses,
 )
 
 
 def _proposal(row: Sequence[Any]) -> Proposal:
-    return Proposal(*row)
+    return replace(Proposal(*row[:-1]), clauses=clauses_of(row[-1]))
 
 
 def open_proposal(conn: Connection, escalation_id: int) -> Proposal | None:
@@ -147,13 +152,13 @@ def propose_in(
     key: AuditKey,
     now: str,
     escalation: tuple[int, str, int, int],
-    reviewer: str,
-    decision: str,
-    reason: str,
+    decided: tuple[str, str, str],
+    clauses: Sequence[PersonClause] = (),
 ) -> Proposal:
-    """A decision proposed on the escalation (id, claim id, entry number, version seen), with
-    its `proposed` entry."""
+    """A decision (reviewer, decision, reason) proposed on the escalation (id, claim id, entry
+    number, version seen), resting on `clauses`, with its `proposed` entry naming them."""
     escalation_id, claim_id, seq, version = escalation
+    reviewer, decision, reason = decided
     move_version(conn, escalation_id, claim_id, version)
     entry_seq, _ = desk_entry(
         conn,
@@ -164,6 +169,7 @@ def propose_in(
         actor=f"human:{reviewer}",
         answer=decision,
         reason=reason,
+        clauses=list(clauses) or None,
     )
     proposal = Proposal(
         id=0,  # the row's own, once inserted
@@ -178,8 +184,14 @@ def propose_in(
         closed_by=None,
         closed_at=None,
         closed_seq=None,
+        clauses=tuple(clauses),
     )
-    return insert_with_id(conn, proposals, proposal)
+    values = {**asdict(proposal), "clauses": clauses_text(clauses)}
+    del values["id"]
+    new_id: int = conn.execute(
+        insert(proposals).values(**values).returning(proposals.c.id)
+    ).scalar_one()
+    return replace(proposal, id=int(new_id))
 
 
 def close_proposal(

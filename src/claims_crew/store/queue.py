@@ -9,23 +9,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import ColumnElement, Connection, func, insert, select, update
+from sqlalchemy import ColumnElement, Connection, func, select, update
 
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.models import Payable
-from claims_crew.records import ReviewerSettings
+from claims_crew.records import PersonClause, ReviewerSettings
 from claims_crew.records.resolution import Resolution
-from claims_crew.store import audit, proposal_rows
-from claims_crew.store.audit_key import AuditKey
+from claims_crew.store import proposal_rows
 from claims_crew.store.base import StoreBase
 from claims_crew.store.desk_rows import settings_of
 from claims_crew.store.proposal_rows import Proposal, refuse_moved
+from claims_crew.store.review_rows import (
+    REVIEW_COLUMNS,
+    Review,
+    human_entry,
+    record_review,
+    review_from_row,
+)
 from claims_crew.store.tables import (
     assignments,
-    audit_log,
     decisions,
     escalations,
     resolutions,
@@ -54,28 +59,6 @@ class Escalation:
     acknowledge_by: str | None = None
     decide_by: str | None = None
     excluded_reviewers: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Review:
-    id: int
-    escalation_id: int
-    claim_id: str
-    reviewer: str
-    decision: str
-    reason: str
-    decided_at: str
-    audit_seq: int
-    # A covered decision's amount payable (or why there is none); None for any other.
-    payable: Payable | None = None
-
-
-def review_from_row(row: Sequence[Any]) -> Review:
-    """A review as REVIEW_COLUMNS select it: its payable read back into a Payable."""
-    payable = row[8]
-    return replace(
-        Review(*row[:8]), payable=Payable.model_validate_json(payable) if payable else None
-    )
 
 
 @dataclass(frozen=True)
@@ -111,18 +94,6 @@ _ESCALATION = select(
     escalations.c.acknowledge_by,
     escalations.c.decide_by,
     escalations.c.excluded_reviewers,
-)
-# Review's fields, in its order (letters.py reads a review with them too).
-REVIEW_COLUMNS = (
-    reviews.c.id,
-    reviews.c.escalation_id,
-    reviews.c.claim_id,
-    reviews.c.reviewer,
-    reviews.c.decision,
-    reviews.c.reason,
-    reviews.c.decided_at,
-    reviews.c.audit_seq,
-    reviews.c.payable,
 )
 
 
@@ -199,68 +170,6 @@ def close_escalation(
     )
 
 
-def human_entry(
-    conn: Connection,
-    key: AuditKey,
-    escalation: Escalation,
-    reviewer: str,
-    decision: str,
-    reason: str,
-    now: str,
-    **links: Any,
-) -> int:
-    """The person's audit entry, overriding the escalation's entry by number and hash, signed
-    with `key` (with `links`: the proposal it confirms); returns its number."""
-    overridden = conn.execute(
-        select(audit_log.c.hash, audit_log.c.body).where(audit_log.c.seq == escalation.audit_seq)
-    ).one()
-    base = json.loads(overridden.body)
-    entry, _ = audit.append(
-        conn,
-        key,
-        kind="human",
-        claim_id=escalation.claim_id,
-        **audit.carried_from(base),
-        answer=decision,
-        actor=f"human:{reviewer}",
-        reason=reason,
-        overrides=escalation.audit_seq,
-        overrides_hash=overridden.hash,
-        at=now,
-        **links,
-    )
-    return entry.seq
-
-
-def record_review(
-    conn: Connection,
-    escalation: Escalation,
-    decided: tuple[str, str, str],
-    now: str,
-    seq: int,
-    payable: Payable | None = None,
-) -> Review:
-    """The review row of a person's decision (reviewer, decision, reason), recorded by audit
-    entry `seq`, with a covered decision's amount payable."""
-    reviewer, decision, reason = decided
-    review = Review(
-        id=0,  # the row's own, once inserted
-        escalation_id=escalation.id,
-        claim_id=escalation.claim_id,
-        reviewer=reviewer,
-        decision=decision,
-        reason=reason,
-        decided_at=now,
-        audit_seq=seq,
-    )
-    values = {**asdict(review), "payable": payable.model_dump_json() if payable else None}
-    del values["id"]
-    new_id: int = conn.execute(
-        insert(reviews).values(**values).returning(reviews.c.id)
-    ).scalar_one()
-    return replace(review, id=int(new_id), payable=payable)
-
-
 class Queue(StoreBase):
     """Escalations, the human decisions on them, and the decided claims."""
 
@@ -311,6 +220,7 @@ class Queue(StoreBase):
         payable: Payable | None = None,
         *,
         rules: Judge,
+        clauses: Sequence[PersonClause] = (),
     ) -> Review | Proposal:
         """Record a person's decision on an open escalation, as a new audit entry linked to the
         escalation's. With `expected_version` (what the reviewer saw), a decision made since
@@ -332,12 +242,14 @@ class Queue(StoreBase):
             now = self.now()
             key = self.audit_key()
             said = reason.strip()
+            decided = (reviewer, decision, said)
             if needs_second:
                 seen = (escalation.id, escalation.claim_id, escalation.audit_seq, version)
-                return proposal_rows.propose_in(conn, key, now, seen, reviewer, decision, said)
+                return proposal_rows.propose_in(conn, key, now, seen, decided, clauses)
             close_escalation(conn, escalation, version, reviewer, decision, now)
-            seq = human_entry(conn, key, escalation, reviewer, decision, said, now)
-            return record_review(conn, escalation, (reviewer, decision, said), now, seq, payable)
+            rests_on = (clauses, payable)
+            seq = human_entry(conn, key, escalation, decided, now, rests_on)
+            return record_review(conn, escalation, decided, now, seq, rests_on)
 
     def reviews(self, claim_id: str | None = None) -> list[Review]:
         query = select(*REVIEW_COLUMNS).order_by(reviews.c.id)

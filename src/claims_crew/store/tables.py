@@ -158,6 +158,8 @@ reviews = Table(
     Column("audit_seq", Integer, nullable=False),
     # A covered decision's amount payable, JSON of a Payable; NULL for any other decision.
     Column("payable", Text),
+    # The clauses the decision rests on, JSON of a list of PersonClause; NULL: none named.
+    Column("clauses", Text),
 )
 
 reviewers = Table(
@@ -305,6 +307,8 @@ proposals = Table(
     Column("closed_by", Text),
     Column("closed_at", Text),
     Column("closed_seq", Integer),
+    # The clauses the proposed decision rests on, JSON of a list of PersonClause; NULL: none.
+    Column("clauses", Text),
 )
 
 letters = Table(
