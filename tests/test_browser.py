@@ -84,8 +84,10 @@ def test_a_reviewer_decides_an_escalation_in_the_browser(
     assert browser.save_screenshot(str(shot))
 
     browser.find_element(By.ID, "decision-covered").click()
+    browser.find_element(By.CSS_SELECTOR, 'input[name="clause"][value="4.2(b)"]').click()
     browser.find_element(By.ID, "reason").send_keys("The plumber dates the leak to 3 November.")
     browser.find_element(By.ID, "submit-decision").click()
+    browser.find_element(By.ID, "confirm-decision").click()  # nothing is recorded before it
     decided = browser.find_element(By.ID, "decided")
     assert "covered" in decided.text and "ana" in decided.text
     trail = browser.find_element(By.ID, "audit").text
@@ -137,8 +139,11 @@ def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
         browser.find_element(By.LINK_TEXT, "C-1").click()
         assert "Assigned to ana" in browser.find_element(By.ID, "assigned").text
         browser.find_element(By.ID, "decision-not_covered").click()
+        browser.find_element(By.ID, "other-clause").send_keys("7.1(a)")  # any clause in force
         browser.find_element(By.ID, "reason").send_keys("Seepage over weeks.")
         browser.find_element(By.ID, "submit-decision").click()
+        assert "7.1(a)" in browser.find_element(By.ID, "chosen-clause-1").text
+        browser.find_element(By.ID, "confirm-decision").click()
         proposal = browser.find_element(By.ID, "proposal").text
         assert "not_covered proposed by ana" in proposal
         assert browser.find_elements(By.ID, "own-proposal")  # no Confirm for the proposer
@@ -146,6 +151,9 @@ def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
 
         sign_in(url, "cy")
         browser.get(f"{url}/escalations/C-1")
+        # The second reviewer sees the clause the denial rests on before confirming it.
+        resting = browser.find_element(By.ID, "proposal-clause-1").text
+        assert "7.1(a)" in resting and "continuous or repeated seepage" in resting
         browser.find_element(By.ID, "confirm-proposal").click()
         decided = browser.find_element(By.ID, "decided").text
         assert "not_covered" in decided and "cy" in decided

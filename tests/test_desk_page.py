@@ -92,8 +92,10 @@ def test_due_dates_and_an_appeal_in_the_browser(
     assert "overdue by 6 days" in clock and "decide by 2025-12-04" in clock
 
     browser.find_element(By.ID, "decision-not_covered").click()
+    browser.find_element(By.ID, "other-clause").send_keys("7.1(a)")
     browser.find_element(By.ID, "reason").send_keys("Seepage, as 7.1 says.")
     browser.find_element(By.ID, "submit-decision").click()
+    browser.find_element(By.ID, "confirm-decision").click()
     assert "ana" in browser.find_element(By.ID, "decided").text
     assert not browser.find_elements(By.ID, "due")  # a decided escalation's clock is stopped
 

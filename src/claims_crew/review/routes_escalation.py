@@ -1,17 +1,23 @@
 """One escalation: its side-by-side page, and the form a reviewer decides it with.
 
+The form names the decision, its reason and the clause(s) it rests on; it goes first to the
+confirmation step (routes_decision_check.py), whose Confirm button posts here to record it.
 A decision names the version of the escalation the reviewer saw; if someone decided it in the
 meantime the page comes back with 409 and who did.
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
 from claims_crew.desk import load_desk
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ClaimsCrewError, ConfigError
 from claims_crew.review.amounts import payable_on_decision
+from claims_crew.review.clause_offer import clause_offer
+from claims_crew.review.decision_clauses import decision_clauses
 from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
@@ -37,6 +43,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
     def decide(
         request: Request,
         claim_id: str,
+        clause: Annotated[list[str], Form(default_factory=list)],
         decision: str = Form(""),
         reason: str = Form(""),
         version: int = Form(0, ge=0, le=MAX_VERSION),
@@ -45,36 +52,53 @@ def escalation_routes(pages: Pages) -> APIRouter:
         session = pages.posted(request, csrf)
         if not isinstance(session, Session):
             return session
+        store = pages.store
         try:
-            payable = payable_on_decision(pages.store, claim_id, decision)
-            pages.store.decide(
+            if why := form_refusal(decision, reason):
+                raise StoreError(why)
+            rules = load_desk()
+            # Read again, not taken from the confirmation step: the form names the clauses,
+            # the policy gives their words, and the wording in force may have moved since.
+            clauses = decision_clauses(store, claim_id, decision, clause, rules)
+            store.decide(
                 claim_id,
                 decision,
                 reason,
                 session.reviewer,
                 expected_version=version,
-                rules=load_desk(),
-                payable=payable,
+                rules=rules,
+                payable=payable_on_decision(store, claim_id, decision, clauses=clauses),
+                clauses=clauses,
             )
-        except AlreadyDecided as exc:
-            return detail_page(
-                pages,
-                request,
-                session,
-                claim_id,
-                409,
-                f"Already decided ({exc.decision}) by {exc.decided_by} at {exc.decided_at}.",
-            )
-        except NotFound:
-            return PlainTextResponse("No such escalation", status_code=404)
-        except StoreError as exc:
-            return detail_page(pages, request, session, claim_id, 400, str(exc))
-        except ConfigError as exc:  # desk.yaml edited into a broken state while the page runs
-            said = f"Nothing was decided: the desk's rules could not be read. {exc}"
-            return detail_page(pages, request, session, claim_id, 500, said)
+        except ClaimsCrewError as exc:
+            return refused(pages, request, session, claim_id, exc)
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
+
+
+def form_refusal(decision: str, reason: str) -> str | None:
+    """What the store would refuse in the form itself: said before any clause is read."""
+    if decision not in HUMAN_DECISIONS:
+        return f"decision must be one of {', '.join(HUMAN_DECISIONS)}"
+    return None if reason.strip() else "a reason is required"
+
+
+def refused(
+    pages: Pages, request: Request, session: Session, claim_id: str, exc: ClaimsCrewError
+) -> Response:
+    """The escalation's page again, saying why nothing was decided (detail_page answers 404
+    where there is no such escalation)."""
+    if isinstance(exc, AlreadyDecided):
+        said = f"Already decided ({exc.decision}) by {exc.decided_by} at {exc.decided_at}."
+        return detail_page(pages, request, session, claim_id, 409, said)
+    if isinstance(exc, StoreError):  # a clause, a reason or the reviewer's authority refused
+        return detail_page(pages, request, session, claim_id, 400, str(exc))
+    if isinstance(exc, ConfigError):  # desk.yaml edited into a broken state while the page runs
+        said = f"Nothing was decided: the desk's rules could not be read. {exc}"
+    else:  # the policy could not be read to re-read a clause
+        said = f"Nothing was decided: {exc}"
+    return detail_page(pages, request, session, claim_id, 500, said)
 
 
 def detail_page(
@@ -106,6 +130,11 @@ def detail_page(
             "appeals": pages.appeal is not None,
             # Documents a claims system sent after the claim (POST /api/v1/claims/{id}/documents).
             "later": store.later_documents(detail["claim_id"]),
+            # The clauses the decide form offers; only where the form is shown (it reads the
+            # policy).
+            "offer": clause_offer(store, detail["claim_id"])
+            if detail["state"] == "open" and not detail["proposal"]
+            else None,
         },
         status_code=status_code,
     )
