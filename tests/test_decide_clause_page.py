@@ -20,7 +20,7 @@ from claims_crew.store import Store
 from tests.support.in_force import AMENDED_4_2_B, FORM_4_2_B, HM_E_07, amended, issued_by_hand
 from tests.support.paths import ROOT, SAMPLE_POLICIES
 from tests.support.store import record_for, water_loaded
-from tests.support.web import signed_in
+from tests.support.web import csrf_of, signed_in
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -34,12 +34,6 @@ def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     water = water_loaded(tmp_path / "inbox")
     store.record(record_for(water, sample_library), None, water)
     return store
-
-
-def csrf_of(html: str) -> str:
-    found = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert found is not None
-    return found[1]
 
 
 def form_of(c: TestClient, **fields: str | list[str]) -> dict[str, str | list[str]]:

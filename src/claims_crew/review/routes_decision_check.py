@@ -12,20 +12,36 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import Response
 
-from claims_crew.desk import load_desk
-from claims_crew.errors import AlreadyDecided, ClaimsCrewError, StoreError
-from claims_crew.review.amounts import payable_on_decision
-from claims_crew.review.decision_clauses import decision_clauses
+from claims_crew.errors import AlreadyDecided, ClaimsCrewError
 from claims_crew.review.pages import Pages, Session
-from claims_crew.review.routes_escalation import MAX_VERSION, form_refusal, refused
+from claims_crew.review.routes_escalation import (
+    DecisionForm,
+    decision_form,
+    read_choice,
+    refused,
+)
+from claims_crew.store import Escalation, Store
 
 
 def named_clauses(ticked: list[str], typed: str) -> list[str]:
     """The clause ids a reviewer named: the boxes ticked, then the one typed, if any."""
     return [*ticked, typed.strip()] if typed.strip() else list(ticked)
+
+
+def still_open(store: Store, claim_id: str) -> Escalation:
+    """The escalation, while it waits for a decision; AlreadyDecided once one is made."""
+    escalation = store.escalation(claim_id)
+    if escalation.state != "open":
+        raise AlreadyDecided(
+            claim_id,
+            escalation.decided_by or "",
+            escalation.decided_at or "",
+            escalation.decision or "",
+        )
+    return escalation
 
 
 def decision_check_routes(pages: Pages) -> APIRouter:
@@ -36,41 +52,25 @@ def decision_check_routes(pages: Pages) -> APIRouter:
     def check(
         request: Request,
         claim_id: str,
-        clause: Annotated[list[str], Form(default_factory=list)],
-        decision: str = Form(""),
-        reason: str = Form(""),
-        version: int = Form(0, ge=0, le=MAX_VERSION),
+        form: Annotated[DecisionForm, Depends(decision_form)],
         other_clause: str = Form(""),
-        csrf: str = Form(""),
     ) -> Response:
-        session = pages.posted(request, csrf)
+        session = pages.posted(request, form.csrf)
         if not isinstance(session, Session):
             return session
-        store = pages.store
         try:
-            escalation = store.escalation(claim_id)
-            if escalation.state != "open":
-                raise AlreadyDecided(
-                    claim_id,
-                    escalation.decided_by or "",
-                    escalation.decided_at or "",
-                    escalation.decision or "",
-                )
-            if why := form_refusal(decision, reason):
-                raise StoreError(why)
-            ids = named_clauses(clause, other_clause)
-            clauses = decision_clauses(store, claim_id, decision, ids, load_desk())
-            payable = payable_on_decision(store, claim_id, decision, clauses=clauses)
+            escalation = still_open(pages.store, claim_id)
+            ids = named_clauses(form.clause, other_clause)
+            choice = read_choice(pages.store, claim_id, form, ids)
         except ClaimsCrewError as exc:
             return refused(pages, request, session, claim_id, exc)
+        payable = choice.payable
         context = {
             "claim_id": escalation.claim_id,
             "reviewer": session.reviewer,
             "csrf": session.csrf,
-            "decision": decision,
-            "reason": reason,
-            "version": version,
-            "clauses": [c.model_dump(mode="json") for c in clauses],
+            "form": form,
+            "clauses": [c.model_dump(mode="json") for c in choice.clauses],
             "payable": payable.model_dump(mode="json") if payable is not None else None,
         }
         return pages.render(request, "decision_check.html", context)

@@ -8,19 +8,22 @@ meantime the page comes back with 409 and who did.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.desk import load_desk
+from claims_crew.desk import DeskRules, load_desk
 from claims_crew.errors import ClaimsCrewError, ConfigError
+from claims_crew.models import Payable
+from claims_crew.records import PersonClause
 from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.clause_offer import clause_offer
 from claims_crew.review.decision_clauses import decision_clauses
 from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
-from claims_crew.store import AlreadyDecided, NotFound, StoreError
+from claims_crew.store import AlreadyDecided, NotFound, Store, StoreError
 from claims_crew.vocabulary import HUMAN_DECISIONS, parse_stamp
 
 # An escalation's version counts its changes; a number past this is no version it can have, and
@@ -41,40 +44,73 @@ def escalation_routes(pages: Pages) -> APIRouter:
 
     @router.post("/escalations/{claim_id}/decide")
     def decide(
-        request: Request,
-        claim_id: str,
-        clause: Annotated[list[str], Form(default_factory=list)],
-        decision: str = Form(""),
-        reason: str = Form(""),
-        version: int = Form(0, ge=0, le=MAX_VERSION),
-        csrf: str = Form(""),
+        request: Request, claim_id: str, form: Annotated[DecisionForm, Depends(decision_form)]
     ) -> Response:
-        session = pages.posted(request, csrf)
+        session = pages.posted(request, form.csrf)
         if not isinstance(session, Session):
             return session
-        store = pages.store
         try:
-            if why := form_refusal(decision, reason):
-                raise StoreError(why)
-            rules = load_desk()
             # Read again, not taken from the confirmation step: the form names the clauses,
             # the policy gives their words, and the wording in force may have moved since.
-            clauses = decision_clauses(store, claim_id, decision, clause, rules)
-            store.decide(
+            choice = read_choice(pages.store, claim_id, form, form.clause)
+            pages.store.decide(
                 claim_id,
-                decision,
-                reason,
+                form.decision,
+                form.reason,
                 session.reviewer,
-                expected_version=version,
-                rules=rules,
-                payable=payable_on_decision(store, claim_id, decision, clauses=clauses),
-                clauses=clauses,
+                expected_version=form.version,
+                rules=choice.rules,
+                payable=choice.payable,
+                clauses=choice.clauses,
             )
         except ClaimsCrewError as exc:
             return refused(pages, request, session, claim_id, exc)
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
+
+
+@dataclass(frozen=True)
+class DecisionForm:
+    """A decision as the page's forms post it: to the confirmation step and to be recorded."""
+
+    decision: str
+    reason: str
+    version: int
+    clause: list[str]  # the clause ids named, as given
+    csrf: str
+
+
+def decision_form(
+    clause: Annotated[list[str], Form(default_factory=list)],
+    decision: str = Form(""),
+    reason: str = Form(""),
+    version: int = Form(0, ge=0, le=MAX_VERSION),
+    csrf: str = Form(""),
+) -> DecisionForm:
+    return DecisionForm(decision, reason, version, clause, csrf)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What a decision would record: the desk's rules it is judged by, its clauses as re-read
+    and the amount computed from them (None for a decision that pays nothing)."""
+
+    rules: DeskRules
+    clauses: tuple[PersonClause, ...]
+    payable: Payable | None
+
+
+def read_choice(store: Store, claim_id: str, form: DecisionForm, clause_ids: list[str]) -> Choice:
+    """The form's decision with the clauses `clause_ids` re-read; a StoreError saying why it
+    is refused (no reason, no clause where the desk wants one, a clause the wording lacks)."""
+    if why := form_refusal(form.decision, form.reason):
+        raise StoreError(why)
+    rules = load_desk()
+    clauses = decision_clauses(store, claim_id, form.decision, clause_ids, rules)
+    return Choice(
+        rules, clauses, payable_on_decision(store, claim_id, form.decision, clauses=clauses)
+    )
 
 
 def form_refusal(decision: str, reason: str) -> str | None:
