@@ -109,13 +109,22 @@ def test_a_typed_clause_is_re_read_beside_a_ticked_one(store: Store) -> None:
 def test_a_clause_the_wording_lacks_is_refused_with_the_reason(store: Store, where: str) -> None:
     c = signed_in(store)
     entries = len(store.audit_entries("C-1042"))
-    form = form_of(c, decision="covered", clause=["4.2(b)", "Z.99"])
+    # Typed in the form's field for another clause; named among the clauses Confirm posts.
+    named = {"other_clause": "Z.99"} if where == "check" else {"clause": ["4.2(b)", "Z.99"]}
+    form = form_of(c, decision="covered", **{"clause": ["4.2(b)"], **named})
     refused = c.post(f"/escalations/C-1042/{where}", data=form)
     assert refused.status_code == 400
     said = unescape(refused.text.split('id="decide-error">')[1].split("</p>")[0])
     assert "clause 'Z.99' is not in the wording in force of policy HM-HOME-001" in said
     assert 'id="confirm-step"' not in refused.text
     nothing_recorded(store, entries)
+    # The form comes back as it was filled in, to be corrected.
+    page = refused.text
+    assert 'value="covered" id="decision-covered" required checked>' in page
+    assert 'value="4.2(b)" id="clause-1" checked>' in page
+    assert 'id="reason" required>Dated by the plumber.</textarea>' in page
+    if where == "check":
+        assert 'id="other-clause" list="clause-ids" autocomplete="off" value="Z.99">' in page
 
 
 @pytest.mark.parametrize("where", ["check", "decide"])

@@ -20,6 +20,7 @@ from claims_crew.review.pages import Pages, Session
 from claims_crew.review.routes_escalation import (
     DecisionForm,
     decision_form,
+    filled_in,
     read_choice,
     refused,
 )
@@ -63,7 +64,8 @@ def decision_check_routes(pages: Pages) -> APIRouter:
             ids = named_clauses(form.clause, other_clause)
             choice = read_choice(pages.store, claim_id, form, ids)
         except ClaimsCrewError as exc:
-            return refused(pages, request, session, claim_id, exc)
+            filled = filled_in(form, other_clause)
+            return refused(pages, request, session, claim_id, exc, filled)
         payable = choice.payable
         context = {
             "claim_id": escalation.claim_id,

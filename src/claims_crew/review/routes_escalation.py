@@ -9,7 +9,7 @@ meantime the page comes back with 409 and who did.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
@@ -64,7 +64,7 @@ def escalation_routes(pages: Pages) -> APIRouter:
                 clauses=choice.clauses,
             )
         except ClaimsCrewError as exc:
-            return refused(pages, request, session, claim_id, exc)
+            return refused(pages, request, session, claim_id, exc, filled_in(form))
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
@@ -120,21 +120,39 @@ def form_refusal(decision: str, reason: str) -> str | None:
     return None if reason.strip() else "a reason is required"
 
 
+def filled_in(form: DecisionForm, typed: str = "") -> dict[str, Any]:
+    """The decide form as the reviewer filled it, to show it again with a refusal: the
+    decision, the reason, the clause boxes ticked and the clause typed."""
+    return {
+        "decision": form.decision,
+        "reason": form.reason,
+        "clauses": form.clause,
+        "other": typed,
+    }
+
+
 def refused(
-    pages: Pages, request: Request, session: Session, claim_id: str, exc: ClaimsCrewError
+    pages: Pages,
+    request: Request,
+    session: Session,
+    claim_id: str,
+    exc: ClaimsCrewError,
+    filled: dict[str, Any] | None = None,
 ) -> Response:
-    """The escalation's page again, saying why nothing was decided (detail_page answers 404
-    where there is no such escalation)."""
+    """The escalation's page again, saying why nothing was decided, with the form as `filled`
+    (detail_page answers 404 where there is no such escalation)."""
     if isinstance(exc, AlreadyDecided):
-        said = f"Already decided ({exc.decision}) by {exc.decided_by} at {exc.decided_at}."
-        return detail_page(pages, request, session, claim_id, 409, said)
-    if isinstance(exc, StoreError):  # a clause, a reason or the reviewer's authority refused
-        return detail_page(pages, request, session, claim_id, 400, str(exc))
-    if isinstance(exc, ConfigError):  # desk.yaml edited into a broken state while the page runs
-        said = f"Nothing was decided: the desk's rules could not be read. {exc}"
+        status, said = (
+            409,
+            f"Already decided ({exc.decision}) by {exc.decided_by} at {exc.decided_at}.",
+        )
+    elif isinstance(exc, StoreError):  # a clause, a reason or the reviewer's authority refused
+        status, said = 400, str(exc)
+    elif isinstance(exc, ConfigError):  # desk.yaml edited into a broken state meanwhile
+        status, said = 500, f"Nothing was decided: the desk's rules could not be read. {exc}"
     else:  # the policy could not be read to re-read a clause
-        said = f"Nothing was decided: {exc}"
-    return detail_page(pages, request, session, claim_id, 500, said)
+        status, said = 500, f"Nothing was decided: {exc}"
+    return detail_page(pages, request, session, claim_id, status, said, filled=filled)
 
 
 def detail_page(
@@ -144,6 +162,8 @@ def detail_page(
     claim_id: str,
     status_code: int = 200,
     error: str | None = None,
+    *,
+    filled: dict[str, Any] | None = None,
 ) -> Response:
     store = pages.store
     try:
@@ -171,6 +191,7 @@ def detail_page(
             "offer": clause_offer(store, detail["claim_id"])
             if detail["state"] == "open" and not detail["proposal"]
             else None,
+            "filled": filled or {"decision": "", "reason": "", "clauses": [], "other": ""},
         },
         status_code=status_code,
     )
