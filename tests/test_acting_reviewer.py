@@ -67,7 +67,9 @@ def test_decide_with_the_token_acts_as_its_owner(
 ) -> None:
     store, (ana,) = escalated(tmp_path, sample_library, "ana")
     # --reviewer is checked, not trusted: the same person however it is cased.
-    done = decide(ana, "C-1", "covered", "Pipe burst.", "--reviewer", " ANA ", "--json")
+    done = decide(
+        ana, "C-1", "covered", "Pipe burst.", "--clause", "4.2(b)", "--reviewer", " ANA ", "--json"
+    )
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["review"]["reviewer"] == "ana"
     human = store.audit_entries("C-1")[-1]

@@ -88,7 +88,10 @@ def test_the_report_names_the_team_code_beside_each_reason(store: Store) -> None
 
 def test_a_persons_covered_decision_keeps_the_amount(store: Store) -> None:
     ana = store.add_reviewer("ana")
-    result = decide(ana, "C-1044", "covered", "Within my authority.", "--reviewer", "ana", "--json")
+    result = decide(
+        ana, "C-1044", "covered", "Within my authority.", "--clause", "4.4(a)", "--reviewer", "ana",
+        "--json",
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["review"]["payable"]["amount"] == "2350"
     [decision] = store.decisions()

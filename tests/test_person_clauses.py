@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
@@ -16,7 +17,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.amounts import payable_on_confirming, payable_on_decision
 from claims_crew.review.decision_clauses import decision_clauses, offered_clauses
 from claims_crew.store import Proposal, Review, Store
-from tests.support.store import record_for, water_loaded
+from tests.support.chain import rewrite_unsigned
+from tests.support.store import back_to, record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -117,3 +119,39 @@ def test_the_amount_follows_the_clause_named(store: Store, sample_library: Polic
     on_clause = payable_on_decision(store, "C-1042", "covered", sample_library, named)
     assert on_clause is not None and on_clause.amount is not None
     assert on_clause.amount <= Decimal("4200")
+
+
+def test_a_reviews_clause_changed_after_the_decision_fails_the_audit(
+    store: Store, sample_library: PolicyLibrary
+) -> None:
+    clauses = decision_clauses(store, "C-1042", "covered", ["4.2(b)"], DeskRules(), sample_library)
+    store.decide("C-1042", "covered", "Sudden.", "ana", rules=DeskRules(), clauses=clauses)
+    assert store.verify_audit().ok
+    with store.write() as conn:
+        conn.execute(text("UPDATE reviews SET clauses = REPLACE(clauses, 'sudden', 'slow')"))
+    verdict = store.verify_audit()
+    assert not verdict.ok and verdict.problem is not None
+    assert "the review of claim C-1042 says clauses" in verdict.problem
+
+
+def test_a_store_from_before_clauses_upgrades_and_its_entries_still_verify(
+    store: Store, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    """A person's decision recorded before decisions named clauses: its entry has neither key,
+    its review row no column; after the upgrade it verifies, and new decisions name clauses."""
+    store.decide("C-1042", "covered", "Sudden.", "ana", rules=DeskRules())
+    with store.write() as conn:
+        rewrite_unsigned(conn, lambda body: [body.pop(k, None) for k in ("clauses", "payable")])
+    back_to(store, "0018_service_api")
+    store.close()
+    upgraded = Store()
+    [old] = upgraded.reviews("C-1042")
+    assert old.clauses == () and old.decision == "covered"
+    water = water_loaded(tmp_path / "later", "C-1043")
+    upgraded.record(record_for(water, sample_library), None, water)
+    clauses = decision_clauses(upgraded, "C-1043", "covered", ["4.2(b)"], DeskRules())
+    upgraded.decide("C-1043", "covered", "Sudden.", "ana", rules=DeskRules(), clauses=clauses)
+    verdict = upgraded.verify_audit()
+    assert verdict.ok, verdict.problem
+    assert verdict.unsigned == 2  # the escalated and human entries, as they were written
+    assert upgraded.audit_entries("C-1043")[-1].clauses == list(clauses)

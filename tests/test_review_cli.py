@@ -164,13 +164,13 @@ def test_decide_records_once_and_tells_the_second_who_decided(
     assert first.exit_code == 2  # --reviewer needs a value
     ok = decide(
         tokens["ana"], "C-1042", "covered", "The plumber dates the leak.", "--reviewer", "ana",
-        "--json",
+        "--clause", "4.2(b)", "--json",
     )  # fmt: skip
     assert ok.exit_code == 0, ok.output
     review = as_json(ok)["review"]
     assert review["reviewer"] == "ana" and review["decision"] == "covered"
     assert review["audit_seq"] == 3
-    late = decide(tokens["bo"], "C-1042", "not_covered", "seepage", "--json")
+    late = decide(tokens["bo"], "C-1042", "not_covered", "seepage", "--clause", "7.1", "--json")
     assert late.exit_code == 4
     error = as_json(late)["error"]
     assert error["code"] == "already_decided" and error["decided_by"] == "ana"
@@ -181,7 +181,7 @@ def test_decide_records_once_and_tells_the_second_who_decided(
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["C-1042", "--decision", "covered", "--reason", "  ", "--reviewer", "ana"], 2, "reason"),
+        (["C-1042", "--decision", "covered", "--reason", "  ", "--clause", "4.2(b)"], 2, "reason"),
         (["C-1042", "--decision", "covered", "--reason", "x", "--reviewer", "zed"], 2, "zed"),
         (["C-9999", "--decision", "covered", "--reason", "x", "--reviewer", "ana"], 3, "C-9999"),
         (["C-2000", "--decision", "covered", "--reason", "x", "--reviewer", "ana"], 3, "C-2000"),

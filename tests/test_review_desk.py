@@ -59,7 +59,7 @@ def test_a_decision_beyond_a_reviewer_s_authority_is_refused_with_the_reason(
     escalate(store, tmp_path, sample_library, "C-1")
     with pytest.raises(OutsideAuthority, match="bo may approve up to 1000; this claim is for 4200"):
         store.decide("C-1", "covered", "Pipe burst.", "bo", rules=DeskRules())
-    refused = decide(bo, "C-1", "not_covered", "x", "--reviewer", "bo", "--json")
+    refused = decide(bo, "C-1", "not_covered", "x", "--clause", "7.1", "--reviewer", "bo", "--json")
     assert refused.exit_code == 2
     assert json.loads(refused.stdout)["error"]["message"] == "bo may not deny claims"
     assert store.escalation("C-1").state == "open"  # nothing half-written

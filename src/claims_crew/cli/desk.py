@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import click
+from rich.console import Console
 
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.acting import TOKEN_HELP, named_reviewer, signed_in
+from claims_crew.cli.clause_lines import show_rests_on
 
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Review
@@ -34,6 +36,7 @@ def proposal_json(p: Proposal) -> dict[str, Any]:
         "proposed_at": p.proposed_at,
         "state": p.state,
         "audit_seq": p.audit_seq,
+        "clauses": [c.model_dump(mode="json") for c in p.clauses],
     }
 
 
@@ -48,6 +51,7 @@ def review_json(r: Review) -> dict[str, Any]:
         "decided_at": r.decided_at,
         "audit_seq": r.audit_seq,
         "payable": r.payable.model_dump(mode="json") if r.payable else None,
+        "clauses": [c.model_dump(mode="json") for c in r.clauses],
     }
 
 
@@ -68,8 +72,9 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
     if as_json:
         emit_json({"review": review_json(done)})
         return
+    on = f" on clause {', '.join(c.clause_id for c in done.clauses)}" if done.clauses else ""
     click.echo(
-        f"{done.claim_id}: {done.decision} by {done.reviewer}, audit entry {done.audit_seq}."
+        f"{done.claim_id}: {done.decision} by {done.reviewer}{on}, audit entry {done.audit_seq}."
     )
 
 
@@ -80,8 +85,9 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
 @json_option
 @reports_errors
 def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -> None:
-    """Confirm the decision proposed on an escalation: it decides the claim (a different
-    reviewer from the one who proposed it, within their own authority)."""
+    """Confirm the decision proposed on an escalation: it decides the claim on the clauses the
+    proposal rests on, which are shown (a different reviewer from the one who proposed it,
+    within their own authority)."""
     from claims_crew.desk import DeskRules
     from claims_crew.review.amounts import payable_on_confirming
     from claims_crew.store import Store
@@ -89,6 +95,9 @@ def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -
     store = Store()
     reviewer = signed_in(store, reviewer)
     payable = payable_on_confirming(store, ref)
+    if not as_json and (waiting := store.proposal(ref)) is not None and waiting.clauses:
+        heading = f"{waiting.claim_id}: {waiting.reviewer} proposed {waiting.decision} on"
+        show_rests_on(waiting.clauses, payable, heading, Console())
     show_decided(store.confirm(ref, reviewer, reason, payable, rules=DeskRules()), as_json)
 
 

@@ -21,6 +21,14 @@ from rich.text import Text
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.acting import TOKEN_VARIABLE, named_reviewer, signed_in
 from claims_crew.cli.amount_lines import amount_block
+from claims_crew.cli.clause_lines import (
+    clause_option,
+    confirm_recording,
+    named_clauses,
+    offered_block,
+    show_rests_on,
+    yes_option,
+)
 from claims_crew.cli.desk import (
     review_assign,
     review_confirm,
@@ -268,6 +276,12 @@ def review_show(ref: str, as_json: bool) -> None:
     if detail["tokens_by_task"]:
         console.print(_usage_table(detail["tokens_by_task"], detail["stage_seconds"]))
     console.print(plain(f"Assigned: {desk_cell(detail)}"))
+    if detail["clauses_named"]:
+        heading = "Decided on:" if detail["state"] == "decided" else "Proposed on:"
+        ids = ", ".join(c["clause_id"] for c in detail["clauses_named"])
+        console.print(plain(f"{heading} {ids}"))
+    if detail["clauses_offered"]:
+        console.print(offered_block(detail["clauses_offered"]))
     if detail["state"] == "decided":
         console.print(
             plain(
@@ -281,8 +295,8 @@ def review_show(ref: str, as_json: bool) -> None:
     else:
         console.print(
             f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "
-            f"--decision {'|'.join(HUMAN_DECISIONS)} --reason '…' (as you: your token in "
-            f"{TOKEN_VARIABLE})",
+            f"--decision {'|'.join(HUMAN_DECISIONS)} --clause ID --reason '…' (as you: your "
+            f"token in {TOKEN_VARIABLE})",
             style="dim",
             markup=False,
         )
@@ -315,23 +329,41 @@ def review_stale(as_json: bool) -> None:
 @click.argument("ref", metavar="ID")
 @click.option("--decision", required=True, type=click.Choice(HUMAN_DECISIONS))
 @click.option("--reason", required=True, help="Why; required, recorded in the audit trail.")
+@clause_option
+@yes_option
 @reviewer_option
 @json_option
 @reports_errors
 def review_decide(
-    ref: str, decision: str, reason: str, reviewer: str | None, as_json: bool
+    ref: str,
+    decision: str,
+    reason: str,
+    clause_ids: tuple[str, ...],
+    yes: bool,
+    reviewer: str | None,
+    as_json: bool,
 ) -> None:
-    """Record a person's decision on an open escalation (a new, linked audit entry, with the
-    amount payable on a covered decision); within the reviewer's authority, and a proposal
-    where config/desk.yaml asks for four eyes. Only with the reviewer's own token."""
+    """Record a person's decision on an open escalation (a new, linked audit entry), resting
+    on the clause(s) named with --clause: each is re-read in the wording in force and shown,
+    with the amount payable computed from the first, before it is recorded. Within the
+    reviewer's authority, and a proposal where config/desk.yaml asks for four eyes. Only with
+    the reviewer's own token."""
     from claims_crew.desk import load_desk
     from claims_crew.review.amounts import payable_on_decision
     from claims_crew.store import Store
 
     store = Store()
     reviewer = signed_in(store, reviewer)
-    payable = payable_on_decision(store, store.escalation(ref).claim_id, decision)
-    done = store.decide(ref, decision, reason, reviewer, rules=load_desk(), payable=payable)
+    rules = load_desk()
+    claim_id = store.escalation(ref).claim_id
+    clauses = named_clauses(store, claim_id, decision, clause_ids, rules)
+    payable = payable_on_decision(store, claim_id, decision, clauses=clauses)
+    if clauses and not as_json:
+        show_rests_on(clauses, payable, f"{claim_id}: {decision}, resting on", Console())
+        confirm_recording(yes)
+    done = store.decide(
+        ref, decision, reason, reviewer, rules=rules, payable=payable, clauses=clauses
+    )
     show_decided(done, as_json)
 
 

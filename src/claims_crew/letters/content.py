@@ -2,8 +2,9 @@
 render.
 
 Nothing here asks a model or the policy PDF again. Each deciding clause is the text the code
-re-read from the PDF when the claim was decided (ClauseCheck.text, with its pages), never the
-words an agent quoted: the wording in force, cited "as amended by endorsement …" where an
+re-read from the PDF when the claim was decided (ClauseCheck.text, with its pages; for a
+person's decision, the clauses they named, re-read when they named them), never the words an
+agent or a person typed: the wording in force, cited "as amended by endorsement …" where an
 endorsement changed it; the facts are those whose source the code checked (FactCheck
 `verified`); who decided comes from the decision row and the review that closed its escalation.
 A claim still waiting for a person, or never decided, has no letter: `NoLetter` says why.
@@ -170,6 +171,26 @@ def deciding_clauses(resolution: Resolution, answer: str) -> list[LetterClause]:
     ]
 
 
+def person_clauses(on_file: DecisionOnFile, answer: str) -> list[LetterClause]:
+    """The clauses the decision in force rests on: those a person named when they decided (or
+    proposed what another confirmed), in their words in force as re-read then; otherwise the
+    clauses of the sides that gave the answer (deciding_clauses)."""
+    review = on_file.review
+    if review is None or not review.clauses:
+        return deciding_clauses(on_file.resolution, answer)
+    return [
+        LetterClause(
+            clause_id=c.clause_id,
+            title=c.title,
+            kind=c.kind,
+            pages=list(c.pages),
+            text=c.text,
+            amended_by=c.amended_by or None,
+        )
+        for c in review.clauses
+    ]
+
+
 def verified_facts(resolution: Resolution) -> list[LetterFact]:
     return [
         LetterFact(
@@ -309,7 +330,7 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
     claim = on_file.claim
     if claim is None:
         raise NoLetter(f"claim {on_file.claim_id}: the claim file it was decided on is not kept")
-    clauses = deciding_clauses(on_file.resolution, answer)
+    clauses = person_clauses(on_file, answer)
     by = decided_by(on_file)
     return Letter(
         claim_id=on_file.claim_id,

@@ -9,10 +9,10 @@ offer, unless the desk's rules (config/desk.yaml `decide_without_clause`) allow 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from claims_crew.desk.rules import DeskRules
-from claims_crew.errors import ClauseRefused, NotFound
+from claims_crew.errors import ClaimsCrewError, ClauseRefused, NotFound
 from claims_crew.models import ClaimFile
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import PersonClause
@@ -20,7 +20,7 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.person_clauses import clause_choices, read_person_clauses
 
 if TYPE_CHECKING:
-    from claims_crew.store import Store
+    from claims_crew.store import Escalation, Store
 
 
 def _claim(store: Store, claim_id: str) -> tuple[ClaimFile, Resolution | None]:
@@ -66,3 +66,25 @@ def offer_line(verified: Sequence[PersonClause]) -> str:
     named = "; ".join(f"{c.clause_id} {c.title}".strip() for c in verified)
     first = f"The re-read verified: {named}. " if named else "The re-read verified no clause. "
     return first + "Any clause of the wording in force may be named."
+
+
+def clause_detail(store: Store, escalation: Escalation) -> dict[str, Any]:
+    """For `review show` and the page: `clauses_offered`, what an open escalation may be
+    decided on (verified first; none where the policy cannot be read, which the page says
+    elsewhere), and `clauses_named`, those the decision or the proposal waiting rests on."""
+    offered: list[PersonClause] = []
+    named: Sequence[PersonClause] = ()
+    if escalation.state == "open":
+        try:
+            offered = offered_clauses(store, escalation.claim_id)
+        except ClaimsCrewError:
+            offered = []
+        waiting = store.proposal(escalation.claim_id)
+        named = waiting.clauses if waiting is not None else ()
+    else:
+        reviews = store.reviews(escalation.claim_id)
+        named = reviews[-1].clauses if reviews else ()
+    return {
+        "clauses_offered": [c.model_dump(mode="json") for c in offered],
+        "clauses_named": [c.model_dump(mode="json") for c in named],
+    }

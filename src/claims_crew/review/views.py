@@ -19,6 +19,7 @@ from claims_crew.models import Claim, IntakeFacts, ParseFailure
 from claims_crew.resolver import Resolution, SideReview
 from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
 from claims_crew.review.amounts import external_detail, payable_detail
+from claims_crew.review.decision_clauses import clause_detail
 from claims_crew.review.desk_views import desk_cell, desk_detail, with_desk
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
@@ -307,4 +308,5 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         if escalation.state == "decided"
         else None,
         **desk_detail(store, escalation.claim_id),
+        **clause_detail(store, escalation),
     }

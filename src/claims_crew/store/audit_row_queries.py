@@ -79,6 +79,7 @@ REVIEWS = (
         _v.c.decision,
         _v.c.reason,
         _v.c.decided_at,
+        _v.c.clauses,
         _e.c.id.label("escalation_id"),
         _e.c.claim_id.label("e_claim_id"),
         _e.c.audit_seq.label("e_seq"),

@@ -238,6 +238,8 @@ def _review_text(row: Row) -> str | None:
             ("decision", row["decision"], entry["answer"]),
             ("reason", row["reason"], entry["reason"]),
             ("decided at", row["decided_at"], entry["at"]),
+            # The clauses it rests on, as re-read: a review's words cannot be changed alone.
+            ("clauses", json.loads(row["clauses"] or "[]"), entry.get("clauses") or []),
             ("escalated claim", row["e_claim_id"], entry["claim_id"]),
             ("escalation entry", row["e_seq"], entry["overrides"]),
             ("escalation entry hash", row["e_hash"], entry["overrides_hash"]),
