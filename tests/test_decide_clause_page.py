@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from claims_crew.errors import PolicyError
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
@@ -217,3 +218,22 @@ def test_a_second_reviewer_sees_the_clause_a_denial_was_proposed_on(
     assert cy.post("/escalations/C-1042/confirm", data={"csrf": csrf}).status_code == 303
     [review] = store.reviews()
     assert review.reviewer == "cy" and [k.clause_id for k in review.clauses] == ["7.1(a)"]
+
+
+def test_a_policy_that_cannot_be_read_is_said_and_decides_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable(self: PolicyLibrary, *args: object) -> PolicyDocument:
+        raise PolicyError("malformed", "harbour_home.pdf: the PDF cannot be read")
+
+    monkeypatch.setattr(PolicyLibrary, "for_claim", unreadable)
+    c = signed_in(store)
+    entries = len(store.audit_entries("C-1042"))
+    page = c.get("/escalations/C-1042").text
+    said = page.split('id="offer-problem">')[1].split("</p>")[0]
+    assert "harbour_home.pdf: the PDF cannot be read" in said
+    form = form_of(c, decision="covered", other_clause="4.2(b)")
+    refused = c.post("/escalations/C-1042/check", data=form)
+    assert refused.status_code == 500
+    assert "Nothing was decided: harbour_home.pdf: the PDF cannot be read" in refused.text
+    nothing_recorded(store, entries)

@@ -17,22 +17,27 @@ if TYPE_CHECKING:
     from claims_crew.store import Store
 
 
-def clause_offer(store: Store, claim_id: str) -> dict[str, Any]:
-    """`verified` and `others` (each clause's id, title and more), `free` (the decisions the
-    desk lets a person make without a clause) and `problem` (why none can be offered: the
-    policy could not be read, say; the form then takes a typed id only)."""
+def clause_offer(store: Store, detail: dict[str, Any]) -> dict[str, Any]:
+    """From an open escalation's detail (views.py, its `clauses_offered`): `verified` and
+    `others` (each clause's id, title and more), `free` (the decisions the desk lets a person
+    make without a clause) and `problem` (why none can be offered: the policy could not be
+    read, say; the form then takes a typed id only)."""
     try:
         free = list(load_desk().decide_without_clause)
     except ConfigError:  # deciding says so; the form itself still shows
         free = []
-    try:
-        choices = offered_clauses(store, claim_id)
-    except ClaimsCrewError as exc:
-        return {"verified": [], "others": [], "free": free, "problem": str(exc)}
-    dumped = [c.model_dump(mode="json") for c in choices]
+    offered: list[dict[str, Any]] = detail["clauses_offered"]
+    problem = None
+    if not offered:  # every wording has clauses: ask again, for why none was read
+        try:
+            offered = [
+                c.model_dump(mode="json") for c in offered_clauses(store, detail["claim_id"])
+            ]
+        except ClaimsCrewError as exc:
+            problem = str(exc)
     return {
-        "verified": [c for c in dumped if c["verified"]],
-        "others": [c for c in dumped if not c["verified"]],
+        "verified": [c for c in offered if c["verified"]],
+        "others": [c for c in offered if not c["verified"]],
         "free": free,
-        "problem": None,
+        "problem": problem,
     }

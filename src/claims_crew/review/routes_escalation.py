@@ -186,9 +186,8 @@ def detail_page(
             "appeals": pages.appeal is not None,
             # Documents a claims system sent after the claim (POST /api/v1/claims/{id}/documents).
             "later": store.later_documents(detail["claim_id"]),
-            # The clauses the decide form offers; only where the form is shown (it reads the
-            # policy).
-            "offer": clause_offer(store, detail["claim_id"])
+            # The clauses the decide form offers, where the form is shown.
+            "offer": clause_offer(store, detail)
             if detail["state"] == "open" and not detail["proposal"]
             else None,
             "filled": filled or {"decision": "", "reason": "", "clauses": [], "other": ""},
