@@ -20,7 +20,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.in_force import AMENDED_4_2_B, FORM_4_2_B, HM_E_07, amended, issued_by_hand
 from tests.support.paths import ROOT, SAMPLE_POLICIES
-from tests.support.store import record_for, water_loaded
+from tests.support.store import water_escalated
 from tests.support.web import csrf_of, signed_in
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -31,10 +31,7 @@ HIDDEN = re.compile(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">')
 @pytest.fixture
 def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
     """C-1042 escalated as the design's example: policy's 4.2(b) verified by the re-read."""
-    store = Store()
-    water = water_loaded(tmp_path / "inbox")
-    store.record(record_for(water, sample_library), None, water)
-    return store
+    return water_escalated(tmp_path / "inbox", sample_library)
 
 
 def form_of(c: TestClient, **fields: str | list[str]) -> dict[str, str | list[str]]:
@@ -185,10 +182,7 @@ def test_the_confirmation_says_which_endorsement_amended_the_clause(
         return amended(self.open(policy_id), {"4.2(b)": AMENDED_4_2_B}, {"4.2(b)": HM_E_07})
 
     monkeypatch.setattr(PolicyLibrary, "in_force", in_force)
-    store = Store()
-    water = water_loaded(tmp_path / "inbox", policy_number="HM-25-00417")
-    store.record(record_for(water, library), None, water)
-    c = signed_in(store)
+    c = signed_in(water_escalated(tmp_path / "inbox", library, policy_number="HM-25-00417"))
     step = c.post(
         "/escalations/C-1042/check", data=form_of(c, decision="covered", clause=["4.2(b)"])
     ).text
