@@ -18,7 +18,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import appeal
 from claims_crew.run.settings import build_settings
 from claims_crew.store import Basis, Store
-from tests.support.browser import headless_chromium, needs_chromium
+from tests.support.browser import headless_chromium, needs_chromium, wait_for
 from tests.support.crew import water_script
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
@@ -88,13 +88,16 @@ def test_due_dates_and_an_appeal_in_the_browser(
     browser.find_element(By.ID, "overdue-only").click()
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Overdue escalations 1")
     browser.find_element(By.LINK_TEXT, "C-1042").click()
+    wait_for(browser, "clause-offer")  # the page reads the policy for the clauses it offers
     clock = browser.find_element(By.ID, "clock").text
     assert "overdue by 6 days" in clock and "decide by 2025-12-04" in clock
 
     browser.find_element(By.ID, "decision-not_covered").click()
+    browser.find_element(By.ID, "other-clause").send_keys("7.1(a)")
     browser.find_element(By.ID, "reason").send_keys("Seepage, as 7.1 says.")
     browser.find_element(By.ID, "submit-decision").click()
-    assert "ana" in browser.find_element(By.ID, "decided").text
+    wait_for(browser, "confirm-decision").click()
+    assert "ana" in wait_for(browser, "decided").text
     assert not browser.find_elements(By.ID, "due")  # a decided escalation's clock is stopped
 
     report = tmp_path / "plumber-report.txt"

@@ -57,7 +57,7 @@ def test_my_queue_and_a_denial_proposed_then_confirmed_by_another(
     assert "My queue" in mine and "C-1" in mine and "C-2" not in mine
     page = a.get("/escalations/C-1").text
     assert "Assigned to <strong>ana</strong>" in page
-    form = {"decision": "not_covered", "reason": "Seepage.", "version": "1"}
+    form = {"decision": "not_covered", "reason": "Seepage.", "version": "1", "clause": "7.1(a)"}
     assert (
         a.post("/escalations/C-1/decide", data={**form, "csrf": csrf_of(page)}).status_code == 303
     )

@@ -358,6 +358,7 @@ def test_two_processes_share_the_sign_in_and_the_decision(store: Store) -> None:
                 "decision": "covered",
                 "reason": "A sudden discharge, as 4.2(b) says.",
                 "version": "1",
+                "clause": "4.2(b)",
                 "csrf": page_csrf[1],
             },
         )

@@ -141,6 +141,7 @@ def test_two_reviewers_one_decision(store: Store) -> None:
     ana, bo = signed_in(store, "ana"), signed_in(store, "bo")
     ana_page, bo_page = ana.get("/escalations/C-1042").text, bo.get("/escalations/C-1042").text
     form = {"decision": "covered", "reason": "Dated by the plumber.", "version": "1"}
+    form["clause"] = "4.2(b)"  # the clause the re-read verified
     won = ana.post("/escalations/C-1042/decide", data={**form, "csrf": csrf_of(ana_page)})
     assert won.status_code == 303
     lost = bo.post(

@@ -12,6 +12,7 @@ import pytest
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.remote.webelement import WebElement
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -66,3 +67,16 @@ def sign_in(driver: WebDriver, url: str, token: str) -> None:
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.ID, "sign-in").click()
     driver.find_element(By.ID, "reviewer-name")  # waits, as the driver's implicit wait allows
+
+
+def wait_for(driver: WebDriver, element_id: str, seconds: float = 300) -> WebElement:
+    """The element `element_id` once the page shows it. A page that reads a policy (the decide
+    form's clauses, the confirmation step) can take longer than the implicit wait on a busy
+    machine: this waits on the page's condition, however long it takes, up to `seconds`."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    found: list[WebElement] = WebDriverWait(driver, seconds).until(
+        lambda d: d.find_elements(By.ID, element_id)
+    )
+    return found[0]

@@ -107,6 +107,15 @@ def record_for(
     )
 
 
+def water_escalated(folder: Path, library: PolicyLibrary, **changes: Any) -> Store:
+    """The store every command opens (`Store()`), holding the water claim escalated as the
+    design's example (written to `folder`, with any field changed)."""
+    store = Store()
+    water = water_loaded(folder, **changes)
+    store.record(record_for(water, library), None, water)
+    return store
+
+
 def accepted_answers() -> dict[str, dict[str, Any]]:
     """Both sides answer covered from a verified 4.2(b): the resolver accepts."""
     policy = {**POLICY_COVERED, "confidence": 0.9}

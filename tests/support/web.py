@@ -3,6 +3,7 @@ through TestClient, signed in or not."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,3 +54,10 @@ def signed_in(store: Store, name: str = "ana") -> TestClient:
     response = c.post("/login", data={"token": token, "csrf": csrf})
     assert response.status_code == 303 and response.headers["location"] == "/"
     return c
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token a page's forms carry."""
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found is not None
+    return found[1]

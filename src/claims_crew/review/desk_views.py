@@ -17,6 +17,8 @@ def _proposal(p: Proposal | None) -> dict[str, Any] | None:
         "decision": p.decision,
         "reason": p.reason,
         "proposed_at": p.proposed_at,
+        # The clauses it rests on, as re-read when proposed: what confirming it decides on.
+        "clauses": [c.model_dump(mode="json") for c in p.clauses],
     }
 
 

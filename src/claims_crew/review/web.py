@@ -42,6 +42,7 @@ from claims_crew.review.pages import (
     template_folder,
 )
 from claims_crew.review.routes_appeal import appeal_routes
+from claims_crew.review.routes_decision_check import decision_check_routes
 from claims_crew.review.routes_desk import desk_routes
 from claims_crew.review.routes_escalation import escalation_routes
 from claims_crew.review.routes_page_image import page_image_routes
@@ -115,9 +116,10 @@ def create_app(
     app.include_router(sign_in_routes(pages))
     app.include_router(queue_routes(pages))
     app.include_router(escalation_routes(pages))
+    app.include_router(decision_check_routes(pages))
     app.include_router(appeal_routes(pages))
-    # Last of the POSTs under /escalations/{id}/: its {action} would answer /decide and /appeal
-    # with "Not found" if it came before their own routes.
+    # Last of the POSTs under /escalations/{id}/: its {action} would answer /decide, /check
+    # and /appeal with "Not found" if it came before their own routes.
     app.include_router(desk_routes(pages))
     app.include_router(page_image_routes(pages))
     # /healthz, /readyz, /metrics: GETs, so BodyLimit asks them for no session.
