@@ -20,10 +20,12 @@ from claims_crew.settings import current
 
 # Below this one-minute load average the machine counts as idle. It is an absolute figure, not
 # one per core: a single busy process takes a core from one of llama.cpp's threads, and that
-# one thread then holds up all the others, however many cores there are. Half a core's worth of
-# other work leaves room for this process's own start (imports, the policy index), which the
-# load average counts too, while a steady neighbour (load 1 and above) already means one
-# thread is the faster choice.
+# one thread then holds up all the others, however many cores there are. It is low on purpose,
+# because the two mistakes do not cost the same: one thread on an idle two-core machine took
+# 1.4 times as long as two, but two threads on a busy one took 3 to 5 times as long as one.
+# The load average counts this process's own start too (its imports, a first policy index),
+# so a first run that spent 40 s of CPU before the model loads sees about 0.5 and takes one
+# thread; later runs, whose index is built, start in a few seconds.
 IDLE_LOAD = 0.5
 
 
