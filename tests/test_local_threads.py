@@ -8,6 +8,9 @@ model, which takes seconds).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -100,3 +103,27 @@ def test_config_check_says_what_the_local_model_would_compute_with(
     named = CliRunner().invoke(main, ["config", "check", "--json"])
     assert json.loads(named.stdout)["local_threads"] is None
     assert "local model:" not in CliRunner().invoke(main, ["config", "check"]).stdout
+
+
+def test_busy_cores_are_the_ticks_neither_idle_nor_waiting_times_the_cores() -> None:
+    # user nice system idle iowait irq softirq steal: 300 of 1000 ticks were busy.
+    first = (100, 0, 100, 1000, 50, 0, 0, 0)
+    second = (300, 0, 200, 1650, 100, 0, 0, 0)
+    assert threads.busy_cores(first, second) == round(0.3 * (os.cpu_count() or 1), 2)
+    assert threads.busy_cores(first, first) == 0.0  # no ticks counted: nothing busy
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="Linux's CPU counters only")
+def test_a_busy_neighbour_is_seen_and_the_model_takes_one_thread() -> None:
+    loop = subprocess.Popen(
+        [sys.executable, "-c", "print('on', flush=True)\nwhile True: pass"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert loop.stdout is not None and loop.stdout.readline() == "on\n"
+        assert (load := threads.machine_load()) is not None and load >= threads.IDLE_LOAD
+        assert threads.local_threads().threads == 1
+    finally:
+        loop.kill()
+        loop.wait()

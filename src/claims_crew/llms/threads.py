@@ -1,8 +1,9 @@
 """How many threads the local model (llms/local.py) computes with.
 
 CLAIMS_CREW_LOCAL_THREADS, when set; otherwise chosen when the model loads, from the machine's
-load at that moment (`choose_threads`): every core this process may use on an idle machine,
-one on a busy one. The choice is made once, since the loaded model keeps it for the run.
+load at that moment (`choose_threads`; `machine_load`: the cores other work keeps busy over a
+quarter second): every core this process may use on an idle machine, one on a busy one. The
+choice is made once, since the loaded model keeps it for the run.
 
 Why both: llama.cpp's threads wait for each other at every step of every token, spinning, so
 one thread kept off its core by other work holds all the others up. On a two-core machine,
@@ -14,18 +15,16 @@ is heavier than `os`: `config check` shows the choice without loading any model.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 from claims_crew.settings import current
 
-# Below this one-minute load average the machine counts as idle. It is an absolute figure, not
-# one per core: a single busy process takes a core from one of llama.cpp's threads, and that
-# one thread then holds up all the others, however many cores there are. It is low on purpose,
-# because the two mistakes do not cost the same: one thread on an idle two-core machine took
-# 1.4 times as long as two, but two threads on a busy one took 3 to 5 times as long as one.
-# The load average counts this process's own start too (its imports, a first policy index),
-# so a first run that spent 40 s of CPU before the model loads sees about 0.5 and takes one
-# thread; later runs, whose index is built, start in a few seconds.
+# Below this many cores busy with other work, the machine counts as idle. It is an absolute
+# figure, not one per core: a single busy process takes a core from one of llama.cpp's threads,
+# and that one thread then holds up all the others, however many cores there are. It is low on
+# purpose, because the two mistakes do not cost the same: one thread on an idle two-core machine
+# took 1.4 times as long as two, but two threads on a busy one took 3 to 5 times as long as one.
 IDLE_LOAD = 0.5
 
 
@@ -45,12 +44,46 @@ def usable_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+# How long the CPU counters are watched. This process sleeps meanwhile, so the busy cores seen
+# are other work's: the one-minute load average would count this process's own start (imports,
+# a first policy index) and take one thread on an idle machine.
+SAMPLE_SECONDS = 0.25
+
+
 def machine_load() -> float | None:
-    """The machine's load average over the last minute; None where the OS keeps none."""
+    """The cores busy with other work at this moment: from Linux's CPU counters over
+    SAMPLE_SECONDS, else the one-minute load average; None where the OS keeps neither."""
     try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows has no getloadavg
-        return None
+        first = _cpu_counters()
+        time.sleep(SAMPLE_SECONDS)
+        second = _cpu_counters()
+    except (OSError, ValueError):
+        try:
+            return os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows has no getloadavg
+            return None
+    return busy_cores(first, second)
+
+
+def _cpu_counters() -> tuple[int, ...]:
+    """The machine's CPU time counters (the `cpu` line of /proc/stat, in clock ticks)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = stat.readline().split()
+    if not fields or fields[0] != "cpu":
+        raise ValueError("no cpu line in /proc/stat")
+    return tuple(int(field) for field in fields[1:])
+
+
+def busy_cores(first: tuple[int, ...], second: tuple[int, ...]) -> float:
+    """How many cores were busy between two readings of /proc/stat's `cpu` line: the share of
+    ticks neither idle nor waiting on I/O (its 4th and 5th counters), times the machine's
+    cores (the line counts them all, whatever this process's affinity)."""
+    spent = [b - a for a, b in zip(first, second, strict=False)]
+    total = sum(spent[:8])  # guest time is already counted in user time
+    if total <= 0:
+        return 0.0
+    idle = spent[3] + (spent[4] if len(spent) > 4 else 0)
+    return round((total - idle) / total * (os.cpu_count() or 1), 2)
 
 
 @dataclass(frozen=True)
