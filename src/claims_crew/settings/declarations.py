@@ -135,7 +135,7 @@ class _Declared(BaseSettings):
     claims_crew_local_threads: Annotated[int | None, whole(1, MOST_THREADS)] = setting(
         None,
         "Threads the local model computes with (default: chosen when it loads, every core if "
-        "the last minute's load average is below 0.5, else one).",
+        "other work keeps under half a core busy, else one).",
         "Models",
     )
     claims_crew_intake_images: Switch = setting(
