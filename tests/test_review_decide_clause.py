@@ -188,3 +188,20 @@ def test_at_a_terminal_the_clause_is_confirmed_before_it_is_recorded(
     assert agreed.exit_code == 0, agreed.output
     assert "Record this decision" not in agreed.output
     assert [r.clauses[0].clause_id for r in store.reviews("C-1042")] == ["4.2(b)"]
+
+
+def test_a_proposal_that_names_no_clause_is_not_confirmed(
+    store: Store, tokens: dict[str, str]
+) -> None:
+    """A refusal proposed before decisions named clauses (the store records what it is given):
+    confirming it would send a letter that cites nothing, so it must go back instead."""
+    from claims_crew.desk import load_desk
+
+    store.decide("C-1042", "not_covered", "Seepage over weeks.", "ana", rules=load_desk())
+    assert store.proposal("C-1042") is not None
+
+    confirmed = as_reviewer(tokens["bo"], "review", "confirm", "C-1042")
+    assert confirmed.exit_code != 0
+    assert "must name the clause(s)" in said(confirmed.output)
+    assert "return the proposal" in said(confirmed.output)
+    assert store.reviews("C-1042") == [] and store.proposal("C-1042") is not None

@@ -53,12 +53,27 @@ def decision_clauses(
     re-read verified), UnknownClause naming a clause the wording lacks."""
     library = library or PolicyLibrary()
     if why := rules.clause_refusal(decision, len(clause_ids)):
-        verified = [c for c in offered_clauses(store, claim_id, library) if c.verified]
+        try:
+            verified = [c for c in offered_clauses(store, claim_id, library) if c.verified]
+        except ClaimsCrewError:  # an unreadable policy must not hide why this is refused
+            verified = []
         raise ClauseRefused(f"{why}. {offer_line(verified)}")
     if not clause_ids:
         return ()
     claim_file, resolution = _claim(store, claim_id)
     return read_person_clauses(library, claim_file, resolution, clause_ids)
+
+
+def confirmable(store: Store, ref: str, rules: DeskRules) -> None:
+    """ClauseRefused where the proposal waiting on escalation `ref` names no clause and the
+    desk wants one: one proposed before decisions named clauses, or while desk.yaml allowed
+    none. It goes back to be proposed again on a clause; confirming it would send a letter
+    that cites nothing. No proposal waiting: the confirmation itself says so."""
+    waiting = store.proposal(ref)
+    if waiting is not None and (
+        why := rules.clause_refusal(waiting.decision, len(waiting.clauses))
+    ):
+        raise ClauseRefused(f"{why}; return the proposal so it can be proposed again on a clause")
 
 
 def offer_line(verified: Sequence[PersonClause]) -> str:

@@ -12,8 +12,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.desk import DeskRules, reassign_refusal
+from claims_crew.desk import DeskRules, load_desk, reassign_refusal
+from claims_crew.errors import ConfigError
 from claims_crew.review.amounts import payable_on_confirming
+from claims_crew.review.decision_clauses import confirmable
 from claims_crew.review.pages import Pages, Session
 from claims_crew.review.routes_escalation import detail_page
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
@@ -39,6 +41,7 @@ def desk_routes(pages: Pages) -> APIRouter:
             return session
         try:
             if action == "confirm":
+                confirmable(pages.store, claim_id, load_desk())
                 payable = payable_on_confirming(pages.store, claim_id)
                 pages.store.confirm(claim_id, session.reviewer, reason, payable, rules=DeskRules())
             elif action == "assign":
@@ -53,6 +56,9 @@ def desk_routes(pages: Pages) -> APIRouter:
             return detail_page(pages, request, session, claim_id, 409, str(exc))
         except StoreError as exc:
             return detail_page(pages, request, session, claim_id, 400, str(exc))
+        except ConfigError as exc:  # desk.yaml edited into a broken state while the page runs
+            said = f"Nothing was confirmed: the desk's rules could not be read. {exc}"
+            return detail_page(pages, request, session, claim_id, 500, said)
         return RedirectResponse(f"/escalations/{claim_id}", status_code=303)
 
     return router
