@@ -119,3 +119,24 @@ def test_an_appeal_never_goes_to_its_earlier_reviewer_when_reviewers_come(
     escalate(store, tmp_path / "inbox", sample_library, "C-3")
     assert store.assignees(["C-3"]) == {"C-3": "dana"}  # dana 1, eve 1: first by name
     assert store.verify_audit().ok
+
+
+def test_a_failure_to_hand_out_the_waiting_escalations_never_loses_the_new_token(
+    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claims_crew.errors import StoreError
+
+    store = Store()
+    escalate(store, tmp_path / "inbox", sample_library, "C-1")
+
+    def fails(*_: object) -> list[tuple[str, str]]:
+        raise StoreError("the database went away")
+
+    monkeypatch.setattr(Store, "assign_waiting", fails)
+    added = cli("reviewers", "add", "dana")
+    assert added.exit_code == 0, added.output
+    lines = added.output.splitlines()
+    token = lines[lines.index("Reviewer dana added. Sign-in token (shown once, keep it safe):") + 1]
+    assert store.sign_in(token, "test") is not None
+    assert "the open escalations were not assigned: the database went away" in added.output
+    assert store.assignees(["C-1"]) == {"C-1": None}

@@ -126,8 +126,9 @@ def reviewers_add(
 
 def _register(name: str, settings: ReviewerSettings | None) -> tuple[str, list[tuple[str, str]]]:
     """The new reviewer's sign-in token, registered as the acting reviewer (desk_actor), and
-    the waiting escalations then given out (_assign_waiting)."""
+    the waiting escalations then given out (Store.assign_waiting)."""
     from claims_crew.desk import desk_change_refusal
+    from claims_crew.errors import ClaimsCrewError
     from claims_crew.store import Store
 
     assign = _desk_rule()  # read first: a broken config/desk.yaml changes nothing
@@ -136,7 +137,13 @@ def _register(name: str, settings: ReviewerSettings | None) -> tuple[str, list[t
     token = store.add_reviewer(
         name, settings, actor, note=note, first=first, permit=desk_change_refusal
     )
-    return token, store.assign_waiting(assign, f"after reviewer {name.strip()} was added")
+    try:
+        return token, store.assign_waiting(assign, f"after reviewer {name.strip()} was added")
+    except ClaimsCrewError as exc:
+        # The reviewer is added and their token is shown only once: a failure to hand out the
+        # waiting escalations must not lose it. It is said; the next add or set tries again.
+        click.echo(clean(f"notice: the open escalations were not assigned: {exc}"), err=True)
+        return token, []
 
 
 def _desk_rule() -> Any:
