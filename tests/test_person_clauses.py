@@ -155,3 +155,20 @@ def test_a_store_from_before_clauses_upgrades_and_its_entries_still_verify(
     assert verdict.ok, verdict.problem
     assert verdict.unsigned == 2  # the escalated and human entries, as they were written
     assert upgraded.audit_entries("C-1043")[-1].clauses == list(clauses)
+
+
+def test_the_amount_comes_from_the_clause_that_pays_whatever_the_order_named(
+    store: Store, sample_library: PolicyLibrary
+) -> None:
+    """On the £4,200 water claim, 4.2(b) pays £3,700 (the 4.2 sub-limit, less that section's
+    £500 deductible) and 4.4(c) £1,750; the exclusion 7.1 named first beside 4.2(b) pays
+    nothing of its own."""
+
+    def paid(*ids: str) -> Decimal | None:
+        named = decision_clauses(store, "C-1042", "covered", list(ids), DeskRules(), sample_library)
+        payable = payable_on_decision(store, "C-1042", "covered", sample_library, named)
+        return None if payable is None else payable.amount
+
+    assert paid("4.2(b)") == Decimal("3700")
+    assert paid("4.4(c)") == Decimal("1750")
+    assert paid("7.1", "4.2(b)") == Decimal("3700")

@@ -45,16 +45,28 @@ def payable_on_decision(
     library: PolicyLibrary | None = None,
     clauses: Sequence[PersonClause] = (),
 ) -> Payable | None:
-    """The amount payable on a person's decision: for covered, computed from the first of the
-    `clauses` the person named (as re-read: person_clauses.py), else as the rules would; None
+    """The amount payable on a person's decision: for covered, computed from the clause that
+    pays among those the person named (`paying_clause`), else as the rules would; None
     for any other decision (and for a claim the store does not hold, which the decision itself
     then refuses)."""
     if decision != PAID_ANSWER or (claim_file := store.claim_file(claim_id)) is None:
         return None
     record = store.claim_record(claim_id)
     resolution = record.resolution if record is not None else None
-    deciding = clauses[0].clause_id if clauses else None
-    return person_payable(library or PolicyLibrary(), claim_file, resolution, deciding)
+    return person_payable(
+        library or PolicyLibrary(), claim_file, resolution, paying_clause(clauses)
+    )
+
+
+def paying_clause(clauses: Sequence[PersonClause]) -> str | None:
+    """Of the clauses a covered decision names, the one its amount comes from: the first that
+    grants cover, else the first that is not an exclusion or a condition, else the first. A
+    reviewer who ticks the exclusion the other side cited beside the cover clause is paid
+    under the cover clause's limit, not the exclusion's section."""
+    for wanted in (("grant",), ("grant", "limit", "definition", "other", "")):
+        if found := next((c for c in clauses if c.kind in wanted), None):
+            return found.clause_id
+    return clauses[0].clause_id if clauses else None
 
 
 def payable_on_confirming(
