@@ -127,3 +127,17 @@ def test_a_busy_neighbour_is_seen_and_the_model_takes_one_thread() -> None:
     finally:
         loop.kill()
         loop.wait()
+
+
+def test_a_count_given_spends_no_time_watching_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    def watched() -> float:
+        raise AssertionError("the load was read though a count was given")
+
+    monkeypatch.setattr(threads, "machine_load", watched)
+    monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", "2")
+    assert local_threads().as_json() == {
+        "threads": 2,
+        "cores": usable_cores(),
+        "load": None,
+        "from": "CLAIMS_CREW_LOCAL_THREADS",
+    }

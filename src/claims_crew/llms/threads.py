@@ -118,9 +118,10 @@ class ThreadChoice:
 def local_threads(given: int | None = None) -> ThreadChoice:
     """`given`, else CLAIMS_CREW_LOCAL_THREADS, else the choice for this machine's cores and load
     now."""
-    cores, load = usable_cores(), machine_load()
+    cores = usable_cores()
     if given is None and (setting := current().claims_crew_local_threads) is not None:
         given = int(setting)
-    if given is not None:
-        return ThreadChoice(given, cores, load, by_setting=True)
+    if given is not None:  # no quarter second spent watching a load nothing will read
+        return ThreadChoice(given, cores, None, by_setting=True)
+    load = machine_load()
     return ThreadChoice(choose_threads(cores, load), cores, load, by_setting=False)
