@@ -97,8 +97,9 @@ def clause_detail(store: Store, escalation: Escalation) -> dict[str, Any]:
         waiting = store.proposal(escalation.claim_id)
         named = waiting.clauses if waiting is not None else ()
     else:
-        reviews = store.reviews(escalation.claim_id)
-        named = reviews[-1].clauses if reviews else ()
+        # This escalation's own review: an appealed claim has an earlier one too.
+        mine = [r for r in store.reviews(escalation.claim_id) if r.escalation_id == escalation.id]
+        named = mine[-1].clauses if mine else ()
     return {
         "clauses_offered": [c.model_dump(mode="json") for c in offered],
         "clauses_named": [c.model_dump(mode="json") for c in named],
