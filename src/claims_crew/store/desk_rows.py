@@ -242,10 +242,12 @@ def _assignment_row(
 def assign_waiting_in(
     conn: Connection, key: AuditKey, now: str, assign: Assign, because: str
 ) -> list[tuple[str, str]]:
-    """Every open escalation left unassigned, oldest first, given to whom the rule `assign`
-    picks now (never one its escalation leaves out, an appeal's earlier reviewer), each with
-    an `assigned` entry by the desk whose reason ends with `because`; returns (claim id,
-    reviewer) for each assigned. One that still nobody fits is left as it was, with no entry."""
+    """Every open escalation the desk left unassigned (its assignment row names nobody; one
+    opened before the desk kept assignments has no row, and stays a lead's to reassign), oldest
+    first, given to whom the rule `assign` picks now (never one its escalation leaves out, an
+    appeal's earlier reviewer), each with an `assigned` entry by the desk whose reason ends with
+    `because`; returns (claim id, reviewer) for each assigned. One that still nobody fits is
+    left as it was, with no entry."""
     waiting = conn.execute(
         select(
             escalations.c.id,
