@@ -2,7 +2,7 @@
 
 `run`, `work` and `crewai run` check the config before the store, the models or CrewAI are
 loaded: a broken config is refused with every problem listed after only the checker's own
-imports (about 1.3 s of CPU), and no store is created for a run that cannot start.
+imports (about a second of CPU), and no store is created for a run that cannot start.
 """
 
 from __future__ import annotations
