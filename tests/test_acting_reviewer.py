@@ -17,11 +17,16 @@ from claims_crew.desk import Assigner, DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.records import ReviewerSettings, among, name_key, same_person
+from claims_crew.records import PersonClause, ReviewerSettings, among, name_key, same_person
 from claims_crew.store import Basis, Proposal, Store
 from claims_crew.store.schema import current_revision
 from tests.support.reviewers import as_reviewer, decide
 from tests.support.store import back_to, record_for, water_loaded
+
+# The clause a refusal of the water claim rests on, as a proposal keeps it.
+SEEPAGE = (
+    PersonClause(clause_id="7.1", text="continuous or repeated seepage or leakage", verified=True),
+)
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -101,7 +106,8 @@ def test_confirm_return_and_assign_take_the_token_too(
     store, (_ana, bo) = escalated(tmp_path, sample_library, "ana", "bo")
     lee = store.add_reviewer("lee", ReviewerSettings(role="lead"))
     rules = DeskRules(four_eyes=FourEyes(always=["not_covered"]))
-    assert isinstance(store.decide("C-1", "not_covered", "Seepage.", "ana", rules=rules), Proposal)
+    proposed = store.decide("C-1", "not_covered", "Seepage.", "ana", rules=rules, clauses=SEEPAGE)
+    assert isinstance(proposed, Proposal)
     refused(as_reviewer(None, "review", "confirm", "C-1", "--reviewer", "bo", "--json"), "token")
     refused(as_reviewer(WRONG, "review", "return", "C-1", "--reason", "No.", "--json"), "not valid")
     refused(
@@ -177,7 +183,7 @@ def test_one_person_cannot_confirm_their_own_proposal_under_another_case(
 ) -> None:
     store, (bo,) = escalated(tmp_path, sample_library, "bo")
     rules = DeskRules(four_eyes=FourEyes(always=["not_covered"]))
-    store.decide("C-1", "not_covered", "Seepage.", "bo", rules=rules)
+    store.decide("C-1", "not_covered", "Seepage.", "bo", rules=rules, clauses=SEEPAGE)
     added = as_reviewer(bo, "reviewer", "add", "Bo", "--json")
     assert added.exit_code == 2 and "already exists" in added.stdout
     with pytest.raises(NotFound):
