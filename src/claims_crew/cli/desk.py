@@ -88,19 +88,20 @@ def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -
     """Confirm the decision proposed on an escalation: it decides the claim on the clauses the
     proposal rests on, which are shown (a different reviewer from the one who proposed it,
     within their own authority)."""
-    from claims_crew.desk import DeskRules, load_desk
+    from claims_crew.desk import load_desk
     from claims_crew.review.amounts import payable_on_confirming
     from claims_crew.review.decision_clauses import confirmable
     from claims_crew.store import Store
 
     store = Store()
     reviewer = signed_in(store, reviewer)
-    confirmable(store, ref, load_desk())
+    desk = load_desk()
+    confirmable(store, ref, desk)
     payable = payable_on_confirming(store, ref)
     if not as_json and (waiting := store.proposal(ref)) is not None and waiting.clauses:
         heading = f"{waiting.claim_id}: {waiting.reviewer} proposed {waiting.decision} on"
         show_rests_on(waiting.clauses, payable, heading, Console())
-    show_decided(store.confirm(ref, reviewer, reason, payable, rules=DeskRules()), as_json)
+    show_decided(store.confirm(ref, reviewer, reason, payable, rules=desk), as_json)
 
 
 @click.command("return")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.desk import DeskRules, load_desk, reassign_refusal
+from claims_crew.desk import load_desk, reassign_refusal
 from claims_crew.errors import ConfigError
 from claims_crew.review.amounts import payable_on_confirming
 from claims_crew.review.decision_clauses import confirmable
@@ -41,9 +41,10 @@ def desk_routes(pages: Pages) -> APIRouter:
             return session
         try:
             if action == "confirm":
-                confirmable(pages.store, claim_id, load_desk())
+                desk = load_desk()
+                confirmable(pages.store, claim_id, desk)
                 payable = payable_on_confirming(pages.store, claim_id)
-                pages.store.confirm(claim_id, session.reviewer, reason, payable, rules=DeskRules())
+                pages.store.confirm(claim_id, session.reviewer, reason, payable, rules=desk)
             elif action == "assign":
                 pages.store.reassign(
                     claim_id, to, session.reviewer, reason, permit=reassign_refusal
