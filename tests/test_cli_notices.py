@@ -40,6 +40,19 @@ from claims_crew.cli import main
 main(["run", "--inbox", sys.argv[1]], prog_name="claims-crew")
 """
 
+# One worker process of `run --workers N`, whose claim writes the store's first audit entry.
+WORKER = """
+import sys
+from claims_crew.run import work_process
+from claims_crew.run.worker import Worker
+
+def run(self):
+    self.settings.store.audit_key()  # what the first entry a worker writes does
+
+Worker.run = run
+work_process.main(sys.argv[1:])
+"""
+
 
 def test_the_cli_takes_the_loggers_records_the_store_says_its_notices_on() -> None:
     assert STORE_NOTICES.name == NOTICES
@@ -77,3 +90,21 @@ def test_another_command_says_it_too(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 0, result.output
     assert result.stderr.count(NOTICE) == 1, result.stderr
     assert "WARNING:" not in result.output
+
+
+def test_a_runs_worker_process_says_it_as_a_line_of_its_own_too() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_CREW_AUDIT_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER, "store", str(ROOT / "config"), "1"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""  # stdout carries the worker's events alone
+    notices = [line for line in done.stderr.splitlines() if line.startswith(NOTICE)]
+    assert len(notices) == 1, done.stderr
+    assert "WARNING:" not in done.stderr, done.stderr

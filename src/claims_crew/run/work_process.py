@@ -12,7 +12,8 @@ store as shown to people. It reports what it does on its stdout, one JSON object
 
 The records themselves are not sent: each is in the store once `finished` is written, and the
 parent reads it from there. Anything else the process prints (CrewAI's own output included)
-goes to stderr, so that stdout carries only these lines. It exits 0 when the queue ran empty,
+goes to stderr, so that stdout carries only these lines; the store's notices (the database
+gone and back) are `notice:` lines there, as in the parent. It exits 0 when the queue ran empty,
 whatever became of each claim; anything else means it died. One of claims-crew's own errors
 (the database lost for longer than CLAIMS_CREW_DATABASE_WAIT) ends it with that error's one
 line on stderr and status 1.
@@ -69,6 +70,10 @@ def _work(_store_shown: str, config_dir: str, concurrency: str) -> None:
 
     events = _events_out()
     keep_crewai_at_home()
+
+    from claims_crew.cli.notices import print_notices
+
+    print_notices()  # the store's notices as `notice:` lines on stderr, as the run's own are
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
