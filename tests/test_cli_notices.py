@@ -54,6 +54,20 @@ work_process.main(sys.argv[1:])
 """
 
 
+def without_audit_key(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`code` run in a new Python process with `args`, in a home with no audit key yet."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_CREW_AUDIT_KEY"}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
 def test_the_cli_takes_the_loggers_records_the_store_says_its_notices_on() -> None:
     assert STORE_NOTICES.name == NOTICES
 
@@ -62,16 +76,7 @@ def test_a_run_says_it_made_the_audit_key_as_a_line_of_its_own(tmp_path: Path) -
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(WATER_CLAIM, inbox / WATER_CLAIM.name)
-    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_CREW_AUDIT_KEY"}
-    done = subprocess.run(
-        [sys.executable, "-c", RUN, str(inbox)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    done = without_audit_key(RUN, str(inbox))
     said = done.stdout + done.stderr
     assert done.returncode == 0, said
     assert "C-1042" in done.stdout  # the run's table: the claim was reviewed
@@ -93,16 +98,7 @@ def test_another_command_says_it_too(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_runs_worker_process_says_it_as_a_line_of_its_own_too() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "CLAIMS_CREW_AUDIT_KEY"}
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER, "store", str(ROOT / "config"), "1"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+    done = without_audit_key(WORKER, "store", str(ROOT / "config"), "1")
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""  # stdout carries the worker's events alone
     notices = [line for line in done.stderr.splitlines() if line.startswith(NOTICE)]
