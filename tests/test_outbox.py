@@ -155,6 +155,28 @@ def test_a_taken_delivery_is_leased_then_delivered_retried_or_failed() -> None:
     assert store.delivered(again.id, "sender-c", 200)
 
 
+def test_a_lease_held_over_a_try_keeps_it_and_a_lost_one_is_not_regained() -> None:
+    clock = Clock(START)
+    store = Store(clock=clock)
+    append(store, "auto", "C-1")
+    store.fan_out({"core": EVERY})
+    (taken,) = store.take_deliveries("sender-a", 10, lease_s=30)
+    # Just before its try, sender-a holds it for 60 s more: past the batch's lease.
+    clock.now = START + timedelta(seconds=29)
+    assert store.hold_delivery(taken.id, "sender-a", lease_s=60)
+    clock.now = START + timedelta(seconds=31)
+    assert store.take_deliveries("sender-b", 10, lease_s=30) == []
+    assert not store.hold_delivery(taken.id, "sender-b", lease_s=60)  # not sender-b's
+    # Once that lease ends, sender-b takes it, and sender-a may no longer try it.
+    clock.now = START + timedelta(seconds=90)
+    (again,) = store.take_deliveries("sender-b", 10, lease_s=30)
+    assert again.id == taken.id
+    assert not store.hold_delivery(taken.id, "sender-a", lease_s=60)
+    assert store.hold_delivery(taken.id, "sender-b", lease_s=60)
+    assert store.delivered(taken.id, "sender-b", 204)
+    assert not store.hold_delivery(taken.id, "sender-b", lease_s=60)  # delivered: done
+
+
 def test_two_takers_never_take_the_same_delivery() -> None:
     store = Store()
     for n in range(24):

@@ -54,6 +54,7 @@ def test_serve_runs_workers_and_the_sender_and_stops_them(
         "url": receiver.url,
         "secret_env": "CLAIMS_CREW_WEBHOOK_SECRET_CORE",
         "events": ["claim.decided"],
+        "allow_private": True,  # the receiver listens on 127.0.0.1
     }
     webhooks = {"endpoints": [endpoint], "retry_s": [1], "timeout_s": 5}
     (config / "webhooks.yaml").write_text(yaml.safe_dump(webhooks), encoding="utf-8")

@@ -130,3 +130,55 @@ def test_config_check_warns_of_an_unset_secret_and_refuses_a_malformed_one(
     assert (problem["code"], problem["severity"]) == ("webhook_secret_malformed", "error")
     monkeypatch.setenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", SECRET)
     assert check(folder) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://127.0.0.1:8080/hooks", "127.0.0.1 is a loopback address"),
+        ("http://[::1]/hooks", "::1 is a loopback address"),
+        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"),
+        ("http://[fe80::1]/hooks", "fe80::1 is a link-local address"),
+        ("https://10.1.2.3/hooks", "10.1.2.3 is a private address"),
+        ("https://192.168.0.10/hooks", "192.168.0.10 is a private address"),
+        ("https://[fd12::1]/hooks", "fd12::1 is a private address"),
+        ("http://0.0.0.0/hooks", "0.0.0.0 is an unspecified address"),
+        ("http://224.0.0.1/hooks", "224.0.0.1 is a multicast address"),
+        ("http://100.100.100.200/hooks", "100.100.100.200 is not a public address"),
+        ("http://[::ffff:10.0.0.1]/hooks", "is a private address"),
+        ("http://2130706433/hooks", "127.0.0.1 is a loopback address"),  # 127.0.0.1 as a number
+    ],
+)
+def test_a_url_to_an_address_that_is_not_public_is_refused_unless_allowed(
+    tmp_path: Path, url: str, said: str
+) -> None:
+    endpoint = ENDPOINT | {"url": url}
+    with pytest.raises(ConfigError, match=r"endpoints\[0\]\.url") as refused:
+        load_webhooks(config_with(tmp_path / "refused", endpoints=[endpoint]))
+    assert said in str(refused.value) and "allow_private: true" in str(refused.value)
+    allowed = load_webhooks(
+        config_with(tmp_path / "allowed", endpoints=[endpoint | {"allow_private": True}])
+    )
+    assert allowed.endpoints[0].allow_private
+
+
+def test_a_public_address_or_a_host_name_passes(tmp_path: Path) -> None:
+    # A host name is looked up only when sent to (test_webhook_tries.py checks that part).
+    urls = ("https://93.184.216.34/hooks", "https://claims.example.com/h", "http://localhost/")
+    for n, url in enumerate(urls):
+        folder = config_with(tmp_path / str(n), endpoints=[ENDPOINT | {"url": url}])
+        assert str(load_webhooks(folder).endpoints[0].url) == url
+
+
+def test_config_check_places_a_private_target_at_its_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAIMS_CREW_WEBHOOK_SECRET_CORE", SECRET)
+    metadata = ENDPOINT | {"url": "http://169.254.169.254/latest/meta-data/"}
+    code, [problem] = check(config_with(tmp_path / "bad", endpoints=[metadata]))
+    assert code != 0
+    assert (problem["code"], problem["severity"]) == ("webhooks_private_target", "error")
+    assert problem["key"] == "endpoints[0].url" and problem["line"] is not None
+    assert "169.254.169.254 is a link-local address" in problem["message"]
+    allowed = config_with(tmp_path / "ok", endpoints=[metadata | {"allow_private": True}])
+    assert check(allowed) == (0, [])

@@ -9,30 +9,21 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from typing import Any
 
 import pytest
 
 from claims_crew.store import Delivery, Store
-from claims_crew.store.outbox import announce
 from claims_crew.webhooks.config import WebhookEndpoint, WebhooksConfig
 from claims_crew.webhooks.loop import SenderLoop
 from claims_crew.webhooks.sender import PassCounts, Sender
 from claims_crew.webhooks.signing import verify
+from tests.support.outbox import announced
 from tests.support.receiver import Receiver, new_secret
 
 pytestmark = pytest.mark.usefixtures("engine")
 
 CORE_SECRET = new_secret()
 DEAD_SECRET = new_secret()
-
-
-def announced(store: Store, event: Any, claim_id: str) -> str:
-    """One event written as the store writes them, in a transaction of its own; its id."""
-    event_id = f"evt_{claim_id.lower()}_{event.replace('.', '_')}"
-    with store.write() as conn:
-        announce(conn, event, claim_id, {"claim_id": claim_id}, store.now(), event_id)
-    return event_id
 
 
 def config(core: Receiver, dead: Receiver, retry_s: list[float]) -> WebhooksConfig:
@@ -43,9 +34,14 @@ def config(core: Receiver, dead: Receiver, retry_s: list[float]) -> WebhooksConf
                 url=core.url,
                 secret_env="UNUSED_CORE",
                 events=["claim.decided", "claim.escalated"],
+                allow_private=True,  # the receivers listen on 127.0.0.1
             ),
             WebhookEndpoint(
-                name="dead", url=dead.url, secret_env="UNUSED_DEAD", events=["claim.decided"]
+                name="dead",
+                url=dead.url,
+                secret_env="UNUSED_DEAD",
+                events=["claim.decided"],
+                allow_private=True,
             ),
         ],
         retry_s=retry_s,

@@ -1,11 +1,13 @@
-"""Audit entries appended straight into the store, for the outbox's tests: each decision entry
-writes its webhook event beside it (store/outbox.py)."""
+"""Audit entries and webhook events written straight into the store, for the outbox's and the
+sender's tests: each decision entry writes its webhook event beside it (store/outbox.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from claims_crew.store import Store, audit
+from claims_crew.store.outbox import announce
+from claims_crew.vocabulary import WebhookEvent
 
 
 def append(store: Store, kind: str, claim_id: str = "C-1", **extra: Any) -> tuple[Any, str]:
@@ -29,3 +31,11 @@ def append(store: Store, kind: str, claim_id: str = "C-1", **extra: Any) -> tupl
         return audit.append(
             conn, store.audit_key(), kind=kind, claim_id=claim_id, at=store.now(), **fields | extra
         )
+
+
+def announced(store: Store, event: WebhookEvent, claim_id: str) -> str:
+    """One event written as the store writes them, in a transaction of its own; its id."""
+    event_id = f"evt_{claim_id.lower()}_{event.replace('.', '_')}"
+    with store.write() as conn:
+        announce(conn, event, claim_id, {"claim_id": claim_id}, store.now(), event_id)
+    return event_id

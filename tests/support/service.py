@@ -38,6 +38,7 @@ def webhook_config(folder: Path, url: str, events: list[str]) -> Path:
     """A copy of the project's config/ at `folder`, whose webhooks.yaml names one endpoint."""
     shutil.copytree(ROOT / "config", folder)
     endpoint = {"name": "e2e", "url": url, "secret_env": SECRET_VARIABLE, "events": events}
+    endpoint["allow_private"] = True  # the test receivers listen on 127.0.0.1
     hooks = {"endpoints": [endpoint], "retry_s": RETRY_S, "timeout_s": 5}
     (folder / "webhooks.yaml").write_text(yaml.safe_dump(hooks, sort_keys=False), "utf-8")
     return folder

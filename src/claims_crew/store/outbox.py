@@ -188,6 +188,19 @@ class Outbox(StoreBase):
             rows = conn.execute(_DELIVERIES.where(_d.id.in_(ids)).order_by(_d.next_at, _d.id))
             return [_delivery(row) for row in rows]
 
+    @rides_out
+    def hold_delivery(self, delivery_id: int, holder: str, lease_s: float) -> bool:
+        """Extend `holder`'s lease on a pending delivery to `lease_s` seconds from now, just
+        before a try; False when another sender has taken it since (the try must not start).
+        One conditional UPDATE: it and another sender's take are ordered by the row's lock."""
+        held = and_(_d.id == delivery_id, _d.taken_by == holder, _d.status == "pending")
+        with self.write(exclusive=False) as conn:
+            until = stamp(self.clock() + timedelta(seconds=lease_s))
+            done = conn.execute(
+                update(webhook_deliveries).where(held).values(taken_until=until).returning(_d.id)
+            ).first()
+        return done is not None
+
     def _finish(self, delivery_id: int, holder: str, **values: Any) -> bool:
         """Record a try of a delivery `holder` holds; False when it holds it no longer."""
         held = and_(_d.id == delivery_id, _d.taken_by == holder, _d.status == "pending")

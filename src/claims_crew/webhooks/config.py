@@ -5,6 +5,7 @@
         url: https://claims.example.com/hooks/claims-crew
         secret_env: CLAIMS_CREW_WEBHOOK_SECRET_CORE
         events: [claim.decided, claim.escalated]
+        allow_private: false    # true: the URL may lead to a loopback or private address
     retry_s: [5, 300, 1800, 7200, 18000, 36000, 36000]
     timeout_s: 10
 
@@ -12,6 +13,10 @@ A missing file means no endpoints: nothing is sent, and events are kept only in 
 The secret itself is never in the file: `secret_env` names the environment variable that holds
 it ("whsec_" + base64, as Standard Webhooks writes secrets), read when the sender starts, so an
 unset or malformed one stops `serve` with a ConfigError naming the variable.
+
+A URL whose host is a loopback, link-local, private or other non-public address is refused
+unless its endpoint says `allow_private: true` (targets.py says which and why); a host name is
+checked when it is sent to, once looked up.
 
 `retry_s` is the wait after each failed try: a delivery is tried once, then once after each
 wait, then given up (failed). The default follows the Standard Webhooks example schedule up to
@@ -23,13 +28,23 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from claims_crew import settings
 from claims_crew.errors import ConfigError
 from claims_crew.settings.yaml_files import model_from_yaml
 from claims_crew.vocabulary import WebhookEvent
 from claims_crew.webhooks.signing import SECRET_PREFIX, secret_key
+from claims_crew.webhooks.targets import refused_host
 
 FILE_NAME = "webhooks.yaml"
 DEFAULT_RETRY_S: tuple[float, ...] = (5, 300, 1800, 7200, 18000, 36000, 36000)
@@ -42,9 +57,28 @@ class WebhookEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-    url: HttpUrl = Field(description="http or https.")
+    # Declared before url, so that url's check sees it.
+    allow_private: bool = Field(
+        False, description="Send to a loopback, link-local or private address (targets.py)."
+    )
+    url: HttpUrl = Field(description="http or https, to a public address.")
     secret_env: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     events: list[WebhookEvent] = Field(min_length=1)
+
+    @field_validator("url")
+    @classmethod
+    def _public(cls, url: HttpUrl, info: ValidationInfo) -> HttpUrl:
+        """An address in the URL must be public unless allow_private; a host name is looked
+        up, and its addresses checked, on every try (sending.py)."""
+        refused = refused_host(url.host or "")
+        if refused is not None and not info.data.get("allow_private", False):
+            raise PydanticCustomError(
+                "private_target",
+                "{refused}: webhooks go to public addresses only; set allow_private: true on "
+                "this endpoint to send there",
+                {"refused": refused},
+            )
+        return url
 
     def secret(self) -> str:
         """The endpoint's secret from its environment variable; ConfigError naming the

@@ -1,20 +1,31 @@
 """One pass of the webhook sender: new events fanned out, due deliveries POSTed and marked.
 
 A pass asks the store to fan each new event out to the endpoints that want it
-(Store.fan_out), takes the deliveries that are due under a lease (Store.take_deliveries: two
-senders never hold the same one), and POSTs each to its endpoint: the payload the store fixed
-when the event was written, as the body, byte for byte, with the Standard Webhooks headers
-(webhook-id: the event's id, the same on every try; webhook-timestamp: this try's; and
-webhook-signature over the three). A 2xx answer delivers it. Anything else (another status, a
-refused connection, no answer within timeout_s) is a failed try, recorded with its reason, and
-the delivery waits in the store for its next try, retry_s[tries - 1] seconds later, or is
-given up (failed) once the waits are spent. Redirects are not followed: Standard Webhooks counts
-a 3xx as a failure, the endpoint's URL to be corrected.
+(Store.fan_out), takes the deliveries that are due under a lease (Store.take_deliveries), and
+POSTs each to its endpoint (sending.py): the payload the store fixed when the event was
+written, as the body, byte for byte, with the Standard Webhooks headers (webhook-id: the
+event's id, the same on every try; webhook-timestamp: this try's; and webhook-signature over
+the three). A 2xx answer delivers it. Anything else (another status, a refused connection, no
+answer within timeout_s, an address that is not public) is a failed try, recorded with its
+reason, and the delivery waits in the store for its next try, retry_s[tries - 1] seconds
+later, or is given up (failed) once the waits are spent. Redirects are not followed: Standard
+Webhooks counts a 3xx as a failure, the endpoint's URL to be corrected.
+
+Why two senders never send the same delivery at once (several `serve` processes on one store):
+
+- a try's exchange ends at its deadline, timeout_s after it starts: sending.py shuts its
+  sockets then, so no byte of it is sent or read later, however slowly the receiver answers;
+- just before a try, its sender extends its lease to timeout_s + LEASE_MARGIN_S from now
+  (Store.hold_delivery); if another sender has taken the delivery since, the try does not
+  start. The batch's own lease (BATCH * timeout_s + LEASE_MARGIN_S) covers the tries before;
+- so every try ends with LEASE_MARGIN_S of its lease to spare, time enough to record it
+  (Store.delivered or retry_later, which record nothing for a sender that no longer holds the
+  delivery), and another sender can take the delivery only once that lease has ended, after
+  the try. The margin also absorbs the clocks of two machines that disagree a little.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -24,26 +35,15 @@ import httpx
 from claims_crew.store import lease_holder
 from claims_crew.vocabulary import stamp
 from claims_crew.webhooks.config import WebhooksConfig
-from claims_crew.webhooks.signing import sign
+from claims_crew.webhooks.sending import Tried, post
 
 if TYPE_CHECKING:
     from claims_crew.store import Delivery, Store
 
 # Deliveries taken per batch; the lease covers every one of them timing out in turn.
 BATCH = 10
+# What a lease holds beyond the tries it covers (see above).
 LEASE_MARGIN_S = 30.0
-
-
-@dataclass(frozen=True)
-class Tried:
-    """What one try came to: the receiver's status (None: no answer) and, failed, why."""
-
-    status_code: int | None
-    error: str | None
-
-    @property
-    def delivered(self) -> bool:
-        return self.error is None
 
 
 @dataclass(frozen=True)
@@ -62,30 +62,16 @@ def sender_name() -> str:
     return f"webhooks@{lease_holder()}"
 
 
-def post(
-    client: httpx.Client, url: str, secret: str, delivery: Delivery, timeout_s: float
-) -> Tried:
-    """POST one delivery, signed; what came of it, with a reason a person can read."""
-    body = delivery.payload.encode("utf-8")
-    timestamp = int(time.time())
-    headers = {
-        "webhook-id": delivery.event_id,
-        "webhook-timestamp": str(timestamp),
-        "webhook-signature": sign(secret, delivery.event_id, timestamp, body),
-        "content-type": "application/json",
-    }
-    try:
-        response = client.post(url, content=body, headers=headers, timeout=timeout_s)
-    except httpx.TimeoutException:
-        return Tried(None, f"no answer from {url} within {timeout_s:g} s")
-    except httpx.ConnectError as exc:
-        return Tried(None, f"could not connect to {url}: {exc}")
-    except httpx.HTTPError as exc:
-        return Tried(None, f"request to {url} failed: {type(exc).__name__}: {exc}")
-    if 200 <= response.status_code < 300:
-        return Tried(response.status_code, None)
-    reason = response.reason_phrase or "no reason given"
-    return Tried(response.status_code, f"{url} answered {response.status_code} {reason}")
+def new_client() -> httpx.Client:
+    """The sender's HTTP client. No redirects (above). A fresh connection for every try, so
+    that the try's deadline holds its socket from the moment it connects (a pooled one would
+    be handed over unseen). Proxy variables from the environment are not used: the address
+    checked (targets.py) must be the one the request is sent to."""
+    return httpx.Client(
+        follow_redirects=False,
+        trust_env=False,
+        limits=httpx.Limits(max_keepalive_connections=0),
+    )
 
 
 class Sender:
@@ -102,7 +88,7 @@ class Sender:
         self.config = config
         self.secrets = secrets
         self.holder = sender_name()
-        self.client = client or httpx.Client(follow_redirects=False)
+        self.client = client or new_client()
 
     def close(self) -> None:
         self.client.close()
@@ -115,20 +101,28 @@ class Sender:
         lease_s = BATCH * self.config.timeout_s + LEASE_MARGIN_S
         while batch := self.store.take_deliveries(self.holder, BATCH, lease_s):
             for delivery in batch:
-                counts[self._send(delivery)] += 1
+                outcome = self._send(delivery)
+                if outcome in counts:  # not "lost": another sender has it now
+                    counts[outcome] += 1
             if len(batch) < BATCH:
                 break
         return PassCounts(fanned=fanned, **counts)
 
     def _send(self, delivery: Delivery) -> str:
-        """Try one delivery and record it: 'delivered', 'retrying' or 'failed'."""
+        """Try one delivery and record it: 'delivered', 'retrying' or 'failed'; 'lost' when
+        another sender took it before the try could start."""
         endpoint = self.config.endpoint(delivery.endpoint)
         if endpoint is None:
             tried = Tried(None, f"endpoint {delivery.endpoint!r} is no longer in webhooks.yaml")
             self.store.retry_later(delivery.id, self.holder, None, tried.error or "", None)
             return "failed"
         secret = self.secrets[endpoint.name]
-        tried = post(self.client, str(endpoint.url), secret, delivery, self.config.timeout_s)
+        timeout_s = self.config.timeout_s
+        if not self.store.hold_delivery(delivery.id, self.holder, timeout_s + LEASE_MARGIN_S):
+            return "lost"
+        tried = post(
+            self.client, str(endpoint.url), secret, delivery, timeout_s, endpoint.allow_private
+        )
         if tried.delivered:
             self.store.delivered(delivery.id, self.holder, tried.status_code or 200)
             return "delivered"
