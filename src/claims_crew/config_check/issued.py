@@ -30,6 +30,7 @@ from claims_crew.policy.amend import Unmatched
 from claims_crew.policy.issued import IssuedPolicy, issued_dir
 from claims_crew.policy.library import PolicyIndexFile, PolicyLibrary
 from claims_crew.policy.schedule import schedules_dir
+from claims_crew.policy.target_clauses import is_literal
 
 
 def opening_pdfs(policies_dir: Path) -> list[Problem]:
@@ -151,6 +152,10 @@ def _references(
     return out
 
 
+def _pattern(unmatched: Unmatched) -> bool:
+    return bool(unmatched.change.target) and not is_literal(unmatched.change.target)
+
+
 def _named(exc: PolicyError, names: list[str]) -> str:
     """The endorsement an error on an issued policy is about (its message names it)."""
     return next((n for n in names if f"endorsement {n}:" in exc.message), names[0])
@@ -209,7 +214,8 @@ def _unmatched_changes(
                 "endorsement_target_missing",
                 f"{endorsement} change {number} ({u.change.kind} {u.change.target!r}, page "
                 f"{u.change.page}): form {form} has no such clause",
-                f"see the ids in `claims-crew policy tree {form}`; correct the change under "
+                ("a target is a clause label, never a pattern; " if _pattern(u) else "")
+                + f"see the ids in `claims-crew policy tree {form}`; correct the change under "
                 f"`corrections:` of {endorsement} (change: {number}, target: ...)",
             )
         )

@@ -17,7 +17,7 @@ from claims_crew.policy.changes import DONE, Change, ChangeKind
 from claims_crew.policy.kinds import DEFAULT_REASON, Carried, ClauseWords, KindCall, settle
 from claims_crew.policy.line_shapes import short_title
 from claims_crew.policy.segment import Clause, segment
-from claims_crew.policy.target_clauses import find_target
+from claims_crew.policy.target_clauses import find_target, is_literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,15 +87,19 @@ def amend(form_clauses: Sequence[Clause], in_force: Sequence[EndorsementChanges]
                 find_target(change.target, tree.clauses, change.within) if change.target else None
             )
             if target is None:
-                why = (
-                    "it names no clause"
-                    if not change.target
-                    else f"the form has no clause {change.target!r}"
-                )
+                why = _why_unmatched(change.target)
                 unmatched.append(Unmatched(entry.endorsement, number, change, why))
                 continue
             tree.apply(entry, number, change, target)
     return Amended(tree.clauses, tree.amendments, unmatched)
+
+
+def _why_unmatched(target: str) -> str:
+    if not target:
+        return "it names no clause"
+    if not is_literal(target):  # "7.*|.*": never read as a pattern, nor cut down to "7"
+        return f"{target!r} is not a clause label; a target is matched as printed"
+    return f"the form has no clause {target!r}"
 
 
 class _Tree:
