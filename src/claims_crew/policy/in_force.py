@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter, ValidationError
 
-from claims_crew.errors import PolicyError
+from claims_crew.errors import OutsidePolicies, PolicyError
 from claims_crew.policy import amend as amend_module
 from claims_crew.policy import (
     change_corrections,
@@ -46,6 +46,7 @@ from claims_crew.policy.cache import (
 )
 from claims_crew.policy.change_corrections import apply_change_corrections
 from claims_crew.policy.changes import Change, read_changes
+from claims_crew.policy.confined import inside
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import EndorsementEntry, EndorsementOnPolicy, IssuedPolicy
 
@@ -133,11 +134,14 @@ def endorsements_in_force(
 def _read(
     library: PolicyLibrary, on_policy: EndorsementOnPolicy, entry: EndorsementEntry
 ) -> _Endorsement:
-    path = library.root / entry.file
+    name = on_policy.endorsement
+    try:
+        path = inside(library.root, entry.file, "file")
+    except OutsidePolicies as exc:
+        raise PolicyError("outside_policies", f"endorsement {name}: {exc}") from exc
     try:
         data = path.read_bytes()
     except OSError as exc:
-        name = on_policy.endorsement
         raise PolicyError("not_found", f"endorsement {name}: {path}: no such file") from exc
     return _Endorsement(on_policy, entry, path, data, hashlib.sha256(data).hexdigest())
 
