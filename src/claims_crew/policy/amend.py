@@ -9,7 +9,7 @@ the form said before.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -77,12 +77,22 @@ class Amended:
     unmatched: list[Unmatched]
 
 
-def amend(form_clauses: Sequence[Clause], in_force: Sequence[EndorsementChanges]) -> Amended:
-    """Apply each endorsement's changes, in the policy's order and each in its own order."""
+def _no_deadline() -> None:
+    pass
+
+
+def amend(
+    form_clauses: Sequence[Clause],
+    in_force: Sequence[EndorsementChanges],
+    check: Callable[[], None] = _no_deadline,
+) -> Amended:
+    """Apply each endorsement's changes, in the policy's order and each in its own order;
+    `check` is called before each change and raises to stop (the reading deadline)."""
     tree = _Tree(list(form_clauses))
     unmatched: list[Unmatched] = []
     for entry in in_force:
         for number, change in enumerate(entry.changes, start=1):
+            check()
             target = (
                 find_target(change.target, tree.clauses, change.within) if change.target else None
             )
