@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from claims_crew.policy.amend import Amended, EndorsementChanges, amend
 from claims_crew.policy.changes import Change
 from claims_crew.policy.segment import Clause, segment
@@ -169,3 +171,32 @@ def test_targets_are_read_from_printed_references() -> None:
     found = find_target("clause 4.2 (b)", clauses)
     assert found is not None and found.id == "4.2(b)"
     assert find_target("Clause 4.9", clauses) is None
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["7.*|.*", r"Clause 4\.2", "4.2(b)|7", "7.+", "[7]", "^7$", "7{1}", "4.*", "7.1?", "Flood|.*"],
+)
+def test_a_target_is_a_label_never_a_pattern(target: str) -> None:
+    clauses = form()
+    assert find_target(target, clauses) is None
+    result = amend(clauses, [endorsement("E", Change("delete", target, "", 1))])
+    assert result.clauses == clauses and result.amendments == {}
+    [unmatched] = result.unmatched
+    assert unmatched.change.target == target
+    assert unmatched.why == f"{target!r} is not a clause label; a target is matched as printed"
+
+
+@pytest.mark.parametrize(
+    ("target", "wanted"),
+    [
+        ("4.2(b)", "4.2(b)"),  # as the tree names it
+        ("  CLAUSE 4.2 (B) ", "4.2(b)"),  # case, spaces and the word before a label
+        ("Exclusion 7.1.", "7.1"),  # a label's closing full stop
+        ("Section 7 – Exclusions", "7"),  # its heading beside it
+        ("Flood", "7.2"),  # a clause named by its title alone
+    ],
+)
+def test_a_target_is_compared_after_a_fixed_normalisation(target: str, wanted: str) -> None:
+    found = find_target(target, form())
+    assert found is not None and found.id == wanted

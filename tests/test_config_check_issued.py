@@ -4,12 +4,15 @@ every endorsement change must reach a clause of its form."""
 from __future__ import annotations
 
 import shutil
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from claims_crew.config_check import check_config
+from claims_crew.policy.library import PolicyLibrary
 from tests.support.paths import ROOT, SAMPLE_POLICIES
 from tests.support.scripts import load_script
 
@@ -163,3 +166,29 @@ def test_before_a_run_the_references_are_checked_but_no_pdf_is_read(tmp_path: Pa
     )
     problems = check_config(ROOT / "config", folder, schedules=False)
     assert [p.code for p in problems if p.file.startswith("policies/")] == ["issued_form_unknown"]
+
+
+@pytest.mark.slow  # config check reads the endorsements' PDFs
+def test_a_corrected_target_is_a_label_never_a_pattern(tmp_path: Path) -> None:
+    """A correction's target is compared as a label: "7.*|.*" reaches no clause, where the
+    forgiving keys cut it to "7" and the change deleted all of section 7."""
+    folder = _folder(tmp_path)
+    index_file = folder / "index.yaml"
+    index = yaml.safe_load(index_file.read_text(encoding="utf-8"))
+    index["endorsements"]["HM-E-09"]["corrections"] = [
+        {"change": 1, "kind": "delete", "target": "7.*|.*"}
+    ]
+    index_file.write_text(yaml.safe_dump(index, allow_unicode=True), encoding="utf-8")
+    [problem] = _problems(folder)
+    assert problem["code"] == "endorsement_target_missing"
+    assert problem["message"] == (
+        "HM-E-09 change 1 (delete '7.*|.*', page 1): form HM-HOME-001 has no such clause"
+    )
+    assert "HM-E-09" in _line(index_file, problem["line"])
+    assert "never a pattern" in problem["hint"]
+    library = PolicyLibrary(folder, tmp_path / "cache")
+    doc = library.in_force("HM-HOME-001", "HM-25-00417", date(2025, 8, 10))
+    seepage = doc.get("7.1")
+    assert seepage is not None and "seepage" in seepage.text.lower()
+    assert "7" not in doc.amendments and "7.1" not in doc.amendments
+    assert [(u.endorsement, u.number) for u in doc.unmatched] == [("HM-E-09", 1)]

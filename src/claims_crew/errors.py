@@ -26,6 +26,8 @@ PolicyErrorCode = Literal[
     "wrong_form",
     "unknown_endorsement",
     "bad_correction",
+    # A file the policies folder names (an endorsement's PDF) lies outside it (OutsidePolicies).
+    "outside_policies",
 ]
 
 
@@ -35,6 +37,12 @@ class ClaimsCrewError(Exception):
 
 class ConfigError(ClaimsCrewError):
     """A config or index file is missing, unreadable or fails validation; names the file and key."""
+
+
+class OutsidePolicies(ConfigError):
+    """A file the policies folder names (an issued policy, a declarations or schedule file, an
+    endorsement's PDF) lies outside it: by `../`, an absolute path, or a link leading out. It is
+    never read; the message names the file as named, where it leads and the folder."""
 
 
 class ClaimFileError(ClaimsCrewError):

@@ -252,32 +252,31 @@ def policy_changes(endorsement: str, as_json: bool) -> None:
     """
     from claims_crew.policy.in_force import changes_of
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.policy.target_clauses import find_target
 
-    library = PolicyLibrary()
-    read, corrected = changes_of(library, endorsement)
-    form = library.endorsements[endorsement].form
-    clauses = library.open(form, unreviewed_ocr=True).clauses
+    found = changes_of(PolicyLibrary(), endorsement)
 
-    def rows(changes: list[Any]) -> list[dict[str, Any]]:
+    def rows(changes: list[tuple[Any, str | None]]) -> list[dict[str, Any]]:
         return [
             {
                 "number": n,
                 "kind": c.kind,
                 "target": c.target,
                 # Found as amend.py finds it: within the part the endorsement names.
-                "clause": found.id if (found := find_target(c.target, clauses, c.within)) else None,
+                "clause": clause,
                 "page": c.page,
                 "qualified": c.qualified,
                 "text": c.text,
             }
-            for n, c in enumerate(changes, start=1)
+            for n, (c, clause) in enumerate(changes, start=1)
         ]
 
-    payload: dict[str, Any] = {"endorsement": endorsement, "form": form, "changes": rows(read)}
-    payload["corrected"] = (
-        rows(corrected) if library.endorsements[endorsement].corrections else None
-    )
+    form = found.form
+    payload: dict[str, Any] = {
+        "endorsement": endorsement,
+        "form": form,
+        "changes": rows(found.read),
+    }
+    payload["corrected"] = rows(found.corrected) if found.corrected is not None else None
     if as_json:
         emit_json(payload)
         return

@@ -25,11 +25,15 @@ from pydantic import ValidationError
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.schedules import check_schedules
 from claims_crew.config_check.source import load_file, locate
-from claims_crew.errors import ConfigError, PolicyError
+from claims_crew.errors import ConfigError, OutsidePolicies, PolicyError
 from claims_crew.policy.amend import Unmatched
+from claims_crew.policy.confined import inside
 from claims_crew.policy.issued import IssuedPolicy, issued_dir
 from claims_crew.policy.library import PolicyIndexFile, PolicyLibrary
 from claims_crew.policy.schedule import schedules_dir
+from claims_crew.policy.target_clauses import is_literal
+
+_KEEP_INSIDE = "keep the policies' files inside the policies folder, named relative to it"
 
 
 def opening_pdfs(policies_dir: Path) -> list[Problem]:
@@ -64,6 +68,11 @@ def _issued(policies_dir: Path, index: PolicyIndexFile) -> tuple[list[IssuedPoli
     folder = issued_dir(policies_dir)
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else ():
         name = str(path.relative_to(policies_dir.parent))
+        try:
+            inside(policies_dir, path.relative_to(policies_dir), "issued policy")
+        except OutsidePolicies as exc:
+            problems.append(Problem(name, "", None, "outside_policies", str(exc), _KEEP_INSIDE))
+            continue
         loaded = load_file(policies_dir.parent, name, problems)
         if loaded is None:
             continue
@@ -113,7 +122,11 @@ def _references(
             f"form {policy.form!r} is not in policies/index.yaml",
             f"known forms: {known}",
         )
-    if (
+    if policy.declarations is not None and (
+        outside := _outside(schedules_dir(policies_dir), policy.declarations, "declarations")
+    ):
+        add(["declarations"], "outside_policies", outside, _KEEP_INSIDE)
+    elif (
         policy.declarations is not None
         and not (schedules_dir(policies_dir) / policy.declarations).is_file()
     ):
@@ -149,6 +162,31 @@ def _references(
                 "an endorsement takes effect within the period it amends",
             )
     return out
+
+
+def check_endorsement_files(
+    policies_dir: Path, index: PolicyIndexFile, name: str, root: yaml.Node
+) -> list[Problem]:
+    """Each endorsement whose PDF lies outside the policies folder, on its `file:` line."""
+    problems: list[Problem] = []
+    for endorsement, entry in index.endorsements.items():
+        if outside := _outside(policies_dir, entry.file, f"endorsement {endorsement}'s file"):
+            key, line = locate(root, ["endorsements", endorsement, "file"])
+            problems.append(Problem(name, key, line, "outside_policies", outside, _KEEP_INSIDE))
+    return problems
+
+
+def _outside(folder: Path, named: str, what: str) -> str | None:
+    """Why `named` may not be read (it lies outside `folder`), or None."""
+    try:
+        inside(folder, named, what)
+    except OutsidePolicies as exc:
+        return str(exc)
+    return None
+
+
+def _pattern(unmatched: Unmatched) -> bool:
+    return bool(unmatched.change.target) and not is_literal(unmatched.change.target)
 
 
 def _named(exc: PolicyError, names: list[str]) -> str:
@@ -193,6 +231,8 @@ def _unmatched_changes(
             unread[endorsement] = exc
     problems: list[Problem] = []
     for endorsement, error in unread.items():
+        if error.code == "outside_policies":
+            continue  # check_endorsement_files reports it, before a run too
         bad = error.code == "bad_correction"
         at = ["endorsements", endorsement, "corrections" if bad else "file"]
         key, line = locate(index_root, at)
@@ -209,7 +249,8 @@ def _unmatched_changes(
                 "endorsement_target_missing",
                 f"{endorsement} change {number} ({u.change.kind} {u.change.target!r}, page "
                 f"{u.change.page}): form {form} has no such clause",
-                f"see the ids in `claims-crew policy tree {form}`; correct the change under "
+                ("a target is a clause label, never a pattern; " if _pattern(u) else "")
+                + f"see the ids in `claims-crew policy tree {form}`; correct the change under "
                 f"`corrections:` of {endorsement} (change: {number}, target: ...)",
             )
         )

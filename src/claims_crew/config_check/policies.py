@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claims_crew.config_check.issued import check_issued
+from claims_crew.config_check.issued import check_endorsement_files, check_issued
 from claims_crew.config_check.problems import Problem, did_you_mean
 from claims_crew.config_check.source import load_file, locate
 from claims_crew.errors import ConfigError, PolicyError
@@ -56,6 +56,7 @@ def check_policy_index(policies_dir: Path) -> list[Problem]:
     except ValidationError as exc:
         return problems + [_shape_problem(name, loaded.root, e) for e in exc.errors()]
     problems += check_issued(policies_dir, index)
+    problems += check_endorsement_files(policies_dir, index, name, loaded.root)
     try:
         library = PolicyLibrary(root=policies_dir)
     except ConfigError as exc:  # an issued policy's file, which check_issued has reported

@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import load_file, locate
-from claims_crew.errors import ConfigError, PolicyError
+from claims_crew.errors import ConfigError, OutsidePolicies, PolicyError
+from claims_crew.policy.confined import inside
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.schedule import Schedule, ScheduleKind, schedules_dir
@@ -54,6 +55,11 @@ def check_schedules(policies_dir: Path) -> list[Problem]:
 def _check_file(library: PolicyLibrary, policies_dir: Path, path: Path) -> list[Problem]:
     problems: list[Problem] = []
     name = str(path.relative_to(policies_dir.parent))
+    try:
+        inside(policies_dir, path.relative_to(policies_dir), "schedule file")
+    except OutsidePolicies as exc:
+        hint = "keep the policies' files inside the policies folder"
+        return [Problem(name, "", None, "outside_policies", str(exc), hint)]
     loaded = load_file(policies_dir.parent, name, problems)
     if loaded is None:
         return problems

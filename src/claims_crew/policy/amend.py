@@ -9,7 +9,7 @@ the form said before.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -17,7 +17,7 @@ from claims_crew.policy.changes import DONE, Change, ChangeKind
 from claims_crew.policy.kinds import DEFAULT_REASON, Carried, ClauseWords, KindCall, settle
 from claims_crew.policy.line_shapes import short_title
 from claims_crew.policy.segment import Clause, segment
-from claims_crew.policy.target_clauses import find_target
+from claims_crew.policy.target_clauses import find_target, is_literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,25 +77,39 @@ class Amended:
     unmatched: list[Unmatched]
 
 
-def amend(form_clauses: Sequence[Clause], in_force: Sequence[EndorsementChanges]) -> Amended:
-    """Apply each endorsement's changes, in the policy's order and each in its own order."""
+def _no_deadline() -> None:
+    pass
+
+
+def amend(
+    form_clauses: Sequence[Clause],
+    in_force: Sequence[EndorsementChanges],
+    check: Callable[[], None] = _no_deadline,
+) -> Amended:
+    """Apply each endorsement's changes, in the policy's order and each in its own order;
+    `check` is called before each change and raises to stop (the reading deadline)."""
     tree = _Tree(list(form_clauses))
     unmatched: list[Unmatched] = []
     for entry in in_force:
         for number, change in enumerate(entry.changes, start=1):
+            check()
             target = (
                 find_target(change.target, tree.clauses, change.within) if change.target else None
             )
             if target is None:
-                why = (
-                    "it names no clause"
-                    if not change.target
-                    else f"the form has no clause {change.target!r}"
-                )
+                why = _why_unmatched(change.target)
                 unmatched.append(Unmatched(entry.endorsement, number, change, why))
                 continue
             tree.apply(entry, number, change, target)
     return Amended(tree.clauses, tree.amendments, unmatched)
+
+
+def _why_unmatched(target: str) -> str:
+    if not target:
+        return "it names no clause"
+    if not is_literal(target):  # "7.*|.*": never read as a pattern, nor cut down to "7"
+        return f"{target!r} is not a clause label; a target is matched as printed"
+    return f"the form has no clause {target!r}"
 
 
 class _Tree:

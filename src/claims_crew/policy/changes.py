@@ -29,7 +29,7 @@ change_corrections.py), as it corrects clause kinds.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -67,11 +67,20 @@ class Change:
     within: str = ""
 
 
-def read_changes(pages: Sequence[str]) -> list[Change]:
-    """The changes an endorsement's page texts (page 1 first) state, in the order printed."""
+def _no_deadline() -> None:
+    pass
+
+
+def read_changes(pages: Sequence[str], check: Callable[[], None] = _no_deadline) -> list[Change]:
+    """The changes an endorsement's page texts (page 1 first) state, in the order printed.
+
+    `check` is called between steps and raises to stop the reading (the reading deadline,
+    reading_deadline.py); a long endorsement has thousands of items."""
     stream = stream_of(pages)
+    check()
     text = stream.text
     items = items_in(text)
+    check()
     bounds = [item.start for item in items[1:]] + [len(text)]
     scopes = {
         i: _scope_end(text, item, items[i + 1 :])
@@ -80,6 +89,7 @@ def read_changes(pages: Sequence[str]) -> list[Change]:
     }
     changes: list[Change] = []
     for i, item in enumerate(items):
+        check()
         heading = next((h for h, end in scopes.items() if h < i and item.start < end), None)
         end = min(bounds[i], scopes.get(heading, len(text)) if heading is not None else len(text))
         parent = reduce_reference(items[heading].reference) if heading is not None else None

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter, ValidationError
 
-from claims_crew.errors import PolicyError
+from claims_crew.errors import OutsidePolicies, PolicyError
 from claims_crew.policy import amend as amend_module
 from claims_crew.policy import (
     change_corrections,
@@ -44,10 +44,13 @@ from claims_crew.policy.cache import (
     read_index,
     write_index,
 )
-from claims_crew.policy.change_corrections import apply_change_corrections
+from claims_crew.policy.change_corrections import ChangeCorrection, apply_change_corrections
 from claims_crew.policy.changes import Change, read_changes
+from claims_crew.policy.confined import inside
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import EndorsementEntry, EndorsementOnPolicy, IssuedPolicy
+from claims_crew.policy.reading_deadline import ReadingDeadline
+from claims_crew.policy.target_clauses import find_target
 
 if TYPE_CHECKING:
     from claims_crew.policy.library import PolicyLibrary
@@ -133,25 +136,52 @@ def endorsements_in_force(
 def _read(
     library: PolicyLibrary, on_policy: EndorsementOnPolicy, entry: EndorsementEntry
 ) -> _Endorsement:
-    path = library.root / entry.file
+    name = on_policy.endorsement
+    try:
+        path = inside(library.root, entry.file, "file")
+    except OutsidePolicies as exc:
+        raise PolicyError("outside_policies", f"endorsement {name}: {exc}") from exc
     try:
         data = path.read_bytes()
     except OSError as exc:
-        name = on_policy.endorsement
         raise PolicyError("not_found", f"endorsement {name}: {path}: no such file") from exc
     return _Endorsement(on_policy, entry, path, data, hashlib.sha256(data).hexdigest())
 
 
-def changes_of(library: PolicyLibrary, name: str) -> tuple[list[Change], list[Change]]:
+@dataclass(frozen=True, slots=True)
+class ChangesRead:
+    """An endorsement's changes as `policy changes` lists them, each with the id of the form's
+    clause its target reaches (None where it reaches none)."""
+
+    form: str  # the form it amends
+    read: list[tuple[Change, str | None]]  # as the reader read them, numbered from 1
+    corrected: list[tuple[Change, str | None]] | None  # as its corrections leave them, if any
+
+
+def changes_of(library: PolicyLibrary, name: str) -> ChangesRead:
     """What the reader reads in endorsement `name` (numbered from 1, as corrections name them),
-    and the changes as its entry's corrections leave them."""
+    and the changes as its entry's corrections leave them, matched on its form's clauses as
+    amend.py matches them. Reading and matching share one deadline (reading_deadline.py)."""
     entry = library.endorsements.get(name)
     if entry is None:
         known = ", ".join(sorted(library.endorsements)) or "none"
         raise PolicyError("unknown_endorsement", f"no endorsement {name!r} (known: {known})")
+    clauses = library.open(entry.form, unreviewed_ocr=True).clauses
+    deadline = ReadingDeadline.start(f"endorsement {name}", library.timeout_s)
     on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
-    read = _read(library, on_policy, entry)
-    return read_changes(_endorsement_pages(library, read)), list(_changes(library, read).changes)
+    endorsement = _read(library, on_policy, entry)
+    read = read_changes(_endorsement_pages(library, endorsement, deadline), deadline.check)
+    corrected = _corrected(name, read, entry.corrections) if entry.corrections else None
+
+    def reached(changes: list[Change]) -> list[tuple[Change, str | None]]:
+        out: list[tuple[Change, str | None]] = []
+        for change in changes:
+            deadline.check()
+            found = find_target(change.target, clauses, change.within) if change.target else None
+            out.append((change, found.id if found else None))
+        return out
+
+    return ChangesRead(entry.form, reached(read), None if corrected is None else reached(corrected))
 
 
 def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
@@ -159,8 +189,10 @@ def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
     its own (config check reads the endorsements no issued policy carries this way)."""
     entry = library.endorsements[name]
     form = library.open(entry.form, unreviewed_ocr=True)
+    deadline = ReadingDeadline.start(f"endorsement {name}", library.timeout_s)
     on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
-    return amend(form.clauses, [_changes(library, _read(library, on_policy, entry))]).unmatched
+    changes = _changes(library, _read(library, on_policy, entry), deadline)
+    return amend(form.clauses, [changes], deadline.check).unmatched
 
 
 @functools.cache
@@ -198,6 +230,8 @@ def open_in_force(library: PolicyLibrary, policy_id: str, number: str, on: date)
     """The issued policy as in force on `on` (see the module docstring)."""
     issued = issued_policy(library, policy_id, number)
     form = library.open(policy_id)
+    # The endorsements' reading, from their bytes to the amended tree, has one deadline.
+    deadline = ReadingDeadline.start(f"policy {number}'s endorsements", library.timeout_s)
     endorsements = endorsements_in_force(library, issued, on)
     if not endorsements:  # the form's own wording: its index serves as it is
         doc = PolicyDocument(form.path, form.sha256, _stored(form), form.index_path)
@@ -210,8 +244,8 @@ def open_in_force(library: PolicyLibrary, policy_id: str, number: str, on: date)
     notes = _notes_path(cache_dir, digest)
     stored, amended = read_index(target), _read_notes(notes)
     if stored is None or amended is None:
-        changes = [_changes(library, e) for e in endorsements]
-        result = amend(form.clauses, changes)
+        changes = [_changes(library, e, deadline) for e in endorsements]
+        result = amend(form.clauses, changes, deadline.check)
         amended = (result.amendments, result.unmatched)
         _write_notes(notes, result)  # first, so an index on disk always has its notes
         write_index(
@@ -230,22 +264,31 @@ def _stored(doc: PolicyDocument) -> StoredIndex:
     return StoredIndex(doc.page_count, list(doc.clauses), doc.keys, doc.label_keys, doc.ocr)
 
 
-def _changes(library: PolicyLibrary, endorsement: _Endorsement) -> EndorsementChanges:
-    pages = _endorsement_pages(library, endorsement)
+def _changes(
+    library: PolicyLibrary, endorsement: _Endorsement, deadline: ReadingDeadline
+) -> EndorsementChanges:
+    pages = _endorsement_pages(library, endorsement, deadline)
     on = endorsement.on_policy
-    changes = read_changes(pages)
+    changes = read_changes(pages, deadline.check)
     if corrections := endorsement.entry.corrections:
-        try:
-            changes = apply_change_corrections(changes, corrections)
-        except ValueError as exc:
-            raise PolicyError(
-                "bad_correction", f"endorsement {on.endorsement}: corrections: {exc}"
-            ) from exc
+        changes = _corrected(on.endorsement, changes, corrections)
     return EndorsementChanges(on.endorsement, endorsement.entry.title, on.effective, changes)
 
 
-def _endorsement_pages(library: PolicyLibrary, endorsement: _Endorsement) -> list[str]:
-    """The endorsement's page texts, read once per file content and kept by its hash."""
+def _corrected(
+    name: str, changes: list[Change], corrections: tuple[ChangeCorrection, ...]
+) -> list[Change]:
+    try:
+        return apply_change_corrections(changes, corrections)
+    except ValueError as exc:
+        raise PolicyError("bad_correction", f"endorsement {name}: corrections: {exc}") from exc
+
+
+def _endorsement_pages(
+    library: PolicyLibrary, endorsement: _Endorsement, deadline: ReadingDeadline
+) -> list[str]:
+    """The endorsement's page texts, read once per file content and kept by its hash; the
+    reader child gets what is left of the deadline."""
     from claims_crew.policy.library import extract_pages  # the library imports this module
 
     kept = library.cache_dir / f"{endorsement.sha256}.pages.v{INDEX_VERSION}.json"
@@ -254,7 +297,7 @@ def _endorsement_pages(library: PolicyLibrary, endorsement: _Endorsement) -> lis
     except (OSError, ValidationError):
         pass  # not read yet, or a damaged file: read the PDF again
     try:
-        pages = extract_pages(endorsement.path, endorsement.data, library.timeout_s)
+        pages = extract_pages(endorsement.path, endorsement.data, deadline.left())
     except PolicyError as exc:
         name = endorsement.on_policy.endorsement
         raise PolicyError(exc.code, f"endorsement {name}: {exc.message}") from exc

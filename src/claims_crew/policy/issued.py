@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from claims_crew.errors import ConfigError
 from claims_crew.policy.change_corrections import ChangeCorrection
+from claims_crew.policy.confined import inside
 from claims_crew.settings.yaml_files import model_from_yaml
 
 
@@ -88,10 +89,12 @@ def issued_dir(policies_root: Path) -> Path:
 
 def load_issued(policies_root: Path) -> dict[str, IssuedPolicy]:
     """Every issued policy under policies/issued/, by number; a file whose name is not its
-    number is refused, so a claim's policy_number finds one file only."""
+    number is refused, so a claim's policy_number finds one file only, and a link leading out
+    of the policies folder is refused (OutsidePolicies)."""
     folder = issued_dir(policies_root)
     out: dict[str, IssuedPolicy] = {}
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        inside(policies_root, path.relative_to(policies_root), "issued policy")  # no link out
         policy = model_from_yaml(path, IssuedPolicy, "issued policy")
         if policy.number != path.stem:
             raise ConfigError(f"{path}: number {policy.number!r} is not the file's name")

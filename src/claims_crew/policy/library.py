@@ -187,8 +187,9 @@ class PolicyLibrary:
         `amendments`, `form`, `issued` and `unmatched` say what changed and from where.
 
         Raises PolicyError: unknown_policy (no such number), wrong_form (the policy, or an
-        endorsement on it, is on another form), unknown_endorsement, or an endorsement PDF's
-        own reading error (not_found, malformed, no_text_layer, ...).
+        endorsement on it, is on another form), unknown_endorsement, outside_policies (an
+        endorsement's file leads out of the policies folder), or an endorsement PDF's own
+        reading error (not_found, malformed, no_text_layer, ...).
         """
         from claims_crew.policy.in_force import open_in_force  # it imports this module
 

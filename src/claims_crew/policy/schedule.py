@@ -17,6 +17,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claims_crew.errors import ConfigError
+from claims_crew.policy.confined import inside
 from claims_crew.settings.yaml_files import model_from_yaml
 
 # limit: the most paid for a claim under a cover section; sub_limit: a narrower cap on a part of
@@ -83,8 +84,10 @@ def find_schedule(
     the claim gets no amount, and the reason says which file and why.
     """
     if claim_names is not None:
-        path = schedules_dir(policies_root) / claim_names
         try:
+            # The declarations an issued policy names, or the claim's own: never a file
+            # outside policies/schedules/ (`../`, an absolute path, a link leading out).
+            path = inside(schedules_dir(policies_root), claim_names, "schedule file")
             schedule = load_schedule_file(path)
         except ConfigError as exc:
             return ScheduleSource(claim_names, None, str(exc))

@@ -7,9 +7,19 @@ module still reads headings beside labels.
 Endorsements name their targets as printed, often with the heading beside the label: "Clause
 4.2(b)", "section 7", "Section II – Physical Damage Coverage, B. Exclusions", "Exclusion B.5.",
 "Paragraph B.5. of Section II". Each part is cut to its label ("Section II", "B."), the labels
-are joined outermost first, and the result is matched on the forgiving clause keys lookups use
-(ids.py). A key that names no clause exactly may name one by its last parts ("B.5." for
+are joined outermost first, and the result is matched on the clause keys lookups use (ids.py).
+A key that names no clause exactly may name one by its last parts ("B.5." for
 "Section II.B.5"), but only when one clause alone fits: a change is never applied to a guess.
+
+A target is a label, never a pattern. It reaches a clause whose id it is, character for
+character; else each of its parts must be wholly a label as forms print them (letters and
+digits joined by full stops and brackets: "4.2(b)", "A.2.a.(4)", "II"), with the word before it
+("Clause", "Section", "Exclusion" …) and a heading after it, or words alone (a clause's title).
+What is compared is fixed: case, spaces, the word before a label, a label's closing full stop,
+and whether a lettered part is written "(b)", ".b" or "b". A part that is neither a label nor
+words ("7.*|.*", "Clause 4\\.2", "[7]") names no clause by its label, for the keys would drop
+its other characters and reach "7" or "4.2": it reaches only a clause titled with exactly those
+words, if one alone is.
 
 Pure functions over clauses.
 """
@@ -41,6 +51,10 @@ _LEAD = re.compile(
 )
 # A label as printed: "4.2(b)", "B.5.", "II", "(c)", "7", "K."; what follows it is a heading.
 _LABEL = re.compile(r"^\(?[A-Za-z0-9]{1,5}(?:[.()]{1,2}[A-Za-z0-9]{1,5})*[.)]?(?=\s|,|$)")
+# Words alone, a heading or a title: letters, with spaces, apostrophes, hyphens, dashes and "&"
+# between them and quotes around them ("Other Insurance", "Who Is An \"Insured\""), no digits.
+_WORDS = re.compile(r"[^\W\d_]+(?:(?:\s+|\s*[&'’–—-]\s*)[^\W\d_]+)*\.?")
+_QUOTES = re.compile(r"[\"“”]")
 # "Paragraph B.5. of Section II": the part after "of" is the outer one.
 _OF = re.compile(r"\s+of\s+(?=(?:section|part|article|clause|paragraph|coverage)\b)", re.I)
 _FORMS = re.compile(r"\bforms?\W*$", re.IGNORECASE)
@@ -50,17 +64,30 @@ _DASH_TITLE = re.compile(r"\s+[–—-]\s+.*$")
 
 def target_parts(target: str) -> tuple[list[str], str | None]:
     """The label keys a target names, outermost first, and the clause kind its words name."""
-    labels, kind = _labels(target)
+    labels, kind, _ = _labels(target)
     return [k for k in map(clause_key, labels) if k], kind
 
 
-def _labels(target: str) -> tuple[list[str], str | None]:
-    """The labels a target names as printed ("II", "B."), outermost first, and its kind word."""
+def is_literal(target: str) -> bool:
+    """Whether every part of a target is a label (with its word and heading) or words alone,
+    so that comparing keys drops nothing but the normalisation the module docstring lists."""
+    return _labels(target)[2]
+
+
+def _words(text: str) -> bool:
+    text = _QUOTES.sub("", text).strip(" –—-:")  # "SECTION II –": a heading's dash, alone
+    return not text or _WORDS.fullmatch(text) is not None
+
+
+def _labels(target: str) -> tuple[list[str], str | None, bool]:
+    """The labels a target names as printed ("II", "B."), outermost first, its kind word, and
+    whether each part was wholly a label or words (is_literal)."""
     pieces: list[str] = []
     for chunk in re.split(r"\s*[,;]\s*", target.strip()):
         pieces.extend(reversed(_OF.split(chunk)))
     labels: list[str] = []
     kind: str | None = None
+    literal = True
     for piece in pieces:
         piece = _DASH_TITLE.sub("", piece.strip())
         lead = _LEAD.match(piece)
@@ -73,8 +100,9 @@ def _labels(target: str) -> tuple[list[str], str | None]:
         if label is not None:  # "B. Exclusions": the heading beside a label names its kind
             for word in rest[label.end() :].lower().split():
                 kind = _KIND_WORDS.get(word, kind)
+        literal = literal and _words(rest[label.end() :] if label is not None else rest)
         labels.append(label.group() if label is not None else rest)
-    return [label for label in labels if clause_key(label)], kind
+    return [label for label in labels if clause_key(label)], kind, literal
 
 
 def id_form(labels: Sequence[str]) -> str:
@@ -110,7 +138,10 @@ def find_target(target: str, clauses: Sequence[Clause], within: str = "") -> Cla
     for clause in clauses:
         if clause.id == target:
             return clause
-    labels, kind = _labels(target)
+    labels, kind, literal = _labels(target)
+    if not literal:  # no label: only a clause titled with exactly these words
+        titled = _titled(target, clauses)
+        return titled[0] if len(titled) == 1 else None
     if not labels:
         return None
     wanted = "/".join(map(clause_key, labels))

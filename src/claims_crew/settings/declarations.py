@@ -219,7 +219,7 @@ class _Declared(BaseSettings):
     # Documents and letters
     claims_crew_pdf_timeout: Annotated[float, seconds(0, True)] = setting(
         DEFAULT_PDF_TIMEOUT_S,
-        "Seconds a policy PDF's text may take to read.",
+        "Seconds a policy PDF's text may take to read; an endorsement's whole reading too.",
         "Documents and letters",
     )
     claims_crew_tesseract: Text = setting(
