@@ -19,7 +19,7 @@ INTRO = f"""\
 Every setting claims-crew reads, with its default and what it does. This page is generated
 from the declarations in `src/claims_crew/settings/declarations.py`
 (`scripts/settings_reference.py`); `claims-crew config show` prints the values in effect and
-where each came from, secrets masked.
+where each came from, secrets masked, and every URL's password.
 
 A setting comes from the environment, else from a settings file in the project folder, else
 its default. The settings file is `{SETTINGS_FILE}`, or a `[{".".join(PYPROJECT_TABLE)}]` table
@@ -33,9 +33,11 @@ CLAIMS_CREW_CLAIM_DEADLINE = 900
 ```
 
 Every command, and `crewai run`, reads the settings first: a bad value stops it with one
-error naming the variable (and the file it was written in) before any model is called. Keep
-keys and tokens (marked *secret*) in the environment: the provider keys are read from there
-by the providers' clients themselves.
+error naming the variable (and the file it was written in) before any model is called; the
+value itself is left out of it where the setting is a secret or the value looks like a key.
+Keep keys and tokens (marked *secret*) in the environment: the provider keys are read from
+there by the providers' clients themselves. One written in the settings file is still a
+secret: masked, and blanked out of every error's text.
 """
 
 

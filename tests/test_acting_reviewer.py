@@ -18,7 +18,7 @@ from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import PersonClause, ReviewerSettings, among, name_key, same_person
-from claims_crew.store import Basis, Proposal, Store
+from claims_crew.store import Basis, Proposal, SignInLimits, Store, command_line_client
 from claims_crew.store.schema import current_revision
 from tests.support.reviewers import as_reviewer, decide
 from tests.support.store import back_to, record_for, water_loaded
@@ -81,22 +81,71 @@ def test_decide_with_the_token_acts_as_its_owner(
     assert (human.kind, human.actor) == ("human", "human:ana")
 
 
+# Failures enough for the longest wait (2 ** 10 s, capped at 15 minutes, after the 5 free), so
+# that it is due however slowly the test runs; fewer than the 50 that hold everyone back.
+MANY = 15
+
+
+def failed(store: Store, clients: list[str]) -> None:
+    """Failed sign-ins on record for these clients, as of now."""
+    now = store.clock().timestamp()
+    with store.write() as conn:
+        for client in clients:
+            conn.execute(
+                text("INSERT INTO sign_in_attempts (client, at) VALUES (:client, :at)"),
+                {"client": client, "at": now},
+            )
+
+
+def throttled(result: Result) -> None:
+    assert result.exit_code == 2, result.output
+    assert "too many failed sign-ins" in json.loads(result.stdout)["error"]["message"]
+
+
 def test_the_command_line_s_wrong_tokens_are_throttled_as_the_page_s(
     tmp_path: Path, sample_library: PolicyLibrary
 ) -> None:
-    """Failures on record for this OS user at the command line (dated ahead, so the wait is due
-    however quickly the test runs) hold back even the right token, unread."""
+    """Failures on record for the name claimed at the command line hold back even the right
+    token, unread."""
     store, (ana,) = escalated(tmp_path, sample_library, "ana")
-    ahead = store.clock().timestamp() + 3600
-    with store.write() as conn:
-        for _ in range(6):
+    failed(store, [command_line_client("ana")] * MANY)
+    throttled(decide(ana, "C-1", "covered", "Pipe burst.", "--reviewer", "ANA", "--json"))
+    assert store.escalation("C-1").state == "open" and store.reviews() == []
+
+
+def test_another_os_user_is_throttled_for_the_same_name(
+    tmp_path: Path, sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OS user is whatever USER and LOGNAME say: changing them starts nothing afresh."""
+    store, (ana,) = escalated(tmp_path, sample_library, "ana")
+    monkeypatch.setenv("USER", "mallory")
+    monkeypatch.setenv("LOGNAME", "mallory")
+    for _ in range(5):  # the free ones
+        refused(decide(WRONG, "C-1", "covered", "x", "--reviewer", "ana", "--json"), "not valid")
+    with store.write() as conn:  # and as many again, twice: the longest wait
+        for _ in range(2):
             conn.execute(
-                text("INSERT INTO sign_in_attempts (client, at) VALUES (:client, :at)"),
-                {"client": f"cli:{os_user()}", "at": ahead},
+                text(
+                    "INSERT INTO sign_in_attempts (client, at) "
+                    "SELECT client, at FROM sign_in_attempts"
+                )
             )
-    held = decide(ana, "C-1", "covered", "Pipe burst.", "--json")
-    assert held.exit_code == 2, held.output
-    assert "too many failed sign-ins" in json.loads(held.stdout)["error"]["message"]
+    monkeypatch.setenv("USER", "someoneelse")
+    monkeypatch.setenv("LOGNAME", "someoneelse")
+    throttled(decide(WRONG, "C-1", "covered", "x", "--reviewer", "ana", "--json"))
+    monkeypatch.setenv("CLAIMS_CREW_REVIEWER", "Ana")  # the name claimed by the setting
+    throttled(decide(ana, "C-1", "covered", "Pipe burst.", "--json"))
+    assert store.escalation("C-1").state == "open" and store.reviews() == []
+
+
+def test_wrong_tokens_under_many_names_meet_the_command_line_s_ceiling(
+    tmp_path: Path, sample_library: PolicyLibrary
+) -> None:
+    store, (ana,) = escalated(tmp_path, sample_library, "ana")
+    ceiling = SignInLimits().command_line_ceiling
+    assert ceiling < SignInLimits().global_free  # so that only the ceiling holds
+    failed(store, [f"cli:reviewer:guess-{i}" for i in range(ceiling)])
+    throttled(decide(ana, "C-1", "covered", "Pipe burst.", "--reviewer", "ana", "--json"))
     assert store.escalation("C-1").state == "open" and store.reviews() == []
 
 

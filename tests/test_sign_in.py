@@ -1,4 +1,5 @@
-"""Sign-in on the review page is throttled per client and overall, across workers.
+"""Sign-in on the review page is throttled per client and overall, across workers; the
+command line's by the name claimed, under a ceiling of its own.
 
 The clock is the store's, held still or moved by the test, so the waits are exact.
 """
@@ -14,7 +15,7 @@ from fastapi.testclient import TestClient
 from httpx import Response
 
 from claims_crew.review.web import SESSION_COOKIE, create_app
-from claims_crew.store import SignInLimits, Store
+from claims_crew.store import SignInLimits, SignInThrottled, Store, command_line_client
 from claims_crew.store.sign_ins import wait_after
 
 
@@ -144,3 +145,23 @@ def test_workers_racing_let_no_more_guesses_through(clock: Clock, store: Store) 
     for t in threads:
         t.join()
     assert codes == Counter({401: 5, 429: 35})
+
+
+def test_the_command_line_counts_by_the_name_claimed_under_one_ceiling(
+    store: Store, clock: Clock
+) -> None:
+    """Wrong tokens under ever new names meet the ceiling; the page's sign-ins are not held
+    by it, and the ceiling lifts as the oldest failure leaves the window."""
+    token = store.add_reviewer("ana")
+    limits = SignInLimits(client_free=100, global_free=100, command_line_ceiling=3)
+    assert command_line_client(" ANA ") == command_line_client("ana") != command_line_client("bo")
+    for name in ("bo", "cy"):
+        assert store.sign_in("guess", command_line_client(name), limits) is None
+    clock.advance(10)
+    assert store.sign_in("guess", command_line_client(None), limits) is None
+    with pytest.raises(SignInThrottled) as held:
+        store.sign_in(token, command_line_client("ana"), limits)
+    assert held.value.retry_after == limits.window_s - 10  # until the first two are forgotten
+    assert sign_in(browser(store, limits=limits), token).status_code == 303
+    clock.advance(limits.window_s - 10)
+    assert store.sign_in(token, command_line_client("ana"), limits) == "ana"

@@ -4,9 +4,10 @@ Anyone who can open the store can run `claims-crew`, so a name on the command li
 nothing. A command that decides, confirms, returns or reassigns as a person, or changes the
 desk, takes the person's token from CLAIMS_CREW_REVIEWER_TOKEN (or asks for it, hidden, at a
 terminal) and checks it with the page's own sign-in (`Store.sign_in`, store/sign_ins.py): the
-same hash lookup and the same throttle on wrong tokens, counted for this OS user at the command
-line. The token's owner is who acts; `--reviewer`, where given, must name them. Refused, the
-command writes nothing.
+same hash lookup and the same throttle on wrong tokens, counted for the reviewer name claimed
+(`--reviewer`, else CLAIMS_CREW_REVIEWER), not for the OS user, and all names together under
+the command line's ceiling. The token's owner is who acts; `--reviewer`, where given, must name
+them. Refused, the command writes nothing.
 
 The one desk change made without a token is registering the first reviewer of an empty store:
 there is nobody yet to vouch for it, so it is recorded as made by the OS user at the command line.
@@ -65,7 +66,11 @@ def _token() -> str:
 def signed_in(store: Store, named: str | None = None) -> str:
     """The reviewer this command acts as: the owner of the token given, checked as the page
     checks a sign-in. `named` (`--reviewer`), when given, must be that reviewer."""
-    name = store.sign_in(_token(), f"cli:{os_user()}")
+    from claims_crew.store import command_line_client  # the store loads when it is used
+
+    # Counted by the name claimed, never by the OS user, which the caller sets (USER, LOGNAME).
+    claimed = named if named is not None else named_reviewer()
+    name = store.sign_in(_token(), command_line_client(claimed))
     if name is None:
         raise NotSignedIn("that reviewer token is not valid")
     if named is not None and not same_person(named, name):

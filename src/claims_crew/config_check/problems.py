@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from claims_crew.settings.masking import without_passwords
+
 Severity = Literal["error", "warning"]
 
 
@@ -30,6 +32,12 @@ class Problem:
     # check_config has placed it: a line outside a terminal names the file by its path. The
     # JSON names the config folder once instead.
     folder: Path | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A message may quote a value from the file, a URL with its password among them
+        # (webhooks.yaml's url): every way a problem is shown shows it masked.
+        object.__setattr__(self, "message", without_passwords(self.message))
+        object.__setattr__(self, "hint", without_passwords(self.hint))
 
     def as_json(self) -> dict[str, Any]:
         found = asdict(self)

@@ -22,6 +22,7 @@ from claims_crew.llms.providers import Provider, provider_for
 from claims_crew.llms.providers.facts import PROVIDER_DEFAULT
 from claims_crew.llms.providers.in_process import LOCAL_ENDPOINT, LOCAL_MODEL
 from claims_crew.settings import variables
+from claims_crew.settings.masking import without_passwords
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ def model_choice(agent_name: str, env: Mapping[str, str] | None = None) -> Model
 
 @dataclass(frozen=True)
 class AgentModel:
-    """What `config check` shows for one agent: never a key, only where it is read from."""
+    """What `config check` shows for one agent: never a key, only where it is read from, and
+    its endpoint without a URL's password."""
 
     agent: str
     model: str  # "local" when no model is named: the in-process default
@@ -101,5 +103,7 @@ def agent_models(
             shown.append(AgentModel(agent, LOCAL_MODEL, LOCAL_ENDPOINT, None))
             continue
         key = choice.key_variable or (choice.facts.key_variable if choice.facts else None)
-        shown.append(AgentModel(agent, choice.model, choice.endpoint(env), key))
+        # Shown, never the password of a gateway's `user:password@` in it.
+        endpoint = without_passwords(choice.endpoint(env))
+        shown.append(AgentModel(agent, choice.model, endpoint, key))
     return shown

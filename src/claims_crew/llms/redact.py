@@ -8,15 +8,14 @@ becomes text through `error_text` (or its message through `redact`), a failure's
 redacted again as the record is made (records.RunError), and the handlers of the claim log and
 the terminal carry `RedactingFilter`, so a logged traceback is redacted too.
 
-The secrets are read from the environment when a message is redacted, never kept: every
-variable named like a key, token, secret or password (the providers' OPENAI_API_KEY,
-ANTHROPIC_API_KEY, GEMINI_API_KEY and GOOGLE_API_KEY, each agent's POLICY_MODEL_API_KEY and the
-like, CLAIMS_CREW_FALLBACK_API_KEY, CLAIMS_CREW_AUDIT_KEY), the password of any URL setting
-(a gateway's or the database's `user:password@`), and the audit key file's text. Each is
+The secrets are the settings' own list (settings/secrets.py), read when a message is redacted,
+never kept: every setting declared secret wherever it was set (the environment, claims-crew.toml
+or pyproject.toml), the password of any URL setting, the audit key file's text, and variables
+of the environment named like a secret that no setting declares (a webhook's secret). Each is
 blanked as written and in the encodings a message may carry it in (URL-encoded, JSON-escaped,
-base64), replaced by the name of the variable that holds it. A value shorter than
-MIN_SECRET_CHARS is left alone: blanking a four-letter value would blank that word everywhere,
-and no provider issues a key that short.
+base64), replaced by the name of what holds it. A value shorter than MIN_SECRET_CHARS is left
+alone: blanking a four-letter value would blank that word everywhere, and no provider issues a
+key that short. And the password of every URL in a message is masked, held by a setting or not.
 """
 
 from __future__ import annotations
@@ -24,49 +23,33 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import os
-from collections.abc import Mapping
-from functools import lru_cache
-from pathlib import Path
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote, quote_plus
 
-from claims_crew import settings
-from claims_crew.errors import ConfigError
+from claims_crew.settings.masking import without_passwords
+from claims_crew.settings.secrets import secrets as settings_secrets
 
 MIN_SECRET_CHARS = 8
-# A variable whose name ends so holds a secret, whatever else it is called.
-SECRET_NAME_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD")
-# The audit key file in CLAIMS_CREW_HOME (store/audit_key.py keeps it; its name is repeated
-# here so that redacting a message never loads the store).
-AUDIT_KEY_FILE = "audit.key"
 
 # (what the message carries, the variable it stands for), longest first.
 Secrets = tuple[tuple[str, str], ...]
 
 
-def configured_secrets(env: Mapping[str, str] | None = None) -> Secrets:
+def configured_secrets() -> Secrets:
     """Every secret configured now, in each form a message may carry it, longest first (a key
     that holds another is blanked whole)."""
-    env = env if env is not None else os.environ
     found: dict[str, str] = {}
-    for name, value in sorted(env.items()):
-        upper = name.upper()
-        if upper.endswith(SECRET_NAME_ENDINGS):
-            _add(found, value.strip(), name)
-        elif upper.endswith("_URL"):
-            _add(found, _url_password(value), f"the password in {name}")
-    home = env.get("CLAIMS_CREW_HOME")
-    key_file = (Path(home) if home else _home()) / AUDIT_KEY_FILE
-    _add(found, _file_text(key_file), "the audit key file")
+    for value, name in settings_secrets():
+        _add(found, value, name)
     return tuple(sorted(found.items(), key=lambda item: (-len(item[0]), item[0])))
 
 
 def redact(text: str, secrets: Secrets | None = None) -> str:
-    """`text` with every secret replaced by `[redacted: VARIABLE]`."""
+    """`text` with every secret replaced by `[redacted: VARIABLE]`, and every URL's password
+    masked."""
     for form, name in configured_secrets() if secrets is None else secrets:
         if form in text:
             text = text.replace(form, f"[redacted: {name}]")
-    return text
+    return without_passwords(text)
 
 
 def error_text(exc: BaseException) -> str:
@@ -75,17 +58,8 @@ def error_text(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {exc}")
 
 
-def _home() -> Path:
-    """The home folder; its default when a bad setting is what is being reported (redacting
-    that message must not fail on the same setting)."""
-    try:
-        return settings.home()
-    except ConfigError:
-        return Path.cwd() / ".claims-crew"
-
-
-def _add(found: dict[str, str], value: str | None, name: str) -> None:
-    if not value or len(value) < MIN_SECRET_CHARS:
+def _add(found: dict[str, str], value: str, name: str) -> None:
+    if len(value) < MIN_SECRET_CHARS:
         return
     raw = value.encode("utf-8")
     forms = {
@@ -101,30 +75,6 @@ def _add(found: dict[str, str], value: str | None, name: str) -> None:
         found.setdefault(form, name)
 
 
-def _url_password(value: str) -> str | None:
-    try:
-        return urlsplit(value.strip()).password
-    except ValueError:
-        return None
-
-
-def _file_text(path: Path) -> str | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return _read_once(str(path), info.st_mtime_ns, info.st_size)
-
-
-@lru_cache(maxsize=8)
-def _read_once(path: str, _mtime_ns: int, _size: int) -> str | None:
-    """The file's text, read again only when it changed (a report redacts many records)."""
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return None
-
-
 class RedactingFilter(logging.Filter):
     """Blanks every secret out of a record before a handler writes it: its message, its
     traceback and its stack. The record itself is changed, so every handler after this one
@@ -132,8 +82,6 @@ class RedactingFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         secrets = configured_secrets()
-        if not secrets:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # a record whose arguments do not fit: the handler reports it

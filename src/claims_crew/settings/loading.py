@@ -30,6 +30,7 @@ from pydantic_settings import (
 
 from claims_crew.errors import ConfigError
 from claims_crew.settings.declarations import Declared
+from claims_crew.settings.masking import sayable, without_passwords
 
 SETTINGS_FILE = "claims-crew.toml"
 PYPROJECT_TABLE = ("tool", "claims-crew")
@@ -100,6 +101,29 @@ def _inputs() -> tuple[Any, ...]:
     return (cwd, tuple(os.environ.get(name) for name in VARIABLES), tuple(files))
 
 
+def given() -> dict[str, Any]:
+    """Every setting set now, by variable name, as it was given, before it is checked: the
+    environment's over the file's. A settings file that cannot be read gives none (`current`
+    names its fault). Redaction reads this, so a secret is known even while a bad value of
+    another setting is being reported."""
+    global _last_given
+    key = _inputs()
+    last = _last_given
+    if last is not None and last[0] == key:
+        return last[1]
+    try:
+        _, from_file = _file_values(Path(key[0]))
+    except ConfigError:
+        from_file = {}
+    found = {variable(field): value for field, value in from_file.items()}
+    found |= {variable(field): value for field, value in EnvSettingsSource(Declared)().items()}
+    _last_given = (key, found)
+    return found
+
+
+_last_given: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+
 def _load(folder: Path) -> Effective:
     where, from_file = _file_values(folder)
     from_env = EnvSettingsSource(Declared)()
@@ -144,11 +168,14 @@ def _by_field(data: dict[str, Any]) -> dict[str, Any]:
 
 def refusal(error: Any, origin: dict[str, str]) -> str:
     """One bad value as a line: the variable, the value given, what was expected, and the
-    file it was written in (a value from the environment is the variable's own)."""
+    file it was written in (a value from the environment is the variable's own). The value is
+    left out where it is a secret's or looks like a key: an error is printed, logged, pasted."""
     field = str(error["loc"][0]) if error.get("loc") else "?"
     where = origin.get(field, ENVIRONMENT)
     if error["type"] == "extra_forbidden":
         return f"{where}: {field!r} is not a claims-crew setting"
     expected = str(error["msg"]).removeprefix("Value error, ")
     written = "" if where == ENVIRONMENT else f" (in {where})"
-    return f"{variable(field)}={error['input']!r}{written}: {expected}"
+    name, value = variable(field), error["input"]
+    said = f"={without_passwords(repr(value))}" if sayable(name, value) else ""
+    return f"{name}{said}{written}: {expected}"

@@ -1,8 +1,8 @@
 """The effective settings as `claims-crew config show` lists them: each variable, its value as
 it would be written in the environment, and where it came from; secrets masked.
 
-A secret is never shown, only whether it is set. A database URL is shown without its
-password, which is the part that is secret.
+A secret is never shown, only whether it is set. A URL, the database's, a gateway's or
+Ollama's, is shown without its password, which is the part that is secret (masking.py).
 """
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from claims_crew.settings.declarations import GROUPS, Declared
 from claims_crew.settings.loading import effective, variable
-
-MASK = "****"
+from claims_crew.settings.masking import shown_value
 
 
 @dataclass(frozen=True)
@@ -46,21 +44,6 @@ def written(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def masked(value: str, name: str) -> str:
-    """A secret's value as shown: its mask; a URL with its password masked, the rest shown."""
-    if not value:
-        return ""
-    if not name.endswith("_URL"):
-        return MASK
-    parts = urlsplit(value)
-    if parts.password is None:
-        return value
-    user = f"{parts.username}:" if parts.username else ":"
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return urlunsplit(parts._replace(netloc=f"{user}{MASK}@{host}{port}"))
-
-
 def shown_settings() -> list[Shown]:
     """Every declared setting, in the reference's order (by group, then as declared)."""
     found = effective()
@@ -73,7 +56,7 @@ def shown_settings() -> list[Shown]:
         rows.append(
             Shown(
                 name,
-                masked(value, name) if secret else value,
+                shown_value(name, value),
                 found.sources[name],
                 str(about.get("group", "")),
                 secret,

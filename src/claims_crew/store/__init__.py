@@ -15,7 +15,7 @@ from claims_crew.store.report_query import DecidedClaim, EscalationClock
 from claims_crew.store.revalidation import Revalidated, Standing
 from claims_crew.store.review_rows import Review
 from claims_crew.store.schema import HEAD, upgrade
-from claims_crew.store.sign_ins import SignInLimits
+from claims_crew.store.sign_ins import SignInLimits, command_line_client
 from claims_crew.store.store import Store
 from claims_crew.store.triage import Triage
 from claims_crew.vocabulary import HUMAN_DECISIONS, OPEN_OUTCOMES, stamp
@@ -48,6 +48,7 @@ __all__ = [
     "Store",
     "StoreError",
     "Triage",
+    "command_line_client",
     "lease_holder",
     "stamp",
     "upgrade",

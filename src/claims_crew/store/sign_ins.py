@@ -17,6 +17,14 @@ knocking. Sessions already signed in are not affected.
 Behind a reverse proxy every request comes from the proxy's address, and the per-client limit
 becomes a second overall one, unless `serve --trusted-proxy` names the proxy: only then are its
 forwarded headers believed (any client can write them).
+
+The command line has no address: its attempts are counted by the reviewer name they claim
+(`command_line_client`), not by the OS user, which whoever runs the command sets as they like
+(USER, LOGNAME). A name can be changed as freely, so the command line's failures, every name
+together, also meet a ceiling: past `command_line_ceiling` of them in the window, every
+command-line sign-in is refused until the oldest leaves it. A hard stop rather than a wait, as
+guessing there needs no network; the page's sign-ins are not counted against it, so a crowd of
+guessers on the page cannot lock the command line out, nor the other way round.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, delete, func, insert, select
 
 from claims_crew.errors import SignInThrottled
+from claims_crew.records import name_key
 from claims_crew.store.base import StoreBase
 from claims_crew.store.reviewers import token_owner
 from claims_crew.store.tables import sign_in_attempts
@@ -40,9 +49,18 @@ class SignInLimits:
     client_max_wait_s: float = 900.0
     global_free: int = 50
     global_max_wait_s: float = 60.0
+    command_line_ceiling: int = 20
 
 
 DEFAULT_LIMITS = SignInLimits()
+# How the command line's attempts are named in the table (the page's are addresses).
+COMMAND_LINE = "cli:"
+
+
+def command_line_client(claimed: str | None) -> str:
+    """Whom a command-line attempt is counted for: the reviewer name it claims (as the desk
+    compares names), or no name."""
+    return f"{COMMAND_LINE}reviewer:{name_key(claimed) if claimed else ''}"
 
 
 def wait_after(failures: int, free: int, cap: float) -> float:
@@ -61,6 +79,24 @@ def _wait(conn: Connection, client: str | None, free: int, cap: float, now: floa
     if not seen.failures:
         return 0.0
     return float(seen.latest) + wait_after(int(seen.failures), free, cap) - now
+
+
+def _ceiling_wait(conn: Connection, ceiling: int, window_s: float, now: float) -> float:
+    """Seconds until the command line's failures, every name together, are below `ceiling`:
+    until the ceiling-th latest leaves the window."""
+    latest: list[float] = list(
+        conn.execute(
+            select(sign_in_attempts.c.at)
+            .where(sign_in_attempts.c.client.startswith(COMMAND_LINE, autoescape=True))
+            .order_by(sign_in_attempts.c.at.desc())
+            .limit(ceiling)
+        )
+        .scalars()
+        .all()
+    )
+    if not latest or len(latest) < ceiling:
+        return 0.0
+    return float(latest[-1]) + window_s - now
 
 
 class SignIns(StoreBase):
@@ -91,6 +127,9 @@ class SignIns(StoreBase):
                 _wait(conn, client, limits.client_free, limits.client_max_wait_s, now),
                 _wait(conn, None, limits.global_free, limits.global_max_wait_s, now),
             )
+            if client.startswith(COMMAND_LINE):
+                ceiling = _ceiling_wait(conn, limits.command_line_ceiling, limits.window_s, now)
+                wait = max(wait, ceiling)
             if wait <= 0:
                 attempt: int = conn.execute(
                     insert(sign_in_attempts)
