@@ -1,0 +1,82 @@
+"""The HTTP API's edges, over the real store on both engines: a file name that names no file, an
+empty query parameter, a route or method the API does not have, the OpenAPI document's error
+answers; each answered as a problem (RFC 9457), never a 500, and as the document says."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from claims_crew.api.app import ApiSettings
+from claims_crew.api.problems import ApiProblem
+from claims_crew.api.submit import safe_name
+from claims_crew.review.web import create_app
+from claims_crew.settings import home
+from claims_crew.store import Store
+from tests.support.paths import ROOT
+
+pytestmark = pytest.mark.usefixtures("engine")
+
+INBOX = ROOT / "claims" / "inbox"
+PROBLEM = "application/problem+json"
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    opened = Store()
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def api(store: Store) -> TestClient:
+    return TestClient(create_app(store, ["testserver"], api=ApiSettings()))
+
+
+@pytest.fixture
+def auth(store: Store) -> dict[str, str]:
+    return {"Authorization": f"Bearer {store.add_client('core', ['submit', 'read'], 'ops')}"}
+
+
+def problem(response: httpx.Response, status: int, code: str) -> dict[str, object]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    body = response.json()
+    assert isinstance(body, dict)
+    assert (body["status"], body["code"]) == (status, code)
+    assert body["type"] == f"urn:claims-crew:problem:{code}"
+    return body
+
+
+def nothing_kept(store: Store) -> bool:
+    folder = home() / "api"
+    files = [p for p in folder.rglob("*")] if folder.exists() else []
+    return store.claim_states(None, None, None, 10) == [] and files == []
+
+
+# Names that, as paths, name no file: each would be the claim's folder itself (or above it).
+NO_FILE_NAMES = [".", "..", "./.", ".//", "././", "./..", "/", "//", "...", ""]
+
+
+def test_an_attachment_named_like_a_folder_is_422_and_keeps_nothing(
+    store: Store, api: TestClient, auth: dict[str, str]
+) -> None:
+    claim = INBOX / "C-1043.json"
+    for name in NO_FILE_NAMES:
+        sent = [("claim", (claim.name, claim.read_bytes())), ("attachments", (name, b"plumber"))]
+        body = problem(api.post("/api/v1/claims", files=sent, headers=auth), 422, "invalid")
+        # An empty file name makes the part a plain form field, refused as not a file.
+        assert ("file name" if name else "UploadFile") in str(body["detail"]), (name, body)
+    assert nothing_kept(store)
+
+
+def test_a_file_name_is_a_plain_relative_path_to_a_file() -> None:
+    for name in NO_FILE_NAMES:
+        with pytest.raises(ApiProblem) as refused:
+            safe_name(name, "a document")
+        assert refused.value.status_code == 422, name
+    assert safe_name("photos/./kitchen.jpg", "a document") == "photos/kitchen.jpg"
+    assert safe_name("..notes.txt", "a document") == "..notes.txt"
