@@ -80,3 +80,19 @@ def test_a_file_name_is_a_plain_relative_path_to_a_file() -> None:
         assert refused.value.status_code == 422, name
     assert safe_name("photos/./kitchen.jpg", "a document") == "photos/kitchen.jpg"
     assert safe_name("..notes.txt", "a document") == "..notes.txt"
+
+
+def test_an_empty_cursor_or_since_is_no_cursor_or_since(
+    store: Store, api: TestClient, auth: dict[str, str]
+) -> None:
+    claim = INBOX / "C-1043.json"
+    sent = [("claim", (claim.name, claim.read_bytes()))]
+    sent.append(
+        ("attachments", ("C-1043-plumber.txt", (INBOX / "C-1043-plumber.txt").read_bytes()))
+    )
+    assert api.post("/api/v1/claims", files=sent, headers=auth).status_code == 202
+    for query in ("cursor=", "since=", "cursor=&since=&limit=1"):
+        page = api.get(f"/api/v1/claims?{query}", headers=auth)
+        assert page.status_code == 200, (query, page.text)
+        assert [c["claim_id"] for c in page.json()["claims"]] == ["C-1043"], query
+    problem(api.get("/api/v1/claims?cursor=%20", headers=auth), 422, "invalid")

@@ -62,7 +62,8 @@ READ_PROBLEMS = {404: "not_found: no such claim.", 422: "invalid: a parameter do
 
 
 def _cursor(text: str | None) -> tuple[str, str] | None:
-    if text is None:
+    # An empty parameter (`cursor=`, as a form or a template may send it) is no parameter.
+    if not text:
         return None
     try:
         at, claim_id = json.loads(base64.urlsafe_b64decode(text.encode("ascii")))
@@ -72,8 +73,9 @@ def _cursor(text: str | None) -> tuple[str, str] | None:
 
 
 def _since(text: str | None) -> str | None:
-    """`since` as the store stamps its times (UTC, fixed width), so text order is time order."""
-    if text is None:
+    """`since` as the store stamps its times (UTC, fixed width), so text order is time order;
+    empty is none, as for the cursor."""
+    if not text:
         return None
     try:
         moment = datetime.fromisoformat(text)
@@ -166,10 +168,13 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
         request: Request,
         state: Annotated[ClaimState | None, Query(description="Only claims in this state.")] = None,
         since: Annotated[
-            str | None, Query(description="Only claims submitted at or after (ISO 8601, UTC).")
+            str | None,
+            Query(description="Only claims submitted at or after (ISO 8601, UTC); empty: all."),
         ] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-        cursor: Annotated[str | None, Query(description="From the `next` link.")] = None,
+        cursor: Annotated[
+            str | None, Query(description="From the `next` link; empty: the first page.")
+        ] = None,
     ) -> ClaimPage:
         prefix = request.scope.get("root_path", "")
         found = store.claim_states(state, _since(since), _cursor(cursor), limit + 1)
