@@ -96,3 +96,31 @@ def test_an_empty_cursor_or_since_is_no_cursor_or_since(
         assert page.status_code == 200, (query, page.text)
         assert [c["claim_id"] for c in page.json()["claims"]] == ["C-1043"], query
     problem(api.get("/api/v1/claims?cursor=%20", headers=auth), 422, "invalid")
+
+
+def test_a_method_a_path_does_not_take_is_405_naming_every_method_it_does(
+    api: TestClient, auth: dict[str, str]
+) -> None:
+    expected = {
+        "/api/v1/claims": "GET, POST",
+        "/api/v1/claims/C-1": "GET",
+        "/api/v1/claims/C-1/letter": "GET",
+        "/api/v1/claims/C-1/documents": "POST",
+    }
+    for path, allowed in expected.items():
+        for method in ("OPTIONS", "DELETE", "PUT", "PATCH"):
+            refused = api.request(method, path, headers=auth)
+            problem(refused, 405, "method_not_allowed")
+            assert refused.headers["allow"] == allowed, (method, path)
+
+
+def test_a_path_under_api_that_no_route_serves_is_a_404_problem(
+    api: TestClient, auth: dict[str, str]
+) -> None:
+    for path in ("/api", "/api/", "/api/v2/claims", "/api/v1/nothing", "/api/v1/claims/a/b"):
+        body = problem(api.get(path, headers=auth), 404, "not_found")
+        assert body["instance"] == path
+    # The review page's own unknown paths are not the API's.
+    assert api.get("/nothing").status_code == 404
+    foreign = api.get("/api/v1/claims", headers={**auth, "Host": "evil.example"})
+    problem(foreign, 403, "forbidden")
