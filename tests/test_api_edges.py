@@ -124,3 +124,33 @@ def test_a_path_under_api_that_no_route_serves_is_a_404_problem(
     assert api.get("/nothing").status_code == 404
     foreign = api.get("/api/v1/claims", headers={**auth, "Host": "evil.example"})
     problem(foreign, 403, "forbidden")
+
+
+def test_the_document_describes_every_error_as_the_problem_the_api_sends(
+    api: TestClient,
+) -> None:
+    document = api.get("/api/v1/openapi.json").json()
+    problem_schema = {"$ref": "#/components/schemas/Problem"}
+    operations = {
+        (method.upper(), path): operation
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+    }
+    for (method, path), operation in operations.items():
+        errors = {s: a for s, a in operation["responses"].items() if s[0] in "45"}
+        assert {"401", "403", "413", "422", "429"} <= set(errors), (method, path)
+        assert ("404" in errors) == ("{claim_id}" in path), (method, path)
+        for status, answer in errors.items():
+            assert answer["content"] == {PROBLEM: {"schema": problem_schema}}, (path, status)
+        # A multipart body the server cannot read (a broken boundary, too many parts) is a 400.
+        assert ("400" in errors) == (method == "POST"), (method, path)
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    form = document["components"]["schemas"]["Body_documents_claims__claim_id__documents_post"]
+    assert form["properties"]["document"]["minItems"] == 1
+
+
+def test_a_multipart_body_the_server_cannot_read_is_a_400_problem(
+    api: TestClient, auth: dict[str, str]
+) -> None:
+    broken = {**auth, "Content-Type": "multipart/form-data"}  # no boundary
+    problem(api.post("/api/v1/claims", content=b"--x\r\n", headers=broken), 400, "bad_request")

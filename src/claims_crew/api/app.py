@@ -19,6 +19,7 @@ from fastapi.routing import APIRoute
 
 from claims_crew.api.appeals import Appeals
 from claims_crew.api.guard import Guard
+from claims_crew.api.openapi_document import describe_problems
 from claims_crew.api.problems import install
 from claims_crew.api.routes_claims import claim_routes
 from claims_crew.api.routes_documents import document_routes
@@ -99,6 +100,7 @@ def create_api(store: Store, settings: ApiSettings) -> FastAPI:
         if isinstance(route, APIRoute)
     ]
     install(app, routes)
+    describe_problems(app)
     templates = [path for path, _ in routes]
     app.add_middleware(
         Guard, store=store, per_minute=settings.calls_per_minute, templates=templates

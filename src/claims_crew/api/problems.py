@@ -153,6 +153,13 @@ GUARD_PROBLEMS = {
 }
 
 
+# What a route that reads a multipart form may answer when it cannot read it at all.
+FORM_PROBLEMS = {
+    400: "bad_request: the body is not a multipart form that can be read (no boundary, a "
+    "broken one, over 1,000 parts or files).",
+}
+
+
 def problems_from(responses: Mapping[int, str]) -> dict[int | str, dict[str, object]]:
     """The OpenAPI `responses` of a route: each status it or the guard may refuse with, as a
     Problem."""

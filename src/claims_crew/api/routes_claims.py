@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from claims_crew.api.appeals import Appeals, status_now
 from claims_crew.api.idempotency import Replay, answer_once
-from claims_crew.api.problems import ApiProblem, problems_from
+from claims_crew.api.problems import FORM_PROBLEMS, ApiProblem, problems_from
 from claims_crew.api.submit import claim_name, read_upload, request_sha256, safe_name, submit
 from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, links, summary
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
@@ -54,11 +54,13 @@ class ClaimAccepted(BaseModel):
 
 
 SUBMIT_PROBLEMS = {
+    **FORM_PROBLEMS,
     409: "duplicate_id: another version of this claim is queued.",
     422: "The claim file is refused (ingest's code: invalid, malformed, too_large, ...), or "
     "idempotency_key_reused.",
 }
 READ_PROBLEMS = {404: "not_found: no such claim.", 422: "invalid: a parameter does not fit."}
+LIST_PROBLEMS = {422: "invalid: a parameter does not fit."}
 
 
 def _cursor(text: str | None) -> tuple[str, str] | None:
@@ -161,7 +163,7 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
     @router.get(
         "/claims",
         response_model=ClaimPage,
-        responses=problems_from(READ_PROBLEMS),
+        responses=problems_from(LIST_PROBLEMS),
         summary="Claims in submission order, a page at a time",
     )
     def list_claims(
