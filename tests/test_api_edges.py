@@ -4,6 +4,7 @@ answers; each answered as a problem (RFC 9457), never a 500, and as the document
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -13,10 +14,14 @@ from fastapi.testclient import TestClient
 from claims_crew.api.app import ApiSettings
 from claims_crew.api.problems import ApiProblem
 from claims_crew.api.submit import safe_name
+from claims_crew.review.request_target import target_authority
+from claims_crew.review.serving import http_protocol
 from claims_crew.review.web import create_app
 from claims_crew.settings import home
 from claims_crew.store import Store
 from tests.support.paths import ROOT
+from tests.support.raw_http import exchange
+from tests.support.web import review_page
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -154,3 +159,33 @@ def test_a_multipart_body_the_server_cannot_read_is_a_400_problem(
 ) -> None:
     broken = {**auth, "Content-Type": "multipart/form-data"}  # no boundary
     problem(api.post("/api/v1/claims", content=b"--x\r\n", headers=broken), 400, "bad_request")
+
+
+@pytest.mark.parametrize("protocol", ["serve's", "h11"])
+def test_an_absolute_form_target_is_checked_by_its_authority(
+    store: Store, auth: dict[str, str], protocol: str
+) -> None:
+    http = http_protocol() if protocol == "serve's" else protocol
+    with review_page(store, api=ApiSettings(), http=http) as port:
+        ours = f"127.0.0.1:{port}"
+        sent = {"Host": ours, **auth, "Connection": "close"}
+        refused = exchange(port, "GET http://evil.example/api/v1/claims HTTP/1.1", sent)
+        assert refused.status == 403, refused
+        assert json.loads(refused.body)["code"] == "forbidden"
+        page = exchange(port, f"GET HTTP://Evil.example:{port}/ HTTP/1.1", sent)
+        assert page.status == 403, page
+        if protocol == "serve's":  # the target's authority, not the Host header, is the host
+            sent = {"Host": "evil.example", **auth, "Connection": "close"}
+            taken = exchange(port, f"GET http://{ours}/api/v1/claims HTTP/1.1", sent)
+            assert taken.status == 200, taken
+            assert json.loads(taken.body) == {"claims": [], "next": None}
+        plain = exchange(port, "GET /api/v1/claims HTTP/1.1", {**sent, "Host": ours})
+        assert plain.status == 200, plain
+
+
+def test_the_authority_of_a_target_in_absolute_form() -> None:
+    assert target_authority(b"http://Evil.Example:8000/api?x=1") == "evil.example:8000"
+    assert target_authority(b"https://user:pw@evil.example?q") == "evil.example"
+    assert target_authority(b"http://[::1]:80/") == "[::1]:80"
+    for other in (b"/api/v1/claims", b"*", b"evil.example:443", b"/http://evil.example/"):
+        assert target_authority(other) is None

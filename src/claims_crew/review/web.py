@@ -2,8 +2,10 @@
 
 Safety, in the order a request meets it:
 - a Host header that is not one of ours is refused (403), so a page on another site cannot
-  reach this server by DNS rebinding; only the probes /healthz and /readyz (api/ops.py) answer
-  any Host, as load balancers call them by address, and they tell nothing but up and ready;
+  reach this server by DNS rebinding (the authority of an absolute-form target,
+  `GET http://host/path`, is the request's host: request_target.py); only the probes
+  /healthz and /readyz (api/ops.py) answer any Host, as load balancers call them by address,
+  and they tell nothing but up and ready;
 - a body is capped before it is read, and one sent without a session is refused before it is
   read, sign-in excepted (body_limits.py): 413 over the cap, 401 without a session;
 - pages need a session: a reviewer signs in with the token `claims-crew reviewers add` printed,
@@ -44,6 +46,7 @@ from claims_crew.review.pages import (
     load_templates,
     template_folder,
 )
+from claims_crew.review.request_target import request_host, request_path
 from claims_crew.review.routes_appeal import appeal_routes
 from claims_crew.review.routes_decision_check import decision_check_routes
 from claims_crew.review.routes_desk import desk_routes
@@ -165,9 +168,10 @@ def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
     async def guard(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        foreign = request.headers.get("host", "").lower() not in hosts
-        if foreign and request.url.path not in PROBE_PATHS:
-            response = _foreign_host(request.url.path)
+        foreign = request_host(request.scope) not in hosts
+        path = request_path(request.scope)
+        if foreign and path not in PROBE_PATHS:
+            response = _foreign_host(path)
         else:
             try:
                 response = await call_next(request)
