@@ -64,3 +64,12 @@ def _closed(sock: socket.socket) -> bool:
         return sock.recv(1) == b""
     except ConnectionResetError:
         return True
+
+
+def exchange(port: int, request_line: str, headers: dict[str, str]) -> Answer:
+    """One bodiless request sent as written (`GET http://host/path HTTP/1.1` included), and
+    the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=GIVE_UP_S) as sock:
+        lines = [request_line, *(f"{name}: {value}" for name, value in headers.items())]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        return read_answer(sock)

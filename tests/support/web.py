@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from claims_crew.api.app import ApiSettings
 from claims_crew.review.pages import Appealer
+from claims_crew.review.serving import http_protocol
 from claims_crew.review.web import create_app, default_hosts
 from claims_crew.store import Store
 from tests.support.browser import free_port
@@ -20,13 +21,20 @@ from tests.support.browser import free_port
 
 @contextmanager
 def review_page(
-    store: Store, appeal: Appealer | None = None, api: ApiSettings | None = None
+    store: Store,
+    appeal: Appealer | None = None,
+    api: ApiSettings | None = None,
+    http: str | None = None,
 ) -> Iterator[int]:
     """The review page over `store`, on 127.0.0.1 (taking appeals through `appeal`, if given;
-    serving the HTTP API under /api/v1 with `api`); yields its port, stops when the block ends."""
+    serving the HTTP API under /api/v1 with `api`), with the HTTP protocol `serve` runs (or
+    `http`, as uvicorn names one); yields its port, stops when the block ends."""
     port = free_port()
     app = create_app(store, default_hosts("127.0.0.1", port), appeal=appeal, api=api)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", http=http or http_protocol()
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 
 from claims_crew.api.appeals import Appeals
 from claims_crew.api.guard import Guard
+from claims_crew.api.openapi_document import describe_problems
 from claims_crew.api.problems import install
 from claims_crew.api.routes_claims import claim_routes
 from claims_crew.api.routes_documents import document_routes
@@ -25,6 +27,9 @@ from claims_crew.settings.declarations import DEFAULT_API_CALLS_PER_MINUTE
 from claims_crew.store import Store
 
 API_PREFIX = "/api/v1"
+# Every path under it is the API's, this version's or not: the review app answers any such
+# path that no route serves as the API would, with a problem.
+API_ROOT = "/api"
 VERSION = "1.0.0"
 
 DESCRIPTION = """\
@@ -66,6 +71,11 @@ class ApiSettings:
         )
 
 
+def under_api(path: str) -> bool:
+    """Whether `path` (the whole of it, at the server's root) is one only the API answers."""
+    return path == API_ROOT or path.startswith(API_ROOT + "/")
+
+
 def create_api(store: Store, settings: ApiSettings) -> FastAPI:
     """The API over `store`, to be mounted at API_PREFIX."""
     app = FastAPI(
@@ -79,12 +89,19 @@ def create_api(store: Store, settings: ApiSettings) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    install(app)
     appeals = Appeals()
     routers = [claim_routes(store, settings, appeals), document_routes(store, settings, appeals)]
     for router in routers:
         app.include_router(router)
-    templates = [str(getattr(route, "path", "")) for router in routers for route in router.routes]
+    routes = [
+        (route.path, route.methods or set())
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute)
+    ]
+    install(app, routes)
+    describe_problems(app)
+    templates = [path for path, _ in routes]
     app.add_middleware(
         Guard, store=store, per_minute=settings.calls_per_minute, templates=templates
     )

@@ -11,7 +11,7 @@ method a route does not take) and any other exception (500) in the same shape.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from http import HTTPStatus
 
 from fastapi import FastAPI, Request
@@ -19,6 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
+from starlette.routing import compile_path
 
 PROBLEM_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:claims-crew:problem:"
@@ -99,7 +100,8 @@ def _instance(request: Request) -> str:
     return str(request.scope.get("path", ""))
 
 
-async def _http_problem(request: Request, exc: Exception) -> Response:
+async def http_problem(request: Request, exc: Exception) -> Response:
+    """An HTTPException (a route's ApiProblem, or FastAPI's and Starlette's own) as a problem."""
     assert isinstance(exc, HTTPException)
     code = exc.code if isinstance(exc, ApiProblem) else _CODES.get(exc.status_code, "error")
     detail = str(exc.detail)
@@ -124,9 +126,21 @@ def internal_error(instance: str) -> Response:
     )
 
 
-def install(app: FastAPI) -> None:
-    """Answer every error of `app` as a problem."""
-    app.add_exception_handler(HTTPException, _http_problem)
+def install(app: FastAPI, routes: Iterable[tuple[str, Iterable[str]]]) -> None:
+    """Answer every error of `app` as a problem; a 405 names in Allow every method of the
+    `routes` (path template, methods) that serve its path. Starlette's own names only the
+    first route that matched the path: half of /claims, which has a GET and a POST."""
+    served = [(compile_path(path)[0], frozenset(methods)) for path, methods in routes]
+
+    async def answer(request: Request, exc: Exception) -> Response:
+        response = await http_problem(request, exc)
+        if response.status_code == 405 and not isinstance(exc, ApiProblem):
+            path = request.scope["path"].removeprefix(request.scope.get("root_path", ""))
+            methods = {m for regex, named in served if regex.match(path) for m in named}
+            response.headers["Allow"] = ", ".join(sorted(methods))
+        return response
+
+    app.add_exception_handler(HTTPException, answer)
     app.add_exception_handler(RequestValidationError, _invalid)
 
 
@@ -136,6 +150,13 @@ GUARD_PROBLEMS = {
     403: "forbidden: the client lacks the scope the method needs (read, or submit).",
     413: "payload_too_large: the body is over the route's cap.",
     429: "rate_limited: over the client's calls a minute; see Retry-After.",
+}
+
+
+# What a route that reads a multipart form may answer when it cannot read it at all.
+FORM_PROBLEMS = {
+    400: "bad_request: the body is not a multipart form that can be read (no boundary, a "
+    "broken one, over 1,000 parts or files).",
 }
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from claims_crew.api.appeals import Appeals, status_now
 from claims_crew.api.idempotency import Replay, answer_once
-from claims_crew.api.problems import ApiProblem, problems_from
+from claims_crew.api.problems import FORM_PROBLEMS, ApiProblem, problems_from
 from claims_crew.api.submit import claim_name, read_upload, request_sha256, safe_name, submit
 from claims_crew.api.views import ClaimLinks, ClaimPage, ClaimView, claim_view, links, summary
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_CLAIM_BYTES
@@ -54,15 +54,18 @@ class ClaimAccepted(BaseModel):
 
 
 SUBMIT_PROBLEMS = {
+    **FORM_PROBLEMS,
     409: "duplicate_id: another version of this claim is queued.",
     422: "The claim file is refused (ingest's code: invalid, malformed, too_large, ...), or "
     "idempotency_key_reused.",
 }
 READ_PROBLEMS = {404: "not_found: no such claim.", 422: "invalid: a parameter does not fit."}
+LIST_PROBLEMS = {422: "invalid: a parameter does not fit."}
 
 
 def _cursor(text: str | None) -> tuple[str, str] | None:
-    if text is None:
+    # An empty parameter (`cursor=`, as a form or a template may send it) is no parameter.
+    if not text:
         return None
     try:
         at, claim_id = json.loads(base64.urlsafe_b64decode(text.encode("ascii")))
@@ -72,8 +75,9 @@ def _cursor(text: str | None) -> tuple[str, str] | None:
 
 
 def _since(text: str | None) -> str | None:
-    """`since` as the store stamps its times (UTC, fixed width), so text order is time order."""
-    if text is None:
+    """`since` as the store stamps its times (UTC, fixed width), so text order is time order;
+    empty is none, as for the cursor."""
+    if not text:
         return None
     try:
         moment = datetime.fromisoformat(text)
@@ -159,17 +163,20 @@ def claim_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> APIRo
     @router.get(
         "/claims",
         response_model=ClaimPage,
-        responses=problems_from(READ_PROBLEMS),
+        responses=problems_from(LIST_PROBLEMS),
         summary="Claims in submission order, a page at a time",
     )
     def list_claims(
         request: Request,
         state: Annotated[ClaimState | None, Query(description="Only claims in this state.")] = None,
         since: Annotated[
-            str | None, Query(description="Only claims submitted at or after (ISO 8601, UTC).")
+            str | None,
+            Query(description="Only claims submitted at or after (ISO 8601, UTC); empty: all."),
         ] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-        cursor: Annotated[str | None, Query(description="From the `next` link.")] = None,
+        cursor: Annotated[
+            str | None, Query(description="From the `next` link; empty: the first page.")
+        ] = None,
     ) -> ClaimPage:
         prefix = request.scope.get("root_path", "")
         found = store.claim_states(state, _since(since), _cursor(cursor), limit + 1)

@@ -28,7 +28,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from claims_crew.api.appeals import Appeals, status_now
-from claims_crew.api.problems import ApiProblem, problems_from
+from claims_crew.api.problems import FORM_PROBLEMS, ApiProblem, problems_from
 from claims_crew.api.submit import api_dir, read_upload, safe_name
 from claims_crew.claim_files import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS_BYTES
 from claims_crew.documents.kept import write_new_file
@@ -160,6 +160,7 @@ def document_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> AP
         response_model=DocumentsAccepted,
         responses=problems_from(
             {
+                **FORM_PROBLEMS,
                 404: "No such claim.",
                 409: "wrong_state: the claim is neither escalated nor decided.",
                 422: "A document is refused (ingest's code), or an appeal has no reason.",
@@ -170,7 +171,9 @@ def document_routes(store: Store, settings: ApiSettings, appeals: Appeals) -> AP
     def documents(
         request: Request,
         claim_id: str,
-        document: Annotated[list[UploadFile], File(description="Each file; repeatable.")],
+        document: Annotated[
+            list[UploadFile], File(description="Each file; repeatable.", min_length=1)
+        ],
         reason: Annotated[str, Form(description="Why the decision is appealed.")] = "",
     ) -> DocumentsAccepted:
         status = status_now(store, appeals, claim_id)

@@ -8,8 +8,9 @@ it. A claim ingest refuses leaves nothing: its folder goes (when this submit mad
 ingest keeps no row of a refused file. A claim taken in keeps its folder: the store names the
 claim file by its path there, and `review stale` hashes that file to see whether it changed.
 
-Each file name is checked before anything is written: a plain relative name, no `..`, no
-control characters, as a claim file names its attachments.
+Each file name is checked before anything is written: a plain relative name of a file, no
+`..`, no part of dots only (`.`, `./.`), no control characters, as a claim file names its
+attachments.
 """
 
 from __future__ import annotations
@@ -61,21 +62,24 @@ def safe_name(name: str | None, what: str) -> str:
     """`name` as a relative path inside the claim's folder; 422 for one that is not."""
     if not name:
         raise ApiProblem(422, "invalid", f"{what} has no file name")
+    # PurePosixPath drops "." parts: "." and "./." have none left, and would name the claim's
+    # folder itself. Every part made only of dots ("..", "...") is refused as well: no file.
     parts = PurePosixPath(name).parts
     bad = (
-        len(name) > MAX_NAME_CHARS
+        not parts
+        or len(name) > MAX_NAME_CHARS
         or len(parts) > MAX_NAME_PARTS
         or name.startswith("/")
         or "\\" in name
-        or any(part in (".", "..") for part in parts)
+        or any(not part.strip(".") for part in parts)
         or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)
     )
     if bad:
         raise ApiProblem(
             422,
             "invalid",
-            f"{what} is named {name!r}: a file name is a plain relative path, "
-            "without '..', a backslash or control characters",
+            f"{what} is named {name!r}: a file name is a plain relative path to a file, "
+            "without '..', a part of dots only, a backslash or control characters",
         )
     return "/".join(parts)
 

@@ -92,7 +92,12 @@ def serve(
     import uvicorn
 
     from claims_crew import settings
-    from claims_crew.review.serving import APP_FACTORY, ServeSettings, export_settings
+    from claims_crew.review.serving import (
+        APP_FACTORY,
+        ServeSettings,
+        export_settings,
+        http_protocol,
+    )
     from claims_crew.review.web import default_hosts
     from claims_crew.run.processes import start_queue_workers, stop_processes
     from claims_crew.store import Store
@@ -123,6 +128,7 @@ def serve(
         uvicorn.run(
             APP_FACTORY,
             factory=True,
+            http=http_protocol(),
             host=host,
             port=port,
             workers=workers,

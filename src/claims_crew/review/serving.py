@@ -12,6 +12,7 @@ process is known to all of them.
 from __future__ import annotations
 
 import os
+from importlib.util import find_spec
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -26,6 +27,12 @@ from claims_crew.store import Store
 SETTINGS_VARIABLE = "CLAIMS_CREW_SERVE_SETTINGS"
 # What uvicorn imports in each process (with factory=True it calls it).
 APP_FACTORY = "claims_crew.review.serving:app_from_environment"
+
+
+def http_protocol() -> str:
+    """uvicorn's `http`: the protocol that shows the app an absolute-form target's host
+    (protocol.py), or h11, which shows the whole target, where httptools is missing."""
+    return "claims_crew.review.protocol:HostFromTarget" if find_spec("httptools") else "h11"
 
 
 class ServeSettings(BaseModel):

@@ -2,8 +2,10 @@
 
 Safety, in the order a request meets it:
 - a Host header that is not one of ours is refused (403), so a page on another site cannot
-  reach this server by DNS rebinding; only the probes /healthz and /readyz (api/ops.py) answer
-  any Host, as load balancers call them by address, and they tell nothing but up and ready;
+  reach this server by DNS rebinding (the authority of an absolute-form target,
+  `GET http://host/path`, is the request's host: request_target.py); only the probes
+  /healthz and /readyz (api/ops.py) answer any Host, as load balancers call them by address,
+  and they tell nothing but up and ready;
 - a body is capped before it is read, and one sent without a session is refused before it is
   read, sign-in excepted (body_limits.py): 413 over the cap, 401 without a session;
 - pages need a session: a reviewer signs in with the token `claims-crew reviewers add` printed,
@@ -27,11 +29,14 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import PlainTextResponse, Response
+from starlette.exceptions import HTTPException
 
-from claims_crew.api.app import API_PREFIX, ApiSettings, create_api
+from claims_crew.api.app import API_PREFIX, ApiSettings, create_api, under_api
 from claims_crew.api.ops import PROBE_PATHS, ops_routes
+from claims_crew.api.problems import http_problem, problem_response
 from claims_crew.review.body_limits import BodyLimit, BodyTooLarge, too_large
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
@@ -41,6 +46,7 @@ from claims_crew.review.pages import (
     load_templates,
     template_folder,
 )
+from claims_crew.review.request_target import request_host, request_path
 from claims_crew.review.routes_appeal import appeal_routes
 from claims_crew.review.routes_decision_check import decision_check_routes
 from claims_crew.review.routes_desk import desk_routes
@@ -103,6 +109,7 @@ def create_app(
     css = (template_folder() / "review.css").read_text(encoding="utf-8")
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.add_exception_handler(RequestValidationError, _bad_request)
+    app.add_exception_handler(HTTPException, _not_served)
     app.add_exception_handler(BodyTooLarge, _too_large)
     # Added before the Host guard, so it runs inside it: a foreign Host is refused first, and
     # its refusals carry the security headers too.
@@ -138,6 +145,15 @@ async def _bad_request(_request: Request, exc: Exception) -> Response:
     return PlainTextResponse(f"Bad request: {problems}", status_code=400)
 
 
+async def _not_served(request: Request, exc: Exception) -> Response:
+    """A path under /api that the API's mount does not reach (/api/v2/..., /api) is answered
+    as the API answers, with a problem; the page's own paths as FastAPI answers them."""
+    assert isinstance(exc, HTTPException)
+    if under_api(request.url.path):
+        return await http_problem(request, exc)
+    return await http_exception_handler(request, exc)
+
+
 async def _too_large(_request: Request, exc: Exception) -> Response:
     """413, as plain text like every other refusal of the page."""
     assert isinstance(exc, BodyTooLarge)
@@ -152,13 +168,10 @@ def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
     async def guard(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        foreign = request.headers.get("host", "").lower() not in hosts
-        if foreign and request.url.path not in PROBE_PATHS:
-            # Its body is never read: closing the connection keeps uvicorn from reading and
-            # discarding the rest of an upload sent to a foreign Host.
-            response: Response = PlainTextResponse(
-                "Forbidden: unknown Host header", status_code=403, headers={"Connection": "close"}
-            )
+        foreign = request_host(request.scope) not in hosts
+        path = request_path(request.scope)
+        if foreign and path not in PROBE_PATHS:
+            response = _foreign_host(path)
         else:
             try:
                 response = await call_next(request)
@@ -168,3 +181,13 @@ def _guard_hosts(app: FastAPI, hosts: set[str]) -> None:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+
+def _foreign_host(path: str) -> Response:
+    """403 for a Host not ours: a problem on the API's paths, plain text on the page's. Its body
+    is never read: closing the connection keeps uvicorn from reading and discarding the rest
+    of an upload sent to a foreign Host."""
+    closing = {"Connection": "close"}
+    if under_api(path):
+        return problem_response(403, "forbidden", "unknown Host header", path, closing)
+    return PlainTextResponse("Forbidden: unknown Host header", status_code=403, headers=closing)
