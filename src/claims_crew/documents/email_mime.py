@@ -20,6 +20,8 @@ from claims_crew.documents.email_html import html_text
 from claims_crew.documents.limits import MAX_BODY_BYTES, MAX_MIME_NESTING, AttachmentError
 
 _BASE64_PADDING = " \t\r\n="
+# Text codecs of Python's that no mail client labels a body with (_text_codec).
+_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape"})
 
 
 def parse_eml(name: str, data: bytes) -> shape.Message:
@@ -122,14 +124,29 @@ def _body_text(name: str, part: Message) -> str:
 
 
 def _text(part: Message) -> str:
-    charset = part.get_content_charset() or "utf-8"
+    codec = _text_codec(part.get_content_charset() or "utf-8")
     try:
-        codec = codecs.lookup(charset).name
+        return _decoded(part).decode(codec, errors="replace")
+    except UnicodeError:  # a codec that fails whatever the error handler (utf-7 on some input)
+        return _decoded(part).decode("utf-8", errors="replace")
+
+
+def _text_codec(charset: str) -> str:
+    """The codec a part's text is decoded with: the one its charset names, or UTF-8 (what
+    cannot be shown replaced) for a charset no one knows and for a name Python knows but that
+    is no charset: a codec from bytes to bytes (base64, rot13, zlib raise on str decoding), or
+    one that reads no text of its own (idna and punycode take host names, the escapes turn a
+    backslash in the text into other characters, undefined refuses everything)."""
+    try:
+        info = codecs.lookup(charset)
     except LookupError:
-        codec = "utf-8"  # a charset no one knows: read as UTF-8, what cannot be shown replaced
-    if codec == "ascii":
-        codec = "utf-8"  # a superset, for the many clients that send UTF-8 labelled ASCII
-    return _decoded(part).decode(codec, errors="replace")
+        return "utf-8"
+    # _is_text_encoding is how the codecs module itself marks base64 and the rest apart.
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return "utf-8"
+    if info.name == "ascii":
+        return "utf-8"  # a superset, for the many clients that send UTF-8 labelled ASCII
+    return info.name
 
 
 def _headers(message: EmailMessage) -> list[tuple[str, str]]:
