@@ -47,8 +47,8 @@ def _messages_deep(root: Message) -> int:
     while stack:
         part, depth = stack.pop()
         deepest = max(deepest, depth)
-        payload = part.get_payload()
-        if isinstance(payload, list):
+        payload = _parts(part)
+        if payload:
             inner = depth + (part.get_content_maintype() == "message")
             stack.extend((sub, inner) for sub in payload if isinstance(sub, Message))
     return deepest
@@ -67,14 +67,14 @@ def _walk(
             "too_deep", f"{name}: its parts are nested more than {MAX_MIME_NESTING} deep"
         )
     kind = part.get_content_type()
-    filename = part.get_filename()
-    payload = part.get_payload()
-    inner = payload[0] if isinstance(payload, list) and payload else None
+    filename = _filename(part)
+    payload = _parts(part)
+    inner = payload[0] if payload else None
     if part.get_content_maintype() == "message" and isinstance(inner, Message):
         # A forwarded message (message/rfc822), already parsed with this one: written out, it
         # is read as an .eml attachment, one e-mail deeper.
         carried.append(shape.Carried(filename, ".eml", None, True, lambda: inner.as_bytes()))
-    elif isinstance(payload, list):
+    elif part.is_multipart():
         for sub in payload:
             if isinstance(sub, Message):
                 _walk(name, sub, nesting + 1, plain, html, carried)
@@ -92,10 +92,33 @@ def _walk(
         carried.append(shape.Carried(filename, ".bin", size, False, lambda: _decoded(part)))
 
 
+def _filename(part: Message) -> str | None:
+    """The file name a part gives; None (a name is made up for it) where its RFC 2231 charset
+    fails to decode it: the standard library passes on every codec error but LookupError."""
+    try:
+        return part.get_filename()
+    except ValueError:  # UnicodeError is one
+        return None
+
+
+def _parts(part: Message) -> list[Message]:
+    """The parts inside a multipart or a forwarded message; [] for a leaf. A leaf's payload is
+    never asked for here: for 8-bit bytes, get_payload() decodes them in the charset the part
+    names, and the standard library passes on every codec error but LookupError."""
+    if not part.is_multipart():
+        return []
+    payload = part.get_payload()
+    return [sub for sub in payload if isinstance(sub, Message)] if isinstance(payload, list) else []
+
+
 def decoded_size(part: Message) -> int:
     """The bytes a part decodes to, from its encoded payload: base64 gives three bytes for
     every four letters; quoted-printable and the rest are never longer decoded."""
-    raw = part.get_payload(decode=False)
+    try:
+        raw = part.get_payload(decode=False)
+    except ValueError:  # UnicodeError too: 8-bit bytes in a charset that fails (see _parts)
+        # They are the part's bytes as sent, never a transfer encoding's letters: their count.
+        return len(_decoded(part))
     if not isinstance(raw, str):
         return 0
     if part.get("content-transfer-encoding", "").strip().lower() == "base64":
@@ -110,7 +133,12 @@ def _decoded(part: Message) -> bytes:
 
 
 def _is_attachment(part: Message) -> bool:
-    return (part.get_content_disposition() or "") == "attachment"
+    try:
+        return (part.get_content_disposition() or "") == "attachment"
+    except ValueError:
+        # Its parameters name a charset that fails (as in _filename): kept as a file, not read
+        # into the body, as a part that says it is an attachment would be.
+        return True
 
 
 def _body_text(name: str, part: Message) -> str:
@@ -139,7 +167,7 @@ def _text_codec(charset: str) -> str:
     backslash in the text into other characters, undefined refuses everything)."""
     try:
         info = codecs.lookup(charset)
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a name with a NUL in it
         return "utf-8"
     # _is_text_encoding is how the codecs module itself marks base64 and the rest apart.
     if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
