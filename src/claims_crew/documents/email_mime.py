@@ -155,7 +155,9 @@ def _text(part: Message) -> str:
     codec = _text_codec(part.get_content_charset() or "utf-8")
     try:
         return _decoded(part).decode(codec, errors="replace")
-    except UnicodeError:  # a codec that fails whatever the error handler (utf-7 on some input)
+    except UnicodeError:
+        # A text codec that fails whatever the error handler: none of today's Python's but
+        # those _text_codec sets aside, which a later Python may add to.
         return _decoded(part).decode("utf-8", errors="replace")
 
 
