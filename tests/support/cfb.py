@@ -11,6 +11,7 @@ balanced by construction but not coloured as a red-black tree, which readers do 
 
 from __future__ import annotations
 
+import itertools
 import struct
 from dataclasses import dataclass, field
 
@@ -34,8 +35,12 @@ class _Entry:
     start: int = END
 
 
-def compound_file(streams: dict[tuple[str, ...], bytes]) -> bytes:
-    """A compound file holding `streams`, each at its path of storage names, then its name."""
+def compound_file(streams: dict[tuple[str, ...], bytes], chained: bool = False) -> bytes:
+    """A compound file holding `streams`, each at its path of storage names, then its name.
+
+    `chained`: each storage's children a chain (each the right sibling of the one before), a
+    tree still in the specification's order but as deep as it has children: how a hostile file
+    makes a reader that walks the tree recursively run out of stack."""
     entries = [_Entry("Root Entry", _ROOT)]
     where: dict[tuple[str, ...], int] = {(): 0}
     for path, data in streams.items():
@@ -46,7 +51,8 @@ def compound_file(streams: dict[tuple[str, ...], bytes]) -> bytes:
                 entries.append(_Entry(path[depth - 1], _STREAM if last else _STORAGE, data))
                 entries[where[path[: depth - 1]]].children.append(where[path[:depth]])
     for entry in entries:
-        entry.child = _tree(entries, sorted(entry.children, key=lambda i: _order(entries[i])))
+        ordered = sorted(entry.children, key=lambda i: _order(entries[i]))
+        entry.child = _chain_of(entries, ordered) if chained else _tree(entries, ordered)
     mini = bytearray()
     mini_fat: list[int] = []
     sectors = bytearray()
@@ -90,6 +96,12 @@ def _tree(entries: list[_Entry], ids: list[int]) -> int:
     node.left = _tree(entries, ids[:middle])
     node.right = _tree(entries, ids[middle + 1 :])
     return ids[middle]
+
+
+def _chain_of(entries: list[_Entry], ids: list[int]) -> int:
+    for this, after in itertools.pairwise(ids):
+        entries[this].right = after
+    return ids[0] if ids else NONE
 
 
 def _padded(data: bytes, size: int) -> bytes:

@@ -116,3 +116,26 @@ INTAKE_FORM: dict[str, Any] = {
         "amount_claimed": {"where": "amount"},
     },
 }
+
+
+def fields_array_pdf(count: int) -> bytes:
+    """A one-page PDF whose form's /Fields array holds `count` empty text fields, each written in
+    the array itself (about 10 bytes a field, so a million fit under a document's byte cap),
+    written out by hand: pypdf's writer would take minutes over such an array."""
+    fields = b"[" + b"<</T(f)>>" * count + b"]"
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R/AcroForm<</Fields 4 0 R>>>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>",
+        fields,
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    table = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
+    return bytes(out)

@@ -35,6 +35,16 @@ def outlook_message(message: Outlook) -> bytes:
     return compound_file(streams)
 
 
+def sibling_chain(message: Outlook, siblings: int) -> bytes:
+    """The .msg file of `message` beside `siblings` empty property streams, its root's children
+    written as one chain of right siblings (a directory tree as deep as it is wide)."""
+    streams: dict[tuple[str, ...], bytes] = {("__nameid_version1.0", "__substg1.0_00020102"): b""}
+    _add(streams, (), message, header=32)
+    for number in range(siblings):
+        streams[(f"__substg1.0_{0x8000 + number:04X}001F",)] = b""
+    return compound_file(streams, chained=True)
+
+
 def _add(
     streams: dict[tuple[str, ...], bytes], at: tuple[str, ...], message: Outlook, header: int
 ) -> None:

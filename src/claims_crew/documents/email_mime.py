@@ -20,6 +20,8 @@ from claims_crew.documents.email_html import html_text
 from claims_crew.documents.limits import MAX_BODY_BYTES, MAX_MIME_NESTING, AttachmentError
 
 _BASE64_PADDING = " \t\r\n="
+# Text codecs of Python's that no mail client labels a body with (_text_codec).
+_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape"})
 
 
 def parse_eml(name: str, data: bytes) -> shape.Message:
@@ -45,8 +47,8 @@ def _messages_deep(root: Message) -> int:
     while stack:
         part, depth = stack.pop()
         deepest = max(deepest, depth)
-        payload = part.get_payload()
-        if isinstance(payload, list):
+        payload = _parts(part)
+        if payload:
             inner = depth + (part.get_content_maintype() == "message")
             stack.extend((sub, inner) for sub in payload if isinstance(sub, Message))
     return deepest
@@ -65,14 +67,14 @@ def _walk(
             "too_deep", f"{name}: its parts are nested more than {MAX_MIME_NESTING} deep"
         )
     kind = part.get_content_type()
-    filename = part.get_filename()
-    payload = part.get_payload()
-    inner = payload[0] if isinstance(payload, list) and payload else None
+    filename = _filename(part)
+    payload = _parts(part)
+    inner = payload[0] if payload else None
     if part.get_content_maintype() == "message" and isinstance(inner, Message):
         # A forwarded message (message/rfc822), already parsed with this one: written out, it
         # is read as an .eml attachment, one e-mail deeper.
         carried.append(shape.Carried(filename, ".eml", None, True, lambda: inner.as_bytes()))
-    elif isinstance(payload, list):
+    elif part.is_multipart():
         for sub in payload:
             if isinstance(sub, Message):
                 _walk(name, sub, nesting + 1, plain, html, carried)
@@ -90,10 +92,33 @@ def _walk(
         carried.append(shape.Carried(filename, ".bin", size, False, lambda: _decoded(part)))
 
 
+def _filename(part: Message) -> str | None:
+    """The file name a part gives; None (a name is made up for it) where its RFC 2231 charset
+    fails to decode it: the standard library passes on every codec error but LookupError."""
+    try:
+        return part.get_filename()
+    except ValueError:  # UnicodeError is one
+        return None
+
+
+def _parts(part: Message) -> list[Message]:
+    """The parts inside a multipart or a forwarded message; [] for a leaf. A leaf's payload is
+    never asked for here: for 8-bit bytes, get_payload() decodes them in the charset the part
+    names, and the standard library passes on every codec error but LookupError."""
+    if not part.is_multipart():
+        return []
+    payload = part.get_payload()
+    return [sub for sub in payload if isinstance(sub, Message)] if isinstance(payload, list) else []
+
+
 def decoded_size(part: Message) -> int:
     """The bytes a part decodes to, from its encoded payload: base64 gives three bytes for
     every four letters; quoted-printable and the rest are never longer decoded."""
-    raw = part.get_payload(decode=False)
+    try:
+        raw = part.get_payload(decode=False)
+    except ValueError:  # UnicodeError too: 8-bit bytes in a charset that fails (see _parts)
+        # They are the part's bytes as sent, never a transfer encoding's letters: their count.
+        return len(_decoded(part))
     if not isinstance(raw, str):
         return 0
     if part.get("content-transfer-encoding", "").strip().lower() == "base64":
@@ -108,7 +133,12 @@ def _decoded(part: Message) -> bytes:
 
 
 def _is_attachment(part: Message) -> bool:
-    return (part.get_content_disposition() or "") == "attachment"
+    try:
+        return (part.get_content_disposition() or "") == "attachment"
+    except ValueError:
+        # Its parameters name a charset that fails (as in _filename): kept as a file, not read
+        # into the body, as a part that says it is an attachment would be.
+        return True
 
 
 def _body_text(name: str, part: Message) -> str:
@@ -122,14 +152,31 @@ def _body_text(name: str, part: Message) -> str:
 
 
 def _text(part: Message) -> str:
-    charset = part.get_content_charset() or "utf-8"
+    codec = _text_codec(part.get_content_charset() or "utf-8")
     try:
-        codec = codecs.lookup(charset).name
-    except LookupError:
-        codec = "utf-8"  # a charset no one knows: read as UTF-8, what cannot be shown replaced
-    if codec == "ascii":
-        codec = "utf-8"  # a superset, for the many clients that send UTF-8 labelled ASCII
-    return _decoded(part).decode(codec, errors="replace")
+        return _decoded(part).decode(codec, errors="replace")
+    except UnicodeError:
+        # A text codec that fails whatever the error handler: none of today's Python's but
+        # those _text_codec sets aside, which a later Python may add to.
+        return _decoded(part).decode("utf-8", errors="replace")
+
+
+def _text_codec(charset: str) -> str:
+    """The codec a part's text is decoded with: the one its charset names, or UTF-8 (what
+    cannot be shown replaced) for a charset no one knows and for a name Python knows but that
+    is no charset: a codec from bytes to bytes (base64, rot13, zlib raise on str decoding), or
+    one that reads no text of its own (idna and punycode take host names, the escapes turn a
+    backslash in the text into other characters, undefined refuses everything)."""
+    try:
+        info = codecs.lookup(charset)
+    except (LookupError, ValueError):  # ValueError: a name with a NUL in it
+        return "utf-8"
+    # _is_text_encoding is how the codecs module itself marks base64 and the rest apart.
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return "utf-8"
+    if info.name == "ascii":
+        return "utf-8"  # a superset, for the many clients that send UTF-8 labelled ASCII
+    return info.name
 
 
 def _headers(message: EmailMessage) -> list[tuple[str, str]]:

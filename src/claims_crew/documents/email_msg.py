@@ -37,11 +37,11 @@ _FILETIME_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _OLE_ERRORS = (OSError, ValueError, IndexError, KeyError, struct.error)
 
 
-def is_outlook_message(data: bytes) -> bool:
+def is_outlook_message(name: str, data: bytes) -> bool:
     """Whether an OLE compound file is an Outlook .msg: its property streams, not a Word or
-    Excel document's."""
+    Excel document's; AttachmentError unreadable for one whose directory is too deep to walk."""
     try:
-        ole = olefile.OleFileIO(io.BytesIO(data))
+        ole = _compound_file(name, data)
     except _OLE_ERRORS:
         return False
     return bool(ole.exists(_PROPERTIES)) and any(
@@ -53,8 +53,20 @@ def parse_msg(name: str, data: bytes) -> shape.Message:
     """The message in `data`; AttachmentError unreadable or too_large, before decoding."""
     # In memory: nothing is held open, and the carried parts are read from it later.
     return _broken_as_unreadable(
-        name, lambda: _Storage(name, olefile.OleFileIO(io.BytesIO(data)), []).message(_TOP_HEADER)
+        name, lambda: _Storage(name, _compound_file(name, data), []).message(_TOP_HEADER)
     )
+
+
+def _compound_file(name: str, data: bytes) -> olefile.OleFileIO:
+    """The compound file, its whole directory read. olefile walks each storage's tree of
+    children recursively, a level a sibling, so a directory that chains its entries one after
+    another (a few hundred KB for thousands) runs out of Python's stack: unreadable."""
+    try:
+        return olefile.OleFileIO(io.BytesIO(data))
+    except RecursionError as exc:
+        raise AttachmentError(
+            "unreadable", f"{name}: its compound file's directory is nested too deep to read"
+        ) from exc
 
 
 def _broken_as_unreadable(name: str, read: Callable[[], _T]) -> _T:

@@ -25,6 +25,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from pypdf import PdfReader
+from pypdf.errors import LimitReachedError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
 
 # Real forms nest a few levels (form1 > Page1 > Section > field); a deeper tree is a trick.
@@ -62,8 +63,23 @@ def form_lines(
 ) -> list[list[str]]:
     """The filled fields of every page, as `Label: value` lines; [] per page without a form.
 
-    Raises FormTooLarge past `max_fields` fields or `max_total` characters of lines.
+    Raises FormTooLarge past `max_fields` fields or `max_total` characters of lines, or past
+    pypdf's own limits on what it parses (an array of over 100,000 fields is refused by pypdf
+    before this module could count it).
     """
+    try:
+        return _form_lines(reader, max_fields, max_chars, max_total)
+    except LimitReachedError as exc:
+        # pypdf raises this for its size limits and for a loop it found; a loop is a broken
+        # file, which the reader reports as such.
+        if str(exc).startswith("Detected"):
+            raise
+        raise FormTooLarge(f"its form is larger than the PDF reader parses ({exc})") from exc
+
+
+def _form_lines(
+    reader: PdfReader, max_fields: int, max_chars: int, max_total: int
+) -> list[list[str]]:
     pages: list[list[str]] = [[] for _ in reader.pages]
     form = _dict(reader.trailer["/Root"]).get("/AcroForm")
     form = form.get_object() if form is not None else None

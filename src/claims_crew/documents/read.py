@@ -35,6 +35,7 @@ from claims_crew.documents.pdf_text import (
     timeout_from_env,
 )
 from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText, ReadFile
+from claims_crew.errors import ClaimsCrewError
 from claims_crew.vocabulary import ClaimFileProblem
 
 _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
@@ -50,6 +51,8 @@ _ZIP_MAGIC = b"PK\x03\x04"
 # An OLE compound file: an Outlook .msg, or an old Word or Excel file (not read).
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _MESSAGE_HEAD = 64 << 10
+# How much of an unforeseen failure's message an unreadable attachment's reason quotes.
+_REASON_CHARS = 300
 _KINDS_READ = (
     "UTF-8 text, an e-mail, a PDF, a Word or Excel file, or a PNG, JPEG, TIFF or HEIC image"
 )
@@ -65,7 +68,7 @@ def kind_of(name: str, data: bytes) -> AttachmentKind:
     if data.startswith(_ZIP_MAGIC):
         return office_kind(name, data)
     if data.startswith(_OLE_MAGIC):
-        if is_outlook_message(data):
+        if is_outlook_message(name, data):
             return "email"
         refuse_encrypted_office(name, data)
         raise AttachmentError(
@@ -96,8 +99,37 @@ def read_document(name: str, data: bytes, budget: ClaimBudget, depth: int = 0) -
     in order, each named under it ("message.eml/report.pdf"), so that each original can be kept.
     `depth`: how many e-mails this one is inside.
 
-    Raises AttachmentError: too_large, too_deep, encrypted, unsupported_type or ocr_failed.
+    Raises AttachmentError: too_large, too_deep, encrypted, unsupported_type, ocr_failed, or
+    unreadable for any failure of a reader that is not one of these; nothing else but what is
+    no fault of the file (below). This is the one place every attachment, and every file an
+    e-mail carries, is read through, so the one place that says so.
     """
+    try:
+        return _read_document(name, data, budget, depth)
+    except (AttachmentError, ClaimsCrewError):
+        raise  # the file's own code, or a bad setting or store, which is no fault of the file
+    except MemoryError:
+        # This process is short of memory (the readers that could ask for much run in children
+        # under a cap of their own): the batch must stop and say so, not blame the file.
+        raise
+    except Exception as exc:
+        # The parsers here (the e-mail package, olefile, Pillow, pypdf's parent side) are fed
+        # outside bytes and raise their own types on input their authors never met (a
+        # LookupError for a charset, a RecursionError for a deep directory, struct.error, ...):
+        # such a file is that attachment's unreadable, and the claims beside it go on.
+        # KeyboardInterrupt and SystemExit are BaseException, not Exception: a stop is a stop.
+        raise AttachmentError(
+            "unreadable", f"{name}: could not be read ({type(exc).__name__}: {_reason(exc)})"
+        ) from exc
+
+
+def _reason(exc: Exception) -> str:
+    """The exception's message on one line, cut short: some parsers quote the bytes they met."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= _REASON_CHARS else text[:_REASON_CHARS] + " …"
+
+
+def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> list[ReadFile]:
     started = time.monotonic()
     kind = kind_of(name, data)
     cap = MAX_TEXT_BYTES if kind == "text" else MAX_DOCUMENT_BYTES
