@@ -2,8 +2,9 @@
 
 - /healthz: 200 {"status": "ok"} while the process answers at all (a liveness probe).
 - /readyz: 200 when the store answers and its schema is at the migrations' head (store.HEAD);
-  else 503 as RFC 9457 problem details (api/problems.py; code "not_ready"), so a load
-  balancer sends no request to a server whose database is gone or not yet migrated.
+  else 503 {"status": "not ready"}, so a load balancer sends no request to a server whose
+  database is gone or not yet migrated. The probe answers anyone, so why is never in the
+  answer (the database's address, user and driver's words were, once): it goes to the log.
 - /metrics: the Prometheus text format, made by prometheus-client from a collector that reads
   the store at each scrape, so every server process, and every worker, is counted alike.
 
@@ -25,6 +26,7 @@ every 15 s or more, not every second.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 
 from fastapi import APIRouter
@@ -38,7 +40,6 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
-from claims_crew.api.problems import problem_response
 from claims_crew.desk.clocks import today
 from claims_crew.errors import StoreError
 from claims_crew.prices import load_prices
@@ -47,6 +48,8 @@ from claims_crew.report.rows import ClaimRow, load_rows
 from claims_crew.report.usage import usage_by_agent
 from claims_crew.store import HEAD, EscalationClock, Store
 from claims_crew.vocabulary import CLAIM_STATES, parse_stamp
+
+_log = logging.getLogger(__name__)
 
 # Probes answer whatever Host they are sent with (review/web.py): a load balancer or an
 # orchestrator calls them by the server's address, and they tell nothing but up and ready.
@@ -179,7 +182,8 @@ def ops_routes(store: Store) -> APIRouter:
         why = not_ready(store)
         if why is None:
             return JSONResponse({"status": "ready", "schema": HEAD})
-        return problem_response(503, "not_ready", why, "/readyz")
+        _log.warning("/readyz: not ready: %s", why)
+        return JSONResponse({"status": "not ready"}, status_code=503)
 
     @router.get("/metrics")
     def metrics() -> Response:
