@@ -172,3 +172,19 @@ def test_readyz_says_nothing_of_the_database_when_it_does_not_answer(
         assert secret not in response.text.lower()
     assert "does not answer" in caplog.text  # the reason, for whoever runs the server
     assert page.get("/healthz").status_code == 200  # the process itself is still up
+
+
+def test_metrics_needs_the_scrape_token_when_one_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAIMS_CREW_METRICS_TOKEN", "scrape-me-7f3a")
+    page = client(Store())
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "scrape-me-7f3a"}):
+        refused = page.get("/metrics", headers=headers)
+        assert refused.status_code == 401
+        assert refused.headers["content-type"] == "application/problem+json"
+        assert refused.headers["www-authenticate"] == "Bearer"
+        assert refused.json()["code"] == "unauthorized"
+        assert "scrape-me" not in refused.text and "claims_crew_" not in refused.text
+    allowed = page.get("/metrics", headers={"Authorization": "Bearer scrape-me-7f3a"})
+    assert allowed.status_code == 200 and "claims_crew_queue_depth" in allowed.text
+    # The probes stay open: a load balancer has no token.
+    assert page.get("/healthz").status_code == page.get("/readyz").status_code == 200

@@ -6,7 +6,9 @@
   database is gone or not yet migrated. The probe answers anyone, so why is never in the
   answer (the database's address, user and driver's words were, once): it goes to the log.
 - /metrics: the Prometheus text format, made by prometheus-client from a collector that reads
-  the store at each scrape, so every server process, and every worker, is counted alike.
+  the store at each scrape, so every server process, and every worker, is counted alike. With
+  CLAIMS_CREW_METRICS_TOKEN set, a scrape must send it as `Authorization: Bearer` (else 401
+  as problem details); unset, /metrics is open, as the probes are.
 
 The figures and where each comes from (the report's own reads where it has them):
   claims_crew_claims{state}                 Store.claim_states, as the API states each claim
@@ -26,10 +28,11 @@ every 15 s or more, not every second.
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Iterator, Sequence
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import (
@@ -40,6 +43,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from claims_crew.api.problems import problem_response
 from claims_crew.desk.clocks import today
 from claims_crew.errors import StoreError
 from claims_crew.prices import load_prices
@@ -56,6 +60,25 @@ _log = logging.getLogger(__name__)
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 # Every claim in one read (the store's LIMIT, as large as both engines take).
 ALL_CLAIMS = 2**62
+
+
+def metrics_token() -> str | None:
+    """CLAIMS_CREW_METRICS_TOKEN as it is set now (None: /metrics is open)."""
+    from claims_crew.settings import current
+
+    token: str | None = current().claims_crew_metrics_token
+    return token
+
+
+def scrape_allowed(authorization: str | None, token: str | None) -> bool:
+    """Whether a scrape with this Authorization header may read /metrics: any, without a
+    token; else only `Bearer <token>`, compared in constant time."""
+    if token is None:
+        return True
+    scheme, _, given = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8"), token.encode("utf-8"))
 
 
 def not_ready(store: Store) -> str | None:
@@ -186,7 +209,15 @@ def ops_routes(store: Store) -> APIRouter:
         return JSONResponse({"status": "not ready"}, status_code=503)
 
     @router.get("/metrics")
-    def metrics() -> Response:
+    def metrics(request: Request) -> Response:
+        if not scrape_allowed(request.headers.get("authorization"), metrics_token()):
+            return problem_response(
+                401,
+                "unauthorized",
+                "/metrics needs Authorization: Bearer with CLAIMS_CREW_METRICS_TOKEN",
+                "/metrics",
+                {"WWW-Authenticate": "Bearer"},
+            )
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return router
