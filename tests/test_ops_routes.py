@@ -14,17 +14,20 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from claims_crew.desk.clocks import today
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
 from claims_crew.store import HEAD, Store
+from claims_crew.store.decision_rows import Basis
 from claims_crew.store.engine import open_engine
+from claims_crew.store.metric_totals import recount
 from claims_crew.store.schema import revisions
+from claims_crew.store.tables import metric_totals
 from claims_crew.vocabulary import WEBHOOK_EVENTS
 from tests.support.report import PRICES, known_store
-from tests.support.store import water_loaded
+from tests.support.store import record_for, water_loaded
 from tests.support.web import client
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -188,3 +191,41 @@ def test_metrics_needs_the_scrape_token_when_one_is_set(monkeypatch: pytest.Monk
     assert allowed.status_code == 200 and "claims_crew_queue_depth" in allowed.text
     # The probes stay open: a load balancer has no token.
     assert page.get("/healthz").status_code == page.get("/readyz").status_code == 200
+
+
+def totals(store: Store) -> dict[tuple[str, str, str], tuple[int, ...]]:
+    """The totals /metrics reads, but those all of whose claims were superseded (all zeros)."""
+    with store.read() as conn:
+        rows = conn.execute(select(metric_totals)).all()
+    return {(r[0], r[1], r[2]): tuple(r[3:]) for r in rows if any(r[3:])}
+
+
+def test_totals_kept_as_the_store_writes_are_those_recounted_from_its_rows(
+    busy: Store, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    # A claim a person decided is decided again on a new reading: its decision, escalation and
+    # review are superseded, and their share taken off the totals in the same transaction.
+    (again,) = [c.claim_id for c in busy.decided_claims() if c.review is not None][:1]
+    loaded = water_loaded(tmp_path / "again", again)
+    seq = busy.audit_entries(again)[-1].seq
+    busy.record_revalidation(record_for(loaded, sample_library), loaded, Basis(), "new", [], seq)
+
+    found = samples(client(busy).get("/metrics").text)
+    counted = Counter((c.outcome, c.resolution["rule"]) for c in busy.decided_claims())
+    decisions = {
+        (dict(k)["outcome"], dict(k)["rule"]): v
+        for (n, k), v in found.items()
+        if n == "claims_crew_decisions_total"
+    }
+    assert decisions == counted and sum(decisions.values()) == 13
+    reviewed = [c for c in busy.escalation_clocks() if c.state == "decided"]
+    assert found[("claims_crew_review_seconds_count", ())] == len(reviewed) == 6
+    states = labelled(found, "claims_crew_claims", "state")
+    assert states["escalated"] == busy.open_count() == 3  # the claim decided again waits
+    assert sum(states.values()) == 16  # thirteen decided, three queued
+
+    kept = totals(busy)
+    with busy.write() as conn:
+        recount(conn)
+    assert totals(busy) == kept
+    assert kept[("claims", "", "")] == (16, 0, 0, 0)
