@@ -175,7 +175,8 @@ def recount(conn: Connection) -> None:
     ).all()
     claims = conn.execute(select(func.count(func.distinct(claim_files.c.claim_id)))).scalar_one()
     deliveries = conn.execute(select(func.count()).select_from(webhook_deliveries)).scalar_one()
-    shares = [Total("claims", "", "", int(claims)), Total("deliveries", "", "", int(deliveries))]
+    counted = [Total("claims", "", "", int(claims)), Total("deliveries", "", "", int(deliveries))]
+    shares = [share for share in counted if share.n]  # an empty store has no totals
     shares += [s for row in rows for s in decision_totals(row[0], row[1], row[2], row[3])]
     for share in [*shares, *(review_total(row[0], row[1]) for row in reviewed)]:
         key = (share.figure, share.a, share.b)
