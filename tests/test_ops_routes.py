@@ -14,7 +14,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 
 from claims_crew.desk.clocks import today
 from claims_crew.policy.library import PolicyLibrary
@@ -229,3 +229,32 @@ def test_totals_kept_as_the_store_writes_are_those_recounted_from_its_rows(
         recount(conn)
     assert totals(busy) == kept
     assert kept[("claims", "", "")] == (16, 0, 0, 0)
+
+
+def statements_of_a_scrape(store: Store) -> list[str]:
+    """Every query one scrape of /metrics sends the store (not its transactions' own)."""
+    sent: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            sent.append(" ".join(statement.split()))
+
+    page = client(store)
+    event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        assert page.get("/metrics").status_code == 200
+    finally:
+        event.remove(store.engine, "before_cursor_execute", seen)
+    return sent
+
+
+def test_a_scrape_reads_totals_and_counts_not_every_claim(busy: Store, tmp_path: Path) -> None:
+    empty = Store(tmp_path / "empty.sqlite")
+    sent = statements_of_a_scrape(busy)
+    # As many statements over sixteen claims as over none, and none reads the decided claims
+    # whole (their attempts, agents' answers or resolutions) or lists every claim's file.
+    assert len(sent) == len(statements_of_a_scrape(empty))
+    for table in ("attempts", "agent_outputs", "resolutions", "reviews"):
+        assert not [s for s in sent if f"FROM {table}" in s or f"JOIN {table}" in s], table
+    every_file = [s for s in sent if "FROM claim_files" in s and "claim_files.claim_id =" not in s]
+    assert every_file == []
