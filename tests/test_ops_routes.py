@@ -1,9 +1,11 @@
 """/healthz, /readyz and /metrics (api/ops.py) on the review page's app, on both engines:
 /metrics parsed with prometheus-client's own parser, each figure equal to the store's count;
-/readyz 503 as problem details on a store behind on its migrations or out of reach."""
+/readyz 503 {"status": "not ready"} on a store behind on its migrations or out of reach, saying
+why only in the server's log."""
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -12,17 +14,20 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import text
+from sqlalchemy import event, select, text
 
 from claims_crew.desk.clocks import today
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
 from claims_crew.store import HEAD, Store
+from claims_crew.store.decision_rows import Basis
 from claims_crew.store.engine import open_engine
+from claims_crew.store.metric_totals import recount
 from claims_crew.store.schema import revisions
+from claims_crew.store.tables import metric_totals
 from claims_crew.vocabulary import WEBHOOK_EVENTS
 from tests.support.report import PRICES, known_store
-from tests.support.store import water_loaded
+from tests.support.store import record_for, water_loaded
 from tests.support.web import client
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -128,40 +133,128 @@ def test_healthz_and_readyz_answer_any_host_and_metrics_only_ours() -> None:
     assert page.get("/").status_code == 403
 
 
-def test_readyz_is_a_problem_when_the_store_is_behind_its_migrations() -> None:
+NOT_READY = {"status": "not ready"}
+
+
+def test_readyz_is_not_ready_when_the_store_is_behind_its_migrations(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     store = Store()
     earlier = revisions()[-2]
     with store.write() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": earlier})
-    response = client(store).get("/readyz")
+    with caplog.at_level(logging.WARNING, logger="claims_crew.api.ops"):
+        response = client(store).get("/readyz")
     assert response.status_code == 503
-    assert response.headers["content-type"] == "application/problem+json"
-    body = response.json()
-    assert body["type"] == "urn:claims-crew:problem:not_ready"
-    assert (body["status"], body["code"], body["title"]) == (
-        503,
-        "not_ready",
-        "Service Unavailable",
-    )
-    assert body["instance"] == "/readyz"
-    assert earlier in body["detail"] and HEAD in body["detail"]
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == NOT_READY
+    # Why is the server's to know: in its log, not in the answer.
+    assert earlier in caplog.text and HEAD in caplog.text
 
 
-def test_readyz_is_a_problem_when_the_store_does_not_answer(
-    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_readyz_says_nothing_of_the_database_when_it_does_not_answer(
+    engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     store = Store()
     page = client(store)
     assert page.get("/readyz").status_code == 200
     store.engine.dispose()
+    folder = tmp_path / "no-such-folder-xq"
     gone = (
-        f"sqlite:///{tmp_path}/no/such/folder/claims.sqlite"
+        f"sqlite:///{folder}/claims.sqlite"
         if engine == "sqlite"
-        else "postgresql+psycopg://nobody:x@127.0.0.1:9/claims?connect_timeout=2"
+        else "postgresql+psycopg://nobodyxq:x@127.0.0.1:9/claimsxq?connect_timeout=2"
     )
     monkeypatch.setattr(store, "engine", open_engine(gone))
-    response = page.get("/readyz")
+    with caplog.at_level(logging.WARNING, logger="claims_crew.api.ops"):
+        response = page.get("/readyz")
     assert response.status_code == 503
-    body = response.json()
-    assert body["code"] == "not_ready" and "does not answer" in body["detail"]
+    assert response.json() == NOT_READY
+    # Nothing of where the database is, who connects or what the driver said.
+    for secret in ("xq", "127.0.0.1", "psycopg", "sqlite", "connect", "answer"):
+        assert secret not in response.text.lower()
+    assert "does not answer" in caplog.text  # the reason, for whoever runs the server
     assert page.get("/healthz").status_code == 200  # the process itself is still up
+
+
+def test_metrics_needs_the_scrape_token_when_one_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAIMS_CREW_METRICS_TOKEN", "scrape-me-7f3a")
+    page = client(Store())
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "scrape-me-7f3a"}):
+        refused = page.get("/metrics", headers=headers)
+        assert refused.status_code == 401
+        assert refused.headers["content-type"] == "application/problem+json"
+        assert refused.headers["www-authenticate"] == "Bearer"
+        assert refused.json()["code"] == "unauthorized"
+        assert "scrape-me" not in refused.text and "claims_crew_" not in refused.text
+    allowed = page.get("/metrics", headers={"Authorization": "Bearer scrape-me-7f3a"})
+    assert allowed.status_code == 200 and "claims_crew_queue_depth" in allowed.text
+    # The probes stay open: a load balancer has no token.
+    assert page.get("/healthz").status_code == page.get("/readyz").status_code == 200
+
+
+def totals(store: Store) -> dict[tuple[str, str, str], tuple[int, ...]]:
+    """The totals /metrics reads, but those all of whose claims were superseded (all zeros)."""
+    with store.read() as conn:
+        rows = conn.execute(select(metric_totals)).all()
+    return {(r[0], r[1], r[2]): tuple(r[3:]) for r in rows if any(r[3:])}
+
+
+def test_totals_kept_as_the_store_writes_are_those_recounted_from_its_rows(
+    busy: Store, sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    # A claim a person decided is decided again on a new reading: its decision, escalation and
+    # review are superseded, and their share taken off the totals in the same transaction.
+    (again,) = [c.claim_id for c in busy.decided_claims() if c.review is not None][:1]
+    loaded = water_loaded(tmp_path / "again", again)
+    seq = busy.audit_entries(again)[-1].seq
+    busy.record_revalidation(record_for(loaded, sample_library), loaded, Basis(), "new", [], seq)
+
+    found = samples(client(busy).get("/metrics").text)
+    counted = Counter((c.outcome, c.resolution["rule"]) for c in busy.decided_claims())
+    decisions = {
+        (dict(k)["outcome"], dict(k)["rule"]): v
+        for (n, k), v in found.items()
+        if n == "claims_crew_decisions_total"
+    }
+    assert decisions == counted and sum(decisions.values()) == 13
+    reviewed = [c for c in busy.escalation_clocks() if c.state == "decided"]
+    assert found[("claims_crew_review_seconds_count", ())] == len(reviewed) == 6
+    states = labelled(found, "claims_crew_claims", "state")
+    assert states["escalated"] == busy.open_count() == 3  # the claim decided again waits
+    assert sum(states.values()) == 16  # thirteen decided, three queued
+
+    kept = totals(busy)
+    with busy.write() as conn:
+        recount(conn)
+    assert totals(busy) == kept
+    assert kept[("claims", "", "")] == (16, 0, 0, 0)
+
+
+def statements_of_a_scrape(store: Store) -> list[str]:
+    """Every query one scrape of /metrics sends the store (not its transactions' own)."""
+    sent: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            sent.append(" ".join(statement.split()))
+
+    page = client(store)
+    event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        assert page.get("/metrics").status_code == 200
+    finally:
+        event.remove(store.engine, "before_cursor_execute", seen)
+    return sent
+
+
+def test_a_scrape_reads_totals_and_counts_not_every_claim(busy: Store, tmp_path: Path) -> None:
+    empty = Store(tmp_path / "empty.sqlite")
+    sent = statements_of_a_scrape(busy)
+    # As many statements over sixteen claims as over none, and none reads the decided claims
+    # whole (their attempts, agents' answers or resolutions) or lists every claim's file.
+    assert len(sent) == len(statements_of_a_scrape(empty))
+    for table in ("attempts", "agent_outputs", "resolutions", "reviews"):
+        assert not [s for s in sent if f"FROM {table}" in s or f"JOIN {table}" in s], table
+    every_file = [s for s in sent if "FROM claim_files" in s and "claim_files.claim_id =" not in s]
+    assert every_file == []

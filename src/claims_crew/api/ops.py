@@ -2,32 +2,37 @@
 
 - /healthz: 200 {"status": "ok"} while the process answers at all (a liveness probe).
 - /readyz: 200 when the store answers and its schema is at the migrations' head (store.HEAD);
-  else 503 as RFC 9457 problem details (api/problems.py; code "not_ready"), so a load
-  balancer sends no request to a server whose database is gone or not yet migrated.
+  else 503 {"status": "not ready"}, so a load balancer sends no request to a server whose
+  database is gone or not yet migrated. The probe answers anyone, so why is never in the
+  answer (the database's address, user and driver's words were, once): it goes to the log.
 - /metrics: the Prometheus text format, made by prometheus-client from a collector that reads
-  the store at each scrape, so every server process, and every worker, is counted alike.
+  the store at each scrape, so every server process, and every worker, is counted alike. With
+  CLAIMS_CREW_METRICS_TOKEN set, a scrape must send it as `Authorization: Bearer` (else 401
+  as problem details); unset, /metrics is open, as the probes are.
 
-The figures and where each comes from (the report's own reads where it has them):
-  claims_crew_claims{state}                 Store.claim_states, as the API states each claim
-  claims_crew_decisions_total{outcome,rule} the report's rows (report/rows.load_rows)
-  claims_crew_escalations_open, _overdue    the desk's figures (report/desk.desk_figures)
+The figures and where each comes from (Store.metric_figures, in one snapshot, unless named):
+  claims_crew_claims{state}                 as the API states each claim (claim_states.py)
+  claims_crew_decisions_total{outcome,rule} the decisions in force, as the report counts them
+  claims_crew_escalations_open, _overdue    as the desk's figures count them
   claims_crew_review_seconds (sum, count)   escalation opened → decided by a person
-  claims_crew_model_calls_total{agent}      the report's usage by agent (report/usage.py) over
-  claims_crew_model_tokens_total{agent}     each decided claim's decided attempt; cost at the
+  claims_crew_model_calls_total{agent}      each decided claim's decided attempt, as the
+  claims_crew_model_tokens_total{agent}     report's usage by agent counts them; cost at the
   claims_crew_model_cost_total{agent,currency}  price table's prices, in its currency; only
                                             with config/prices.yaml
-  claims_crew_webhook_deliveries{status}    Store.delivery_counts
+  claims_crew_webhook_deliveries{status}    as Store.delivery_counts counts them
   claims_crew_queue_depth                   claims pending in the queue, held or not
 
-Each scrape is a few reads of the whole store (the report's one pass among them): scrape it
-every 15 s or more, not every second.
+No figure reads every claim: they are totals the store keeps as it writes, and counts over
+indexes (store/metric_counts.py), so a scrape costs about the same at any size of store.
 """
 
 from __future__ import annotations
 
+import hmac
+import logging
 from collections.abc import Iterator, Sequence
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import (
@@ -42,17 +47,34 @@ from claims_crew.api.problems import problem_response
 from claims_crew.desk.clocks import today
 from claims_crew.errors import StoreError
 from claims_crew.prices import load_prices
-from claims_crew.report.desk import desk_figures
-from claims_crew.report.rows import ClaimRow, load_rows
-from claims_crew.report.usage import usage_by_agent
-from claims_crew.store import HEAD, EscalationClock, Store
-from claims_crew.vocabulary import CLAIM_STATES, parse_stamp
+from claims_crew.report.usage import AGENT_BY_TASK
+from claims_crew.store import HEAD, Store
+from claims_crew.store.metric_counts import MetricFigures, ModelUsage
+
+_log = logging.getLogger(__name__)
 
 # Probes answer whatever Host they are sent with (review/web.py): a load balancer or an
 # orchestrator calls them by the server's address, and they tell nothing but up and ready.
 PROBE_PATHS = frozenset({"/healthz", "/readyz"})
-# Every claim in one read (the store's LIMIT, as large as both engines take).
-ALL_CLAIMS = 2**62
+
+
+def metrics_token() -> str | None:
+    """CLAIMS_CREW_METRICS_TOKEN as it is set now (None: /metrics is open)."""
+    from claims_crew.settings import current
+
+    token: str | None = current().claims_crew_metrics_token
+    return token
+
+
+def scrape_allowed(authorization: str | None, token: str | None) -> bool:
+    """Whether a scrape with this Authorization header may read /metrics: any, without a
+    token; else only `Bearer <token>`, compared in constant time."""
+    if token is None:
+        return True
+    scheme, _, given = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8"), token.encode("utf-8"))
 
 
 def not_ready(store: Store) -> str | None:
@@ -66,81 +88,60 @@ def not_ready(store: Store) -> str | None:
     return None
 
 
-def state_counts(store: Store) -> dict[str, int]:
-    """How many claims are in each state, as the API states each (Store.claim_states)."""
-    counts: dict[str, int] = dict.fromkeys(CLAIM_STATES, 0)
-    for claim in store.claim_states(limit=ALL_CLAIMS):
-        counts[claim.state] += 1
-    return counts
-
-
-def _review_seconds(clocks: Sequence[EscalationClock]) -> tuple[int, float]:
-    """How many escalations a person decided, and the seconds from opening to decision."""
-    waits = [
-        (parse_stamp(c.decided_at) - parse_stamp(c.opened_at)).total_seconds()
-        for c in clocks
-        if c.state == "decided" and c.decided_at is not None
-    ]
-    return len(waits), sum(waits)
-
-
 class StoreCollector(Collector):
-    """Every figure read from the store at the moment of the scrape."""
+    """Every figure read from the store at the moment of the scrape, in one snapshot."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
 
     def collect(self) -> Iterator[Metric]:
         store = self.store
+        figures = store.metric_figures(today().isoformat())
         claims = GaugeMetricFamily("claims_crew_claims", "Claims by state.", labels=["state"])
-        for state, n in state_counts(store).items():
+        for state, n in figures.claims.items():
             claims.add_metric([state], n)
         yield claims
-        rows = load_rows(store)
         decisions = CounterMetricFamily(
             "claims_crew_decisions", "Decisions by outcome and rule.", labels=["outcome", "rule"]
         )
-        counted: dict[tuple[str, str], int] = {}
-        for row in rows:
-            counted[(row.outcome, row.rule)] = counted.get((row.outcome, row.rule), 0) + 1
-        for (outcome, rule), n in sorted(counted.items()):
+        for (outcome, rule), n in sorted(figures.decisions.items()):
             decisions.add_metric([outcome, rule], n)
         yield decisions
-        yield from self._escalations()
-        yield from _usage(rows)
+        yield from _escalations(figures)
+        yield from _usage(figures.usage)
         deliveries = GaugeMetricFamily(
             "claims_crew_webhook_deliveries", "Webhook deliveries by status.", labels=["status"]
         )
-        for status, n in sorted(store.delivery_counts().items()):
+        for status, n in sorted(figures.deliveries.items()):
             deliveries.add_metric([status], n)
         yield deliveries
         yield GaugeMetricFamily(
             "claims_crew_queue_depth",
             "Claims pending in the queue, waiting or in a worker's hands.",
-            value=store.queue_counts().pending,
-        )
-
-    def _escalations(self) -> Iterator[Metric]:
-        clocks = self.store.escalation_clocks()
-        figures = desk_figures(clocks, today())
-        yield GaugeMetricFamily(
-            "claims_crew_escalations_open", "Escalations waiting for a person.", figures.open
-        )
-        yield GaugeMetricFamily(
-            "claims_crew_escalations_overdue",
-            "Open escalations past their last day to decide.",
-            figures.overdue,
-        )
-        count, total = _review_seconds(clocks)
-        yield SummaryMetricFamily(
-            "claims_crew_review_seconds",
-            "Seconds from an escalation's opening to a person's decision.",
-            count_value=count,
-            sum_value=total,
+            value=figures.queue_depth,
         )
 
 
-def _usage(rows: Sequence[ClaimRow]) -> Iterator[Metric]:
+def _escalations(figures: MetricFigures) -> Iterator[Metric]:
+    yield GaugeMetricFamily(
+        "claims_crew_escalations_open",
+        "Escalations waiting for a person.",
+        figures.escalations_open,
+    )
+    yield GaugeMetricFamily(
+        "claims_crew_escalations_overdue",
+        "Open escalations past their last day to decide.",
+        figures.escalations_overdue,
+    )
+    yield SummaryMetricFamily(
+        "claims_crew_review_seconds",
+        "Seconds from an escalation's opening to a person's decision.",
+        count_value=figures.reviewed,
+        sum_value=figures.review_seconds,
+    )
+
+
+def _usage(usage: Sequence[ModelUsage]) -> Iterator[Metric]:
     calls = CounterMetricFamily(
         "claims_crew_model_calls", "Model calls by agent, decided attempts.", labels=["agent"]
     )
@@ -155,11 +156,23 @@ def _usage(rows: Sequence[ClaimRow]) -> Iterator[Metric]:
         "Model cost by agent at config/prices.yaml's prices (none without the table).",
         labels=["agent", "currency"],
     )
-    for usage in usage_by_agent(rows, prices):
-        calls.add_metric([usage.agent], usage.calls)
-        tokens.add_metric([usage.agent], usage.tokens)
+    by_agent: dict[str, tuple[int, int, float]] = {}  # agent → calls, tokens, cost
+    for used in usage:
+        if not (used.calls or used.prompt_tokens or used.completion_tokens):
+            continue  # every claim it counted was superseded
+        n, spent_tokens, spent = by_agent.get(AGENT_BY_TASK.get(used.task, used.task), (0, 0, 0.0))
+        # A price is linear in tokens, so the cost of the totals is the claims' costs summed.
+        price = prices.price_of(used.model) if prices is not None and used.model else None
+        by_agent[AGENT_BY_TASK.get(used.task, used.task)] = (
+            n + used.calls,
+            spent_tokens + used.prompt_tokens + used.completion_tokens,
+            spent + (price.cost(used.prompt_tokens, used.completion_tokens) if price else 0.0),
+        )
+    for agent, (n, spent_tokens, spent) in sorted(by_agent.items()):
+        calls.add_metric([agent], n)
+        tokens.add_metric([agent], spent_tokens)
         if prices is not None:
-            cost.add_metric([usage.agent, prices.currency], usage.cost)
+            cost.add_metric([agent, prices.currency], spent)
     yield from (calls, tokens, cost)
 
 
@@ -179,10 +192,19 @@ def ops_routes(store: Store) -> APIRouter:
         why = not_ready(store)
         if why is None:
             return JSONResponse({"status": "ready", "schema": HEAD})
-        return problem_response(503, "not_ready", why, "/readyz")
+        _log.warning("/readyz: not ready: %s", why)
+        return JSONResponse({"status": "not ready"}, status_code=503)
 
     @router.get("/metrics")
-    def metrics() -> Response:
+    def metrics(request: Request) -> Response:
+        if not scrape_allowed(request.headers.get("authorization"), metrics_token()):
+            return problem_response(
+                401,
+                "unauthorized",
+                "/metrics needs Authorization: Bearer with CLAIMS_CREW_METRICS_TOKEN",
+                "/metrics",
+                {"WWW-Authenticate": "Bearer"},
+            )
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return router

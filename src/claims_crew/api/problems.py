@@ -52,7 +52,8 @@ class Problem(BaseModel):
     code: str = Field(
         description="One word: the code `claims-crew ingest` gives a refused file "
         "(invalid, malformed, duplicate_id, too_large, ...), or unauthorized, forbidden, "
-        "rate_limited, not_found, idempotency_key_reused, payload_too_large, wrong_state, "
+        "rate_limited, not_found, idempotency_key_reused, idempotency_key_in_flight, "
+        "payload_too_large, wrong_state, "
         "no_letter, method_not_allowed, internal_error."
     )
 

@@ -55,7 +55,8 @@ class ClaimAccepted(BaseModel):
 
 SUBMIT_PROBLEMS = {
     **FORM_PROBLEMS,
-    409: "duplicate_id: another version of this claim is queued.",
+    409: "duplicate_id: another version of this claim is queued; or "
+    "idempotency_key_in_flight: the same request is being answered under this key.",
     422: "The claim file is refused (ingest's code: invalid, malformed, too_large, ...), or "
     "idempotency_key_reused.",
 }

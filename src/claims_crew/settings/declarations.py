@@ -210,6 +210,12 @@ class _Declared(BaseSettings):
     claims_crew_reviewer_token: Text = setting(
         None, "The sign-in token of the reviewer a command acts as.", "Review desk", secret=True
     )
+    claims_crew_metrics_token: Text = setting(
+        None,
+        "The token a /metrics scrape must send as Bearer (unset: /metrics needs none).",
+        "Review desk",
+        secret=True,
+    )
     claims_crew_now: Moment = setting(
         None,
         "Move the desk's clock to this moment (ISO 8601), for tests and drills.",

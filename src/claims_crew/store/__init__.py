@@ -3,7 +3,7 @@
 from claims_crew.errors import AlreadyDecided, NotFound, SignInThrottled, StoreError
 from claims_crew.store.claim_states import ClaimStatus
 from claims_crew.store.claims import ChangedFile
-from claims_crew.store.clients import ApiClient, Remembered
+from claims_crew.store.clients import IN_FLIGHT, ApiClient, Remembered
 from claims_crew.store.decision_rows import Basis, Recorded
 from claims_crew.store.desk_rows import ReviewerRow
 from claims_crew.store.later_documents import LaterDocument
@@ -23,6 +23,7 @@ from claims_crew.vocabulary import HUMAN_DECISIONS, OPEN_OUTCOMES, stamp
 __all__ = [
     "HEAD",
     "HUMAN_DECISIONS",
+    "IN_FLIGHT",
     "OPEN_OUTCOMES",
     "AlreadyDecided",
     "ApiClient",

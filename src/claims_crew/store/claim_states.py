@@ -37,7 +37,8 @@ class ClaimStatus:
     reason: str | None = None
 
 
-def _state(now: str) -> ColumnElement[str]:
+def state_case(now: str) -> ColumnElement[str]:
+    """A claim's state (the module docstring) as SQL, over its rows joined by claim id."""
     w, d, e, lease = t.work_items.c, t.decisions.c, t.escalations.c, t.leases.c
     held = and_(w.state == "pending", w.taken_by.is_not(None), w.expires_at > now)
     open_ = or_(e.state == "open", and_(e.id.is_(None), d.outcome.in_(OPEN_OUTCOMES)))
@@ -91,7 +92,7 @@ class ClaimStates(StoreBase):
                 select(
                     first.c.claim_id,
                     first.c.submitted_at,
-                    _state(now).label("state"),
+                    state_case(now).label("state"),
                     func.coalesce(w.sha256, d.claim_sha256, "").label("sha256"),
                     w.failure_reasons,
                 )

@@ -7,7 +7,8 @@ a revoked client's token answers to nobody. Names are unique by their key (recor
 - Every call is an `api_call` audit entry naming the client and the call, with a row in
   `api_calls`: the queries that find a claim's decision in force read past the entries named
   there, as they do past letters, and audit_rows.py checks the two agree.
-- Idempotency-Key: the first answer to each (client, key) is kept, and a retry gets it back.
+- Idempotency-Key: each (client, key) is reserved for one request before it is answered, then
+  its answer is kept, and a retry gets it back.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from claims_crew.errors import StoreError
@@ -28,9 +30,12 @@ from claims_crew.store.outage import rides_out
 from claims_crew.store.reviewers import checked_name, token_sha256
 from claims_crew.store.service_tables import api_calls, api_clients, idempotency_keys
 from claims_crew.store.sql import insert_new
-from claims_crew.vocabulary import API_SCOPES
+from claims_crew.vocabulary import API_SCOPES, stamp
 
 TOKEN_PREFIX = "cc_"
+# The status an Idempotency-Key's row holds while its request is being answered (reserve): no
+# HTTP answer has it, so a kept answer is never mistaken for one in flight.
+IN_FLIGHT = 0
 
 
 def scopes_text(scopes: Iterable[str]) -> str:
@@ -174,7 +179,8 @@ class ApiClients(StoreBase):
         return entry
 
     def remembered(self, client: str, key: str) -> Remembered | None:
-        """The answer kept for the client's Idempotency-Key, if any."""
+        """The answer kept for the client's Idempotency-Key, if any (status IN_FLIGHT: its
+        request is being answered now)."""
         k = idempotency_keys.c
         with self.read() as conn:
             row = conn.execute(
@@ -186,6 +192,40 @@ class ApiClients(StoreBase):
             return None
         return Remembered(client, key, row.request_sha256, row.status, row.body, row.location)
 
+    def reserve(
+        self, client: str, key: str, request_sha256: str, stale_after_s: float
+    ) -> Remembered | None:
+        """Claim the client's Idempotency-Key for the request `request_sha256` before it is
+        answered: None when this call now holds it; else the row that holds it (an answer, or
+        another request IN_FLIGHT). The primary key makes the insert exclusive on both
+        engines, so of requests racing under one key exactly one gets None. A reservation
+        in flight for over `stale_after_s` (its server died answering) is taken over, by one
+        caller only, when the same request comes again."""
+        stale_before = stamp(self.clock() - timedelta(seconds=stale_after_s))
+        row: dict[str, Any] = {"client": client, "key": key, "request_sha256": request_sha256}
+        row |= {"status": IN_FLIGHT, "body": "", "location": None, "created_at": self.now()}
+        k = idempotency_keys.c
+        with self.write(exclusive=False) as conn:
+            if insert_new(conn, idempotency_keys, row, ["client", "key"]):
+                return None
+            taken = conn.execute(
+                update(idempotency_keys)
+                .where(
+                    k.client == client,
+                    k.key == key,
+                    k.request_sha256 == request_sha256,
+                    k.status == IN_FLIGHT,
+                    k.created_at < stale_before,
+                )
+                .values(created_at=row["created_at"])
+                .returning(k.key)
+            ).first()
+        if taken is not None:
+            return None
+        kept = self.remembered(client, key)
+        assert kept is not None  # written before, and never deleted but by its holder
+        return kept
+
     def remember(
         self,
         client: str,
@@ -195,12 +235,38 @@ class ApiClients(StoreBase):
         body: str,
         location: str | None,
     ) -> Remembered:
-        """Keep the answer to the client's Idempotency-Key unless one is kept already; the one
-        kept (the first write wins, also between processes)."""
+        """Keep the answer to the client's Idempotency-Key reserved for `request_sha256`
+        (reserve), or kept unreserved when none is kept yet; the one kept (the first answer
+        wins, also between processes)."""
         row = {"client": client, "key": key, "request_sha256": request_sha256, "status": status}
         row |= {"body": body, "location": location, "created_at": self.now()}
+        k = idempotency_keys.c
         with self.write(exclusive=False) as conn:
-            insert_new(conn, idempotency_keys, row, ["client", "key"])
+            if not insert_new(conn, idempotency_keys, row, ["client", "key"]):
+                conn.execute(
+                    update(idempotency_keys)
+                    .where(
+                        k.client == client,
+                        k.key == key,
+                        k.request_sha256 == request_sha256,
+                        k.status == IN_FLIGHT,
+                    )
+                    .values(status=status, body=body, location=location)
+                )
         kept = self.remembered(client, key)
         assert kept is not None  # written just now, or before
         return kept
+
+    def release_key(self, client: str, key: str, request_sha256: str) -> None:
+        """Give up the reservation `reserve` made, unanswered (the answer failed), so that a
+        retry is tried afresh; an answer already kept stays."""
+        k = idempotency_keys.c
+        with self.write(exclusive=False) as conn:
+            conn.execute(
+                delete(idempotency_keys).where(
+                    k.client == client,
+                    k.key == key,
+                    k.request_sha256 == request_sha256,
+                    k.status == IN_FLIGHT,
+                )
+            )

@@ -21,6 +21,7 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.desk_rows import Assign, assigned, candidates
+from claims_crew.store.metric_totals import count_decision
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -145,6 +146,7 @@ def decide(
             audit_seq=entry.seq,
         )
     )
+    count_decision(conn, record.claim_id)
     escalation_id = None
     if waits:
         claim = loaded.claim if loaded is not None else _claim_file(conn, record)

@@ -27,6 +27,7 @@ from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
 from claims_crew.store.base import StoreBase
 from claims_crew.store.entry_kinds import AuditEntry, canonical
+from claims_crew.store.metric_totals import count_deliveries
 from claims_crew.store.outage import rides_out
 from claims_crew.store.service_tables import webhook_deliveries, webhook_events
 from claims_crew.store.sql import insert_new
@@ -159,6 +160,7 @@ class Outbox(StoreBase):
                 fanned.append(event.id)
             if fanned:
                 conn.execute(update(webhook_events).where(_e.id.in_(fanned)).values(fanned_at=now))
+            count_deliveries(conn, made)
         return made
 
     @rides_out

@@ -21,6 +21,7 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.store import proposal_rows
 from claims_crew.store.base import StoreBase
 from claims_crew.store.desk_rows import settings_of
+from claims_crew.store.metric_totals import count_review
 from claims_crew.store.proposal_rows import Proposal, refuse_moved
 from claims_crew.store.review_rows import (
     REVIEW_COLUMNS,
@@ -161,6 +162,7 @@ def close_escalation(
         )
     ).rowcount
     if updated == 1:
+        count_review(conn, escalation.opened_at, now)
         return
     refuse_moved(
         conn,

@@ -41,6 +41,7 @@ from claims_crew.store.decision_rows import (
     expires_at,
     validated,
 )
+from claims_crew.store.metric_totals import uncount_claim
 from claims_crew.store.tables import (
     assignments,
     attempts,
@@ -302,6 +303,7 @@ class Revalidations(StoreBase):
         """Move the claim's review, escalation, validation and decision rows out of force,
         each kept whole (as JSON) in `superseded` with the entry it recorded."""
         now = self.now()
+        uncount_claim(conn, claim_id)
         for what, table in (
             ("review", reviews),
             ("escalation", escalations),

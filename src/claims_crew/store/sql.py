@@ -50,6 +50,19 @@ def upsert(
     return result
 
 
+def add_to(
+    conn: Connection, table: Table, keys: Mapping[str, Any], amounts: Mapping[str, int]
+) -> None:
+    """Add `amounts` to the row with these `keys`, made with them when there is none yet: one
+    statement, so two writers adding at once both count."""
+    statement = _insert(conn, table).values(**keys, **amounts)
+    statement = statement.on_conflict_do_update(
+        index_elements=list(keys),
+        set_={name: table.c[name] + statement.excluded[name] for name in amounts},
+    )
+    conn.execute(statement)
+
+
 def insert_with_id(conn: Connection, table: Table, row: R) -> R:
     """Insert a dataclass row whose first field, `id`, the database numbers; the row with it."""
     values = asdict(row)  # type: ignore[call-overload]

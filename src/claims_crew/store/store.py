@@ -35,12 +35,14 @@ caller's own compose plainly when each takes that transaction's connection.
 - failures.py: claims whose review keeps failing, parked until a person re-queues them;
 - letters.py: what a decision letter is written from, and each letter issued.
 - rate_windows.py: the rows of the rate limits every process on the store shares;
-- clients.py: the API's service clients, their rate limit, calls and Idempotency-Key answers;
+- clients.py: the API's service clients, their rate limit, calls, and Idempotency-Key
+  reservations and answers;
 - later_documents.py: documents that arrive for a claim after it was submitted;
 - outbox.py: the webhook events written with what they announce, and their deliveries
   (service_tables.py: the tables of these three);
 - claim_states.py: where each claim stands (queued, under review, decided, ...), for the API;
-- metric_counts.py: the schema's revision, for /readyz.
+- metric_counts.py: the schema's revision, for /readyz, and a /metrics scrape's figures, read
+  from the totals metric_totals.py keeps as the store writes and from index counts.
 """
 
 from __future__ import annotations

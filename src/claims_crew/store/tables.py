@@ -9,6 +9,7 @@ engines hold byte-identical bodies and the audit chain hashes the same bytes.
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     Float,
     ForeignKey,
@@ -334,6 +335,21 @@ rate_windows = Table(
     Column("taken", Text, nullable=False, server_default="[]"),
     Column("spent", Text, nullable=False, server_default="[]"),
     Column("hold_until", Float, nullable=False, server_default="0"),
+)
+
+# Figures /metrics reads, kept as the store writes them, in the transaction that writes what they
+# count (metric_totals.py), so a scrape reads a few rows whatever the store holds. Sums are
+# whole numbers, so taking a superseded decision's share off leaves them exact.
+metric_totals = Table(
+    "metric_totals",
+    metadata,
+    Column("figure", Text, primary_key=True),  # 'claims'|'decisions'|'model_usage'|'reviews'
+    Column("a", Text, primary_key=True),  # decisions: outcome; model_usage: task; else ''
+    Column("b", Text, primary_key=True),  # decisions: rule; model_usage: model; else ''
+    Column("n", BigInteger, nullable=False),  # claims; decisions; model calls; reviews
+    Column("prompt_tokens", BigInteger, nullable=False, server_default="0"),
+    Column("completion_tokens", BigInteger, nullable=False, server_default="0"),
+    Column("micros", BigInteger, nullable=False, server_default="0"),  # opened → decided
 )
 
 # The indexes the migrations make, named as they are there.

@@ -14,6 +14,7 @@ from sqlalchemy import Connection, select, update
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.documents.record import records_json
+from claims_crew.store.metric_totals import count_claim_file
 from claims_crew.store.sql import insert_new
 from claims_crew.store.tables import changed_files, claim_files, decisions, validations
 
@@ -35,7 +36,9 @@ def keep_file(conn: Connection, loaded: LoadedClaim, now: str) -> None:
         "attachments": attachments,
         "seen_at": now,
     }
-    if not insert_new(conn, claim_files, row, ("claim_id", "sha256")):
+    if insert_new(conn, claim_files, row, ("claim_id", "sha256")):
+        count_claim_file(conn, loaded.claim.claim_id)
+    else:
         conn.execute(
             update(claim_files)
             .where(
