@@ -200,3 +200,22 @@ def test_a_reservation_left_in_flight_is_taken_over_by_the_same_request_only() -
     assert (kept.status, kept.body) == (202, "{}")
     store.release_key("core", "k", "a" * 64)  # an answer kept is never released
     assert store.remembered("core", "k") == kept
+
+
+def test_a_key_released_while_another_request_reads_its_holder_is_reserved_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = Store()
+    assert store.reserve("core", "k", "a" * 64, 600) is None
+    read = store.remembered
+
+    def released_first(client: str, key: str) -> object:
+        # The first holder's answer fails just after the second request found the key taken.
+        store.release_key("core", "k", "a" * 64)
+        monkeypatch.setattr(store, "remembered", read)
+        return read(client, key)
+
+    monkeypatch.setattr(store, "remembered", released_first)
+    assert store.reserve("core", "k", "b" * 64, 600) is None  # held now, not a crash
+    held = store.remembered("core", "k")
+    assert held is not None and held.request_sha256 == "b" * 64

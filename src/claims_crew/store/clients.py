@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -201,6 +201,18 @@ class ApiClients(StoreBase):
         engines, so of requests racing under one key exactly one gets None. A reservation
         in flight for over `stale_after_s` (its server died answering) is taken over, by one
         caller only, when the same request comes again."""
+        # The holder may release the key (its answer failed) between the insert that found it
+        # taken and the read of who holds it: then the key is free again, and is tried anew.
+        while True:
+            held = self._reserve_once(client, key, request_sha256, stale_after_s)
+            if held is not False:
+                return held
+
+    def _reserve_once(
+        self, client: str, key: str, request_sha256: str, stale_after_s: float
+    ) -> Remembered | Literal[False] | None:
+        """One try of reserve: None (held now), the row that holds it, or False when the row
+        that held it was released before it could be read."""
         stale_before = stamp(self.clock() - timedelta(seconds=stale_after_s))
         row: dict[str, Any] = {"client": client, "key": key, "request_sha256": request_sha256}
         row |= {"status": IN_FLIGHT, "body": "", "location": None, "created_at": self.now()}
@@ -223,8 +235,7 @@ class ApiClients(StoreBase):
         if taken is not None:
             return None
         kept = self.remembered(client, key)
-        assert kept is not None  # written before, and never deleted but by its holder
-        return kept
+        return False if kept is None else kept
 
     def remember(
         self,
