@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from claims_crew.deciding.clauses import decision_clauses, offered_clauses
+from claims_crew.deciding.payable import payable_on_confirming, payable_on_decision
 from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import ClauseRefused, UnknownClause
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review.amounts import payable_on_confirming, payable_on_decision
-from claims_crew.review.decision_clauses import decision_clauses, offered_clauses
 from claims_crew.store import Proposal, Review, Store
 from tests.support.chain import rewrite_unsigned
 from tests.support.store import back_to, record_for, water_loaded
