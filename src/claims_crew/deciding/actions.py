@@ -19,6 +19,7 @@ from claims_crew.deciding.clauses import confirmable, decision_clauses
 from claims_crew.deciding.payable import payable_on_decision, payable_on_proposal
 from claims_crew.desk import DeskRules, load_desk, reassign_refusal
 from claims_crew.models import Payable
+from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import PersonClause
 
 if TYPE_CHECKING:
@@ -42,16 +43,17 @@ def choose(
     decision: str,
     clause_ids: Sequence[str],
     rules: DeskRules | None = None,
+    library: PolicyLibrary | None = None,
 ) -> Choice:
     """A person's `decision` on the claim with the clauses `clause_ids` re-read in the wording
     in force and the amount computed from them. `rules` are the desk's, read from
     config/desk.yaml where not given (the command line reads them before it looks the
     escalation up). ClauseRefused, UnknownClause, ConfigError or a PolicyError say why not."""
     rules = rules if rules is not None else load_desk()
-    clauses = decision_clauses(store, claim_id, decision, clause_ids, rules)
-    return Choice(
-        decision, rules, clauses, payable_on_decision(store, claim_id, decision, clauses=clauses)
-    )
+    library = library or PolicyLibrary()  # one reading of the policies for both steps
+    clauses = decision_clauses(store, claim_id, decision, clause_ids, rules, library)
+    payable = payable_on_decision(store, claim_id, decision, library, clauses)
+    return Choice(decision, rules, clauses, payable)
 
 
 def decide(
