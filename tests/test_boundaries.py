@@ -7,8 +7,13 @@ in cli/; FastAPI in review/ and api/. vocabulary.py depends on nothing of ours.
 The layers: the resolver imports nothing from crew, llms, store or the claim routine (run/);
 crew nothing from the store or the claim routine; the store (persistence only) nothing from the
 desk's rules, the resolver, llms, crew, cli, review or the claim routine; the desk (pure rules)
-nothing from the store or the claim routine; llms nothing from the claim routine. And no two
-parts of the package (a package, or a module at the top) import each other, at any depth.
+nothing from the store or the claim routine; llms nothing from the claim routine; deciding/ (what
+a person does to an escalation, which the command line and the page both call) nothing from
+cli, review, api, crew, llms or the claim routine. cli/ and review/ do not import each other:
+the page imports nothing of the command line, and the command line takes from review/ only the
+views both render (views.py, desk_views.py, claim_detail.py) and the page it serves, never a
+person's action or its rules. And no two parts of the package (a package, or a module at the
+top) import each other, at any depth.
 """
 
 from __future__ import annotations
@@ -42,7 +47,19 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "store/": ("desk", "resolver", "llms", "crew", "cli", "review", "run"),
     "desk/": ("store", "run"),
     "llms/": ("run",),
+    "deciding/": ("cli", "review", "api", "crew", "llms", "run"),
+    "review/": ("cli",),
 }
+
+# What cli/ may import from review/: the plain data every renderer reads, and the page it serves.
+# What a person does (decide, confirm, return, assign) and its rules are deciding/'s, not these.
+CLI_FROM_REVIEW = (
+    "claims_crew.review.views",
+    "claims_crew.review.desk_views",
+    "claims_crew.review.claim_detail",
+    "claims_crew.review.serving",
+    "claims_crew.review.web",
+)
 
 
 def imported(source: str) -> list[tuple[int, str]]:
@@ -67,6 +84,14 @@ def violations(relative: str, source: str) -> list[str]:
         if relative == "vocabulary.py" and (top == "claims_crew" or top in ALLOWED):
             problems.append(f"{relative}:{line} imports {module}; vocabulary stands alone")
         problems.extend(_across_layers(relative, line, module))
+        if (
+            relative.startswith("cli/")
+            and module.startswith("claims_crew.review")
+            and module not in CLI_FROM_REVIEW
+        ):
+            problems.append(
+                f"{relative}:{line} imports {module}; cli/ takes only views from review/"
+            )
     return problems
 
 
@@ -167,6 +192,14 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("desk/appeal.py", "from claims_crew.store import Store\n"),
         ("desk/clocks.py", "def f():\n    from claims_crew.run.routine import decide\n"),
         ("llms/select.py", "from claims_crew.run.limits import Limits\n"),
+        ("deciding/actions.py", "from claims_crew.review.pages import Pages\n"),
+        ("deciding/clauses.py", "def f():\n    from claims_crew.cli.acting import signed_in\n"),
+        ("deciding/payable.py", "from claims_crew.run.routine import decide_claim\n"),
+        ("deciding/actions.py", "from claims_crew.api.app import build\n"),
+        ("review/routes_desk.py", "from claims_crew.cli.desk import show_decided\n"),
+        ("cli/desk.py", "def f():\n    from claims_crew.review.amounts import payable_detail\n"),
+        ("cli/review.py", "from claims_crew.review.routes_escalation import read_choice\n"),
+        ("cli/review.py", "import claims_crew.review.clause_offer\n"),
     ],
 )
 def test_an_import_across_a_boundary_is_caught(relative: str, source: str) -> None:
@@ -185,3 +218,9 @@ def test_imports_inside_the_bounds_pass() -> None:
     assert violations("crew/crew.py", "from claims_crew.llms.select import LLMFactory\n") == []
     assert violations("run/routine.py", "from claims_crew.crew.crew import ClaimsCrew\n") == []
     assert violations("store/work_queue.py", "from claims_crew.claim_files import X\n") == []
+    assert violations("deciding/actions.py", "from claims_crew.store import Store\n") == []
+    assert violations("deciding/actions.py", "from claims_crew.desk import load_desk\n") == []
+    assert violations("review/routes_desk.py", "from claims_crew.deciding import actions\n") == []
+    assert violations("cli/desk.py", "from claims_crew.deciding.actions import confirm\n") == []
+    assert violations("cli/review.py", "from claims_crew.review.views import MAX_PAGE\n") == []
+    assert violations("cli/serve.py", "from claims_crew.review.serving import serve\n") == []

@@ -13,13 +13,13 @@ from starlette.testclient import TestClient
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
+from claims_crew.deciding.payable import payable_on_decision
 from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import OutsideAuthority
 from claims_crew.letters.content import letter_for
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ReviewerSettings
-from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.web import create_app
 from claims_crew.run.crew_review import review_claim
 from claims_crew.store import Review, Store

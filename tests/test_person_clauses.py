@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from claims_crew.deciding import actions
+from claims_crew.deciding.clauses import decision_clauses, offered_clauses
+from claims_crew.deciding.payable import payable_on_confirming, payable_on_decision
 from claims_crew.desk import DeskRules
 from claims_crew.desk.rules import FourEyes
 from claims_crew.errors import ClauseRefused, UnknownClause
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review.amounts import payable_on_confirming, payable_on_decision
-from claims_crew.review.decision_clauses import decision_clauses, offered_clauses
 from claims_crew.store import Proposal, Review, Store
 from tests.support.chain import rewrite_unsigned
 from tests.support.store import back_to, record_for, water_loaded
@@ -112,6 +113,18 @@ def test_a_proposal_carries_its_clause_to_the_confirmation(
     assert entry.kind == "human" and entry.evidence == ["7.1"] and entry.confirms is not None
     assert entry.clauses is not None and entry.clauses[0].text == clauses[0].text
     assert store.verify_audit().ok
+
+
+def test_what_is_chosen_is_what_is_recorded(store: Store, sample_library: PolicyLibrary) -> None:
+    """The terminal and the page show a choice, then record it: the same clauses and amount."""
+    choice = actions.choose(store, "C-1042", "covered", ["4.2(b)"], DeskRules(), sample_library)
+    assert [c.clause_id for c in choice.clauses] == ["4.2(b)"]
+    assert choice.payable is not None and choice.payable.deciding_clause == "4.2(b)"
+    done = actions.decide(store, "C-1042", choice, "The leak was sudden.", "ana")
+    assert isinstance(done, Review) and done.decision == "covered"
+    assert done.clauses == choice.clauses and done.payable == choice.payable
+    with pytest.raises(ClauseRefused):
+        actions.choose(store, "C-1042", "not_covered", [], DeskRules(), sample_library)
 
 
 def test_the_amount_follows_the_clause_named(store: Store, sample_library: PolicyLibrary) -> None:

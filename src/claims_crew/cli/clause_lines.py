@@ -20,6 +20,7 @@ from rich.text import Text
 from claims_crew.cli.safe_text import clean, plain
 
 if TYPE_CHECKING:
+    from claims_crew.deciding.actions import Choice
     from claims_crew.desk import DeskRules
     from claims_crew.models import Payable
     from claims_crew.records import PersonClause
@@ -39,16 +40,16 @@ yes_option = click.option(
 )
 
 
-def named_clauses(
+def named_choice(
     store: Store, claim_id: str, decision: str, clause_ids: Sequence[str], rules: DeskRules
-) -> tuple[PersonClause, ...]:
-    """The clauses named with --clause, re-read (review/decision_clauses.py); a refusal says
-    how to name one and where they are listed."""
+) -> Choice:
+    """The decision with the clauses named with --clause re-read and its amount
+    (deciding/actions.py); a refusal says how to name one and where they are listed."""
+    from claims_crew.deciding.actions import choose
     from claims_crew.errors import ClauseRefused, UnknownClause
-    from claims_crew.review.decision_clauses import decision_clauses
 
     try:
-        return decision_clauses(store, claim_id, decision, clause_ids, rules)
+        return choose(store, claim_id, decision, clause_ids, rules)
     except UnknownClause as exc:
         raise UnknownClause(exc.clause_id, f"{exc} ({_LISTED.format(claim_id)})") from exc
     except ClauseRefused as exc:

@@ -88,20 +88,16 @@ def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -
     """Confirm the decision proposed on an escalation: it decides the claim on the clauses the
     proposal rests on, which are shown (a different reviewer from the one who proposed it,
     within their own authority)."""
-    from claims_crew.desk import load_desk
-    from claims_crew.review.amounts import payable_on_confirming
-    from claims_crew.review.decision_clauses import confirmable
+    from claims_crew.deciding.actions import confirm, confirming
     from claims_crew.store import Store
 
     store = Store()
     reviewer = signed_in(store, reviewer)
-    desk = load_desk()
-    confirmable(store, ref, desk)
-    payable = payable_on_confirming(store, ref)
-    if not as_json and (waiting := store.proposal(ref)) is not None and waiting.clauses:
+    ready = confirming(store, ref)
+    if not as_json and (waiting := ready.waiting) is not None and waiting.clauses:
         heading = f"{waiting.claim_id}: {waiting.reviewer} proposed {waiting.decision} on"
-        show_rests_on(waiting.clauses, payable, heading, Console())
-    show_decided(store.confirm(ref, reviewer, reason, payable, rules=desk), as_json)
+        show_rests_on(waiting.clauses, ready.payable, heading, Console())
+    show_decided(confirm(store, ref, ready, reviewer, reason), as_json)
 
 
 @click.command("return")
@@ -112,11 +108,12 @@ def review_confirm(ref: str, reviewer: str | None, reason: str, as_json: bool) -
 @reports_errors
 def review_return(ref: str, reviewer: str | None, reason: str, as_json: bool) -> None:
     """Send the decision proposed on an escalation back: it is open again, undecided."""
+    from claims_crew.deciding.actions import return_proposal
     from claims_crew.store import Store
 
     store = Store()
     reviewer = signed_in(store, reviewer)
-    returned = store.return_proposal(ref, reviewer, reason)
+    returned = return_proposal(store, ref, reviewer, reason)
     if as_json:
         emit_json({"returned": {**proposal_json(returned), "returned_by": reviewer}})
         return
@@ -136,12 +133,12 @@ def review_return(ref: str, reviewer: str | None, reason: str, as_json: bool) ->
 @reports_errors
 def review_assign(ref: str, to: str, lead: str | None, reason: str, as_json: bool) -> None:
     """Reassign an open escalation to another reviewer (a lead only; audited)."""
-    from claims_crew.desk import reassign_refusal
+    from claims_crew.deciding.actions import reassign
     from claims_crew.store import Store
 
     store = Store()
     lead = signed_in(store, lead)
-    store.reassign(ref, to, lead, reason, permit=reassign_refusal)
+    reassign(store, ref, to, lead, reason)
     claim_id = store.escalation(ref).claim_id
     if as_json:
         emit_json({"assigned": {"claim_id": claim_id, "reviewer": to, "by": lead}})

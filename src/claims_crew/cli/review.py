@@ -24,7 +24,7 @@ from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.clause_lines import (
     clause_option,
     confirm_recording,
-    named_clauses,
+    named_choice,
     offered_block,
     show_rests_on,
     yes_option,
@@ -365,23 +365,20 @@ def review_decide(
     with the amount payable computed from the first, before it is recorded. Within the
     reviewer's authority, and a proposal where config/desk.yaml asks for four eyes. Only with
     the reviewer's own token."""
+    from claims_crew.deciding.actions import decide
     from claims_crew.desk import load_desk
-    from claims_crew.review.amounts import payable_on_decision
     from claims_crew.store import Store
 
     store = Store()
     reviewer = signed_in(store, reviewer)
-    rules = load_desk()
+    rules = load_desk()  # before the escalation is looked up, as a broken desk.yaml says first
     claim_id = store.escalation(ref).claim_id
-    clauses = named_clauses(store, claim_id, decision, clause_ids, rules)
-    payable = payable_on_decision(store, claim_id, decision, clauses=clauses)
-    if clauses and not as_json:
-        show_rests_on(clauses, payable, f"{claim_id}: {decision}, resting on", Console())
+    choice = named_choice(store, claim_id, decision, clause_ids, rules)
+    if choice.clauses and not as_json:
+        heading = f"{claim_id}: {decision}, resting on"
+        show_rests_on(choice.clauses, choice.payable, heading, Console())
         confirm_recording(yes)
-    done = store.decide(
-        ref, decision, reason, reviewer, rules=rules, payable=payable, clauses=clauses
-    )
-    show_decided(done, as_json)
+    show_decided(decide(store, ref, choice, reason, reviewer), as_json)
 
 
 review.add_command(review_confirm)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from claims_crew.deciding.clauses import offered_clauses
 from claims_crew.desk import load_desk
 from claims_crew.errors import ClaimsCrewError, ConfigError
-from claims_crew.review.decision_clauses import offered_clauses
 
 if TYPE_CHECKING:
     from claims_crew.store import Store

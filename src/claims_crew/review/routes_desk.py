@@ -12,10 +12,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.desk import load_desk, reassign_refusal
+from claims_crew.deciding.actions import confirm, confirming, reassign, return_proposal
 from claims_crew.errors import ConfigError
-from claims_crew.review.amounts import payable_on_confirming
-from claims_crew.review.decision_clauses import confirmable
 from claims_crew.review.pages import Pages, Session
 from claims_crew.review.routes_escalation import detail_page
 from claims_crew.store import AlreadyDecided, NotFound, StoreError
@@ -40,17 +38,13 @@ def desk_routes(pages: Pages) -> APIRouter:
         if not isinstance(session, Session):
             return session
         try:
+            store = pages.store
             if action == "confirm":
-                desk = load_desk()
-                confirmable(pages.store, claim_id, desk)
-                payable = payable_on_confirming(pages.store, claim_id)
-                pages.store.confirm(claim_id, session.reviewer, reason, payable, rules=desk)
+                confirm(store, claim_id, confirming(store, claim_id), session.reviewer, reason)
             elif action == "assign":
-                pages.store.reassign(
-                    claim_id, to, session.reviewer, reason, permit=reassign_refusal
-                )
+                reassign(store, claim_id, to, session.reviewer, reason)
             else:
-                pages.store.return_proposal(claim_id, session.reviewer, reason)
+                return_proposal(store, claim_id, session.reviewer, reason)
         except NotFound:
             return PlainTextResponse("No such escalation", status_code=404)
         except AlreadyDecided as exc:

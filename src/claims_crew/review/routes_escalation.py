@@ -14,13 +14,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
-from claims_crew.desk import DeskRules, load_desk
+from claims_crew.deciding import actions
+from claims_crew.deciding.actions import Choice
 from claims_crew.errors import ClaimsCrewError, ConfigError
-from claims_crew.models import Payable
-from claims_crew.records import PersonClause
-from claims_crew.review.amounts import payable_on_decision
 from claims_crew.review.clause_offer import clause_offer
-from claims_crew.review.decision_clauses import decision_clauses
 from claims_crew.review.pages import Pages, Session, to_login
 from claims_crew.review.views import age, escalation_detail
 from claims_crew.store import AlreadyDecided, NotFound, Store, StoreError
@@ -53,15 +50,13 @@ def escalation_routes(pages: Pages) -> APIRouter:
             # Read again, not taken from the confirmation step: the form names the clauses,
             # the policy gives their words, and the wording in force may have moved since.
             choice = read_choice(pages.store, claim_id, form, form.clause)
-            pages.store.decide(
+            actions.decide(
+                pages.store,
                 claim_id,
-                form.decision,
+                choice,
                 form.reason,
                 session.reviewer,
                 expected_version=form.version,
-                rules=choice.rules,
-                payable=choice.payable,
-                clauses=choice.clauses,
             )
         except ClaimsCrewError as exc:
             return refused(pages, request, session, claim_id, exc, filled_in(form))
@@ -91,26 +86,12 @@ def decision_form(
     return DecisionForm(decision, reason, version, clause, csrf)
 
 
-@dataclass(frozen=True)
-class Choice:
-    """What a decision would record: the desk's rules it is judged by, its clauses as re-read
-    and the amount computed from them (None for a decision that pays nothing)."""
-
-    rules: DeskRules
-    clauses: tuple[PersonClause, ...]
-    payable: Payable | None
-
-
 def read_choice(store: Store, claim_id: str, form: DecisionForm, clause_ids: list[str]) -> Choice:
     """The form's decision with the clauses `clause_ids` re-read; a StoreError saying why it
     is refused (no reason, no clause where the desk wants one, a clause the wording lacks)."""
     if why := form_refusal(form.decision, form.reason):
         raise StoreError(why)
-    rules = load_desk()
-    clauses = decision_clauses(store, claim_id, form.decision, clause_ids, rules)
-    return Choice(
-        rules, clauses, payable_on_decision(store, claim_id, form.decision, clauses=clauses)
-    )
+    return actions.choose(store, claim_id, form.decision, clause_ids)
 
 
 def form_refusal(decision: str, reason: str) -> str | None:

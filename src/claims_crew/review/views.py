@@ -8,18 +8,21 @@ the one question to answer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from claims_crew import settings
+from claims_crew.deciding.clauses import offered_clauses
 from claims_crew.desk import clocks
+from claims_crew.errors import ClaimsCrewError
 from claims_crew.letters.issue import letter_preview
 from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.models import Claim, IntakeFacts, ParseFailure
+from claims_crew.records import PersonClause
 from claims_crew.resolver import Resolution, SideReview
 from claims_crew.resolver.external_codes import ExternalCodes, load_external_codes
 from claims_crew.review.amounts import external_detail, payable_detail
-from claims_crew.review.decision_clauses import clause_detail
 from claims_crew.review.desk_views import desk_cell, desk_detail, with_desk
 from claims_crew.vocabulary import FACT_FIELDS, SIDES, parse_stamp
 
@@ -309,4 +312,27 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         else None,
         **desk_detail(store, escalation.claim_id),
         **clause_detail(store, escalation),
+    }
+
+
+def clause_detail(store: Store, escalation: Escalation) -> dict[str, Any]:
+    """For `review show` and the page: `clauses_offered`, what an open escalation may be
+    decided on (verified first; none where the policy cannot be read, which the page says
+    elsewhere), and `clauses_named`, those the decision or the proposal waiting rests on."""
+    offered: list[PersonClause] = []
+    named: Sequence[PersonClause] = ()
+    if escalation.state == "open":
+        try:
+            offered = offered_clauses(store, escalation.claim_id)
+        except ClaimsCrewError:
+            offered = []
+        waiting = store.proposal(escalation.claim_id)
+        named = waiting.clauses if waiting is not None else ()
+    else:
+        # This escalation's own review: an appealed claim has an earlier one too.
+        mine = [r for r in store.reviews(escalation.claim_id) if r.escalation_id == escalation.id]
+        named = mine[-1].clauses if mine else ()
+    return {
+        "clauses_offered": [c.model_dump(mode="json") for c in offered],
+        "clauses_named": [c.model_dump(mode="json") for c in named],
     }

@@ -9,7 +9,7 @@ offer, unless the desk's rules (config/desk.yaml `decide_without_clause`) allow 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from claims_crew.desk.rules import DeskRules
 from claims_crew.errors import ClaimsCrewError, ClauseRefused, NotFound
@@ -20,7 +20,7 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.person_clauses import clause_choices, read_person_clauses
 
 if TYPE_CHECKING:
-    from claims_crew.store import Escalation, Store
+    from claims_crew.store import Proposal, Store
 
 
 def _claim(store: Store, claim_id: str) -> tuple[ClaimFile, Resolution | None]:
@@ -64,12 +64,11 @@ def decision_clauses(
     return read_person_clauses(library, claim_file, resolution, clause_ids)
 
 
-def confirmable(store: Store, ref: str, rules: DeskRules) -> None:
-    """ClauseRefused where the proposal waiting on escalation `ref` names no clause and the
+def confirmable(waiting: Proposal | None, rules: DeskRules) -> None:
+    """ClauseRefused where the proposal `waiting` on an escalation names no clause and the
     desk wants one: one proposed before decisions named clauses, or while desk.yaml allowed
     none. It goes back to be proposed again on a clause; confirming it would send a letter
     that cites nothing. No proposal waiting: the confirmation itself says so."""
-    waiting = store.proposal(ref)
     if waiting is not None and (
         why := rules.clause_refusal(waiting.decision, len(waiting.clauses))
     ):
@@ -81,26 +80,3 @@ def offer_line(verified: Sequence[PersonClause]) -> str:
     named = "; ".join(f"{c.clause_id} {c.title}".strip() for c in verified)
     first = f"The re-read verified: {named}. " if named else "The re-read verified no clause. "
     return first + "Any clause of the wording in force may be named."
-
-
-def clause_detail(store: Store, escalation: Escalation) -> dict[str, Any]:
-    """For `review show` and the page: `clauses_offered`, what an open escalation may be
-    decided on (verified first; none where the policy cannot be read, which the page says
-    elsewhere), and `clauses_named`, those the decision or the proposal waiting rests on."""
-    offered: list[PersonClause] = []
-    named: Sequence[PersonClause] = ()
-    if escalation.state == "open":
-        try:
-            offered = offered_clauses(store, escalation.claim_id)
-        except ClaimsCrewError:
-            offered = []
-        waiting = store.proposal(escalation.claim_id)
-        named = waiting.clauses if waiting is not None else ()
-    else:
-        # This escalation's own review: an appealed claim has an earlier one too.
-        mine = [r for r in store.reviews(escalation.claim_id) if r.escalation_id == escalation.id]
-        named = mine[-1].clauses if mine else ()
-    return {
-        "clauses_offered": [c.model_dump(mode="json") for c in offered],
-        "clauses_named": [c.model_dump(mode="json") for c in named],
-    }
