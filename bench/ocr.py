@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_attachment_samples as samples  # noqa: E402
 
-from claims_crew.documents.ocr import ocr_unavailable, read_image  # noqa: E402
+from claims_crew.documents.images.ocr import ocr_unavailable, read_image  # noqa: E402
 
 SHARED_POLICIES = ROOT.parent / "shared" / "policies"
 DPI = 300

@@ -17,17 +17,18 @@ import hashlib
 import time
 from pathlib import Path
 
-from claims_crew.documents.email import is_outlook_message, looks_like_message, read_message
+from claims_crew.documents.images.ocr import ocr_unavailable
+from claims_crew.documents.images.pages import image_frames, ocr_page
 from claims_crew.documents.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_TEXT_BYTES,
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.ocr import ocr_unavailable
-from claims_crew.documents.office import office_kind, office_pages, refuse_encrypted_office
-from claims_crew.documents.pages import image_frames, ocr_page, rendered_pdf_pages
-from claims_crew.documents.pdf_text import (
+from claims_crew.documents.mail.read import is_outlook_message, looks_like_message, read_message
+from claims_crew.documents.office.read import office_kind, office_pages, refuse_encrypted_office
+from claims_crew.documents.pdf.pages import rendered_pdf_pages
+from claims_crew.documents.pdf.text import (
     MIN_LETTERS_PER_PAGE,
     PdfTextError,
     PdfTextProblem,

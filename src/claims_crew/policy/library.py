@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew import settings
-from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
+from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
 from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256

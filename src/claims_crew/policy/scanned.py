@@ -24,10 +24,10 @@ from pathlib import Path
 
 from PIL import Image
 
+from claims_crew.documents.images.ocr import OcrError, ocr_unavailable, read_image
 from claims_crew.documents.limits import OCR_DPI, RenderLimits
-from claims_crew.documents.ocr import OcrError, ocr_unavailable, read_image
-from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE
-from claims_crew.documents.rendering import PdfRenderer, RenderError
+from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
+from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE
 from claims_crew.errors import PolicyError, PolicyErrorCode
 from claims_crew.policy.ocr_reading import LOW_CONFIDENCE, OcrLineNote, OcrReading
 

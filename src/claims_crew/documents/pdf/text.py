@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from claims_crew.documents.reader_process import run_reader
+from claims_crew.documents.pdf.reader_process import run_reader
 from claims_crew.settings import current
 
 # A page of a real document has hundreds of letters; a scan has none or a stray stamp.

@@ -24,6 +24,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from claims_crew.documents.child_process import (
+    Finished,
+    new_spares,
+    run_child,
+    script_command,
+)
 from claims_crew.documents.limits import (
     MAX_OFFICE_TEXT_CHARS,
     MAX_SHEET_ROWS,
@@ -36,16 +42,10 @@ from claims_crew.documents.limits import (
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.pdf_text import timeout_from_env
-from claims_crew.documents.reader_process import (
-    Finished,
-    new_spares,
-    run_child,
-    script_command,
-)
+from claims_crew.documents.pdf.text import timeout_from_env
 from claims_crew.documents.record import AttachmentKind, PageText
 
-OFFICE_SCRIPT = Path(__file__).resolve().with_name("office_reader.py")
+OFFICE_SCRIPT = Path(__file__).resolve().with_name("reader.py")
 # The part each kind has at its heart, by the names Word and Excel (and everyone since) give it.
 _MAIN_PARTS: dict[str, AttachmentKind] = {"word/document.xml": "docx", "xl/workbook.xml": "xlsx"}
 # An Office file saved with a password is no zip: an OLE compound file holding the zip encrypted.

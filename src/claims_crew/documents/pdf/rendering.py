@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 from PIL import Image
 
+from claims_crew.documents.child_process import new_spares, script_command, stop_child
 from claims_crew.documents.limits import RenderLimits
-from claims_crew.documents.reader_process import new_spares, script_command, stop_child
 
 RENDERER_SCRIPT = Path(__file__).resolve().with_name("page_renderer.py")
 RenderProblem = Literal["memory", "time", "unreadable"]
