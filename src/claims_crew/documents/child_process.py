@@ -28,6 +28,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_crew.settings import current
+
 # From this many opens on, a spare reader is kept ready.
 SPARE_AFTER_OPENS = 2
 
@@ -39,6 +41,12 @@ class Finished:
     returncode: int
     stdout: bytes
     stderr: bytes
+
+
+def timeout_from_env() -> float:
+    """A reader child's time limit, a PDF's or an Office file's: CLAIMS_CREW_PDF_TIMEOUT seconds,
+    else the default."""
+    return float(current().claims_crew_pdf_timeout)
 
 
 def script_command(script: Path, *arguments: str) -> list[str]:

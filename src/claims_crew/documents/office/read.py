@@ -5,7 +5,7 @@ central directory (word/document.xml, xl/workbook.xml), read by zipfile without 
 anything; so do the sizes each part declares, which are checked against the caps in limits.py
 before any part is decompressed: a zip bomb dressed as .docx is too_large from its directory
 alone. The file is then read by python-docx or openpyxl in a child process of its own
-(office_reader.py), started as the PDF reader's children are (reader_process.py), under the
+(reader.py), started as the PDF reader's children are (child_process.py), under the
 page renderer's address-space cap and the PDF reader's time limit: a part that lies about its
 size, or XML that parses into gigabytes, kills that child, not the batch.
 
@@ -29,6 +29,7 @@ from claims_crew.documents.child_process import (
     new_spares,
     run_child,
     script_command,
+    timeout_from_env,
 )
 from claims_crew.documents.limits import (
     MAX_OFFICE_TEXT_CHARS,
@@ -42,7 +43,6 @@ from claims_crew.documents.limits import (
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.pdf.text import timeout_from_env
 from claims_crew.documents.record import AttachmentKind, PageText
 
 OFFICE_SCRIPT = Path(__file__).resolve().with_name("reader.py")
