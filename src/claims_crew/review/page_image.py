@@ -6,13 +6,13 @@ page that differs from the text the facts were checked against would show a revi
 no check ever saw. That also bounds what is rendered here: bytes that intake's reader already
 opened within its own caps and time limit (but reading a page's text does not draw it).
 
-A PDF page is rendered by pdfium (pypdfium2) in a child process with a memory cap and a time
-limit (documents/pdf/rendering.py), an image decoded by Pillow (a TIFF's pages are its frames). Both
-under caps: the file's bytes, the page's pixels before anything is decoded (a decompression bomb
-is refused from its header), and the size drawn (at most MAX_SIDE pixels on the longer side,
-about 150 dpi for an A4 page). A page that needs more memory or time to draw than
-PAGE_IMAGE_LIMITS is too_large (413), with the limit it went over: a page of a few kilobytes
-can ask pdfium for gigabytes, and intake's text reader never draws it.
+A PDF page is rendered by pdfium (pypdfium2) in a child process with a memory cap and a time limit
+(documents/pdf/rendering.py), an image decoded by Pillow (a TIFF's pages are its frames), opened as
+intake opens it (documents/images/opener.py). Both under caps: the file's bytes, the page's pixels
+before anything is decoded (a decompression bomb is refused from its header), and the size drawn (at
+most MAX_SIDE pixels on the longer side, about 150 dpi for an A4 page). A page that needs more
+memory or time to draw than PAGE_IMAGE_LIMITS is too_large (413), with the limit it went over: a
+page of a few kilobytes can ask pdfium for gigabytes, and intake's text reader never draws it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""E-mails as claims arrive in them: an .eml (RFC 5322, email_mime.py) or an Outlook .msg
-(email_msg.py). The message's headers and decoded body are its own record, of one page; each
+"""E-mails as claims arrive in them: an .eml (RFC 5322, mime.py) or an Outlook .msg
+(outlook.py). The message's headers and decoded body are its own record, of one page; each
 file it carries becomes a record of the claim, read by the same readers as any attachment and
 named under it ("message.eml/plumber.pdf"), and an e-mail it carries is followed in turn, to
 MAX_EMAIL_DEPTH.
