@@ -36,8 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from claims_crew.documents.images.ocr import ocr_unavailable  # noqa: E402
 from claims_crew.documents.limits import MAX_FORM_FIELDS, AttachmentError, ClaimBudget  # noqa: E402
-from claims_crew.documents.ocr import ocr_unavailable  # noqa: E402
 from claims_crew.documents.read import read_document  # noqa: E402
 from tests.support.forms import text_fields_pdf  # noqa: E402
 

@@ -1,8 +1,8 @@
 """Benchmark: how well and how fast the OCR engine reads clean 300-dpi pages.
 
 For each page it renders the page at 300 dpi with pdfium (as a scanner would give it), reads it
-with documents/ocr.py (Tesseract) and compares the text with the page's own text layer, which is
-the reference:
+with documents/images/ocr.py (Tesseract) and compares the text with the page's own text layer,
+which is the reference:
 
 - the repo's scanned samples: the police report of C-1050 and the repair estimate of C-2002, as
   scripts/make_attachment_samples.py makes them, against the text they were typeset from;
@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import make_attachment_samples as samples  # noqa: E402
 
-from claims_crew.documents.ocr import ocr_unavailable, read_image  # noqa: E402
+from claims_crew.documents.images.ocr import ocr_unavailable, read_image  # noqa: E402
 
 SHARED_POLICIES = ROOT.parent / "shared" / "policies"
 DPI = 300
@@ -177,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no OCR engine: {install}", file=sys.stderr)
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    # documents/ocr.py gives tesseract one thread unless OMP_THREAD_LIMIT says otherwise.
+    # documents/images/ocr.py gives tesseract one thread unless OMP_THREAD_LIMIT says otherwise.
     threads = os.environ.get("OMP_THREAD_LIMIT", "1")
     print(f"Tesseract at {DPI} dpi, {threads} thread(s) a page, {cores} core(s) available")
     scanned = list(sample_pages())

@@ -16,8 +16,8 @@ import pytest
 from pypdf import PdfReader, PdfWriter
 
 from claims_crew.claim_files import LoadedClaim, load_claim
+from claims_crew.documents.images.ocr import INSTALL_LINE, OcrLine
 from claims_crew.documents.limits import MAX_PAGES, MAX_PIXELS
-from claims_crew.documents.ocr import INSTALL_LINE, OcrLine
 from claims_crew.documents.record import PageText
 from claims_crew.errors import ClaimFileError
 from claims_crew.records.resolution import FactCheck

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
-from claims_crew.documents.ocr import ocr_unavailable
-from claims_crew.documents.pdf_text import PdfTextError, read_text_layer
+from claims_crew.documents.images.ocr import ocr_unavailable
+from claims_crew.documents.pdf.text import PdfTextError, read_text_layer
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import extract_pages, open_pdf
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf

@@ -142,7 +142,7 @@ def test_a_pair_importing_each_other_is_caught() -> None:
     sources = {
         "desk/appeal.py": "def f():\n    from claims_crew.run.routine import decide\n",
         "run/routine.py": "from claims_crew.desk import rules\n",
-        "policy/scanned.py": "from claims_crew.documents.ocr import read_image\n",
+        "policy/scanned.py": "from claims_crew.documents.images.ocr import read_image\n",
         "models.py": "from claims_crew.vocabulary import SIDES\n",
     }
     assert mutual(sources) == [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from claims_crew.claim_files import load_claim
-from claims_crew.documents.email import looks_like_message
+from claims_crew.documents.mail.read import looks_like_message
 from claims_crew.documents.read import kind_of
 from claims_crew.documents.record import AttachmentRecord
 from tests.support.attachments import INBOX

@@ -15,8 +15,9 @@ from click.testing import CliRunner
 
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
-from claims_crew.documents import email_mime, limits
+from claims_crew.documents import limits
 from claims_crew.documents.limits import MAX_EMAIL_DEPTH, ClaimBudget
+from claims_crew.documents.mail import mime as email_mime
 from claims_crew.errors import ClaimFileError
 from claims_crew.store import Store
 from tests.support.attachments import INBOX

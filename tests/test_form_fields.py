@@ -12,15 +12,15 @@ import pytest
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ArrayObject, NameObject, TextStringObject
 
-from claims_crew.documents import reader_process
-from claims_crew.documents.form_fields import readable
 from claims_crew.documents.limits import (
     MAX_FORM_FIELD_CHARS,
     MAX_FORM_FIELDS,
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.pdf_text import read_pdf_layer, read_text_layer
+from claims_crew.documents.pdf import reader_process
+from claims_crew.documents.pdf.form_fields import readable
+from claims_crew.documents.pdf.text import read_pdf_layer, read_text_layer
 from claims_crew.documents.read import FORM_FIELDS_MARKER, read_attachment
 from claims_crew.documents.record import AttachmentRecord
 from tests.support.attachments import INBOX

@@ -7,7 +7,7 @@ import re
 import pytest
 from pypdf import PdfReader
 
-from claims_crew.documents.ocr import INSTALL_LINE, OcrError, ocr_unavailable, read_image
+from claims_crew.documents.images.ocr import INSTALL_LINE, OcrError, ocr_unavailable, read_image
 from tests.support.ocr import needs_tesseract, rendered_page
 from tests.support.paths import SAMPLE_POLICIES
 

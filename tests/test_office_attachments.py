@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_crew.documents import office, reader_process
+from claims_crew.documents import child_process
 from claims_crew.documents.limits import (
     MAX_PAGES,
     MAX_ZIP_ENTRIES,
@@ -24,6 +24,7 @@ from claims_crew.documents.limits import (
     ClaimBudget,
     RenderLimits,
 )
+from claims_crew.documents.office import read as office
 from claims_crew.documents.read import read_attachment
 from claims_crew.documents.record import AttachmentRecord
 from tests.support.attachments import INBOX, STATEMENT
@@ -230,16 +231,16 @@ def test_an_office_reader_past_its_time_limit_is_killed(
     script = tmp_path / "office_reader.py"
     script.write_text("import time\ntime.sleep(600)\n")
     monkeypatch.setattr(office, "OFFICE_SCRIPT", script)
-    spares = reader_process.new_spares()
+    spares = child_process.new_spares()
     monkeypatch.setattr(office, "_SPARES", spares)
     stopped: list[int] = []
-    stop = reader_process.stop_child
+    stop = child_process.stop_child
 
     def recorded(process: subprocess.Popen[bytes]) -> None:
         stopped.append(process.pid)
         stop(process)
 
-    monkeypatch.setattr(reader_process, "stop_child", recorded)
+    monkeypatch.setattr(child_process, "stop_child", recorded)
     monkeypatch.setenv("CLAIMS_CREW_PDF_TIMEOUT", "2")
     error = _refused("note.docx", word_note())
     spares.close()

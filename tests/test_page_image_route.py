@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from claims_crew.documents.limits import RenderLimits
-from claims_crew.documents.rendering import PdfRenderer
+from claims_crew.documents.pdf.rendering import PdfRenderer
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review import page_image
 from claims_crew.review.web import SESSION_COOKIE, create_app

@@ -15,7 +15,8 @@ import pypdf
 import pytest
 
 import claims_crew
-from claims_crew.documents import reader_process
+from claims_crew.documents import child_process
+from claims_crew.documents.pdf import reader_process
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import open_pdf
 from tests.support.paths import SAMPLE_POLICIES
@@ -44,7 +45,7 @@ print(len(doc.clauses))
 """
 
 
-class _Recording(reader_process._Spares):
+class _Recording(child_process._Spares):
     """The spare keeper, noting the pid of every child started and of every child used."""
 
     def __init__(self) -> None:
@@ -60,7 +61,7 @@ class _Recording(reader_process._Spares):
 @pytest.fixture(autouse=True)
 def spares(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Recording, list[int]]]:
     started: list[int] = []
-    real_start = reader_process._start
+    real_start = child_process._start
 
     def start(command: list[str]) -> subprocess.Popen[bytes]:
         process = real_start(command)
@@ -69,7 +70,7 @@ def spares(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Recording, list[i
 
     keeper = _Recording()
     monkeypatch.setattr(reader_process, "_SPARES", keeper)
-    monkeypatch.setattr(reader_process, "_start", start)
+    monkeypatch.setattr(child_process, "_start", start)
     yield keeper, started
     keeper.close()
 

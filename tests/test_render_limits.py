@@ -16,8 +16,8 @@ import pytest
 from claims_crew.claim_files import LoadedClaim, load_claims
 from claims_crew.documents import limits
 from claims_crew.documents.limits import AttachmentError, ClaimBudget, RenderLimits
+from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
 from claims_crew.documents.read import read_attachment
-from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.errors import ClaimFileError
 from tests.support.attachments import SPLIT_CLAIM, SPLIT_REPORT
 from tests.support.ocr import needs_tesseract

@@ -8,7 +8,7 @@ import pypdfium2
 import pytest
 from PIL import Image
 
-from claims_crew.documents.ocr import ocr_unavailable
+from claims_crew.documents.images.ocr import ocr_unavailable
 
 needs_tesseract = pytest.mark.skipif(
     ocr_unavailable() is not None, reason=f"needs Tesseract: {ocr_unavailable()}"

@@ -26,9 +26,9 @@ from typing import Any
 from crewai import BaseLLM
 from crewai.agents.agent_builder.base_agent import BaseAgent
 from crewai_files import ImageFile
-from pi_heif import register_heif_opener
 from PIL import Image, UnidentifiedImageError
 
+from claims_crew.documents.images.opener import ImageTooLarge, open_image, shrunk
 from claims_crew.errors import ConfigError
 
 SETTING = "CLAIMS_CREW_INTAKE_IMAGES"
@@ -42,26 +42,20 @@ MAX_PIXELS = 60_000_000
 MAX_IMAGES = 8
 JPEG_QUALITY = 85
 
-# An iPhone's photos are HEIC: Pillow opens them once pi-heif's plugin is registered. A process
-# that reads a claim from the store alone (a worker) may never have imported the intake readers.
-register_heif_opener()
-
 
 def shown_image(name: str, data: bytes) -> bytes:
     """The photo as the model is shown it: a JPEG at most MAX_SIDE pixels on its longer side.
 
     A file that is not an image Pillow reads, or one over MAX_PIXELS, is a ValueError naming it.
     """
+    # An iPhone's photos are HEIC: the opener reads them, in a process that reads a claim from
+    # the store alone (a worker) and never imported the intake readers too.
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            if image.width * image.height > MAX_PIXELS:
-                raise ValueError(
-                    f"{name}: {image.width}x{image.height} pixels, over the cap of "
-                    f"{MAX_PIXELS:,}; it is not decoded"
-                )
-            image.thumbnail((MAX_SIDE, MAX_SIDE))
+        with open_image(data, MAX_PIXELS) as image:
             out = io.BytesIO()
-            image.convert("RGB").save(out, "JPEG", quality=JPEG_QUALITY)
+            shrunk(image, MAX_SIDE).convert("RGB").save(out, "JPEG", quality=JPEG_QUALITY)
+    except ImageTooLarge as exc:
+        raise ValueError(f"{name}: {exc}; it is not decoded") from exc
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
         raise ValueError(f"{name}: not an image that can be read ({exc})") from exc
     return out.getvalue()

@@ -20,9 +20,9 @@ MAX_DOCUMENT_BYTES = 20 << 20
 MAX_CLAIM_ATTACHMENT_BYTES = 48 << 20
 MAX_PAGES = 40  # of one PDF or multi-page TIFF
 MAX_CLAIM_PAGES = 100
-# A fillable PDF's form (documents/form_fields.py): an ACORD loss notice has a few hundred fields,
-# a body-shop estimate fewer. Past the count the form is refused as too_large before any value
-# is read; a value longer than a long loss description is cut, and says so, rather than
+# A fillable PDF's form (documents/pdf/form_fields.py): an ACORD loss notice has a few hundred
+# fields, a body-shop estimate fewer. Past the count the form is refused as too_large before any
+# value is read; a value longer than a long loss description is cut, and says so, rather than
 # refusing the claim for one overfull box; all filled lines together may hold no more than a
 # plain-text attachment may.
 MAX_FORM_FIELDS = 1000
@@ -42,7 +42,7 @@ MAX_CLAIM_CARRIED_FILES = 50  # files all of a claim's e-mails carry together
 MAX_CLAIM_CARRIED_BYTES = MAX_CLAIM_ATTACHMENT_BYTES  # their decoded bytes together
 # An e-mail's body, decoded: HTML holds several times its text in markup.
 MAX_BODY_BYTES = 4 * MAX_TEXT_BYTES
-# Drawing one PDF page, in its own child process (documents/rendering.py): its address space and
+# Drawing one PDF page, in its own child process (documents/pdf/rendering.py): its address space and
 # its time. A normal page needs far less: the child starts at about 45 MiB, and a 300-dpi A4
 # scan drawn for OCR peaks near 110 MiB; the largest page the pixel cap lets through (64
 # megapixels) needs a 64 MB grey bitmap plus pdfium's own copy of the page's image. 1 GiB is

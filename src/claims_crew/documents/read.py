@@ -1,14 +1,15 @@
 """One attachment's bytes into its text of record: plain text, a PDF (its text layer and its
 filled form fields, OCR for the pages that have none), a photo (OCR, HEIC included), a Word
-document or a spreadsheet (office.py), or an e-mail (email.py), whose attachments are read here
-in turn and become records of their own.
+document or a spreadsheet (office/read.py), or an e-mail (mail/read.py), whose attachments are
+read here in turn and become records of their own. Each kind's readers and their children live
+in a room of their own (pdf/, mail/, office/, images/); this module is the one way in.
 
 The kind is told from the bytes, not the name: a `.pdf` that is a PNG is read as a PNG, and a
 file that is none of the kinds read is refused as unsupported_type rather than guessed at. A
-PDF's text layer comes from the reader child that policy wordings are read by too (pdf_text.py),
-with its time limit; its scanned pages and photos go through OCR (ocr.py). Where no OCR engine
-is installed, the pages that need one are left unread and the record says needs_ocr, with the
-install line: the claim goes on with what could be read.
+PDF's text layer comes from the reader child that policy wordings are read by too (pdf/text.py),
+with its time limit; its scanned pages and photos go through OCR (images/ocr.py). Where no OCR
+engine is installed, the pages that need one are left unread and the record says needs_ocr, with
+the install line: the claim goes on with what could be read.
 """
 
 from __future__ import annotations
@@ -17,22 +18,23 @@ import hashlib
 import time
 from pathlib import Path
 
-from claims_crew.documents.email import is_outlook_message, looks_like_message, read_message
+from claims_crew.documents.child_process import timeout_from_env
+from claims_crew.documents.images.ocr import ocr_unavailable
+from claims_crew.documents.images.pages import image_frames, ocr_page
 from claims_crew.documents.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_TEXT_BYTES,
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.ocr import ocr_unavailable
-from claims_crew.documents.office import office_kind, office_pages, refuse_encrypted_office
-from claims_crew.documents.pages import image_frames, ocr_page, rendered_pdf_pages
-from claims_crew.documents.pdf_text import (
+from claims_crew.documents.mail.read import is_outlook_message, looks_like_message, read_message
+from claims_crew.documents.office.read import office_kind, office_pages, refuse_encrypted_office
+from claims_crew.documents.pdf.pages import rendered_pdf_pages
+from claims_crew.documents.pdf.text import (
     MIN_LETTERS_PER_PAGE,
     PdfTextError,
     PdfTextProblem,
     read_pdf_layer,
-    timeout_from_env,
 )
 from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText, ReadFile
 from claims_crew.errors import ClaimsCrewError

@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from claims_crew.documents.ocr import OcrLine
+from claims_crew.documents.images.ocr import OcrLine
 
 # email: an .eml or Outlook .msg (its headers and body; each file it carries is a record of its
 # own, named "message.eml/report.pdf"); docx: a Word document; xlsx: a spreadsheet, a sheet a page.

@@ -2,7 +2,7 @@
 
 `open_pdf` is the one road from a PDF file to a PolicyDocument: hash, reuse the on-disk index if
 there is one for that hash, otherwise extract, segment and write it. The page texts come from
-documents/: the text layer from its PDF reader child (documents/pdf_text.py), a scan's pages
+documents/: the text layer from its PDF reader child (documents/pdf/text.py), a scan's pages
 from its renderer and OCR (scanned.py). A policy opened by its id gets its entry's kind
 corrections on top (corrections.py), so every reader of a policy by id, the lookup tool and the
 resolver alike, sees the same corrected kinds.
@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claims_crew import settings
-from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
+from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
 from claims_crew.errors import ConfigError, PolicyError, validation_problems
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256

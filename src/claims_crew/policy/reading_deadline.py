@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from claims_crew.documents.pdf_text import timeout_from_env
+from claims_crew.documents.child_process import timeout_from_env
 from claims_crew.errors import PolicyError
 
 

@@ -2,7 +2,7 @@
 
 The reader child finds no text on such a PDF; instead of refusing it as `no_text_layer`, each
 page is drawn at OCR_DPI by pdfium and read by the same OCR as claim attachments
-(documents/ocr.py). What OCR read is not what the insurer printed, so the index records that
+(documents/images/ocr.py). What OCR read is not what the insurer printed, so the index records that
 the wording was read by OCR, with its confidence and the lines the engine was unsure of;
 `policy tree` shows them, and the library gives such a wording to claims only once its entry
 in policies/index.yaml says `ocr_reviewed: true` (library.py).
@@ -24,10 +24,10 @@ from pathlib import Path
 
 from PIL import Image
 
+from claims_crew.documents.images.ocr import OcrError, ocr_unavailable, read_image
 from claims_crew.documents.limits import OCR_DPI, RenderLimits
-from claims_crew.documents.ocr import OcrError, ocr_unavailable, read_image
-from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE
-from claims_crew.documents.rendering import PdfRenderer, RenderError
+from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
+from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE
 from claims_crew.errors import PolicyError, PolicyErrorCode
 from claims_crew.policy.ocr_reading import LOW_CONFIDENCE, OcrLineNote, OcrReading
 
@@ -79,7 +79,7 @@ def ocr_pages(path: Path, data: bytes) -> tuple[list[str], OcrReading]:
 
 def _pages(path: Path, data: bytes) -> Iterator[tuple[int, Image.Image]]:
     """Each page drawn in grey at OCR_DPI, one at a time, checked against the pixel cap, by one
-    child under the render limits (documents/rendering.py)."""
+    child under the render limits (documents/pdf/rendering.py)."""
     scale = OCR_DPI / 72  # PDF sizes are in points, 72 to the inch
     try:
         with PdfRenderer(path.name, data, RenderLimits()) as renderer:

@@ -6,13 +6,13 @@ page that differs from the text the facts were checked against would show a revi
 no check ever saw. That also bounds what is rendered here: bytes that intake's reader already
 opened within its own caps and time limit (but reading a page's text does not draw it).
 
-A PDF page is rendered by pdfium (pypdfium2) in a child process with a memory cap and a time
-limit (documents/rendering.py), an image decoded by Pillow (a TIFF's pages are its frames). Both
-under caps: the file's bytes, the page's pixels before anything is decoded (a decompression bomb
-is refused from its header), and the size drawn (at most MAX_SIDE pixels on the longer side,
-about 150 dpi for an A4 page). A page that needs more memory or time to draw than
-PAGE_IMAGE_LIMITS is too_large (413), with the limit it went over: a page of a few kilobytes
-can ask pdfium for gigabytes, and intake's text reader never draws it.
+A PDF page is rendered by pdfium (pypdfium2) in a child process with a memory cap and a time limit
+(documents/pdf/rendering.py), an image decoded by Pillow (a TIFF's pages are its frames), opened as
+intake opens it (documents/images/opener.py). Both under caps: the file's bytes, the page's pixels
+before anything is decoded (a decompression bomb is refused from its header), and the size drawn (at
+most MAX_SIDE pixels on the longer side, about 150 dpi for an A4 page). A page that needs more
+memory or time to draw than PAGE_IMAGE_LIMITS is too_large (413), with the limit it went over: a
+page of a few kilobytes can ask pdfium for gigabytes, and intake's text reader never draws it.
 """
 
 from __future__ import annotations
@@ -22,18 +22,15 @@ import io
 from pathlib import Path
 from typing import Literal
 
-from pi_heif import register_heif_opener
 from PIL import Image, ImageSequence, UnidentifiedImageError
 
+from claims_crew.documents.images.opener import ImageTooLarge, open_image, shrunk
 from claims_crew.documents.kept import read_plain_file
 from claims_crew.documents.limits import PAGE_IMAGE_SECONDS, RENDER_MEMORY_BYTES, RenderLimits
+from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
 from claims_crew.documents.record import PAGED_KINDS
-from claims_crew.documents.rendering import PdfRenderer, RenderError
 from claims_crew.errors import KeptFileError
 from claims_crew.store import Store
-
-# An iPhone's HEIC photo is drawn as intake read it (documents/pages.py registers it too).
-register_heif_opener()
 
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
 
@@ -84,7 +81,7 @@ def _read(path: Path) -> bytes:
 
 
 def _pdf_page(data: bytes, page: int, name: str) -> Image.Image:
-    """The page drawn by a child of its own (documents/rendering.py): no lock is held while it
+    """The page drawn by a child of its own (documents/pdf/rendering.py): no lock is held while it
     draws, and a page over PAGE_IMAGE_LIMITS is too_large, naming the limit."""
     try:
         with PdfRenderer(name, data, PAGE_IMAGE_LIMITS) as renderer:
@@ -103,13 +100,9 @@ def _pdf_page(data: bytes, page: int, name: str) -> Image.Image:
 
 
 def _image_page(data: bytes, page: int, name: str) -> Image.Image:
+    # An iPhone's HEIC photo is drawn as intake read it: both open it with the one opener.
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            if image.width * image.height > MAX_PIXELS:
-                raise PageImageError(
-                    "too_large",
-                    f"{name}: {image.width}x{image.height} pixels, over the cap of {MAX_PIXELS:,}",
-                )
+        with open_image(data, MAX_PIXELS) as image:
             frames = getattr(image, "n_frames", 1)
             if page > frames:
                 raise PageImageError("no_such_page", f"{name} has {frames} page(s), not {page}")
@@ -117,10 +110,11 @@ def _image_page(data: bytes, page: int, name: str) -> Image.Image:
             if frame.width * frame.height > MAX_PIXELS:  # a later frame may be larger
                 raise PageImageError("too_large", f"{name}: page {page} is over the pixel cap")
             shown = frame.convert("RGB")
+    except ImageTooLarge as exc:
+        raise PageImageError("too_large", f"{name}: {exc}") from exc
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError) as exc:
         raise PageImageError("unsupported_type", f"{name}: not a PDF or an image ({exc})") from exc
-    shown.thumbnail((MAX_SIDE, MAX_SIDE))
-    return shown
+    return shrunk(shown, MAX_SIDE)
 
 
 def with_originals(store: Store, claim_id: str, sha256: str | None) -> dict[str, int]:

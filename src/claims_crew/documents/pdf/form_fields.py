@@ -3,7 +3,7 @@
 A loss notice or a body-shop estimate is often a fillable PDF: the insured's name, the date of
 the loss and the amounts are the values of its AcroForm fields, not text on the page, so a text
 layer holds only the printed labels. This module reads the values. It runs in the PDF reader
-child (pdf_reader.py loads it by its path), so it imports only the standard library and pypdf.
+child (reader.py loads it by its path), so it imports only the standard library and pypdf.
 
 - A field's label is its tooltip (/TU), the words a form shows a person, else a readable form of
   its name: `Loss_IncidentDate_A` → "Loss incident date".

@@ -20,9 +20,9 @@ from typing import TypeVar
 
 import olefile
 
-from claims_crew.documents import email_message as shape
-from claims_crew.documents.email_html import html_text
 from claims_crew.documents.limits import MAX_BODY_BYTES, AttachmentError
+from claims_crew.documents.mail import shape
+from claims_crew.documents.mail.html_body import html_text
 
 _T = TypeVar("_T")
 _PROPERTIES = "__properties_version1.0"

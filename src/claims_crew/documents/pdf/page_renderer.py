@@ -1,10 +1,10 @@
 """The page renderer process: draws pages of the PDF it is given, one at a time, on request.
 
 rendering.py starts this file as a script in a fresh interpreter (`python -P
-.../page_renderer.py`), as the PDF text reader's child is started, so it imports only the standard
-library, pypdfium2 and Pillow, never the caller. Before it imports pdfium it caps its own address
-space (RLIMIT_AS): a page that asks for more memory than that makes pdfium's allocation fail and
-the child die, not the process that asked.
+.../pdf/page_renderer.py`), as the PDF text reader's child is started, so it imports only the
+standard library, pypdfium2 and Pillow, never the caller. Before it imports pdfium it caps its own
+address space (RLIMIT_AS): a page that asks for more memory than that makes pdfium's allocation fail
+and the child die, not the process that asked.
 
 Protocol: every message is one line of ASCII JSON, followed by as many raw bytes as it says.
 - argv[1]: the address-space cap in bytes ("0": none); argv[2:]: folders from the parent's

@@ -15,9 +15,9 @@ from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 
-from claims_crew.documents import email_message as shape
-from claims_crew.documents.email_html import html_text
 from claims_crew.documents.limits import MAX_BODY_BYTES, MAX_MIME_NESTING, AttachmentError
+from claims_crew.documents.mail import shape
+from claims_crew.documents.mail.html_body import html_text
 
 _BASE64_PADDING = " \t\r\n="
 # Text codecs of Python's that no mail client labels a body with (_text_codec).

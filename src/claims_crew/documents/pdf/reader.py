@@ -1,7 +1,7 @@
 """The PDF reader process: the page texts of the PDF on stdin, as one JSON object on stdout.
 
 reader_process.py starts this file as a script in a fresh interpreter (`python -P
-.../pdf_reader.py`), so the child imports only the standard library and pypdf: never the
+.../pdf/reader.py`), so the child imports only the standard library and pypdf: never the
 caller's main module, never the rest of claims_crew. That keeps a script without an
 `if __name__ == "__main__":` guard working, and keeps start-up to the cost of importing pypdf,
 which is done before stdin is read so that a spare child is ready when its PDF comes.

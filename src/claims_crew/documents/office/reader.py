@@ -1,7 +1,7 @@
 """The Office reader process: the text of the Word file or workbook on stdin, as JSON on stdout.
 
-office.py starts this file as a script in a fresh interpreter (`python -P
-.../office_reader.py`), as the PDF reader's child is started (reader_process.py), so it imports
+read.py starts this file as a script in a fresh interpreter (`python -P
+.../office/reader.py`), as the PDF reader's child is started (child_process.py), so it imports
 only the standard library, python-docx and openpyxl, never the caller. Before it imports them it
 caps its own address space (RLIMIT_AS), as the page renderer does: the parent has checked the
 sizes the zip declares, but the XML inside is still outside input, and a part that inflates or

@@ -2,7 +2,7 @@
 
 pypdf runs in a separate process because a hostile or broken file can make it loop for minutes,
 and a Python thread cannot be interrupted; a process can. The child is a fresh interpreter
-running pdf_reader.py as a script (reader_process.py starts it): unlike a multiprocessing child
+running reader.py as a script (reader_process.py starts it): unlike a multiprocessing child
 it never imports the caller's main module, so any caller can open a PDF, a script without an
 `if __name__ == "__main__":` guard included, and threads in the caller (CrewAI runs some) cannot
 leak into it. This module checks what goes in and turns what comes back into pages or a typed
@@ -19,8 +19,8 @@ import subprocess
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from claims_crew.documents.reader_process import run_reader
-from claims_crew.settings import current
+from claims_crew.documents.child_process import timeout_from_env
+from claims_crew.documents.pdf.reader_process import run_reader
 
 # A page of a real document has hundreds of letters; a scan has none or a stray stamp.
 MIN_LETTERS_PER_PAGE = 20
@@ -40,11 +40,6 @@ class PdfTextError(Exception):
     def __init__(self, code: PdfTextProblem, message: str) -> None:
         super().__init__(message)
         self.code: PdfTextProblem = code
-
-
-def timeout_from_env() -> float:
-    """The extraction time limit: CLAIMS_CREW_PDF_TIMEOUT seconds, else the default."""
-    return float(current().claims_crew_pdf_timeout)
 
 
 def check_envelope(data: bytes, name: str) -> None:

@@ -1,5 +1,5 @@
-"""E-mails as claims arrive in them: an .eml (RFC 5322, email_mime.py) or an Outlook .msg
-(email_msg.py). The message's headers and decoded body are its own record, of one page; each
+"""E-mails as claims arrive in them: an .eml (RFC 5322, mime.py) or an Outlook .msg
+(outlook.py). The message's headers and decoded body are its own record, of one page; each
 file it carries becomes a record of the claim, read by the same readers as any attachment and
 named under it ("message.eml/plumber.pdf"), and an e-mail it carries is followed in turn, to
 MAX_EMAIL_DEPTH.
@@ -18,15 +18,15 @@ import re
 import time
 from collections.abc import Callable
 
-from claims_crew.documents.email_message import Carried, Message, carried_names, message_text
-from claims_crew.documents.email_mime import parse_eml
-from claims_crew.documents.email_msg import is_outlook_message, parse_msg
 from claims_crew.documents.limits import (
     MAX_EMAIL_DEPTH,
     MAX_MESSAGE_FILES,
     AttachmentError,
     ClaimBudget,
 )
+from claims_crew.documents.mail.mime import parse_eml
+from claims_crew.documents.mail.outlook import is_outlook_message, parse_msg
+from claims_crew.documents.mail.shape import Carried, Message, carried_names, message_text
 from claims_crew.documents.record import AttachmentRecord, PageText, ReadFile
 
 __all__ = ["is_outlook_message", "looks_like_message", "read_message"]

@@ -1,6 +1,6 @@
-"""Children that read or draw PDFs: a fresh interpreter per PDF, the next one started early.
+"""Children that read or draw documents: a fresh interpreter per file, the next one started early.
 
-Every PDF is read by its own child running pdf_reader.py as a script (`python -P`), so the
+Every PDF is read by its own child running pdf/reader.py as a script (`python -P`), so the
 child never imports the caller's main module, a time limit can kill it, and nothing one file
 does to pypdf's state reaches the next. Starting a child costs an interpreter and pypdf's import
 (a few hundred ms), paid by every open that builds an index. A process that has opened two PDFs
@@ -12,9 +12,10 @@ and starts no spare.
 The spare is used only for the same command line (the same interpreter, script and sys.path),
 is forgotten by a forked copy of the process, and is killed at exit.
 
-The page renderer (rendering.py) and the Office reader (office.py) start their children here
-too, each from a script of its own and with a keeper of spares of its own, so that reading a
-PDF's text, drawing its pages and reading a Word file do not throw away each other's spare.
+The PDF text reader (pdf/reader_process.py), the page renderer (pdf/rendering.py) and the Office
+reader (office/read.py) start their children here, each from a script of its own and with a
+keeper of spares of its own, so that reading a PDF's text, drawing its pages and reading a Word
+file do not throw away each other's spare.
 """
 
 from __future__ import annotations
@@ -27,13 +28,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims_crew.documents.limits import (
-    MAX_FORM_FIELD_CHARS,
-    MAX_FORM_FIELDS,
-    MAX_FORM_TEXT_CHARS,
-)
+from claims_crew.settings import current
 
-READER_SCRIPT = Path(__file__).resolve().with_name("pdf_reader.py")
 # From this many opens on, a spare reader is kept ready.
 SPARE_AFTER_OPENS = 2
 
@@ -47,6 +43,12 @@ class Finished:
     stderr: bytes
 
 
+def timeout_from_env() -> float:
+    """A reader child's time limit, a PDF's or an Office file's: CLAIMS_CREW_PDF_TIMEOUT seconds,
+    else the default."""
+    return float(current().claims_crew_pdf_timeout)
+
+
 def script_command(script: Path, *arguments: str) -> list[str]:
     """This interpreter running `script` with `arguments`, then this process's sys.path.
 
@@ -57,13 +59,6 @@ def script_command(script: Path, *arguments: str) -> list[str]:
     if not sys.executable:  # an embedding application may not know its interpreter
         raise OSError(f"no Python interpreter to run {script.stem} with (sys.executable is empty)")
     return [sys.executable, "-P", str(script), *arguments, *(f for f in sys.path if f)]
-
-
-def reader_command() -> list[str]:
-    """This interpreter running the reader script, with the caps on a form's fields and this
-    process's sys.path as arguments."""
-    caps = f"{MAX_FORM_FIELDS},{MAX_FORM_FIELD_CHARS},{MAX_FORM_TEXT_CHARS}"
-    return script_command(READER_SCRIPT, f"--form-caps={caps}")
 
 
 def _start(command: list[str]) -> subprocess.Popen[bytes]:
@@ -125,21 +120,9 @@ def new_spares() -> _Spares:
     return spares
 
 
-_SPARES = new_spares()
-
-
-def run_reader(data: bytes, limit_s: float) -> Finished:
-    """Give `data` to a PDF reader child and collect what it writes.
-
-    Raises subprocess.TimeoutExpired after `limit_s` seconds and OSError when no child starts;
-    the child is dead in every case when this returns or raises.
-    """
-    return run_child(reader_command(), _SPARES, data, limit_s)
-
-
 def run_child(command: list[str], spares: _Spares, data: bytes, limit_s: float) -> Finished:
     """Give `data` to a child running `command` (the spare from `spares` where it fits), and
-    collect what it writes; as run_reader, whose children the Office reader's share this with."""
+    collect what it writes; as pdf/reader_process.py's run_reader, and the Office reader's."""
     process = spares.take(command)
     try:
         # The next child starts now, so that it imports its libraries while this one reads.

@@ -5,7 +5,7 @@ central directory (word/document.xml, xl/workbook.xml), read by zipfile without 
 anything; so do the sizes each part declares, which are checked against the caps in limits.py
 before any part is decompressed: a zip bomb dressed as .docx is too_large from its directory
 alone. The file is then read by python-docx or openpyxl in a child process of its own
-(office_reader.py), started as the PDF reader's children are (reader_process.py), under the
+(reader.py), started as the PDF reader's children are (child_process.py), under the
 page renderer's address-space cap and the PDF reader's time limit: a part that lies about its
 size, or XML that parses into gigabytes, kills that child, not the batch.
 
@@ -24,6 +24,13 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from claims_crew.documents.child_process import (
+    Finished,
+    new_spares,
+    run_child,
+    script_command,
+    timeout_from_env,
+)
 from claims_crew.documents.limits import (
     MAX_OFFICE_TEXT_CHARS,
     MAX_SHEET_ROWS,
@@ -36,16 +43,9 @@ from claims_crew.documents.limits import (
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.pdf_text import timeout_from_env
-from claims_crew.documents.reader_process import (
-    Finished,
-    new_spares,
-    run_child,
-    script_command,
-)
 from claims_crew.documents.record import AttachmentKind, PageText
 
-OFFICE_SCRIPT = Path(__file__).resolve().with_name("office_reader.py")
+OFFICE_SCRIPT = Path(__file__).resolve().with_name("reader.py")
 # The part each kind has at its heart, by the names Word and Excel (and everyone since) give it.
 _MAIN_PARTS: dict[str, AttachmentKind] = {"word/document.xml": "docx", "xl/workbook.xml": "xlsx"}
 # An Office file saved with a password is no zip: an OLE compound file holding the zip encrypted.
