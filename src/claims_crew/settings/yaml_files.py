@@ -105,6 +105,22 @@ def plain_data(text: str | bytes, safe_loader: type[yaml.SafeLoader] | None = No
     return yaml.load(text, Loader=safe_loader or yaml.SafeLoader)
 
 
+def nests_deeper_than(raw: str | bytes, limit: int) -> bool:
+    """Whether YAML nests more than `limit` deep, read from the parser's events: the parser is a
+    loop, while the composer that a load runs after it recurses once per level."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(raw, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
+
+
 def syntax_line(exc: Exception) -> int | None:
     """The line a YAML error points at, where it says."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
