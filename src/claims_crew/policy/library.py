@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
 from claims_crew.documents.pdf_text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
-from claims_crew.errors import ConfigError, PolicyError, YamlSyntaxError
+from claims_crew.errors import ConfigError, PolicyError
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
@@ -26,7 +26,7 @@ from claims_crew.policy.issued import EndorsementEntry, IssuedPolicy, load_issue
 from claims_crew.policy.ocr_reading import OcrReading
 from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
-from claims_crew.settings.yaml_files import read_document
+from claims_crew.settings.yaml_files import read_required
 
 
 class PolicyEntry(BaseModel):
@@ -71,13 +71,7 @@ def load_index(index_file: Path) -> dict[str, PolicyEntry]:
 
 def load_index_file(index_file: Path) -> PolicyIndexFile:
     """Read and validate policies/index.yaml; a bad key names the file and the key."""
-    try:
-        document = read_document(index_file)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{index_file}: policy index not found") from exc
-    except YamlSyntaxError as exc:
-        raise ConfigError(f"{index_file}: not valid YAML: {exc.detail}") from exc
-    checked = document.check(PolicyIndexFile)
+    checked = read_required(index_file, "policy index not found").check(PolicyIndexFile)
     if checked.value is None:
         problems = "; ".join(e.worded("index") for e in checked.errors)
         raise ConfigError(f"{index_file}: {problems}") from checked.failure

@@ -232,6 +232,18 @@ def read_document(path: Path) -> YamlDocument:
     return parse_document(text, path)
 
 
+def read_required(path: Path, missing: str) -> YamlDocument:
+    """The file at `path`, which must be there: a missing one is a ConfigError `path: missing`
+    in the caller's words; one that cannot be parsed, `path: not valid YAML:` with PyYAML's
+    whole message."""
+    try:
+        return read_document(path)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: {missing}") from exc
+    except YamlSyntaxError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc.detail}") from exc
+
+
 def model_from_yaml(path: Path, model: type[_Model], whole: str) -> _Model:
     """`path` read as YAML and validated as `model`. A file that cannot be read or parsed is a
     ConfigError naming it and the line; one that fails validation, a ConfigError with one
