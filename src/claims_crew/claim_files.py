@@ -43,6 +43,7 @@ from claims_crew.documents.read import read_document
 from claims_crew.documents.record import AttachmentRecord, PageText
 from claims_crew.errors import ClaimFileError, validation_problems
 from claims_crew.models import ClaimFile
+from claims_crew.settings.yaml_files import nests_deeper_than, plain_data
 
 CLAIM_SUFFIXES = (".json", ".yaml", ".yml")
 # A claim file is a page of fields; a megabyte is far beyond one, and far beyond what a model
@@ -196,20 +197,6 @@ def _nesting_exceeds(data: object, limit: int) -> bool:
     return False
 
 
-def _yaml_nesting_exceeds(raw: bytes, limit: int) -> bool:
-    """Whether YAML nests more than `limit` deep, read from the parser's events: the parser is a
-    loop, while the composer that safe_load runs after it recurses once per level."""
-    depth = 0
-    for event in yaml.parse(raw, Loader=yaml.SafeLoader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > limit:
-                return True
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-    return False
-
-
 class _DuplicateKey(Exception):
     """A mapping that names one key twice: the parsers would keep the last value silently."""
 
@@ -257,9 +244,9 @@ def _parse(path: Path, raw: bytes) -> object:
             if _nesting_exceeds(data, MAX_NESTING):
                 raise _too_deep(path)
             return data
-        if _yaml_nesting_exceeds(raw, MAX_NESTING):
+        if nests_deeper_than(raw, MAX_NESTING):
             raise _too_deep(path)
-        return yaml.load(raw, Loader=_UniqueKeyLoader)  # a SafeLoader: no arbitrary objects
+        return plain_data(raw, _UniqueKeyLoader)  # a SafeLoader: no arbitrary objects
     except RecursionError as exc:  # the checks above keep parsing shallow; this is the backstop
         raise _too_deep(path) from exc
     except _DuplicateKey as exc:

@@ -39,6 +39,20 @@ class ConfigError(ClaimsCrewError):
     """A config or index file is missing, unreadable or fails validation; names the file and key."""
 
 
+class YamlSyntaxError(ConfigError):
+    """A YAML file PyYAML cannot parse (settings/yaml_files.py). The message is
+    `file:line: not valid YAML: problem`; `line` is None where PyYAML names none, `marked` says
+    whether it pointed at a place, and `detail` is PyYAML's whole message, marks included."""
+
+    def __init__(self, where: object, line: int | None, problem: str, detail: str, marked: bool):
+        at = f"{where}:{line}" if line is not None else f"{where}"
+        super().__init__(f"{at}: not valid YAML: {problem}")
+        self.line = line
+        self.problem = problem
+        self.detail = detail
+        self.marked = marked
+
+
 class OutsidePolicies(ConfigError):
     """A file the policies folder names (an issued policy, a declarations or schedule file, an
     endorsement's PDF) lies outside it: by `../`, an absolute path, or a link leading out. It is

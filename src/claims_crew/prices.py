@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ConfigError, YamlSyntaxError
+from claims_crew.settings.yaml_files import read_document
 
 PRICES_FILE = "prices.yaml"
 PER_TOKENS = 1_000_000  # prices are per million tokens, as providers list them
@@ -63,14 +63,17 @@ def load_prices(config_dir: Path | None = None) -> PriceTable | None:
     """The price table in `config_dir` (default: the project's config/), None when absent."""
     path = (config_dir if config_dir is not None else settings.config_dir()) / PRICES_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        document = read_document(path)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        return PriceTable.model_validate(yaml.safe_load(text))
-    except (yaml.YAMLError, ValidationError) as exc:
-        raise ConfigError(
-            f"{path} is not a valid price table (claims-crew config check shows where): {exc}"
-        ) from exc
+    except YamlSyntaxError as exc:
+        raise ConfigError(_not_a_table(path, exc.detail)) from exc
+    # An empty file is no table (None is not one), as config check reads it.
+    checked = document.check(PriceTable, empty_as_mapping=False)
+    if checked.value is None:
+        raise ConfigError(_not_a_table(path, checked.failure)) from checked.failure
+    return checked.value
+
+
+def _not_a_table(path: Path, why: object) -> str:
+    return f"{path} is not a valid price table (claims-crew config check shows where): {why}"

@@ -5,21 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
+from claims_crew.errors import ConfigError
 from claims_crew.llms.endpoints import AgentModel, agent_models
 from claims_crew.llms.providers.in_process import LOCAL_MODEL
 from claims_crew.llms.threads import ThreadChoice, local_threads
+from claims_crew.settings.yaml_files import read_document
 
 
 def configured_agents(folder: Path) -> list[AgentModel]:
     """Every agent in agents.yaml with its model; an unreadable file shows none (the config
     check has named its problem already)."""
     try:
-        loaded: Any = yaml.safe_load((folder / "agents.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        loaded: Any = read_document(folder / "agents.yaml").data
+    except (OSError, ConfigError):  # not there, unreadable, or not YAML
         return []
     if not isinstance(loaded, dict):
         return []

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pydantic import ValidationError
-
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import Loaded, locate
 
@@ -14,24 +12,14 @@ from claims_crew.config_check.source import Loaded, locate
 def check_clocks(loaded: Loaded) -> list[Problem]:
     from claims_crew.desk.clocks import ClockTable
 
-    try:
-        table = ClockTable.model_validate(loaded.data or {})
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            path, line = locate(loaded.root, list(err["loc"]))
-            problems.append(
-                Problem(
-                    loaded.name,
-                    path,
-                    line,
-                    "invalid_clock",
-                    str(err["msg"]),
-                    "each row is {acknowledge_days: DAYS, decide_days: DAYS}; name the "
-                    "table's source",
-                )
-            )
-        return problems
+    checked = loaded.check(ClockTable)
+    if checked.value is None:
+        hint = "each row is {acknowledge_days: DAYS, decide_days: DAYS}; name the table's source"
+        return [
+            Problem(loaded.name, e.key, e.line, "invalid_clock", e.msg, hint)
+            for e in checked.errors
+        ]
+    table = checked.value
     found = []
     for text in table.problems():
         name = text.partition(":")[0]

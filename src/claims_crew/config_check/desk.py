@@ -4,10 +4,8 @@ assignment rule does not know, a decision four eyes cannot name, an amount that 
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from claims_crew.config_check.problems import Problem
-from claims_crew.config_check.source import Loaded, locate
+from claims_crew.config_check.source import Loaded
 
 HINTS = {
     "literal_error": "see docs/review-desk.md for the steps and decisions allowed",
@@ -18,16 +16,7 @@ HINTS = {
 def check_desk(loaded: Loaded) -> list[Problem]:
     from claims_crew.desk.rules import DeskRules
 
-    try:
-        DeskRules.model_validate(loaded.data or {})
-    except ValidationError as exc:
-        errors = exc.errors()
-    else:
-        return []
-    problems = []
-    for err in errors:
-        path, line = locate(loaded.root, list(err["loc"]))
-        kind = err["type"]
-        hint = HINTS.get(kind, "")
-        problems.append(Problem(loaded.name, path, line, f"desk_{kind}", err["msg"], hint))
-    return problems
+    return [
+        Problem(loaded.name, e.key, e.line, f"desk_{e.type}", e.msg, HINTS.get(e.type, ""))
+        for e in loaded.check(DeskRules).errors
+    ]

@@ -20,7 +20,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
 
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.schedules import check_schedules
@@ -46,9 +45,8 @@ def opening_pdfs(policies_dir: Path) -> list[Problem]:
     loaded = load_file(policies_dir.parent, name, [])
     if loaded is None:
         return problems
-    try:
-        index = PolicyIndexFile.model_validate(loaded.data or {})
-    except ValidationError:
+    index = loaded.check(PolicyIndexFile).value
+    if index is None:
         return problems  # the index's own check reports it
     issued, found = _issued(policies_dir, index)
     if any(p.severity == "error" for p in found):
@@ -76,14 +74,12 @@ def _issued(policies_dir: Path, index: PolicyIndexFile) -> tuple[list[IssuedPoli
         loaded = load_file(policies_dir.parent, name, problems)
         if loaded is None:
             continue
-        try:
-            policy = IssuedPolicy.model_validate(loaded.data or {})
-        except ValidationError as exc:
-            for error in exc.errors():
-                key, line = locate(loaded.root, error["loc"])
-                problems.append(
-                    Problem(name, key, line, "bad_issued_policy", f"{key}: {error['msg']}")
-                )
+        checked = loaded.check(IssuedPolicy)
+        if (policy := checked.value) is None:
+            problems += [
+                Problem(name, e.key, e.line, "bad_issued_policy", f"{e.key}: {e.msg}")
+                for e in checked.errors
+            ]
             continue
         found = _references(name, loaded.root, policy, index, policies_dir, path.stem)
         problems += found

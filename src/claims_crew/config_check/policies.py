@@ -13,9 +13,6 @@ every later run reuses.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from claims_crew.config_check.issued import check_endorsement_files, check_issued
 from claims_crew.config_check.problems import Problem, did_you_mean
@@ -24,22 +21,21 @@ from claims_crew.errors import ConfigError, PolicyError
 from claims_crew.policy.corrections import near, unmatched
 from claims_crew.policy.library import PolicyIndexFile, PolicyLibrary
 from claims_crew.policy.segment import CLAUSE_KINDS
+from claims_crew.settings.yaml_files import Placed
 
 
-def _shape_problem(name: str, loaded_root: Any, error: Any) -> Problem:
-    key, line = locate(loaded_root, error["loc"])
-    if error["loc"] and error["loc"][-1] == "kind" and error["type"] == "literal_error":
-        value = str(error.get("input"))
+def _shape_problem(name: str, error: Placed) -> Problem:
+    if error.loc and error.loc[-1] == "kind" and error.type == "literal_error":
+        value = str(error.input)
         return Problem(
             name,
-            key,
-            line,
+            error.key,
+            error.line,
             "bad_kind",
             f"{value!r} is not a clause kind",
             did_you_mean(value, CLAUSE_KINDS) or f"the kinds are {', '.join(CLAUSE_KINDS)}",
         )
-    where = ".".join(str(p) for p in error["loc"])
-    return Problem(name, key, line, "bad_policy_entry", f"{where}: {error['msg']}")
+    return Problem(name, error.key, error.line, "bad_policy_entry", error.worded(""))
 
 
 def check_policy_index(policies_dir: Path) -> list[Problem]:
@@ -51,10 +47,9 @@ def check_policy_index(policies_dir: Path) -> list[Problem]:
     loaded = load_file(policies_dir.parent, name, problems)
     if loaded is None:
         return problems
-    try:
-        index = PolicyIndexFile.model_validate(loaded.data)
-    except ValidationError as exc:
-        return problems + [_shape_problem(name, loaded.root, e) for e in exc.errors()]
+    checked = loaded.check(PolicyIndexFile)
+    if (index := checked.value) is None:
+        return problems + [_shape_problem(name, e) for e in checked.errors]
     problems += check_issued(policies_dir, index)
     problems += check_endorsement_files(policies_dir, index, name, loaded.root)
     try:

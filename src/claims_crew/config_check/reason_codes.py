@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from claims_crew.config_check.problems import Problem, did_you_mean
 from claims_crew.config_check.source import Loaded, locate
 from claims_crew.errors import ConfigError
@@ -38,14 +36,12 @@ def check_reason_codes(loaded: Loaded, folder: Path) -> list[Problem]:
     """Every gap and unknown key of `folder`/reason_codes.yaml, against the answers its
     resolution.yaml allows."""
     answers = _answers(folder)
-    try:
-        codes = ExternalCodes.model_validate(loaded.data or {})
-    except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key, line = locate(loaded.root, error["loc"])
-            problems.append(Problem(FILE_NAME, key, line, "bad_reason_codes", error["msg"]))
-        return problems
+    checked = loaded.check(ExternalCodes)
+    if checked.value is None:
+        return [
+            Problem(FILE_NAME, e.key, e.line, "bad_reason_codes", e.msg) for e in checked.errors
+        ]
+    codes = checked.value
     problems = []
     missing = dict(zip(("decisions", "reason_codes"), gaps(codes, answers), strict=True))
     for section, names in missing.items():

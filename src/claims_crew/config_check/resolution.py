@@ -13,10 +13,11 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from claims_crew.config_check.problems import Problem, did_you_mean
 from claims_crew.config_check.source import Loaded, locate, siblings
+from claims_crew.settings.yaml_files import Placed
 from claims_crew.vocabulary import ABSTENTION, OUTCOMES
 
 if TYPE_CHECKING:
@@ -53,23 +54,20 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
     # Imported here: the models behind resolution.yaml are only needed when the file parsed.
     from claims_crew.resolver.config import ResolutionConfig, gate_fields
 
-    try:
-        config = ResolutionConfig.model_validate(loaded.data)
-    except ValidationError as exc:
-        errors = exc.errors()
-    else:
-        return _resolution_warnings(loaded, config)
+    checked = loaded.check(ResolutionConfig)
+    if checked.value is not None:
+        return _resolution_warnings(loaded, checked.value)
     problems = []
-    for err in errors:
-        loc = list(err["loc"])
-        message = str(err["msg"]).removeprefix("Value error, ")
+    for err in checked.errors:
+        loc = list(err.loc)
+        message = err.msg.removeprefix("Value error, ")
         code, hint = "invalid_value", ""
         if not loc and (m := re.match(r"(\w+): ", message)):
             loc = [m.group(1)]  # a whole-file rule names the key it is about first
         # A dict key's own error ends in "[key]": the key is where it is written.
         loc = [part for part in loc if part != "[key]"]
         path, line = locate(loaded.root, loc)
-        kind = err["type"]
+        kind = err.type
         if loc[:1] == ["expiry"] and kind in ("value_error", "literal_error", "string_type"):
             problems.append(_expiry_problem(loaded, loc, path, line, err, message))
             continue
@@ -87,19 +85,17 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
             ["prefer"],
         ):
             code = "bad_threshold"
-            message = f"{err['input']!r} is outside [0, 1]"
+            message = f"{err.input!r} is outside [0, 1]"
             hint = "confidence thresholds are numbers from 0 to 1"
         elif kind == "literal_error":
-            choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+            choices = re.findall(r"'([^']*)'", str(err.ctx.get("expected", "")))
             code = "unknown_outcome" if loc[:1] == ["automatic_outcomes"] else "invalid_value"
-            message = f"{err['input']!r} is not one of {', '.join(choices)}"
+            message = f"{err.input!r} is not one of {', '.join(choices)}"
             hint = did_you_mean(
-                str(err["input"]), choices, siblings(loaded.data, loc), "one already listed"
+                str(err.input), choices, siblings(loaded.data, loc), "one already listed"
             )
             if code == "unknown_outcome":
-                message = f"unknown outcome {err['input']!r}; the outcomes are " + ", ".join(
-                    OUTCOMES
-                )
+                message = f"unknown outcome {err.input!r}; the outcomes are " + ", ".join(OUTCOMES)
         elif "unknown field" in message and loc[:1] == ["gates"]:
             code = "unknown_gate_field"
             field_loc = [*loc, "field"]
@@ -111,11 +107,11 @@ def check_resolution(loaded: Loaded) -> list[Problem]:
 
 
 def _expiry_problem(
-    loaded: Loaded, loc: list[int | str], path: str, line: int | None, err: Any, message: str
+    loaded: Loaded, loc: list[int | str], path: str, line: int | None, err: Placed, message: str
 ) -> Problem:
     """A duration that is not one, or a rule for an outcome or risk class that does not exist."""
-    if err["type"] == "literal_error":
-        choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+    if err.type == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(err.ctx.get("expected", "")))
         what, whats = (
             ("outcome", "outcomes") if loc[1:2] == ["by_outcome"] else ("risk class", "classes")
         )
@@ -124,8 +120,8 @@ def _expiry_problem(
             path,
             line,
             "unknown_outcome" if what == "outcome" else "unknown_risk_class",
-            f"expiry: unknown {what} {err['input']!r}; the {whats} are {', '.join(choices)}",
-            did_you_mean(str(err["input"]), choices, siblings(loaded.data, loc), f"a {what} here"),
+            f"expiry: unknown {what} {err.input!r}; the {whats} are {', '.join(choices)}",
+            did_you_mean(str(err.input), choices, siblings(loaded.data, loc), f"a {what} here"),
         )
     return Problem(
         loaded.name,

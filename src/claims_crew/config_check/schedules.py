@@ -13,7 +13,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
 
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import load_file, locate
@@ -63,12 +62,12 @@ def _check_file(library: PolicyLibrary, policies_dir: Path, path: Path) -> list[
     loaded = load_file(policies_dir.parent, name, problems)
     if loaded is None:
         return problems
-    try:
-        schedule = Schedule.model_validate(loaded.data or {})
-    except ValidationError as exc:
-        for error in exc.errors():
-            key, line = locate(loaded.root, error["loc"])
-            problems.append(Problem(name, key, line, "bad_schedule", f"{key}: {error['msg']}"))
+    checked = loaded.check(Schedule)
+    if (schedule := checked.value) is None:
+        problems += [
+            Problem(name, e.key, e.line, "bad_schedule", f"{e.key}: {e.msg}")
+            for e in checked.errors
+        ]
         return problems
     if schedule.policy is None or schedule.policy not in library.entries:
         key, line = locate(loaded.root, ["policy"])

@@ -1,9 +1,9 @@
 """Reading config/*.yaml with PyYAML's node API, so every problem has a file, key path and line.
 
-yaml.safe_load alone gives plain data with no lines, and keeps the last of two equal keys without
-a word. Each file is composed to nodes as well, for the lines, and checked for duplicate keys,
-before the checks in checks.py read it. Dates stay text (settings/yaml_files.py), so a bad one
-is a validation error on its line beside the file's others, not a crash.
+Plain data has no lines, and PyYAML keeps the last of two equal keys without a word. Each file
+is read as its loader reads it (settings/yaml_files.py: nodes for the lines, dates as text, so a
+bad one is a validation error on its line beside the file's others, not a crash) and checked for
+duplicate keys, before the checks in checks.py read it.
 """
 
 from __future__ import annotations
@@ -11,14 +11,25 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
+from pydantic import BaseModel
 
 from claims_crew.config_check.problems import Problem
-from claims_crew.settings.yaml_files import line_of, locate, mapping_items, parse, syntax_line
+from claims_crew.errors import YamlSyntaxError
+from claims_crew.settings.yaml_files import (
+    Checked,
+    check,
+    line_of,
+    locate,
+    mapping_items,
+    parse_document,
+)
 
 __all__ = ["Loaded", "line_of", "load_file", "locate", "mapping_items", "scalar_of", "siblings"]
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 def scalar_of(node: yaml.Node) -> str | None:
@@ -34,6 +45,11 @@ class Loaded:
     text: str
     root: yaml.MappingNode
     data: dict[str, Any]
+
+    def check(self, model: type[_Model]) -> Checked[_Model]:
+        """The data validated as `model` as its loader validates it, each error placed
+        (settings/yaml_files.py)."""
+        return check(model, self.data or {}, self.root)
 
 
 def load_file(folder: Path, name: str, problems: list[Problem]) -> Loaded | None:
@@ -57,23 +73,22 @@ def load_file(folder: Path, name: str, problems: list[Problem]) -> Loaded | None
         problems.append(Problem(name, "", None, "unreadable_file", f"{path}: {exc}"))
         return None
     try:
-        root, data = parse(text)  # dates as text: the file's model validates them with the rest
-    except yaml.MarkedYAMLError as exc:
+        # Dates as text: the file's model validates them with the rest.
+        document = parse_document(text, path)
+    except YamlSyntaxError as exc:
+        hint = "check the indentation and quoting on that line and the one before it"
         problems.append(
             Problem(
                 name,
                 "",
-                syntax_line(exc),
+                exc.line if exc.marked else None,
                 "yaml_syntax",
-                f"not valid YAML: {exc.problem or exc}",
-                "check the indentation and quoting on that line and the one before it",
+                f"not valid YAML: {exc.problem}",
+                hint if exc.marked else "",
             )
         )
         return None
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
-        # ValueError and TypeError: a constructor given an explicit tag (`!!int x`).
-        problems.append(Problem(name, "", None, "yaml_syntax", f"not valid YAML: {exc}"))
-        return None
+    root, data = document.root, document.data
     if root is None:
         problems.append(
             Problem(

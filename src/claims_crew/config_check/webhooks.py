@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from pydantic import ValidationError
-
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import Loaded, locate
 from claims_crew.errors import ConfigError
@@ -27,15 +25,13 @@ HINT = (
 def check_webhooks(loaded: Loaded) -> list[Problem]:
     from claims_crew.webhooks.config import WebhooksConfig
 
-    try:
-        config = WebhooksConfig.model_validate(loaded.data or {})
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            path, line = locate(loaded.root, list(err["loc"]))
-            kind = err["type"]
-            problems.append(Problem(loaded.name, path, line, f"webhooks_{kind}", err["msg"], HINT))
-        return problems
+    checked = loaded.check(WebhooksConfig)
+    if checked.value is None:
+        return [
+            Problem(loaded.name, e.key, e.line, f"webhooks_{e.type}", e.msg, HINT)
+            for e in checked.errors
+        ]
+    config = checked.value
     found = []
     for index, endpoint in enumerate(config.endpoints):
         path, line = locate(loaded.root, ["endpoints", index, "secret_env"])

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from crewai import Agent, BaseLLM, Crew, Process, Task
 
 from claims_crew import settings
@@ -27,6 +26,7 @@ from claims_crew.llms.probe import PromptProbe
 from claims_crew.llms.select import LLMFactory, default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import load_config
+from claims_crew.settings.yaml_files import read_document
 from claims_crew.vocabulary import REBUTTAL_TASK_OF, TARGETED_TASK
 
 PLACEHOLDER_INTAKE = (
@@ -95,7 +95,7 @@ def render_prompt(
     library = library if library is not None else PolicyLibrary()
     if claim.policy_id not in library.entries:
         raise ClaimsCrewError(f"policy {claim.policy_id!r} is not in policies/index.yaml")
-    task_config = yaml.safe_load((folder / "tasks.yaml").read_text(encoding="utf-8"))
+    task_config = read_document(folder / "tasks.yaml").data
     agent_name = str(task_config[task_name]["agent"])
 
     intake = stored_intake

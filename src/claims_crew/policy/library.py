@@ -14,12 +14,11 @@ import hashlib
 from datetime import date
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from claims_crew import settings
 from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
-from claims_crew.errors import ConfigError, PolicyError, validation_problems
+from claims_crew.errors import ConfigError, PolicyError
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
@@ -27,6 +26,7 @@ from claims_crew.policy.issued import EndorsementEntry, IssuedPolicy, load_issue
 from claims_crew.policy.ocr_reading import OcrReading
 from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
+from claims_crew.settings.yaml_files import read_required
 
 
 class PolicyEntry(BaseModel):
@@ -71,17 +71,11 @@ def load_index(index_file: Path) -> dict[str, PolicyEntry]:
 
 def load_index_file(index_file: Path) -> PolicyIndexFile:
     """Read and validate policies/index.yaml; a bad key names the file and the key."""
-    try:
-        raw = yaml.safe_load(index_file.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{index_file}: policy index not found") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{index_file}: not valid YAML: {exc}") from exc
-    try:
-        return PolicyIndexFile.model_validate(raw or {})
-    except ValidationError as exc:
-        problems = "; ".join(validation_problems(exc, "index"))
-        raise ConfigError(f"{index_file}: {problems}") from exc
+    checked = read_required(index_file, "policy index not found").check(PolicyIndexFile)
+    if checked.value is None:
+        problems = "; ".join(e.worded("index") for e in checked.errors)
+        raise ConfigError(f"{index_file}: {problems}") from checked.failure
+    return checked.value
 
 
 def sha256_of(data: bytes) -> str:

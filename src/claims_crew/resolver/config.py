@@ -13,7 +13,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -29,6 +28,7 @@ from claims_crew.models import Claim, ClaimFile, IntakeFacts
 from claims_crew.policy.segment import ClauseKind
 from claims_crew.resolver.expiry import Expiry
 from claims_crew.resolver.quotes import fold
+from claims_crew.settings.yaml_files import read_required
 from claims_crew.vocabulary import (
     ABSTENTION,
     DECIDED_OUTCOMES,
@@ -332,10 +332,4 @@ def parse_config(data: Any, source: str = "resolution.yaml") -> ResolutionConfig
 def load_config(config_dir: Path | None = None) -> ResolutionConfig:
     """config/resolution.yaml, validated; a missing file is an error, not the defaults."""
     path = (config_dir if config_dir is not None else settings.config_dir()) / "resolution.yaml"
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: missing") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return parse_config(data, str(path))
+    return parse_config(read_required(path, "missing").data, str(path))

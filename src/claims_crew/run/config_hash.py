@@ -17,6 +17,7 @@ import yaml
 
 from claims_crew import settings
 from claims_crew.prices import PRICES_FILE
+from claims_crew.settings.yaml_files import plain_data
 
 CONFIG_FILES = ("agents.yaml", "tasks.yaml", "resolution.yaml", PRICES_FILE)
 
@@ -27,7 +28,8 @@ def _content(path: Path) -> Any:
     except FileNotFoundError:
         return None
     try:
-        return {"yaml": yaml.safe_load(text)}
+        # PyYAML's plain reading (dates as dates), as the hashes already recorded were made.
+        return {"yaml": plain_data(text)}
     except yaml.YAMLError:
         return {"text": text}
 

@@ -1,11 +1,17 @@
-"""The project's YAML files read with their lines: each error as `file:line: field: message`,
-every error of the file at once.
+"""The one home of reading the project's YAML files: parsed with the line of every node kept,
+validated against the file's model, each error placed at its key path and line, every error of
+the file at once. `config check` and every loader read through here, so what the check accepts
+is what the loader reads; no other module calls PyYAML's loaders (tests/test_yaml_home.py).
 
 PyYAML's safe loader turns `2025-13-01` into a date itself and fails with a bare ValueError
 ("month must be in 1..12"): no file, no line, no field, and no other error of the file is looked
 at. Here a date stays text, so the file's model validates it beside every other field (pydantic
 reads the ISO text as a date), and each validation error is placed on its line through the
-file's nodes. config_check reads the files the same way.
+file's nodes.
+
+The files read as plain data, with no model (the claim files, the crew's agents.yaml and
+tasks.yaml as CrewAI reads them, the config hash), are loaded here too (`plain_data`), PyYAML's
+safe loader or one derived from it.
 
 PyYAML is imported by the functions, not above: only the commands that read such a file pay
 for it.
@@ -14,13 +20,14 @@ for it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ConfigError, YamlSyntaxError
 
 if TYPE_CHECKING:
     import yaml
@@ -89,24 +96,152 @@ def parse(text: str) -> tuple[yaml.Node | None, Any]:
     return yaml.compose(text, Loader=dates_as_text), yaml.load(text, Loader=dates_as_text)
 
 
+def plain_data(text: str | bytes, safe_loader: type[yaml.SafeLoader] | None = None) -> Any:
+    """The text as plain data by PyYAML's safe loader (dates as dates, no lines), or by
+    `safe_loader`, one derived from it: for the files read as CrewAI reads them, or hashed as
+    they always were. Raises yaml.YAMLError (ValueError for a bad date)."""
+    import yaml
+
+    return yaml.load(text, Loader=safe_loader or yaml.SafeLoader)
+
+
+def nests_deeper_than(raw: str | bytes, limit: int) -> bool:
+    """Whether YAML nests more than `limit` deep, read from the parser's events: the parser is a
+    loop, while the composer that a load runs after it recurses once per level."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(raw, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limit:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
+
+
 def syntax_line(exc: Exception) -> int | None:
     """The line a YAML error points at, where it says."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return int(mark.line) + 1 if mark is not None else None
 
 
-def placed_errors(
-    where: object, root: yaml.Node | None, exc: ValidationError, whole: str
-) -> list[str]:
-    """Each validation error as `where:line: field: message`; `whole` names the field of an
-    error about the file as a whole."""
-    lines = []
+@dataclass(frozen=True)
+class Placed:
+    """One error of a file's validation, placed: the key path and line it is at in the file, as
+    deep as the YAML goes, with pydantic's own parts of it."""
+
+    key: str  # "" for the file as a whole
+    line: int | None
+    loc: tuple[int | str, ...]
+    type: str
+    msg: str
+    input: Any = None
+    ctx: Mapping[str, Any] = field(default_factory=dict)
+
+    def dotted(self, whole: str) -> str:
+        """Pydantic's location as `a.b.0`, or `whole` for an error about the whole file."""
+        return ".".join(str(p) for p in self.loc) or whole
+
+    def worded(self, whole: str) -> str:
+        """`key.path: message`, as errors.validation_problems words it (no line)."""
+        return f"{self.dotted(whole)}: {self.msg}"
+
+    def at_line(self, where: object, whole: str) -> str:
+        """`where:line: field: message`, the field as deep as the YAML goes."""
+        at = f"{where}:{self.line}" if self.line is not None else f"{where}"
+        return f"{at}: {self.key or self.dotted(whole)}: {self.msg}"
+
+
+@dataclass(frozen=True)
+class Checked(Generic[_Model]):
+    """A file's data validated against its model: the value, or each error placed, with
+    pydantic's own error for a caller that words it whole."""
+
+    value: _Model | None
+    errors: list[Placed]
+    failure: ValidationError | None = None
+
+
+def placed(root: yaml.Node | None, exc: ValidationError) -> list[Placed]:
+    """Each of the validation's errors at its key path and line in the file `root` was read from."""
+    found = []
     for error in exc.errors():
-        field, line = locate(root, error["loc"]) if root is not None else ("", None)
-        field = field or ".".join(str(p) for p in error["loc"]) or whole
-        at = f"{where}:{line}" if line is not None else f"{where}"
-        lines.append(f"{at}: {field}: {error['msg']}")
-    return lines
+        key, line = locate(root, error["loc"]) if root is not None else ("", None)
+        found.append(
+            Placed(
+                key,
+                line,
+                tuple(error["loc"]),
+                error["type"],
+                error["msg"],
+                error.get("input"),
+                error.get("ctx") or {},
+            )
+        )
+    return found
+
+
+def check(model: type[_Model], data: Any, root: yaml.Node | None) -> Checked[_Model]:
+    """`data` validated as `model`, each error placed through `root`, the file's nodes."""
+    try:
+        return Checked(model.model_validate(data), [])
+    except ValidationError as exc:
+        return Checked(None, placed(root, exc), exc)
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """A YAML file as nodes (for lines) and data (dates as text, for its model)."""
+
+    where: str
+    root: yaml.Node | None
+    data: Any
+
+    def check(self, model: type[_Model], empty_as_mapping: bool = True) -> Checked[_Model]:
+        """The data validated as `model`; an empty file (and, as the loaders always read it,
+        any other falsy data) as an empty mapping unless `empty_as_mapping` is false."""
+        return check(model, (self.data or {}) if empty_as_mapping else self.data, self.root)
+
+
+def parse_document(text: str, where: object) -> YamlDocument:
+    """`text`, the file at `where`, parsed. Raises YamlSyntaxError naming `where` and the line."""
+    import yaml
+
+    try:
+        root, data = parse(text)
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        # ValueError and TypeError: a constructor given an explicit tag (`!!int x`).
+        marked = isinstance(exc, yaml.MarkedYAMLError)
+        problem = str(getattr(exc, "problem", None) or exc)
+        raise YamlSyntaxError(where, syntax_line(exc), problem, str(exc), marked) from exc
+    return YamlDocument(str(where), root, data)
+
+
+def read_document(path: Path) -> YamlDocument:
+    """The file at `path` read and parsed. A missing file raises FileNotFoundError, for the
+    caller to say what its absence means; one that cannot be read, a ConfigError; one that
+    cannot be parsed, a YamlSyntaxError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    return parse_document(text, path)
+
+
+def read_required(path: Path, missing: str) -> YamlDocument:
+    """The file at `path`, which must be there: a missing one is a ConfigError `path: missing`
+    in the caller's words; one that cannot be parsed, `path: not valid YAML:` with PyYAML's
+    whole message."""
+    try:
+        return read_document(path)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: {missing}") from exc
+    except YamlSyntaxError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc.detail}") from exc
 
 
 def model_from_yaml(path: Path, model: type[_Model], whole: str) -> _Model:
@@ -114,21 +249,9 @@ def model_from_yaml(path: Path, model: type[_Model], whole: str) -> _Model:
     ConfigError naming it and the line; one that fails validation, a ConfigError with one
     `file:line: field: message` line for each error. A missing file raises FileNotFoundError,
     for the caller to say what its absence means."""
-    import yaml
-
-    try:
-        root, data = parse(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
-        # ValueError and TypeError: a constructor given an explicit tag (`!!int x`).
-        line = syntax_line(exc)
-        at = f"{path}:{line}" if line is not None else f"{path}"
-        problem = getattr(exc, "problem", None) or exc
-        raise ConfigError(f"{at}: not valid YAML: {problem}") from exc
-    try:
-        return model.model_validate(data or {})
-    except ValidationError as exc:
-        raise ConfigError("\n".join(placed_errors(path, root, exc, whole))) from exc
+    checked = read_document(path).check(model)
+    if checked.value is None:
+        raise ConfigError("\n".join(e.at_line(path, whole) for e in checked.errors)) from (
+            checked.failure
+        )
+    return checked.value

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import yaml
+from claims_crew.settings.yaml_files import plain_data
 
 _parsed: dict[Path, tuple[bytes, dict[str, Any]]] = {}
 _lock = threading.Lock()
@@ -44,7 +44,7 @@ def load_yaml(config_path: Path) -> dict[str, Any]:
     else:
         # As open(..., encoding="utf-8") reads it: universal newlines.
         text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-        content = yaml.safe_load(text)
+        content = plain_data(text)  # PyYAML's safe loader, as CrewBase's own reads it
         parsed = content if isinstance(content, dict) else {}
         with _lock:
             _parsed[path] = (raw, parsed)
