@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from claims_crew.api.app import ApiSettings
+from claims_crew.api.body_limit import BodyCaps
 from claims_crew.settings import home
 from claims_crew.store import Store
 from claims_crew.store import tables as t
@@ -295,7 +296,8 @@ def test_a_failure_in_a_route_is_a_500_problem_and_recorded(
 def test_a_body_over_the_cap_is_413_declared_or_streamed(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("claims_crew.api.guard.CLAIM_BODY_BYTES", 64 << 10)
+    # Every route of the API (the claims route, sent to here, included) capped at 64 KiB.
+    monkeypatch.setattr("claims_crew.api.guard.API_BODY_CAPS", BodyCaps((), otherwise=64 << 10))
     token = store.add_client("core", ["submit", "read"], "ops")
     with review_page(store, api=ApiSettings()) as port:
         url = f"http://127.0.0.1:{port}/api/v1/claims"

@@ -14,13 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from claims_crew.api.body_limit import APPEAL_BODY_BYTES, FORM_BODY_BYTES
+from claims_crew.api.body_limit import PAGE_BODY_CAPS as body_cap
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.review.body_limits import (
-    APPEAL_BODY_BYTES,
-    FORM_BODY_BYTES,
-    body_cap,
-    needs_session,
-)
+from claims_crew.review.body_limits import needs_session
 from claims_crew.review.web import SECURITY_HEADERS, SESSION_COOKIE
 from claims_crew.store import Store
 from tests.support.raw_http import GIVE_UP_S, Answer, open_request, read_answer, send_chunk

@@ -27,15 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_KIND_WORDS = frozenset(
-    {
-        *("coverage", "coverages", "exclusion", "exclusions", "paragraph", "paragraphs"),
-        *("subparagraph", "subparagraphs", "condition", "conditions", "definition"),
-        *("definitions", "provision", "provisions", "item", "items", "clause", "clauses"),
-        *("section", "sections", "subsection", "subsections", "part", "parts"),
-    }
-)
-_KEEP_WORD = frozenset({"section", "sections", "part", "parts"})  # kept before I, II, B …
+from claims_crew.policy.ids import KEPT_WORDS, NUMBERING_WORDS
+
 _PART = r"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{1,4}\))"
 NUMBER = re.compile(
     rf"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{{1,4}}\))(?:\.{_PART}|\([A-Za-z0-9]{{1,4}}\))*\.?"
@@ -78,16 +71,16 @@ class Reference:
 def _number(token: str, before: str) -> str | None:
     """The clause number a token prints, or None; `before` is the word printed before it."""
     bare = token.strip(",;:")
-    kind_word = before.lower() in _KIND_WORDS
+    kind_word = before.lower() in NUMBERING_WORDS
     if ROMAN.fullmatch(bare.rstrip(".")):
-        return f"{before.title()} {bare.rstrip('.')}" if before.lower() in _KEEP_WORD else None
+        return f"{before.title()} {bare.rstrip('.')}" if before.lower() in KEPT_WORDS else None
     if not NUMBER.fullmatch(bare):
         return None
     number = bare.rstrip(".")
     single_letter = len(number) == 1 and number.isalpha()
     if single_letter and not bare.endswith(".") and not kind_word:
         return None  # the article "a", a capital in a title
-    if single_letter and number.isupper() and before.lower() in _KEEP_WORD:
+    if single_letter and number.isupper() and before.lower() in KEPT_WORDS:
         return f"{before.title()} {number}"
     return number
 

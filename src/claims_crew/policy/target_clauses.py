@@ -29,26 +29,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from claims_crew.policy.ids import clause_key
+from claims_crew.policy.ids import KIND_WORDS, LEAD, OUTER_WORDS, clause_key
 from claims_crew.policy.segment import Clause
 
-# Words a target may be introduced by; the kind words also narrow an ambiguous match.
-_KIND_WORDS = {
-    "exclusion": "exclusion",
-    "exclusions": "exclusion",
-    "definition": "definition",
-    "definitions": "definition",
-    "condition": "condition",
-    "conditions": "condition",
-    "coverage": "grant",
-    "limit": "limit",
-}
-_LEAD = re.compile(
-    r"^(?:(?:the|section|sections|part|article|clause|paragraph|subparagraph|provision|item|"
-    r"exclusion|exclusions|definition|definitions|condition|conditions|coverage|limit|"
-    r"no\.?|number|§)\s*)+",
-    re.IGNORECASE,
-)
 # A label as printed: "4.2(b)", "B.5.", "II", "(c)", "7", "K."; what follows it is a heading.
 _LABEL = re.compile(r"^\(?[A-Za-z0-9]{1,5}(?:[.()]{1,2}[A-Za-z0-9]{1,5})*[.)]?(?=\s|,|$)")
 # Words alone, a heading or a title: letters, with spaces, apostrophes, hyphens, dashes and "&"
@@ -56,7 +39,7 @@ _LABEL = re.compile(r"^\(?[A-Za-z0-9]{1,5}(?:[.()]{1,2}[A-Za-z0-9]{1,5})*[.)]?(?
 _WORDS = re.compile(r"[^\W\d_]+(?:(?:\s+|\s*[&'’–—-]\s*)[^\W\d_]+)*\.?")
 _QUOTES = re.compile(r"[\"“”]")
 # "Paragraph B.5. of Section II": the part after "of" is the outer one.
-_OF = re.compile(r"\s+of\s+(?=(?:section|part|article|clause|paragraph|coverage)\b)", re.I)
+_OF = re.compile(rf"\s+of\s+(?=(?:{OUTER_WORDS})\b)", re.I)
 _FORMS = re.compile(r"\bforms?\W*$", re.IGNORECASE)
 # A heading after the label: "Section II – Physical Damage Coverage".
 _DASH_TITLE = re.compile(r"\s+[–—-]\s+.*$")
@@ -90,16 +73,16 @@ def _labels(target: str) -> tuple[list[str], str | None, bool]:
     literal = True
     for piece in pieces:
         piece = _DASH_TITLE.sub("", piece.strip())
-        lead = _LEAD.match(piece)
+        lead = LEAD.match(piece)
         if lead is not None:
             for word in lead.group().lower().split():
-                kind = _KIND_WORDS.get(word, kind)
+                kind = KIND_WORDS.get(word, kind)
         rest = piece[lead.end() :] if lead is not None else piece
         rest = re.sub(r"(?<=\w)\s+(?=\(\w{1,4}\))", "", rest)  # "4.2 (b)" is "4.2(b)"
         label = _LABEL.match(rest)
         if label is not None:  # "B. Exclusions": the heading beside a label names its kind
             for word in rest[label.end() :].lower().split():
-                kind = _KIND_WORDS.get(word, kind)
+                kind = KIND_WORDS.get(word, kind)
         literal = literal and _words(rest[label.end() :] if label is not None else rest)
         labels.append(label.group() if label is not None else rest)
     return [label for label in labels if clause_key(label)], kind, literal

@@ -35,9 +35,10 @@ from fastapi.responses import PlainTextResponse, Response
 from starlette.exceptions import HTTPException
 
 from claims_crew.api.app import API_PREFIX, ApiSettings, create_api, under_api
+from claims_crew.api.body_limit import BodyTooLarge
 from claims_crew.api.ops import PROBE_PATHS, ops_routes
 from claims_crew.api.problems import http_problem, problem_response
-from claims_crew.review.body_limits import BodyLimit, BodyTooLarge, too_large
+from claims_crew.review.body_limits import BodyLimit, too_large
 from claims_crew.review.pages import (
     LOGIN_CSRF_COOKIE,
     SESSION_COOKIE,
