@@ -25,7 +25,6 @@ from claims_crew.llms.providers.errors import (
     retry_after,
     stops_the_batch,
 )
-from claims_crew.llms.redact import redact
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
@@ -35,6 +34,7 @@ from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.photos import claim_photos
 from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
+from claims_crew.settings.redact import redact
 from claims_crew.vocabulary import FALLBACK_NOTE, ON_DEMAND_TASKS, TASK_OF, utc_now
 
 logger = logging.getLogger(__name__)
