@@ -147,7 +147,7 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("resolver/rules.py", "from claims_crew.crew.ledger import ToolLedger\n"),
         ("resolver/case.py", "from claims_crew.store import Store\n"),
         ("resolver/gates.py", "def f():\n    from claims_crew.llms.select import LLMFactory\n"),
-        ("resolver/rules.py", "from claims_crew.run.settings import Settings\n"),
+        ("resolver/rules.py", "from claims_crew.run.context import RunContext\n"),
         ("crew/crew.py", "from claims_crew.run.routine import decide_claim\n"),
         ("crew/prompt_preview.py", "from claims_crew.store import Store\n"),
         ("store/claims.py", "from claims_crew.crew.crew import ClaimsCrew\n"),

@@ -88,14 +88,14 @@ def _work(_store_shown: str, config_dir: str, concurrency: str) -> None:
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.context import build_context
     from claims_crew.run.deadline import abandoned_work
-    from claims_crew.run.settings import build_settings
     from claims_crew.run.worker import Worker
     from claims_crew.store import Store
 
     # As in a one-process run: CrewAI warns on every call to a model it has no tokenizer for.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
-    settings = build_settings(
+    settings = build_context(
         library=PolicyLibrary(),
         llm_for=default_llm_factory(Path(config_dir)),
         config_dir=Path(config_dir),
