@@ -438,13 +438,13 @@ def review(
     from claims_crew.policy.library import PolicyLibrary
     from claims_crew.report import load_rows
     from claims_crew.run.batch import run_batch
-    from claims_crew.run.settings import build_settings
+    from claims_crew.run.context import build_context
     from claims_crew.store import Store
 
     policies, _, claims = convert(items, workdir)
     config = bench_config(config_source, workdir)
     store = Store(workdir / "claims.sqlite")
-    settings = build_settings(
+    settings = build_context(
         library=PolicyLibrary(root=policies, cache_dir=workdir / "policy-index"),
         llm_for=default_llm_factory(config),
         config_dir=config,

@@ -88,8 +88,8 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
     from claims_crew.claim_files import load_claim
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.context import build_context
     from claims_crew.run.crew_review import review_claim
-    from claims_crew.run.settings import build_settings
 
     library = PolicyLibrary(root=tree / "policies", cache_dir=workdir / "policy-index")
     for policy_id in library.entries:
@@ -116,7 +116,7 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
         return reply
 
     object.__setattr__(llm, "reply", counted)  # the instance's own, shadowing the class's
-    settings = build_settings(library=library, llm_for=llm_for, config_dir=tree / "config")
+    settings = build_context(library=library, llm_for=llm_for, config_dir=tree / "config")
     loaded = load_claim(claim)
     started, cpu = time.perf_counter(), time.process_time()
     record = review_claim(loaded, settings)

@@ -338,13 +338,13 @@ class Runner:
         config_dir: Path = CONFIG,
     ) -> Run:
         from claims_crew.run.batch import run_batch
-        from claims_crew.run.settings import build_settings
+        from claims_crew.run.context import build_context
         from claims_crew.store import Store
 
         self._count += 1
         log = CallLog()
         llms = make_llms(latency, self.grants, self.exclusions, log)
-        settings = build_settings(
+        settings = build_context(
             library=self.library,
             llm_for=lambda name: llms[name],
             store=Store(self.workdir / f"claims-{self._count}.sqlite"),

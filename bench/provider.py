@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from claims_crew.crew.crew import ClaimsCrew
+    from claims_crew.run.context import RunContext
     from claims_crew.run.routine import BatchItem
-    from claims_crew.run.settings import Settings
     from tests.support.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +118,7 @@ def respond_for_water() -> Any:
 class Bench:
     """Runs batches of fresh claim ids through the pipeline against one server."""
 
-    def __init__(self, workdir: Path, server: OpenAIServer, settings: Settings) -> None:
+    def __init__(self, workdir: Path, server: OpenAIServer, settings: RunContext) -> None:
         self.workdir = workdir
         self.server = server
         self.settings = settings
@@ -579,7 +579,7 @@ def bench(
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import build_settings
+    from claims_crew.run.context import build_context
     from claims_crew.store import Store
     from tests.support.openai_server import OpenAIServer
 
@@ -588,7 +588,7 @@ def bench(
     library.open("HM-HOME-001")  # the index is built here, before anything is timed
     with OpenAIServer(respond_for_water(), latency_s=0.0) as server:
         os.environ["MODEL_BASE_URL"] = server.base_url
-        settings = build_settings(
+        settings = build_context(
             library=library,
             llm_for=default_llm_factory(CONFIG),
             config_dir=CONFIG,

@@ -68,9 +68,9 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
     library.open("HM-HOME-001")  # the index is built before anything is timed
     with OpenAIServer(provider.respond_for_water(), latency_s=0.0) as server:
         os.environ["MODEL_BASE_URL"] = server.base_url
-        # A run's settings as each checkout builds them: build_settings where it has one, else
-        # the Settings class that loaded what it was not given.
-        build = getattr(run_settings, "build_settings", None) or run_settings.Settings
+        # A run's settings as each checkout builds them: build_context where it has one, else
+        # the RunContext class that loaded what it was not given.
+        build = getattr(run_settings, "build_context", None) or run_settings.RunContext
         settings = build(
             library=library,
             llm_for=default_llm_factory(tree / "config"),

@@ -205,8 +205,8 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
     """Median wall time of one scripted crew run on the water claim (no model latency)."""
     from claims_crew.claim_files import load_claim
     from claims_crew.llms.scripted import ScriptedLLM, final, lookup
+    from claims_crew.run.context import build_context
     from claims_crew.run.crew_review import review_claim
-    from claims_crew.run.settings import build_settings
     from claims_crew.store import Store
 
     facts = {"loss_type": "water_damage", "cause": "leak", "date_of_loss": "2025-11-03",
@@ -221,7 +221,7 @@ def crew_run_seconds(library: Any, workdir: Path, runs: int) -> float:
             "policy": ScriptedLLM([lookup("HM-HOME-001", "4.2(b)"), final(answer)]),
             "fraud": ScriptedLLM([lookup("HM-HOME-001", "4.2(b)"), final(answer)]),
         }
-        settings = build_settings(
+        settings = build_context(
             library=library,
             llm_for=lambda name, llms=llms: llms.setdefault(name, ScriptedLLM()),
             store=Store(workdir / "claims.sqlite"),

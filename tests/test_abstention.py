@@ -23,8 +23,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.report import load_rows
 from claims_crew.report.evaluate import evaluate
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -75,7 +75,7 @@ def review(
         fraud=[lookup("HM-HOME-001", "7.1"), final(fraud)],
     )
     loaded = load_claim(path)
-    settings = build_settings(
+    settings = build_context(
         library=library, llm_for=script, config_dir=ROOT / "config", store=store
     )
     record = review_claim(loaded, settings)

@@ -14,8 +14,8 @@ from sqlalchemy import select
 from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store.service_tables import webhook_events
 from tests.support.crew import water_claim_saying_when
 from tests.support.letters import adjudicated_water, decided, letter
@@ -53,7 +53,7 @@ def test_calls_about_a_decided_claim_leave_its_decision_letter_and_revalidation_
 
     # A revalidation links to the decision, not to the calls after it.
     loaded = load_claim(path)
-    settings = build_settings(
+    settings = build_context(
         library=sample_library, llm_for=adjudicated_water(), store=store, config_dir=ROOT / "config"
     )
     record = review_claim(loaded, settings)

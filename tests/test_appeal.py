@@ -18,7 +18,7 @@ from claims_crew.desk import DeskRules
 from claims_crew.errors import StoreError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import AppealRefused, appeal
-from claims_crew.run.settings import Settings, build_settings
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.store import Store
 from tests.support.crew import Script, water_script
 from tests.support.openai_server import StartServer
@@ -49,10 +49,10 @@ def evidence(tmp_path: Path) -> Path:
     return path
 
 
-def settings_for(library: PolicyLibrary, store: Store) -> tuple[Settings, Script]:
+def settings_for(library: PolicyLibrary, store: Store) -> tuple[RunContext, Script]:
     script = water_script()
     config = ROOT / "config"
-    return build_settings(library=library, llm_for=script, store=store, config_dir=config), script
+    return build_context(library=library, llm_for=script, store=store, config_dir=config), script
 
 
 def test_an_appeal_with_a_new_attachment_reopens_the_claim_and_links_the_decisions(

@@ -19,7 +19,7 @@ from claims_crew.cli.appeal import appeal_shown
 from claims_crew.llms.base import Messages
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
-from claims_crew.run.settings import build_settings
+from claims_crew.run.context import build_context
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -74,7 +74,7 @@ def test_an_appeal_names_the_claim_under_review_until_it_is_decided(
     script.llms["intake"] = ScriptedLLM(
         [held, final(start_date_answer(None))], model="scripted-intake"
     )
-    settings = build_settings(
+    settings = build_context(
         library=sample_library, llm_for=script, store=store, config_dir=ROOT / "config"
     )
 

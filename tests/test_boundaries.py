@@ -12,20 +12,18 @@ a person does to an escalation, which the command line and the page both call) n
 cli, review, api, crew, llms or the claim routine. cli/ and review/ do not import each other:
 the page imports nothing of the command line, and the command line takes from review/ only the
 views both render (views.py, desk_views.py, claim_detail.py) and the page it serves, never a
-person's action or its rules. And no two parts of the package (a package, or a module at the
-top) import each other, at any depth.
+person's action or its rules. And no parts of the package (a package, or a module at the top)
+import one another in a loop of any length, at any depth (tests/support/import_graph.py draws
+the graph); a failure names the loop.
 """
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
-
-PACKAGE = ROOT / "src" / "claims_crew"
+from tests.support.import_graph import PACKAGE, arrows, imported, loops, package_sources
 
 # Imported module (top-level name) → where under src/claims_crew/ it may be imported.
 ALLOWED: dict[str, tuple[str, ...]] = {
@@ -60,17 +58,6 @@ CLI_FROM_REVIEW = (
     "claims_crew.review.serving",
     "claims_crew.review.web",
 )
-
-
-def imported(source: str) -> list[tuple[int, str]]:
-    """Every absolute module a source imports, with its line: at the top, in functions, anywhere."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found.extend((node.lineno, alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.append((node.lineno, node.module))
-    return found
 
 
 def violations(relative: str, source: str) -> list[str]:
@@ -110,32 +97,8 @@ def modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def part_of(relative: str) -> str:
-    """The part of the package a module belongs to: its package, or itself at the top."""
-    first = relative.split("/")[0]
-    return first.removesuffix(".py")
-
-
-def mutual(sources: dict[str, str]) -> list[str]:
-    """Each pair of parts that import each other, with one import each way as its witness."""
-    witness: dict[tuple[str, str], str] = {}
-    for relative, source in sources.items():
-        for line, module in imported(source):
-            parts = module.split(".")
-            if parts[0] == "claims_crew" and len(parts) > 1 and parts[1] != part_of(relative):
-                witness.setdefault((part_of(relative), parts[1]), f"{relative}:{line} {module}")
-    return [
-        f"{a} <-> {b}: {witness[(a, b)]}; {witness[(b, a)]}"
-        for a, b in sorted(witness)
-        if a < b and (b, a) in witness
-    ]
-
-
-def test_no_two_parts_import_each_other() -> None:
-    sources = {
-        path.relative_to(PACKAGE).as_posix(): path.read_text(encoding="utf-8") for path in modules()
-    }
-    assert mutual(sources) == []
+def test_no_parts_import_one_another_in_a_loop() -> None:
+    assert loops(arrows(package_sources())) == []
 
 
 def test_a_pair_importing_each_other_is_caught() -> None:
@@ -145,8 +108,38 @@ def test_a_pair_importing_each_other_is_caught() -> None:
         "policy/scanned.py": "from claims_crew.documents.images.ocr import read_image\n",
         "models.py": "from claims_crew.vocabulary import SIDES\n",
     }
-    assert mutual(sources) == [
-        "desk <-> run: desk/appeal.py:2 claims_crew.run.routine; run/routine.py:1 claims_crew.desk"
+    assert loops(arrows(sources)) == [
+        "desk -> run -> desk: "
+        "desk/appeal.py:2 claims_crew.run.routine; run/routine.py:1 claims_crew.desk"
+    ]
+
+
+def test_a_loop_of_three_is_caught_and_named() -> None:
+    """The loop the pairwise check could not see: llms -> resolver -> records -> llms."""
+    sources = {
+        "llms/providers/in_process.py": "def f():\n    from claims_crew.resolver.config import c\n",
+        "resolver/__init__.py": "from claims_crew.records import ClaimRecord\n",
+        "records/__init__.py": "from claims_crew.llms.redact import redact\n",
+        "crew/crew.py": "from claims_crew.llms import select\n",
+    }
+    assert loops(arrows(sources)) == [
+        "llms -> resolver -> records -> llms: "
+        "llms/providers/in_process.py:2 claims_crew.resolver.config; "
+        "resolver/__init__.py:1 claims_crew.records; records/__init__.py:1 claims_crew.llms.redact"
+    ]
+
+
+def test_each_knot_is_named_once_by_a_shortest_loop() -> None:
+    sources = {
+        "a/x.py": "import claims_crew.b\nimport claims_crew.c\n",
+        "b/x.py": "import claims_crew.c\n",
+        "c/x.py": "import claims_crew.a\n",
+        "d/x.py": "import claims_crew.e\nimport claims_crew.a\n",
+        "e/x.py": "import claims_crew.d\n",
+    }
+    assert loops(arrows(sources)) == [
+        "a -> c -> a: a/x.py:2 claims_crew.c; c/x.py:1 claims_crew.a",
+        "d -> e -> d: d/x.py:1 claims_crew.e; e/x.py:1 claims_crew.d",
     ]
 
 
@@ -179,7 +172,7 @@ def test_every_module_keeps_the_boundaries() -> None:
         ("resolver/rules.py", "from claims_crew.crew.ledger import ToolLedger\n"),
         ("resolver/case.py", "from claims_crew.store import Store\n"),
         ("resolver/gates.py", "def f():\n    from claims_crew.llms.select import LLMFactory\n"),
-        ("resolver/rules.py", "from claims_crew.run.settings import Settings\n"),
+        ("resolver/rules.py", "from claims_crew.run.context import RunContext\n"),
         ("crew/crew.py", "from claims_crew.run.routine import decide_claim\n"),
         ("crew/prompt_preview.py", "from claims_crew.store import Store\n"),
         ("store/claims.py", "from claims_crew.crew.crew import ClaimsCrew\n"),

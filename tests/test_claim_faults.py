@@ -25,8 +25,8 @@ from claims_crew.cli import main
 from claims_crew.errors import ConfigError
 from claims_crew.models import latest_claim_date
 from claims_crew.run.claim_log import log_path
+from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import ingest
-from claims_crew.run.settings import Settings
 from claims_crew.settings import Limits
 from claims_crew.store import Store
 from claims_crew.store import tables as t
@@ -121,7 +121,7 @@ def test_a_run_goes_on_past_a_claim_whose_review_raises_and_parks_it_after_three
     claims = ["W-01", BAD, "W-03"]
     server = serve(openai_server, monkeypatch, *claims)
     water_claims(tmp_path / "inbox", *claims)
-    monkeypatch.setattr(Settings, "basis", overflowing_basis(BAD))
+    monkeypatch.setattr(RunContext, "basis", overflowing_basis(BAD))
 
     def run() -> Result:
         return CliRunner().invoke(main, ["run", "--inbox", str(tmp_path / "inbox")])

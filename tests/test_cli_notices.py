@@ -3,7 +3,6 @@ new home says that it made the audit key, and no raw `WARNING:name:` log line is
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import subprocess
@@ -14,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from claims_crew.cli import main
-from claims_crew.cli.notices import NOTICES
-from claims_crew.store.notices import NOTICES as STORE_NOTICES
+from claims_crew.cli.notices import print_notices
+from claims_crew.notices import NOTICES, NoticeLines, show_notices, tell
 from tests.support.crew import WATER_CLAIM
 from tests.support.paths import ROOT
 
@@ -68,8 +67,17 @@ def without_audit_key(code: str, *args: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_the_cli_takes_the_loggers_records_the_store_says_its_notices_on() -> None:
-    assert STORE_NOTICES.name == NOTICES
+def test_the_cli_and_a_worker_install_the_one_handler_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(NOTICES, "handlers", [])  # as in a new process
+    monkeypatch.setattr(NOTICES, "propagate", True)
+    show_notices()  # a run's worker process: plain lines
+    print_notices()  # then the command line's: the handler is there already
+    assert [type(handler) for handler in NOTICES.handlers] == [NoticeLines]
+    assert NOTICES.propagate is False
+    tell("the database is back")
+    assert capsys.readouterr().err == "notice: the database is back\n"
 
 
 def test_a_run_says_it_made_the_audit_key_as_a_line_of_its_own(tmp_path: Path) -> None:
@@ -88,7 +96,7 @@ def test_a_run_says_it_made_the_audit_key_as_a_line_of_its_own(tmp_path: Path) -
 
 def test_another_command_says_it_too(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAIMS_CREW_AUDIT_KEY", raising=False)
-    logger = logging.getLogger(NOTICES)
+    logger = NOTICES
     monkeypatch.setattr(logger, "handlers", [])  # as in a new process
     monkeypatch.setattr(logger, "propagate", True)
     result = CliRunner().invoke(main, ["reviewers", "add", "ada", "--role", "lead"])

@@ -12,7 +12,8 @@ from click.testing import CliRunner, Result
 
 from claims_crew.cli import main
 from claims_crew.store import Store
-from claims_crew.vocabulary import WEBHOOK_EVENTS, stamp, utc_now
+from claims_crew.vocabulary import stamp, utc_now
+from claims_crew.webhook_events import WEBHOOK_EVENTS
 from tests.support.outbox import append
 
 pytestmark = pytest.mark.usefixtures("engine")

@@ -16,8 +16,8 @@ from claims_crew.errors import ConfigError
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.config import parse_config
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -65,7 +65,7 @@ def dispute_script(fraud_second: list[str], policy_second: list[str]) -> Script:
 
 def run(library: PolicyLibrary, script: Script, tmp_path: Path, rounds: int, store: Store) -> None:
     loaded = load_claim(water_claim_saying_when(tmp_path / "inbox"))
-    settings = build_settings(
+    settings = build_context(
         library=library, llm_for=script, store=store, config_dir=debate_config(tmp_path, rounds)
     )
     record = review_claim(loaded, settings)

@@ -16,9 +16,9 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import Resolution
 from claims_crew.run import routine
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.run.crew_review import record_head
 from claims_crew.run.routine import Lease, ReviewFailed, decide_again
-from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.vocabulary import utc_now
@@ -30,9 +30,9 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def settings(sample_library: PolicyLibrary) -> Settings:
+def settings(sample_library: PolicyLibrary) -> RunContext:
     config = ROOT / "config"
-    return build_settings(sample_library, water_script(), config, Store())
+    return build_context(sample_library, water_script(), config, Store())
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def reviewed_as(monkeypatch: pytest.MonkeyPatch, record: ClaimRecord) -> list[bo
     """The review gives `record`; what its lease check said before the (absent) model calls."""
     asked: list[bool] = []
 
-    def review(loaded: LoadedClaim, settings: Settings, held: Any = None) -> ClaimRecord:
+    def review(loaded: LoadedClaim, settings: RunContext, held: Any = None) -> ClaimRecord:
         asked.append(held())
         return record
 
@@ -79,7 +79,7 @@ def taken(claim_id: str) -> bool:
     return True
 
 
-def test_a_lease_nobody_renews_outlasts_the_claims_deadline(settings: Settings) -> None:
+def test_a_lease_nobody_renews_outlasts_the_claims_deadline(settings: RunContext) -> None:
     for deadline, seconds in ((None, LEASE_SECONDS), (60.0, LEASE_SECONDS), (7200.0, 7260.0)):
         limits = dataclasses.replace(settings.limits, claim_deadline_s=deadline)
         lease = Lease.past_deadline(dataclasses.replace(settings, limits=limits))
@@ -87,7 +87,7 @@ def test_a_lease_nobody_renews_outlasts_the_claims_deadline(settings: Settings) 
 
 
 def test_the_new_decision_is_recorded_under_the_lease_then_the_lease_is_released(
-    settings: Settings, loaded: LoadedClaim, asked: list[bool]
+    settings: RunContext, loaded: LoadedClaim, asked: list[bool]
 ) -> None:
     seen: list[tuple[str, bool]] = []
 
@@ -102,7 +102,7 @@ def test_the_new_decision_is_recorded_under_the_lease_then_the_lease_is_released
 
 
 def test_a_failed_review_is_kept_as_an_attempt_and_decides_nothing(
-    settings: Settings, loaded: LoadedClaim, monkeypatch: pytest.MonkeyPatch
+    settings: RunContext, loaded: LoadedClaim, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reviewed_as(monkeypatch, failed_record(loaded))
 
@@ -118,7 +118,7 @@ def test_a_failed_review_is_kept_as_an_attempt_and_decides_nothing(
 
 
 def test_a_claim_another_process_holds_is_not_reviewed(
-    settings: Settings, loaded: LoadedClaim, asked: list[bool]
+    settings: RunContext, loaded: LoadedClaim, asked: list[bool]
 ) -> None:
     holder = lease_holder()
     assert Store().lease("C-1", holder)

@@ -16,7 +16,7 @@ import pytest
 from claims_crew.desk import Assigner, clocks
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import appeal
-from claims_crew.run.settings import build_settings
+from claims_crew.run.context import build_context
 from claims_crew.store import Basis, Store
 from tests.support.browser import headless_chromium, needs_chromium, wait_for
 from tests.support.crew import water_script
@@ -58,7 +58,7 @@ def served(
     token = store.add_reviewer("ana")
 
     def run_appeal(claim_id: str, files: list[Path], reason: str) -> str | None:
-        settings = build_settings(
+        settings = build_context(
             library=sample_library, llm_for=water_script(), store=store, config_dir=ROOT / "config"
         )
         return appeal(settings, claim_id, files, reason).error

@@ -5,6 +5,7 @@ option the commands themselves list."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import click
 import pytest
@@ -107,3 +108,46 @@ def test_the_command_reference_has_every_command_and_option(
     rows = [row.split(" | ", 1)[0] for row in section.splitlines() if row.startswith("| `-")]
     listed = {option for row in rows for option in re.findall(r"`(--[a-z][a-z-]*)`", row)}
     assert options - {"--help"} == listed
+
+
+def _map(page: Path) -> str:
+    """The code block under a page's "## Where things live"."""
+    section = page.read_text(encoding="utf-8").split("## Where things live\n", 1)[1]
+    return section.split("```", 2)[1]
+
+
+def readme_map_entries() -> set[str]:
+    """README's map: two columns, each cell led by the packages it is about (`crew/ tools/`)."""
+    found: set[str] = set()
+    for line in _map(README).splitlines():
+        for cell in re.split(r" {2,}", line.strip()):
+            for token in cell.split(" "):
+                if not re.fullmatch(r"[a-z_]+/", token):
+                    break
+                found.add(token)
+    return found
+
+
+def development_map_entries() -> set[str]:
+    """docs/development.md's map: each part of src/claims_crew/ on a line of its own."""
+    text = _map(ROOT / "docs" / "development.md")
+    return set(re.findall(r"^  ([a-z_]+/|[a-z_]+\.py)(?= )", text, flags=re.MULTILINE))
+
+
+def package_parts() -> tuple[set[str], set[str]]:
+    """The package's sub-packages (`name/`) and its modules at the top (`name.py`), read from
+    the tree."""
+    package = ROOT / "src" / "claims_crew"
+    packages = {f"{p.parent.name}/" for p in package.glob("*/__init__.py")}
+    top = {p.name for p in package.glob("*.py")} - {"__init__.py"}
+    return packages, top
+
+
+def test_the_maps_name_every_package() -> None:
+    """Both "Where things live" maps list every package of src/claims_crew (a new one too), and
+    development.md's every module at the top; neither names one that is gone."""
+    packages, top = package_parts()
+    assert sorted(packages - readme_map_entries()) == [], "missing from README's map"
+    assert sorted(readme_map_entries() - packages) == [], "in README's map, not in the tree"
+    assert sorted((packages | top) - development_map_entries()) == [], "missing from development.md"
+    assert sorted(development_map_entries() - packages - top) == [], "not in the tree"

@@ -20,9 +20,9 @@ from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.run.batch import run_batch
+from claims_crew.run.context import build_context
 from claims_crew.run.ingest import ingest
 from claims_crew.run.routine import BatchItem
-from claims_crew.run.settings import build_settings
 from claims_crew.run.worker import Worker
 from claims_crew.store import Store, lease_holder
 from claims_crew.store.work_queue import WORK_LEASE_S
@@ -141,7 +141,7 @@ def test_a_worker_paused_past_its_lease_makes_no_further_model_call(
     point_model_at(server, monkeypatch)
     store = Store()
     ingest(water_claims(tmp_path / "inbox", "P-1"), store)
-    settings = build_settings(
+    settings = build_context(
         library=PolicyLibrary(),
         llm_for=default_llm_factory(ROOT / "config"),
         config_dir=ROOT / "config",

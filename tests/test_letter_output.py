@@ -22,8 +22,8 @@ from claims_crew.letters import pdf
 from claims_crew.letters.content import plain_amount
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import Script, intake_facts
 from tests.support.paths import ROOT
@@ -59,7 +59,7 @@ def decided_theft(
         fraud=[lookup("HM-HOME-001", "4.4(a)"), final(covered(0.9))],
     )
     store = Store()
-    settings = build_settings(
+    settings = build_context(
         library=library, llm_for=script, store=store, config_dir=ROOT / "config"
     )
     record = review_claim(loaded, settings)

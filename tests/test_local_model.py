@@ -17,8 +17,8 @@ from claims_crew.llms.select import default_llm_factory
 from claims_crew.llms.threads import usable_cores
 from claims_crew.models import Claim, IntakeFacts
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from tests.support.paths import ROOT
 
 
@@ -26,7 +26,7 @@ def test_local_model_reviews_a_claim_with_schema_valid_outputs(
     sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("MODEL", raising=False)
-    settings = build_settings(
+    settings = build_context(
         library=sample_library,
         llm_for=default_llm_factory(),
         config_dir=ROOT / "config",

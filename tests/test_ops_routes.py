@@ -25,7 +25,7 @@ from claims_crew.store.engine import open_engine
 from claims_crew.store.metric_totals import recount
 from claims_crew.store.schema import revisions
 from claims_crew.store.tables import metric_totals
-from claims_crew.vocabulary import WEBHOOK_EVENTS
+from claims_crew.webhook_events import WEBHOOK_EVENTS
 from tests.support.report import PRICES, known_store
 from tests.support.store import record_for, water_loaded
 from tests.support.web import client

@@ -16,7 +16,8 @@ from sqlalchemy import select
 from claims_crew.store import Store, audit
 from claims_crew.store.entry_kinds import AppealLink
 from claims_crew.store.service_tables import webhook_events
-from claims_crew.vocabulary import WEBHOOK_EVENTS, stamp
+from claims_crew.vocabulary import stamp
+from claims_crew.webhook_events import EVENTS, WEBHOOK_EVENTS
 from tests.support.outbox import append
 from tests.support.store import START, water_loaded
 
@@ -216,3 +217,23 @@ def test_a_claim_parked_after_failed_reviews_announces_claim_failed(tmp_path: Pa
         "reason": "the PDF would not open",
     }
     assert store.fan_out({"core": frozenset({"claim.failed"})}) == 1
+
+
+def test_the_store_writes_every_listed_event_and_no_other_with_its_listed_data(
+    tmp_path: Path,
+) -> None:
+    """webhook_events.py's list is what the store writes: each event, and the keys of its data."""
+    store = Store()
+    _, digest = append(store, "auto")
+    append(store, "escalated", "C-2", outcome="ESCALATED", answer=None)
+    append(store, "human", "C-2", actor="human:lee")
+    link = AppealLink(replaces=1, replaces_hash=digest, reason="new receipt", attachments=[])
+    append(store, "adjudicated", appeal=link)
+    store.enqueue(water_loaded(tmp_path / "inbox", "C-1042"))
+    (item,) = store.take("worker-1")
+    assert store.fail(item.claim_id, "worker-1", "the PDF would not open", most=1)
+
+    written = {e["type"]: tuple(json.loads(e["payload"])["data"]) for e in events(store)}
+    assert {name: sorted(data) for name, data in written.items()} == {
+        kind.name: sorted(kind.data) for kind in EVENTS
+    }

@@ -22,8 +22,8 @@ from claims_crew.models import Claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
 from claims_crew.run.batch import run_batch
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.run.routine import BatchItem
-from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -60,9 +60,9 @@ INBOX = ROOT / "claims" / "inbox"
 GUARD_S = 60.0
 
 
-def settings_for(library: PolicyLibrary, tmp_path: Path, config: Path | None = None) -> Settings:
+def settings_for(library: PolicyLibrary, tmp_path: Path, config: Path | None = None) -> RunContext:
     folder = config or ROOT / "config"
-    return build_settings(
+    return build_context(
         library=library,
         llm_for=default_llm_factory(folder),
         config_dir=folder,

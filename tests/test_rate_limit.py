@@ -31,10 +31,10 @@ from claims_crew.llms.scripted import ScriptedLLM
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import SETTLED, run_batch
+from claims_crew.run.context import build_context
 from claims_crew.run.deadline import abandoned_work
 from claims_crew.run.ingest import ingest
 from claims_crew.run.routine import BatchItem, review_in_time
-from claims_crew.run.settings import build_settings
 from claims_crew.settings import Limits
 from claims_crew.store import Store
 from tests.support.crew import settings, water_script
@@ -144,7 +144,7 @@ def test_the_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch)
 def test_a_run_makes_one_limit_shared_by_every_claim(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
-    run = build_settings(
+    run = build_context(
         library=sample_library,
         llm_for=water_script(),
         config_dir=ROOT / "config",
@@ -163,7 +163,7 @@ def test_every_call_of_an_in_process_model_passes_the_limit(
     fake = FakeTime()
     limit = RateLimit(1000, clock=fake.clock, wait=fake.wait)
     script = water_script()
-    run = build_settings(
+    run = build_context(
         library=sample_library,
         llm_for=script,
         config_dir=ROOT / "config",
@@ -201,7 +201,7 @@ def _finishes(work: Callable[[], list[BatchItem]]) -> list[BatchItem]:
 def _provider_run(
     paths: list[Path], library: PolicyLibrary, store: Store, limits: Limits, concurrency: int
 ) -> list[BatchItem]:
-    run = build_settings(
+    run = build_context(
         library=library,
         llm_for=default_llm_factory(ROOT / "config", limits),
         config_dir=ROOT / "config",
@@ -247,7 +247,7 @@ def test_the_limit_holds_across_concurrent_claims(
     server = openai_server(script)
     point_model_at(server, monkeypatch)
     limit = LoggedRateLimit(4, 2.0)
-    run = build_settings(
+    run = build_context(
         library=sample_library,
         llm_for=default_llm_factory(ROOT / "config", Limits(call_timeout_s=30, retries=0)),
         config_dir=ROOT / "config",

@@ -22,8 +22,8 @@ from claims_crew.documents.kept import originals_dir
 from claims_crew.errors import KeptFileError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import appeal
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.run.revalidate import revalidate
-from claims_crew.run.settings import Settings, build_settings
 from claims_crew.store import Store
 from claims_crew.vocabulary import utc_now
 from tests.support.crew import Script, water_script
@@ -67,9 +67,9 @@ def new_evidence(tmp_path: Path) -> Path:
     return path
 
 
-def settings_for(library: PolicyLibrary, store: Store) -> tuple[Settings, Script]:
+def settings_for(library: PolicyLibrary, store: Store) -> tuple[RunContext, Script]:
     script = water_script()
-    return build_settings(
+    return build_context(
         library=library, llm_for=script, store=store, config_dir=ROOT / "config"
     ), (script)
 

@@ -33,8 +33,8 @@ from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.report import build_report, load_rows, row_from
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Escalation, NotFound, Store
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -310,7 +310,7 @@ def crew_decide(
         data = {**json.loads(WATER_CLAIM.read_text(encoding="utf-8")), "claim_id": claim_id}
         path.write_text(json.dumps(data), encoding="utf-8")
     loaded = load_claim(path)
-    settings = build_settings(
+    settings = build_context(
         library=library, llm_for=script, config_dir=ROOT / "config", store=store
     )
     record = review_claim(loaded, settings)

@@ -24,9 +24,9 @@ from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.expiry import Expiry
 from claims_crew.run.batch import SETTLED, run_batch
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.run.ingest import ingest
 from claims_crew.run.revalidate import revalidate
-from claims_crew.run.settings import Settings, build_settings
 from claims_crew.run.stale import Project, find_stale
 from claims_crew.store import Store
 from claims_crew.store.tables import audit_log, superseded, validations
@@ -61,9 +61,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def settings(project: Path, script: Script, session_cache: Path) -> Settings:
-    """Settings as `run` builds them, over the project's copies and the default store."""
-    return build_settings(
+def settings(project: Path, script: Script, session_cache: Path) -> RunContext:
+    """RunContext as `run` builds them, over the project's copies and the default store."""
+    return build_context(
         library=PolicyLibrary(root=project / "policies", cache_dir=session_cache),
         llm_for=script,
         config_dir=project / "config",

@@ -1,7 +1,7 @@
 """No configured key leaves in error text: a gateway whose 401 echoes the Authorization header
 puts the key in the provider's error, and that error is printed, stored and logged. Through
 `claims-crew run` against the scripted server (the primary's key and the fallback's, on both
-engines), and at unit level for every kind of key (llms/redact.py) and for a logged traceback.
+engines), and at unit level for every kind of key (settings/redact.py) and for a logged traceback.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from sqlalchemy import MetaData, select
 from claims_crew import settings
 from claims_crew.cli import main
 from claims_crew.cli._output import fail
-from claims_crew.llms.redact import configured_secrets, error_text, redact
 from claims_crew.records import RunError
 from claims_crew.run.claim_log import capturing, log_path
+from claims_crew.settings.redact import configured_secrets, error_text, redact
 from claims_crew.store import Store
 from tests.support.openai_server import ChatRequest, Reply, StartServer, Status
 from tests.support.provider import point_model_at, water_claims

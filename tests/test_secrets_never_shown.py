@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from claims_crew.cli import main
 from claims_crew.cli._output import fail
 from claims_crew.errors import ConfigError
-from claims_crew.llms.redact import redact
 from claims_crew.records import RunError
 from claims_crew.settings import current
 from claims_crew.settings.masking import looks_like_key, without_passwords
+from claims_crew.settings.redact import redact
 from tests.support.paths import ROOT
 
 KEY = "sk-file-held-key-0123456789abcdef"

@@ -34,7 +34,7 @@ from sqlalchemy import func, select
 from claims_crew.cli import main
 from claims_crew.store import Store
 from claims_crew.store import tables as t
-from claims_crew.vocabulary import WEBHOOK_EVENTS
+from claims_crew.webhook_events import WEBHOOK_EVENTS
 from tests.support.openai_server import OpenAIServer, StartServer
 from tests.support.provider import agent_of
 from tests.support.receiver import Receiver, new_secret

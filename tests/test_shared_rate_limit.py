@@ -23,9 +23,9 @@ from claims_crew.llms.rate_limit import (
     take_rate,
     take_shared,
 )
+from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import ingest
 from claims_crew.run.processes import worker_environment
-from claims_crew.run.settings import Settings
 from claims_crew.store import Store
 from claims_crew.store.rate_windows import RateWindow
 from tests.support.openai_server import ChatRequest, StartServer
@@ -161,7 +161,7 @@ def test_a_429_after_the_retries_holds_the_run_off(
     point_model_at(server, monkeypatch)
     monkeypatch.setenv("CLAIMS_CREW_MODEL_RETRIES", "0")
     monkeypatch.setenv("CLAIMS_CREW_MAX_RPM", "100")
-    settings: Settings = provider_settings(PolicyLibrary(), Store(tmp_path / "s.sqlite"))
+    settings: RunContext = provider_settings(PolicyLibrary(), Store(tmp_path / "s.sqlite"))
     assert settings.rate_limit is not None and settings.rate_limit.try_take() == 0
     (item,) = run_batch(water_claims(tmp_path / "inbox", "L-429"), settings, 1)
     assert item.record is not None and item.record.error is not None

@@ -18,8 +18,8 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.config import ResolutionConfig, load_config, parse_config
 from claims_crew.resolver.targeted import facts_to_ask, question_for
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import (
     FOUND_BY_TENANT,
@@ -332,7 +332,7 @@ def test_the_report_counts_the_evidence_resolution_rate(
         path = inbox / f"{claim_id}.json"
         path.write_text(json.dumps({**leak, "claim_id": claim_id}), encoding="utf-8")
         loaded = load_claim(path)
-        run = build_settings(library=sample_library, llm_for=script, store=store, config_dir=config)
+        run = build_context(library=sample_library, llm_for=script, store=store, config_dir=config)
         store.record(review_claim(loaded, run), None, loaded)
     known = Script(
         intake=[final(KNOWN_START)],
@@ -341,7 +341,7 @@ def test_the_report_counts_the_evidence_resolution_rate(
         adjudicator=[final(RULING)],
     )
     loaded = load_claim(water_claim_saying_when(inbox, "W-1"))
-    run = build_settings(library=sample_library, llm_for=known, store=store, config_dir=config)
+    run = build_context(library=sample_library, llm_for=known, store=store, config_dir=config)
     store.record(review_claim(loaded, run), None, loaded)
 
     shown = CliRunner().invoke(main, ["report", "--json"])

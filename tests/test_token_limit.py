@@ -20,7 +20,7 @@ from claims_crew.llms.rate_limit import (
 )
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import run_batch
-from claims_crew.run.settings import build_settings
+from claims_crew.run.context import build_context
 from claims_crew.store import Store
 from tests.support.openai_server import StartServer
 from tests.support.provider import (
@@ -95,7 +95,7 @@ def test_no_call_starts_once_the_window_tokens_reach_the_cap(
 
     limit = RateLimit(None, 60.0, wait=refuse, tokens_per_window=cap)
     base = provider_settings(PolicyLibrary(), Store(tmp_path / "s.sqlite"))
-    settings = build_settings(
+    settings = build_context(
         library=base.library,
         llm_for=base.llm_for,
         config_dir=base.config_dir,

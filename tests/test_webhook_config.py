@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,9 @@ from click.testing import CliRunner
 
 from claims_crew.cli import main
 from claims_crew.errors import ConfigError
+from claims_crew.webhook_events import DECISION_FIELDS, EVENTS, WEBHOOK_EVENTS
 from claims_crew.webhooks.config import DEFAULT_RETRY_S, load_webhooks, secrets
+from tests.support.import_graph import package_sources
 from tests.support.paths import ROOT
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
@@ -182,3 +185,32 @@ def test_config_check_places_a_private_target_at_its_url(
     assert "169.254.169.254 is a link-local address" in problem["message"]
     allowed = config_with(tmp_path / "ok", endpoints=[metadata | {"allow_private": True}])
     assert check(allowed) == (0, [])
+
+
+def test_every_event_name_is_listed_once_with_when_and_its_data() -> None:
+    assert tuple(kind.name for kind in EVENTS) == WEBHOOK_EVENTS
+    assert all(kind.when and kind.data for kind in EVENTS)
+
+
+def test_the_docs_table_of_events_is_the_list() -> None:
+    """docs/webhooks.md's table: each event with its `when` as listed, and its data's keys."""
+    page = (ROOT / "docs" / "webhooks.md").read_text(encoding="utf-8")
+    section = page.split("## Events and their payloads", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z.]+)` \| (.+?) \| (.+?) \|$", section, flags=re.MULTILINE)
+    shown = {name: (when, data) for name, when, data in rows}
+    decision_fields = set(re.findall(r"`([a-z_]+)`", section.split("The decision fields", 1)[1]))
+    assert set(shown) == set(WEBHOOK_EVENTS)
+    for kind in EVENTS:
+        when, data = shown[kind.name]
+        assert when == kind.when, kind.name
+        if data == "decision fields":
+            assert kind.data == DECISION_FIELDS and set(DECISION_FIELDS) <= decision_fields
+        else:
+            assert re.findall(r"`([a-z_]+)`", data) == list(kind.data), kind.name
+
+
+def test_the_webhook_secret_is_read_from_the_environment_in_one_place() -> None:
+    """Only WebhookEndpoint.secret reads `secret_env`'s variable; the checker asks it."""
+    reading = re.compile(r"(?:environ|getenv)\W[^\n]*secret_env")
+    readers = [path for path, source in package_sources().items() if reading.search(source)]
+    assert readers == ["webhooks/config.py"]

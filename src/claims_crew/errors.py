@@ -53,6 +53,12 @@ class YamlSyntaxError(ConfigError):
         self.marked = marked
 
 
+class SecretUnset(ConfigError):
+    """A secret's environment variable is not set (a webhook endpoint's `secret_env`); the
+    message names the variable. `config check` reports it as a warning only: the secret lives in
+    the environment `serve` runs in, which need not be the check's."""
+
+
 class OutsidePolicies(ConfigError):
     """A file the policies folder names (an issued policy, a declarations or schedule file, an
     endorsement's PDF) lies outside it: by `../`, an absolute path, or a link leading out. It is

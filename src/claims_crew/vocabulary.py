@@ -267,7 +267,7 @@ def day_stamp(day: date | None) -> str:
     return stamp(datetime(day.year, day.month, day.day, tzinfo=UTC))
 
 
-# ---- the service API and its webhooks --------------------------------------------------------
+# ---- the service API (its webhooks' events: webhook_events.py) -----------------------------------
 
 # Where a claim stands, as the API reports it: waiting in the work queue, held by a worker,
 # decided (by rule, adjudicator or person), escalated to a person, or parked after its reviews
@@ -277,8 +277,3 @@ CLAIM_STATES: tuple[ClaimState, ...] = get_args(ClaimState)
 # What a service client may do: `submit` claims and documents, `read` claims and letters.
 ApiScope = Literal["submit", "read"]
 API_SCOPES: tuple[ApiScope, ...] = get_args(ApiScope)
-# What a webhook endpoint may be told of (config/webhooks.yaml names the ones each wants).
-WebhookEvent = Literal[
-    "claim.decided", "claim.escalated", "claim.failed", "escalation.decided", "appeal.decided"
-]
-WEBHOOK_EVENTS: tuple[WebhookEvent, ...] = get_args(WebhookEvent)

@@ -15,7 +15,7 @@ from claims_crew.llms.base import Messages
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver.targeted import question_for
-from claims_crew.run.settings import Settings, build_settings
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.store import Store
 from tests.support.paths import ROOT
 
@@ -283,8 +283,8 @@ def targeted_config(tmp_path: Path, enabled: bool = True) -> Path:
 
 def settings(
     library: PolicyLibrary, script: Script, tmp_path: Path, config_dir: Path | None = None
-) -> Settings:
-    return build_settings(
+) -> RunContext:
+    return build_context(
         library=library,
         llm_for=script,
         store=Store(tmp_path / "claims.sqlite"),

@@ -21,9 +21,9 @@ from claims_crew.claim_files import inbox_files
 from claims_crew.llms.scripted import ScriptedLLM, final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.batch import SETTLED, review_ingested
+from claims_crew.run.context import build_context
 from claims_crew.run.ingest import ingest
 from claims_crew.run.routine import BatchItem
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store, audit
 from tests.support.crew import (
     FRAUD_EXCLUDED,
@@ -77,7 +77,7 @@ class Responders:
 
 
 def run(inbox: Path, calls_log: Path, kill_at: str | None = None) -> list[BatchItem]:
-    settings = build_settings(
+    settings = build_context(
         library=PolicyLibrary(),
         llm_for=Responders(calls_log, kill_at),
         config_dir=ROOT / "config",

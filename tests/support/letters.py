@@ -12,8 +12,8 @@ from claims_crew.claim_files import load_claim
 from claims_crew.cli import main
 from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
-from claims_crew.run.settings import build_settings
 from claims_crew.store import Store
 from tests.support.crew import FRAUD_EXCLUDED, KNOWN_START, POLICY_COVERED, Script
 from tests.support.paths import ROOT
@@ -24,7 +24,7 @@ def decided(library: PolicyLibrary, path: Path, script: Script) -> Store:
     decision in the default store."""
     store = Store()
     loaded = load_claim(path)
-    settings = build_settings(
+    settings = build_context(
         library=library, llm_for=script, store=store, config_dir=ROOT / "config"
     )
     record = review_claim(loaded, settings)

@@ -7,7 +7,7 @@ from typing import Any
 
 from claims_crew.store import Store, audit
 from claims_crew.store.outbox import announce
-from claims_crew.vocabulary import WebhookEvent
+from claims_crew.webhook_events import WebhookEvent
 
 
 def append(store: Store, kind: str, claim_id: str = "C-1", **extra: Any) -> tuple[Any, str]:

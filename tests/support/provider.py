@@ -24,7 +24,7 @@ from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records.resolution import Resolution
 from claims_crew.run.batch import run_batch
-from claims_crew.run.settings import Settings, build_settings
+from claims_crew.run.context import RunContext, build_context
 from claims_crew.store import Store
 from tests.support.anthropic_wire import AnthropicWire
 from tests.support.crew import (
@@ -180,10 +180,10 @@ def point_model_at(
     monkeypatch.setenv(key_variable, "test-key-not-a-real-one")
 
 
-def provider_settings(library: PolicyLibrary, store: Store) -> Settings:
+def provider_settings(library: PolicyLibrary, store: Store) -> RunContext:
     """A run's settings with the project's config, each agent's model as MODEL names it (the
     scripted server, after point_model_at), and the limits the environment sets."""
-    return build_settings(
+    return build_context(
         library=library,
         llm_for=default_llm_factory(ROOT / "config"),
         config_dir=ROOT / "config",

@@ -37,7 +37,7 @@ from claims_crew.errors import (
     ShadowError,
     StoreError,
 )
-from claims_crew.llms.redact import redact
+from claims_crew.settings.redact import redact
 
 if TYPE_CHECKING:
     from rich.console import Console

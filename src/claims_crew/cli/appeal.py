@@ -16,7 +16,7 @@ from claims_crew.settings import keep_crewai_at_home
 
 if TYPE_CHECKING:
     from claims_crew.run.appeal import AppealOutcome
-    from claims_crew.run.settings import Settings
+    from claims_crew.run.context import RunContext
 
 
 @click.command("appeal")
@@ -75,7 +75,7 @@ def said(done: AppealOutcome) -> str:
 
 
 def appeal_shown(
-    settings: Settings, claim_id: str, attachments: list[Path], reason: str, console: Console
+    settings: RunContext, claim_id: str, attachments: list[Path], reason: str, console: Console
 ) -> AppealOutcome:
     """The appeal, its progress shown as a run's (cli/progress.py): a line as the claim is
     reopened, the bar (in a terminal) or a line every HEARTBEAT_S seconds (elsewhere) naming

@@ -4,7 +4,7 @@ they were made, and running them again under the current state (docs/resolver.md
 
 Both read the project as `run` does: the policies through the library, the config in
 CLAIMS_CREW_CONFIG or config/, the decision store in CLAIMS_CREW_HOME. `revalidate` builds its
-Settings the way `run` does, so a claim is reviewed again by the same crew, models and rules.
+RunContext the way `run` does, so a claim is reviewed again by the same crew, models and rules.
 """
 
 from __future__ import annotations

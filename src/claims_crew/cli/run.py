@@ -42,10 +42,10 @@ from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
     from claims_crew.llms.select import LLMFactory
+    from claims_crew.run.context import RunContext
     from claims_crew.run.ingest import Ingested
     from claims_crew.run.processes import DeadWorker, PoolResult
     from claims_crew.run.routine import BatchItem
-    from claims_crew.run.settings import Settings
     from claims_crew.store import Store
 
 
@@ -94,7 +94,7 @@ def run_command(
     run_inbox(inbox, concurrency, shadow, fresh, workers=workers)
 
 
-def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> Settings:
+def checked_settings(store: Store, llm_for: LLMFactory | None = None) -> RunContext:
     """What every claim of a run shares: the config (checked first, so a broken one is refused
     before any model call is spent on it), the library, the models and the store."""
     from claims_crew.run.project import project_settings
@@ -263,7 +263,7 @@ def _summary(
 
 
 def _ingest_inbox(
-    inbox: Path, settings: Settings, console: Console
+    inbox: Path, settings: RunContext, console: Console
 ) -> tuple[list[Ingested], list[str]]:
     """Ingest, then work: each claim file is read once, kept whole in the store and queued, so
     `claims-crew work` processes elsewhere on the same store can take some of the claims (this
@@ -289,7 +289,7 @@ def _ingest_inbox(
 
 def _in_workers(
     todo: list[Ingested],
-    settings: Settings,
+    settings: RunContext,
     concurrency: int,
     workers: int,
     progress: BatchProgress,

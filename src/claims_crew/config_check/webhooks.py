@@ -8,13 +8,12 @@ the check runs in.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import Loaded, locate
-from claims_crew.errors import ConfigError
-from claims_crew.vocabulary import WEBHOOK_EVENTS
+from claims_crew.errors import ConfigError, SecretUnset
+from claims_crew.webhook_events import WEBHOOK_EVENTS
 
 HINT = (
     "each endpoint is {name, url (http or https), secret_env, events}; the events are "
@@ -38,7 +37,7 @@ def check_webhooks(loaded: Loaded) -> list[Problem]:
         try:
             endpoint.secret()
         except ConfigError as exc:
-            unset = not os.environ.get(endpoint.secret_env)
+            unset = isinstance(exc, SecretUnset)
             problem = Problem(
                 loaded.name,
                 path,

@@ -24,14 +24,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from claims_crew.llms.redact import redact
 from claims_crew.models import Claim, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.records.resolution import Resolution
+from claims_crew.settings.redact import redact
 from claims_crew.vocabulary import AdjudicatorChoice, Stage
 
 
 class RunError(BaseModel):
-    """Why an attempt failed. The message is redacted as it is made (llms/redact.py): a
+    """Why an attempt failed. The message is redacted as it is made (settings/redact.py): a
     provider's error may quote the key it was sent, and this text is printed and stored."""
 
     code: str

@@ -42,9 +42,9 @@ from claims_crew.documents.kept import (
 from claims_crew.errors import ClaimFileError, NotFound, StoreError
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
+from claims_crew.run.context import RunContext
 from claims_crew.run.project import project_settings
 from claims_crew.run.routine import ReviewFailed, decide_again, for_a_person, said
-from claims_crew.run.settings import Settings
 from claims_crew.settings import home
 from claims_crew.store import Standing, Store
 
@@ -83,7 +83,7 @@ def appeals_dir() -> Path:
     return home() / "appeals"
 
 
-def standing_to_appeal(settings: Settings, claim_id: str) -> Standing:
+def standing_to_appeal(settings: RunContext, claim_id: str) -> Standing:
     """The claim's decision in force, or AppealRefused saying why there is none to appeal."""
     found = settings.store.standings([claim_id])
     if not found:
@@ -97,7 +97,7 @@ def standing_to_appeal(settings: Settings, claim_id: str) -> Standing:
 
 
 def reopened_claim(
-    settings: Settings, standing: Standing, attachments: Sequence[Path], folder: Path
+    settings: RunContext, standing: Standing, attachments: Sequence[Path], folder: Path
 ) -> LoadedClaim:
     """The decided claim with the new attachments, written to `folder` and read back as any
     claim file is.
@@ -150,7 +150,7 @@ def reopened_claim(
 
 
 def appeal(
-    settings: Settings,
+    settings: RunContext,
     claim_id: str,
     attachments: Sequence[Path],
     reason: str,

@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from claims_crew.run import routine
+from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import Ingested, ingest
 from claims_crew.run.routine import BatchItem, Lease
-from claims_crew.run.settings import Settings
 
 # Ingested claims a run has nothing to do for: their record is shown as it is.
 SETTLED = ("decided", "changed_after_decision")
@@ -23,7 +23,7 @@ SETTLED = ("decided", "changed_after_decision")
 
 def run_batch(
     paths: Sequence[Path],
-    settings: Settings,
+    settings: RunContext,
     concurrency: int = 1,
     on_done: Callable[[BatchItem], None] | None = None,
     on_start: Callable[[Path], None] | None = None,
@@ -35,7 +35,7 @@ def run_batch(
 
 def review_ingested(
     ingested: Sequence[Ingested],
-    settings: Settings,
+    settings: RunContext,
     concurrency: int = 1,
     on_done: Callable[[BatchItem], None] | None = None,
     on_start: Callable[[Path], None] | None = None,
@@ -69,7 +69,7 @@ def review_ingested(
     return [done[item.path] for item in ingested]
 
 
-def _review_one(item: Ingested, settings: Settings, run_id: int) -> BatchItem:
+def _review_one(item: Ingested, settings: RunContext, run_id: int) -> BatchItem:
     if item.refused:
         return BatchItem.refused(item)
     claim = item.stored

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claims_crew import settings
-from claims_crew.llms.redact import RedactingFilter
+from claims_crew.settings.redact import RedactingFilter
 from claims_crew.vocabulary import utc_now
 
 LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -107,7 +107,7 @@ def install() -> None:
             handlers.append(outside)
         for handler in handlers:
             # A provider's error logged by its client or by CrewAI, traceback and all, may
-            # quote the key it was sent (llms/redact.py): blanked before it is written.
+            # quote the key it was sent (settings/redact.py): blanked before it is written.
             handler.addFilter(RedactingFilter())
             root.addHandler(handler)
         _installed.extend(handlers)

@@ -25,16 +25,16 @@ from claims_crew.llms.providers.errors import (
     retry_after,
     stops_the_batch,
 )
-from claims_crew.llms.redact import redact
 from claims_crew.llms.select import LLMFactory
 from claims_crew.models import Claim, ParseFailure, parse_claim, parse_intake
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import policy_checks, resolve
 from claims_crew.resolver.reread import policy_view, read_case
+from claims_crew.run.context import RunContext
 from claims_crew.run.levels import ReviewState, walk
 from claims_crew.run.photos import claim_photos
-from claims_crew.run.settings import Settings
 from claims_crew.run.stages import StageClock
+from claims_crew.settings.redact import redact
 from claims_crew.vocabulary import FALLBACK_NOTE, ON_DEMAND_TASKS, TASK_OF, utc_now
 
 logger = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def record_head(loaded: LoadedClaim, started: datetime) -> dict[str, Any]:
     }
 
 
-def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
+def review_claim(loaded: LoadedClaim, settings: RunContext) -> ClaimRecord:
     """Run the crew on one claim, resolve it, and return its record (saved by the caller).
 
     A policy that is unknown, unreadable or not in force on the loss date is escalated before
@@ -90,7 +90,7 @@ def review_claim(loaded: LoadedClaim, settings: Settings) -> ClaimRecord:
 def _review_on(
     llm_for: LLMFactory,
     loaded: LoadedClaim,
-    settings: Settings,
+    settings: RunContext,
     base: dict[str, Any],
     yaml_models: bool = True,
 ) -> ClaimRecord | tuple[Exception, ClaimRecord]:
@@ -141,7 +141,7 @@ def _first_word(
     crew: ClaimsCrew,
     ledger: ToolLedger,
     loaded: LoadedClaim,
-    settings: Settings,
+    settings: RunContext,
     stages: StageClock,
 ) -> ReviewState:
     """Intake, then policy and fraud side by side; their answers parsed (source_checked from

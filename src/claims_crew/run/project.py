@@ -9,11 +9,11 @@ from claims_crew import settings
 
 if TYPE_CHECKING:
     from claims_crew.llms.select import LLMFactory
-    from claims_crew.run.settings import Settings
+    from claims_crew.run.context import RunContext
     from claims_crew.store import Store
 
 
-def project_settings(store: Store, llm_for: LLMFactory | None = None) -> Settings:
+def project_settings(store: Store, llm_for: LLMFactory | None = None) -> RunContext:
     """What every claim of a run shares, from the project's config folder; a broken config or
     an unusable audit key is refused (ConfigError) before any model call is spent on it."""
     from claims_crew.config_check import check_or_raise
@@ -24,9 +24,9 @@ def project_settings(store: Store, llm_for: LLMFactory | None = None) -> Setting
     # Imported after the check: a broken config is refused without loading CrewAI.
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run.settings import build_settings
+    from claims_crew.run.context import build_context
 
-    return build_settings(
+    return build_context(
         library=PolicyLibrary(),
         llm_for=llm_for or default_llm_factory(config_dir),
         config_dir=config_dir,

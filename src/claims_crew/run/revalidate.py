@@ -1,7 +1,7 @@
 """Running stale decisions again under the current state, through the normal pipeline.
 
 Each claim is decided again by the claim routine (routine.decide_again: the same lease, review
-and Settings as `run`), from what the store kept (kept_claim): the claim file's newest version
+and RunContext as `run`), from what the store kept (kept_claim): the claim file's newest version
 taken in, its attachments' text of record, and their originals as intake kept them, checked by
 their SHA-256. The inbox is never read again; a changed claim file is reviewed once `ingest` has
 taken it in. The result is compared with the decision in force:
@@ -26,8 +26,8 @@ from claims_crew.documents.kept import kept_bytes
 from claims_crew.errors import NotFound, StoreError
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
+from claims_crew.run.context import RunContext
 from claims_crew.run.routine import ReviewFailed, decide_again, for_a_person, said
-from claims_crew.run.settings import Settings
 from claims_crew.run.stale import Project, stale_reasons
 from claims_crew.store import Standing, Store
 from claims_crew.vocabulary import RevalidationVerdict, StaleReason
@@ -88,7 +88,7 @@ def reopened(resolution: Resolution, standing: Standing, changed: list[StaleReas
 
 
 def revalidate(
-    settings: Settings, now: datetime, claim_ids: list[str] | None = None
+    settings: RunContext, now: datetime, claim_ids: list[str] | None = None
 ) -> list[Outcome]:
     """Revalidate `claim_ids`, or every stale decision when none are given."""
     project = Project(settings.library, settings.config_sha256)
@@ -105,7 +105,7 @@ def revalidate(
     return results
 
 
-def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> Outcome:
+def _one(settings: RunContext, standing: Standing, changed: list[StaleReason]) -> Outcome:
     before = (standing.outcome, standing.answer)
     result = Outcome(standing.claim_id, changed, before, standing.human)
     try:
@@ -117,7 +117,7 @@ def _one(settings: Settings, standing: Standing, changed: list[StaleReason]) -> 
 
 
 def _recorded(
-    settings: Settings,
+    settings: RunContext,
     standing: Standing,
     loaded: LoadedClaim,
     result: Outcome,

@@ -48,11 +48,11 @@ from claims_crew.llms.cutoff import model_calls_until
 from claims_crew.records import ClaimRecord, RunError
 from claims_crew.resolver import Resolution
 from claims_crew.run.claim_log import capturing
+from claims_crew.run.context import RunContext
 from claims_crew.run.crew_review import record_head, review_claim
 from claims_crew.run.deadline import run_within
 from claims_crew.run.faults import failure_reason, fault_record, the_process_s
 from claims_crew.run.ingest import Ingested, StoredClaim
-from claims_crew.run.settings import Settings
 from claims_crew.store import Store, lease_holder
 from claims_crew.store.leases import LEASE_SECONDS
 from claims_crew.store.work_queue import Taken
@@ -92,7 +92,7 @@ class Lease:
     taken: Taken | None = None
 
     @classmethod
-    def past_deadline(cls, settings: Settings) -> Lease:
+    def past_deadline(cls, settings: RunContext) -> Lease:
         """A lease nobody renews (a run's own claims, an appeal, a revalidation): it outlasts the
         claim's deadline, so another process never takes a claim still under way."""
         deadline = settings.limits.claim_deadline_s
@@ -116,7 +116,7 @@ def holding(store: Store, claim_id: str, lease: Lease) -> Iterator[LeaseCheck | 
 def decide_claim(
     claim: StoredClaim,
     lease: Lease,
-    settings: Settings,
+    settings: RunContext,
     run_id: int | None,
     on_start: Callable[[Path], None] | None = None,
 ) -> BatchItem | None:
@@ -156,7 +156,7 @@ def decide_claim(
 
 
 def _claim_fault(
-    settings: Settings, claim: StoredClaim, lease: Lease, run_id: int | None, failed: ClaimRecord
+    settings: RunContext, claim: StoredClaim, lease: Lease, run_id: int | None, failed: ClaimRecord
 ) -> BatchItem:
     """The claim's review raised: its failed attempt recorded and counted, as any other."""
     try:
@@ -167,7 +167,7 @@ def _claim_fault(
     return BatchItem(claim.path, failed)
 
 
-def parked_item(settings: Settings, claim: StoredClaim) -> BatchItem:
+def parked_item(settings: RunContext, claim: StoredClaim) -> BatchItem:
     """A parked claim in a run's results: its last failed attempt, said to be parked."""
     parked = settings.store.parked(claim.claim_id)
     last = settings.store.claim_record(claim.claim_id)
@@ -207,7 +207,7 @@ class LeaseCheck:
             raise self._refused
 
 
-def _settle(settings: Settings, claim: StoredClaim, lease: Lease, record: ClaimRecord) -> None:
+def _settle(settings: RunContext, claim: StoredClaim, lease: Lease, record: ClaimRecord) -> None:
     """Its queue item after the attempt is recorded: done, or, where the claim failed with a
     fault of its own, counted and given up for another try, or parked (store/failures.py)."""
     error = record.error
@@ -220,7 +220,7 @@ def _settle(settings: Settings, claim: StoredClaim, lease: Lease, record: ClaimR
     )
 
 
-def _finish(settings: Settings, claim: StoredClaim, lease: Lease) -> None:
+def _finish(settings: RunContext, claim: StoredClaim, lease: Lease) -> None:
     """Its queue item is done: no worker is to take the claim now."""
     if lease.taken is not None:
         settings.store.finish(lease.taken)
@@ -229,7 +229,7 @@ def _finish(settings: Settings, claim: StoredClaim, lease: Lease) -> None:
 
 
 def review_in_time(
-    loaded: LoadedClaim, settings: Settings, held: Callable[[], bool] | None = None
+    loaded: LoadedClaim, settings: RunContext, held: Callable[[], bool] | None = None
 ) -> ClaimRecord:
     """review_claim, given until the claim's deadline; past it, a failed record with code
     `timeout`, and the abandoned review makes no further model call. `held` is asked before
@@ -273,7 +273,7 @@ class ReviewFailed(Exception):
 
 
 def decide_again(
-    settings: Settings, loaded: LoadedClaim, record_new: Callable[[ClaimRecord, Resolution], T]
+    settings: RunContext, loaded: LoadedClaim, record_new: Callable[[ClaimRecord, Resolution], T]
 ) -> T:
     """Review a decided claim again, as the store kept it (`loaded`), under its lease, held as a
     run holds it; then `record_new(record, resolution)` records the new decision while the lease

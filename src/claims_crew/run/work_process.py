@@ -55,19 +55,6 @@ def _events_out() -> IO[str]:
     return events
 
 
-def _notice_lines() -> None:
-    """The store's notices as plain `notice: …` lines on stderr, as the parent run prints its own
-    where it is not at a terminal (cli/notices.py, which a run's part does not import), never as
-    `WARNING:` log records."""
-    from claims_crew.store.notices import NOTICES
-
-    lines = logging.StreamHandler(sys.stderr)
-    lines.setFormatter(logging.Formatter("notice: %(message)s"))
-    NOTICES.addHandler(lines)
-    NOTICES.setLevel(logging.INFO)
-    NOTICES.propagate = False
-
-
 def main(argv: list[str] | None = None) -> None:
     from claims_crew.errors import ClaimsCrewError
 
@@ -84,18 +71,20 @@ def _work(_store_shown: str, config_dir: str, concurrency: str) -> None:
     events = _events_out()
     keep_crewai_at_home()
 
-    _notice_lines()
+    from claims_crew.notices import show_notices
+
+    show_notices()  # plain `notice: …` lines on stderr, as the parent prints them in a pipe
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.run.context import build_context
     from claims_crew.run.deadline import abandoned_work
-    from claims_crew.run.settings import build_settings
     from claims_crew.run.worker import Worker
     from claims_crew.store import Store
 
     # As in a one-process run: CrewAI warns on every call to a model it has no tokenizer for.
     logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)
-    settings = build_settings(
+    settings = build_context(
         library=PolicyLibrary(),
         llm_for=default_llm_factory(Path(config_dir)),
         config_dir=Path(config_dir),

@@ -28,9 +28,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from claims_crew.run import routine
+from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import StoredClaim
 from claims_crew.run.routine import BatchItem, Lease
-from claims_crew.run.settings import Settings
 from claims_crew.store import lease_holder
 from claims_crew.store.outage import error_line, lost_database
 from claims_crew.store.work_queue import BUSY_BACKOFF_S, WORK_LEASE_S, Taken
@@ -52,7 +52,7 @@ class Worker:
 
     def __init__(
         self,
-        settings: Settings,
+        settings: RunContext,
         concurrency: int = 1,
         until_empty: bool = False,
         on_start: Callable[[Path], None] | None = None,

@@ -4,7 +4,7 @@ and a URL's password masked wherever a text carries one. Pure functions of text.
 `config show` masks a secret setting whole and every URL's password (MODEL_BASE_URL's, the
 fallback's, OLLAMA_HOST's: a gateway's `user:password@` is as secret as a key); a refused value
 is named by its setting, never said, when it is a secret or looks like a key (a key pasted into
-the wrong variable); and redaction (llms/redact.py) masks every URL's password in an error's
+the wrong variable); and redaction (settings/redact.py) masks every URL's password in an error's
 text, whether or not a setting holds it.
 """
 

@@ -1,4 +1,4 @@
-"""The one list of secrets that redaction reads (llms/redact.py blanks each out of an error's
+"""The one list of secrets that redaction reads (settings/redact.py blanks each out of an error's
 text): every secret configured now, with what holds it.
 
 - each setting declared secret (declarations.py), wherever it was set: the environment,

@@ -30,6 +30,7 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import URL, make_url
 
 from claims_crew import settings
+from claims_crew.notices import tell
 from claims_crew.store.audit_key import AuditKey, load_key
 from claims_crew.store.engine import (
     configured_url,
@@ -39,7 +40,6 @@ from claims_crew.store.engine import (
     open_engine,
     sqlite_url,
 )
-from claims_crew.store.notices import tell
 from claims_crew.store.outage import RideOut, wait_from_environment
 from claims_crew.store.schema import upgrade
 from claims_crew.vocabulary import stamp, utc_now

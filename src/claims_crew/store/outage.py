@@ -34,8 +34,8 @@ import psycopg
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 
 from claims_crew.errors import DatabaseUnavailable
+from claims_crew.notices import tell
 from claims_crew.settings import current
-from claims_crew.store.notices import tell
 
 WAIT_VARIABLE = "CLAIMS_CREW_DATABASE_WAIT"
 FIRST_WAIT_S = 0.2

@@ -31,7 +31,8 @@ from claims_crew.store.metric_totals import count_deliveries
 from claims_crew.store.outage import rides_out
 from claims_crew.store.service_tables import webhook_deliveries, webhook_events
 from claims_crew.store.sql import insert_new
-from claims_crew.vocabulary import WebhookEvent, stamp
+from claims_crew.vocabulary import stamp
+from claims_crew.webhook_events import WebhookEvent
 
 DELIVERY_STATES = ("pending", "delivered", "failed")
 # Events fanned out per pass: a backlog is worked through over several passes, each short.

@@ -40,9 +40,9 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from claims_crew import settings
-from claims_crew.errors import ConfigError
+from claims_crew.errors import ConfigError, SecretUnset
 from claims_crew.settings.yaml_files import model_from_yaml
-from claims_crew.vocabulary import WebhookEvent
+from claims_crew.webhook_events import WebhookEvent
 from claims_crew.webhooks.signing import SECRET_PREFIX, secret_key
 from claims_crew.webhooks.targets import refused_host
 
@@ -81,11 +81,12 @@ class WebhookEndpoint(BaseModel):
         return url
 
     def secret(self) -> str:
-        """The endpoint's secret from its environment variable; ConfigError naming the
-        variable when it is unset or not a Standard Webhooks secret."""
+        """The endpoint's secret from its environment variable, the one place it is read;
+        SecretUnset naming the variable when it is unset, ConfigError when it is not a Standard
+        Webhooks secret."""
         value = os.environ.get(self.secret_env, "")
         if not value:
-            raise ConfigError(
+            raise SecretUnset(
                 f"webhook endpoint {self.name!r}: {self.secret_env} is not set; set it to the "
                 f'endpoint\'s secret ("{SECRET_PREFIX}" + base64)'
             )

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from claims_crew.llms.providers import PROVIDERS
-from claims_crew.llms.redact import error_text, redact
+from claims_crew.settings.redact import error_text, redact
 
 # HTTP status a provider's refusal carries, and the failure code a claim records for it.
 HOPELESS = {401: "invalid_key", 403: "permission_denied", 404: "model_not_found"}

@@ -12,7 +12,6 @@ from typing import Any
 
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError
-from claims_crew.llms.redact import error_text
 from claims_crew.llms.select import LLMFactory, default_llm_factory
 from claims_crew.models import Claim, IntakeFacts, parse_adjudication
 from claims_crew.policy.library import PolicyLibrary
@@ -24,6 +23,7 @@ from claims_crew.resolver import (
 )
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.run.levels.state import ReviewState
+from claims_crew.settings.redact import error_text
 from claims_crew.vocabulary import ADJUDICATE_TASK, SIDES, Stage
 
 

@@ -15,7 +15,6 @@ from typing import Any
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.ledger import ToolLedger, source_checked
 from claims_crew.errors import ClaimsCrewError
-from claims_crew.llms.redact import error_text
 from claims_crew.models import Claim, ParseFailure, parse_claim
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.resolver import Case, Resolution, cited_clauses
@@ -23,6 +22,7 @@ from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.debate import apply_round, other_claim, wants_debate
 from claims_crew.resolver.reread import policy_view
 from claims_crew.run.levels.state import ReviewState
+from claims_crew.settings.redact import error_text
 from claims_crew.vocabulary import REBUTTAL_TASK_OF, SIDES, TASK_OF, Side, Stage
 
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.errors import ClaimsCrewError
-from claims_crew.llms.redact import error_text
 from claims_crew.models import parse_targeted
 from claims_crew.resolver import Case, Resolution
 from claims_crew.resolver.config import ResolutionConfig
 from claims_crew.resolver.targeted import apply_answer, facts_to_ask, question_for
 from claims_crew.run.levels.state import ReviewState
+from claims_crew.settings.redact import error_text
 from claims_crew.vocabulary import TARGETED_TASK, FactName, Stage
 
 

@@ -1,5 +1,5 @@
 """What every claim of a run shares: the policies, the models, the rules, the store, the limits;
-built, every part loaded once, by `build_settings`."""
+built, every part loaded once, by `build_context`."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from claims_crew.store import Basis, Store
 
 
 @dataclass(frozen=True)
-class Settings:
-    """What every claim of a run shares, every part loaded: `build_settings` makes it."""
+class RunContext:
+    """What every claim of a run shares, every part loaded: `build_context` makes it."""
 
     library: PolicyLibrary
     llm_for: LLMFactory
@@ -78,7 +78,7 @@ class Settings:
         return entry.line if entry is not None else None
 
 
-def build_settings(
+def build_context(
     library: PolicyLibrary,
     llm_for: LLMFactory,
     config_dir: Path | None = None,
@@ -86,8 +86,8 @@ def build_settings(
     *,
     limits: Limits | None = None,
     rate_limit: RateLimit | None = None,
-) -> Settings:
-    """A run's settings, each part loaded once, before any claim is run: the rules, the desk's
+) -> RunContext:
+    """A run's context, each part loaded once, before any claim is run: the rules, the desk's
     assignment and clocks and the config's hash from `config_dir`; the limits, the fallback
     model and whether photos go to the intake agent from the settings; the rate limit from the
     limits (on the store: shared by every process on PostgreSQL). `limits` and `rate_limit`,
@@ -99,7 +99,7 @@ def build_settings(
             store, limits.max_rpm, limits.rate_window_s, limits.max_tpm, limits.rate_margin_s
         )
     fallback = fallback_model()
-    return Settings(
+    return RunContext(
         library=library,
         llm_for=llm_for,
         config_dir=config_dir,
