@@ -47,12 +47,19 @@ def test_each_yaml_file_is_parsed_once_for_many_crews(
     config = config_copy(tmp_path)
     parsed: list[str] = []
     safe_load = yaml.safe_load
+    plain_data = yaml_cache.plain_data
 
     def counting(stream: Any) -> Any:
         parsed.append(stream if isinstance(stream, str) else "")
         return safe_load(stream)
 
+    def counting_plain(text: Any, safe_loader: Any = None) -> Any:
+        parsed.append(text if isinstance(text, str) else "")
+        return plain_data(text, safe_loader)
+
+    # The cache reads through the YAML home; CrewBase's own load_yaml would call safe_load.
     monkeypatch.setattr(yaml, "safe_load", counting)
+    monkeypatch.setattr(yaml_cache, "plain_data", counting_plain)
     crews = [ClaimsCrew("HM-HOME-001", Script(), sample_library, config) for _ in range(3)]
     assert len(parsed) == 2  # agents.yaml and tasks.yaml, for the first crew only
     assert all(c.agents_config.keys() == crews[0].agents_config.keys() for c in crews)
