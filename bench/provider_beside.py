@@ -60,7 +60,15 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
 
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary
-    from claims_crew.run import settings as run_settings
+
+    try:  # a run's context is run/context.py; a checkout from before calls it run/settings.py
+        from claims_crew.run import context as run_context
+
+        build = run_context.build_context
+    except ImportError:
+        from claims_crew.run import settings as run_settings
+
+        build = getattr(run_settings, "build_settings", None) or run_settings.Settings
     from claims_crew.store import Store
     from tests.support.openai_server import OpenAIServer
 
@@ -68,9 +76,8 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
     library.open("HM-HOME-001")  # the index is built before anything is timed
     with OpenAIServer(provider.respond_for_water(), latency_s=0.0) as server:
         os.environ["MODEL_BASE_URL"] = server.base_url
-        # A run's settings as each checkout builds them: build_context where it has one, else
-        # the RunContext class that loaded what it was not given.
-        build = getattr(run_settings, "build_context", None) or run_settings.RunContext
+        # A run's context as each checkout builds it (above): its build function where it has
+        # one, else the class that loaded what it was not given.
         settings = build(
             library=library,
             llm_for=default_llm_factory(tree / "config"),
