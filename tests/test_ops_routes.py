@@ -67,6 +67,15 @@ def busy(sample_library: PolicyLibrary, tmp_path: Path, monkeypatch: pytest.Monk
     return store
 
 
+def decision_totals(found: dict[Any, float]) -> dict[tuple[str, str], float]:
+    """claims_crew_decisions_total's samples by (outcome, rule)."""
+    return {
+        (dict(k)["outcome"], dict(k)["rule"]): v
+        for (n, k), v in found.items()
+        if n == "claims_crew_decisions_total"
+    }
+
+
 def test_metrics_match_the_store(busy: Store) -> None:
     response = client(busy).get("/metrics")
     assert response.status_code == 200
@@ -83,11 +92,7 @@ def test_metrics_match_the_store(busy: Store) -> None:
     assert busy.open_count() == 2  # R09 and R13: nobody reviewed them
 
     counted = Counter((c.outcome, c.resolution["rule"]) for c in busy.decided_claims())
-    decisions = {
-        (dict(k)["outcome"], dict(k)["rule"]): v
-        for (n, k), v in found.items()
-        if n == "claims_crew_decisions_total"
-    }
+    decisions = decision_totals(found)
     assert decisions == counted and sum(decisions.values()) == 13
 
     assert found[("claims_crew_escalations_open", ())] == 2
@@ -212,11 +217,7 @@ def test_totals_kept_as_the_store_writes_are_those_recounted_from_its_rows(
 
     found = samples(client(busy).get("/metrics").text)
     counted = Counter((c.outcome, c.resolution["rule"]) for c in busy.decided_claims())
-    decisions = {
-        (dict(k)["outcome"], dict(k)["rule"]): v
-        for (n, k), v in found.items()
-        if n == "claims_crew_decisions_total"
-    }
+    decisions = decision_totals(found)
     assert decisions == counted and sum(decisions.values()) == 13
     reviewed = [c for c in busy.escalation_clocks() if c.state == "decided"]
     assert found[("claims_crew_review_seconds_count", ())] == len(reviewed) == 6
