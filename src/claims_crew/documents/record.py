@@ -16,6 +16,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from claims_crew.documents.images.ocr import OcrLine
+from claims_crew.vocabulary import ClaimFileProblem
 
 # email: an .eml or Outlook .msg (its headers and body; each file it carries is a record of its
 # own, named "message.eml/report.pdf"); docx: a Word document; xlsx: a spreadsheet, a sheet a page.
@@ -55,6 +56,31 @@ class PageText(BaseModel):
         return min(drawn) if drawn else self.confidence
 
 
+class UnreadPart(BaseModel):
+    """A part inside an attachment that could not be read: a file an e-mail carries, a form's
+    XFA packet. The attachment keeps every record it could read, and the part is named wherever
+    the claim is shown; unless it is decoration, no automatic decision rests on a claim that
+    has one (the resolver escalates it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="Where it sits: 'message.eml/part-1.bin', 'form.pdf/xfa'.")
+    content_type: str = Field(description="Its declared type, e.g. image/gif.")
+    size: int = Field(ge=0, description="Its bytes, decoded.")
+    code: ClaimFileProblem
+    reason: str = Field("", description="Why, for a person, on one line.")
+    decoration: bool = Field(
+        False,
+        description="An inline image the HTML body shows by Content-ID, or a small image: "
+        "listed, but no reason to stop a decision.",
+    )
+
+    def line(self) -> str:
+        """'Not read: part-1.bin, image/gif, 3 KB: unsupported_type', as every view shows it."""
+        tail = " (decoration)" if self.decoration else ""
+        return f"Not read: {self.name}, {self.content_type}, {_size(self.size)}: {self.code}{tail}"
+
+
 class AttachmentRecord(BaseModel):
     """An attachment's text of record, its file's hash and where the original is kept."""
 
@@ -71,6 +97,9 @@ class AttachmentRecord(BaseModel):
     message: str = ""
     kept_at: str | None = Field(None, description="The original file, kept for the review page.")
     seconds: float = Field(0.0, description="How long reading it took (OCR mostly).")
+    unread: list[UnreadPart] = Field(
+        default_factory=list, description="Parts inside it that could not be read."
+    )
 
     @property
     def text(self) -> str:
@@ -114,6 +143,24 @@ def records_from_json(text: str) -> dict[str, AttachmentRecord]:
         else AttachmentRecord.of_text(name, value)
         for name, value in _STORED.validate_json(text).items()
     }
+
+
+def unread_parts(records: Mapping[str, AttachmentRecord]) -> list[UnreadPart]:
+    """Every part the claim's attachments could not read, in the order of their records."""
+    return [part for record in records.values() for part in record.unread]
+
+
+def blocking_parts(records: Mapping[str, AttachmentRecord]) -> list[UnreadPart]:
+    """The unread parts that keep a decision from being made without a person."""
+    return [part for part in unread_parts(records) if not part.decoration]
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1 << 20:
+        return f"{round(size / 1024)} KB"
+    return f"{size / (1 << 20):.1f} MB"
 
 
 def _words(text: str) -> list[str]:
