@@ -66,7 +66,7 @@ def test_the_corpus_is_every_file_and_each_file_is_expected() -> None:
     assert all(name.split("/")[0] == entry.kind for name, entry in EXPECTED.items())
     assert {name for name, _ in KNOWN_MISSES} <= set(EXPECTED) - set(KNOWN_REFUSED)
     labels = {(name, item.label) for name, entry in EXPECTED.items() for item in entry.items}
-    assert KNOWN_MISSES <= labels
+    assert labels >= KNOWN_MISSES
 
 
 @pytest.mark.parametrize("name", _cases())
