@@ -113,8 +113,8 @@ def _forwarded(part: Message, inner: Message, filename: str | None) -> shape.Car
         return shape.Carried(
             filename, ".eml", None, True, lambda: inner.as_bytes(), part.get_content_type()
         )
-    raw = inner.get_payload()
-    encoded = raw if isinstance(raw, str) else ""
+    # The parser took what headers it could from the encoded text: written out, it is that text.
+    encoded = inner.as_string(policy=inner.policy.clone(linesep="\n", max_line_length=0))
     size = _encoded_size(encoded) if encoding == "base64" else len(encoded)
 
     def opened() -> bytes:

@@ -37,6 +37,14 @@ def parse_tnef(name: str, data: bytes) -> shape.Message:
         raise AttachmentError(
             "unreadable", f"{name}: a TNEF that cannot be parsed ({exc})"
         ) from exc
+    # tnefparse reads on through damage; each object's checksum says whether it was read whole.
+    damaged = sum(not obj.good_checksum for obj in tnef.objects)
+    if damaged or not tnef.objects:
+        raise AttachmentError(
+            "unreadable",
+            f"{name}: a damaged TNEF ({damaged} of its {len(tnef.objects)} parts fail their "
+            "checksums)",
+        )
     codec = _codec(tnef)
     html = _text(tnef.htmlbody, codec)
     plain = _text(tnef.body, codec)
