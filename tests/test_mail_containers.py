@@ -24,7 +24,7 @@ from claims_crew.claim_files import load_claim
 from claims_crew.documents.limits import DECORATION_IMAGE_BYTES
 from claims_crew.documents.record import AttachmentRecord
 from tests.support.email_claim import HOSE_CLAIM
-from tests.support.mail import PDF, mail, read_all
+from tests.support.mail import mail, read_all
 from tests.support.ocr import needs_tesseract
 from tests.support.outlook import Outlook, outlook_message
 from tests.support.paths import ROOT
@@ -113,24 +113,6 @@ def test_a_truncated_pdf_in_a_forwarded_message_keeps_every_readable_record(
         assert forwarded.unread == [] and "Subject: Plumber's report\n" in forwarded.text
         assert "The report is attached." in forwarded.text
         assert receipt.pages[0].text == "Receipt 4471, 120.00\n"
-
-
-def test_a_damaged_embedded_outlook_message_keeps_the_outer_message() -> None:
-    inner = Outlook({"0037": "Inner", "1000": "Inner body."}, files=[("a.pdf", PDF)])
-    outer = outlook_message(
-        Outlook(
-            {"0037": "Outer", "1000": "Outer body."},
-            files=[("plumber.pdf", PDF)],
-            messages=[("inner.msg", inner)],
-        )
-    )
-    files = read_all("claim.msg", outer)
-    assert [r.name for r, _ in files] == [
-        "claim.msg",
-        "claim.msg/plumber.pdf",
-        "claim.msg/inner.msg",
-        "claim.msg/inner.msg/a.pdf",
-    ]
 
 
 @pytest.mark.parametrize("encoding", ["base64", "quoted-printable"])
