@@ -18,7 +18,6 @@ from claims_crew.cli import main
 from claims_crew.documents import limits
 from claims_crew.documents.limits import MAX_EMAIL_DEPTH, ClaimBudget
 from claims_crew.documents.mail import mime as email_mime
-from claims_crew.errors import ClaimFileError
 from claims_crew.store import Store
 from tests.support.attachments import INBOX
 from tests.support.crew import script_any_claim_run, table_row
@@ -92,16 +91,19 @@ def test_a_huge_decoded_part_is_refused_from_its_encoded_length(
     monkeypatch.setattr(email_mime, "_decoded", never)
     error = refused("huge.eml", message.as_bytes())
     assert error.code == "too_large" and "its body is 1,572,864 bytes decoded" in str(error)
-    # A carried file over the cap of one document (lowered, so that the test stays small).
+    # A carried file over the cap of one document (lowered, so that the test stays small): set
+    # aside undecoded as a part not read, the message kept.
     monkeypatch.setattr(limits, "MAX_DOCUMENT_BYTES", 1 << 20)
     message = mail()
     message.add_attachment(b"\0" * (3 << 19), maintype="application", subtype="octet-stream",
                            filename="big.bin")  # fmt: skip
-    error = refused("huge.eml", message.as_bytes())
-    assert error.code == "too_large" and "big.bin is 1,572,864 bytes decoded" in str(error)
+    [(record, _)] = read_all("huge.eml", message.as_bytes())
+    [part] = record.unread
+    assert (part.name, part.code, part.size) == ("huge.eml/big.bin", "too_large", 3 << 19)
+    assert "big.bin is 1,572,864 bytes decoded" in part.reason
 
 
-def test_a_refused_carried_file_refuses_the_claim_with_its_own_code(tmp_path: Path) -> None:
+def test_a_carried_file_no_reader_takes_is_named_on_the_claim_s_email(tmp_path: Path) -> None:
     message = mail()
     message.add_attachment(UNREADABLE, maintype="application", subtype="octet-stream",
                            filename="winmail.dat")  # fmt: skip
@@ -111,10 +113,12 @@ def test_a_refused_carried_file_refuses_the_claim_with_its_own_code(tmp_path: Pa
     fields = json.loads(HOSE_CLAIM.read_text(encoding="utf-8"))
     path = inbox / "C-1052.json"
     path.write_text(json.dumps({**fields, "attachments": ["mail.eml"]}), encoding="utf-8")
-    with pytest.raises(ClaimFileError) as caught:
-        load_claim(path)
-    assert caught.value.code == "unsupported_type"
-    assert "mail.eml/winmail.dat" in str(caught.value)
+    # Once it refused the claim; the e-mail is kept now, the file it carries named as not read.
+    [record] = load_claim(path).documents.values()
+    [part] = record.unread
+    assert (part.name, part.code, part.size) == ("mail.eml/winmail.dat", "unsupported_type", 256)
+    assert "Not read: mail.eml/winmail.dat, application/octet-stream, 256 bytes: " in record.text
+    assert "The pipe under the bath split." in record.text
 
 
 def test_base64_payload_size_is_worked_out_before_decoding() -> None:

@@ -26,6 +26,8 @@ class Outlook:
     sent: datetime | None = None
     files: list[tuple[str, bytes]] = field(default_factory=list)
     messages: list[tuple[str, Outlook]] = field(default_factory=list)
+    # A file's Content-ID (PidTagAttachContentId) and type (PidTagAttachMimeTag), by its name.
+    content_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def outlook_message(message: Outlook) -> bytes:
@@ -65,6 +67,10 @@ def _add(
         storage = (*at, f"__attach_version1.0_#{number:08X}")
         streams[(*storage, "__substg1.0_3707001F")] = filename.encode("utf-16-le")
         streams[(*storage, "__substg1.0_37010102")] = data
+        if filename in message.content_ids:
+            content_id, content_type = message.content_ids[filename]
+            streams[(*storage, "__substg1.0_3712001F")] = content_id.encode("utf-16-le")
+            streams[(*storage, "__substg1.0_370E001F")] = content_type.encode("utf-16-le")
         streams[(*storage, "__properties_version1.0")] = b"\0" * 8 + _property(
             _ATTACH_METHOD, _BY_VALUE
         )

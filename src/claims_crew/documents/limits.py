@@ -42,6 +42,21 @@ MAX_CLAIM_CARRIED_FILES = 50  # files all of a claim's e-mails carry together
 MAX_CLAIM_CARRIED_BYTES = MAX_CLAIM_ATTACHMENT_BYTES  # their decoded bytes together
 # An e-mail's body, decoded: HTML holds several times its text in markup.
 MAX_BODY_BYTES = 4 * MAX_TEXT_BYTES
+# What a carried file that cannot be read costs its claim (documents/mail/read.py). An e-mail,
+# an Outlook .msg, a forwarded message or a winmail.dat keeps every record it could read, and a
+# part it carries that cannot be read becomes an unread part of the outermost e-mail's record:
+# a type no reader takes, a damaged file, an encrypted one, a page OCR failed on, and a file
+# over the caps of one document (its decoded bytes, its pages, its pixels), which are all
+# checked before that file is decoded, so nothing was spent on it. Refusals of the whole claim
+# stay where the service is guarded: the claim's one budget (ClaimBudgetSpent: its pages,
+# pixels, deadline, and the count and bytes of all carried files), e-mails nested past
+# MAX_EMAIL_DEPTH or MIME past MAX_MIME_NESTING, more than MAX_MESSAGE_FILES files in the
+# claim's own e-mail, and that e-mail's own body over MAX_BODY_BYTES.
+# An unread image is decoration, listed but no reason to stop a decision, when the HTML body
+# shows it by Content-ID or when it is under this size: a signature's logo or a social icon is
+# 1 to 10 KB, while a photo of damage or a scan a person would read is tens of KB at the least
+# (a phone photo is megabytes).
+DECORATION_IMAGE_BYTES = 10 << 10
 # Drawing one PDF page, in its own child process (documents/pdf/rendering.py): its address space and
 # its time. A normal page needs far less: the child starts at about 45 MiB, and a 300-dpi A4
 # scan drawn for OCR peaks near 110 MiB; the largest page the pixel cap lets through (64
@@ -88,6 +103,12 @@ class AttachmentError(Exception):
         self.code: ClaimFileProblem = code
 
 
+class ClaimBudgetSpent(AttachmentError):
+    """The claim's one budget is spent (its pages, pixels, deadline, or what its e-mails carry
+    together): the whole claim is refused, never one part of it set aside as unread, since the
+    budget is what guards the service from a claim that asks too much."""
+
+
 @dataclass(frozen=True)
 class RenderLimits:
     """What drawing one PDF page may take: the child's address space (0: no cap) and seconds."""
@@ -122,7 +143,7 @@ class ClaimBudget:
         """The seconds `what` may take; AttachmentError (ocr_failed) when none are left."""
         left = self.seconds_left()
         if left is not None and left <= 0:
-            raise AttachmentError(
+            raise ClaimBudgetSpent(
                 "ocr_failed",
                 f"{what}: the claim's deadline ({self.seconds:g} s) passed while its "
                 "attachments were read",
@@ -133,7 +154,7 @@ class ClaimBudget:
         if count > MAX_PAGES:
             raise AttachmentError("too_large", f"{what} has {count} pages; the cap is {MAX_PAGES}")
         if count > self.pages:
-            raise AttachmentError(
+            raise ClaimBudgetSpent(
                 "too_large",
                 f"{what}: its pages take the claim past {MAX_CLAIM_PAGES} pages of attachments",
             )
@@ -148,7 +169,7 @@ class ClaimBudget:
                 f"{what} is {width:,} × {height:,} pixels; the cap is {MAX_PIXELS:,} pixels",
             )
         if pixels > self.pixels:
-            raise AttachmentError(
+            raise ClaimBudgetSpent(
                 "too_large",
                 f"{what}: its pixels take the claim past {MAX_CLAIM_PIXELS:,} pixels of "
                 "attachments",
@@ -158,7 +179,7 @@ class ClaimBudget:
     def take_carried(self, what: str, size: int) -> None:
         """Count a file an e-mail carries, of `size` decoded bytes, before it is decoded."""
         if self.carried_files < 1:
-            raise AttachmentError(
+            raise ClaimBudgetSpent(
                 "too_large",
                 f"{what}: the claim's e-mails carry more than {MAX_CLAIM_CARRIED_FILES} files",
             )
@@ -167,7 +188,7 @@ class ClaimBudget:
                 "too_large", f"{what} is {size:,} bytes decoded; the cap is {MAX_DOCUMENT_BYTES:,}"
             )
         if size > self.carried_bytes:
-            raise AttachmentError(
+            raise ClaimBudgetSpent(
                 "too_large",
                 f"{what}: the files the claim's e-mails carry pass {MAX_CLAIM_CARRIED_BYTES:,} "
                 "bytes decoded",

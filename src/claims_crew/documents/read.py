@@ -27,7 +27,13 @@ from claims_crew.documents.limits import (
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.mail.read import is_outlook_message, looks_like_message, read_message
+from claims_crew.documents.mail.read import (
+    TNEF_MAGIC,
+    html_text,
+    is_outlook_message,
+    looks_like_message,
+    read_message,
+)
 from claims_crew.documents.office.read import office_kind, office_pages, refuse_encrypted_office
 from claims_crew.documents.pdf.pages import rendered_pdf_pages
 from claims_crew.documents.pdf.text import (
@@ -46,7 +52,16 @@ _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
 }
 # The line that sets a page's filled form fields apart from its own text.
 FORM_FIELDS_MARKER = "Form fields:"
-_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
+# PNG, JPEG, TIFF (either byte order) and GIF (both versions): every image a mail client sends,
+# with BMP and WebP (_is_bmp, _is_webp), whose signatures are too short to tell alone.
+_IMAGE_MAGIC = (
+    b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*", b"GIF87a", b"GIF89a"
+)  # fmt: skip
+# The sizes of a BMP's info header, by version (BITMAPCOREHEADER to BITMAPV5HEADER).
+_BMP_HEADERS = frozenset({12, 40, 52, 56, 64, 108, 124})
+# An HTML file, by its name or its first tag: read as the text it shows, as an HTML body is.
+_HTML_SUFFIXES = (".htm", ".html", ".xhtml")
+_HTML_STARTS = ("<!doctype html", "<html", "<?xml version")
 # ISO base media brands of HEIC/HEIF photos (an iPhone's default).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -56,7 +71,8 @@ _MESSAGE_HEAD = 64 << 10
 # How much of an unforeseen failure's message an unreadable attachment's reason quotes.
 _REASON_CHARS = 300
 _KINDS_READ = (
-    "UTF-8 text, an e-mail, a PDF, a Word or Excel file, or a PNG, JPEG, TIFF or HEIC image"
+    "UTF-8 text, an e-mail, a PDF, a Word or Excel file, or a PNG, JPEG, GIF, BMP, TIFF, WebP "
+    "or HEIC image"
 )
 
 
@@ -67,6 +83,10 @@ def kind_of(name: str, data: bytes) -> AttachmentKind:
         return "pdf"
     if data.startswith(_IMAGE_MAGIC) or (data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS):
         return "image"
+    if _is_bmp(data) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        return "image"
+    if data.startswith(TNEF_MAGIC):
+        return "email"  # a winmail.dat: a message of its own (mail/tnef.py)
     if data.startswith(_ZIP_MAGIC):
         return office_kind(name, data)
     if data.startswith(_OLE_MAGIC):
@@ -85,6 +105,19 @@ def kind_of(name: str, data: bytes) -> AttachmentKind:
             return "email"
         raise AttachmentError("unsupported_type", f"{name}: not {_KINDS_READ}") from exc
     return "email" if looks_like_message(text) else "text"
+
+
+def _is_bmp(data: bytes) -> bool:
+    """A Windows bitmap: "BM", then an info header of a size one of its versions has; two
+    letters alone would take a note that starts "BMW" for a picture."""
+    return data[:2] == b"BM" and int.from_bytes(data[14:18], "little") in _BMP_HEADERS
+
+
+def _is_html(name: str, text: str) -> bool:
+    if name.lower().endswith(_HTML_SUFFIXES):
+        return True
+    head = text.lstrip("\ufeff \t\r\n")[:200].lower()
+    return head.startswith(_HTML_STARTS) and "<html" in head
 
 
 def read_attachment(name: str, data: bytes, budget: ClaimBudget) -> AttachmentRecord:
@@ -144,7 +177,9 @@ def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> l
         return read_message(name, data, budget, depth, read_document)
     problem: str | None = None
     if kind == "text":
-        pages = [PageText(number=1, text=data.decode("utf-8"))]
+        text = data.decode("utf-8")
+        # A carried .htm (or a forwarded text/html part) is read as what it shows on screen.
+        pages = [PageText(number=1, text=html_text(text) if _is_html(name, text) else text)]
     elif kind == "pdf":
         pages, problem = _pdf_pages(name, data, budget)
     elif kind in ("docx", "xlsx"):

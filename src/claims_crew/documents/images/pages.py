@@ -26,9 +26,16 @@ def ocr_page(name: str, number: int, image: Image.Image, budget: ClaimBudget) ->
     )
 
 
+# The formats whose frames are pages (a fax or a scanner's multi-page TIFF). A GIF's or a
+# WebP's frames are an animation (a logo that turns), and a HEIC's further images are
+# thumbnails or bursts: their first frame is the picture.
+_PAGED_FORMATS = frozenset({"TIFF"})
+_FORMATS = "a PNG, JPEG, GIF, BMP, TIFF, WebP or HEIC image"
+
+
 def image_frames(name: str, data: bytes, budget: ClaimBudget) -> Iterator[tuple[int, Image.Image]]:
-    """Each frame of a PNG, JPEG, TIFF or HEIC (a TIFF may hold several pages), upright, refused
-    before decoding when it declares more pixels than the caps allow."""
+    """Each page of an image (every page of a TIFF; the first frame of the others), upright,
+    refused before decoding when it declares more pixels than the caps allow."""
     try:
         image = open_image(data, bomb_warning_refused=True)
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
@@ -37,15 +44,15 @@ def image_frames(name: str, data: bytes, budget: ClaimBudget) -> Iterator[tuple[
         ) from exc
     except UnidentifiedImageError as exc:  # its message names only an in-memory buffer
         raise AttachmentError(
-            "unsupported_type", f"{name}: not a PNG, JPEG, TIFF or HEIC image that can be opened"
+            "unsupported_type", f"{name}: not {_FORMATS} that can be opened"
         ) from exc
     except (OSError, ValueError) as exc:
         raise AttachmentError(
             "unsupported_type",
-            f"{name}: not a PNG, JPEG, TIFF or HEIC image that can be opened: {exc}",
+            f"{name}: not {_FORMATS} that can be opened: {exc}",
         ) from exc
     with image:
-        count = getattr(image, "n_frames", 1)
+        count = getattr(image, "n_frames", 1) if image.format in _PAGED_FORMATS else 1
         budget.take_pages(name, count)
         for index in range(count):
             image.seek(index)

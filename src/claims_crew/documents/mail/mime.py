@@ -9,7 +9,11 @@ reaches the claim is the same whichever way the sender's client laid the message
 
 from __future__ import annotations
 
+import base64
+import binascii
 import codecs
+import quopri
+from collections.abc import Callable
 from email import policy
 from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
@@ -20,6 +24,8 @@ from claims_crew.documents.mail import shape
 from claims_crew.documents.mail.html_body import html_text
 
 _BASE64_PADDING = " \t\r\n="
+# The transfer encodings a forwarded message may be sent in that the parser leaves encoded.
+_ENCODED = frozenset({"base64", "quoted-printable"})
 # Text codecs of Python's that no mail client labels a body with (_text_codec).
 _NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape"})
 
@@ -36,7 +42,8 @@ def parse_eml(name: str, data: bytes) -> shape.Message:
     carried: list[shape.Carried] = []
     _walk(name, message, 0, plain, html, carried)
     body = "\n\n".join(plain) if plain else "\n\n".join(html_text(h) for h in html)
-    return shape.Message(_headers(message), body, carried, _messages_deep(message))
+    shown = frozenset().union(*(shape.shown_ids(h) for h in html))
+    return shape.Message(_headers(message), body, carried, _messages_deep(message), shown)
 
 
 def _messages_deep(root: Message) -> int:
@@ -71,9 +78,7 @@ def _walk(
     payload = _parts(part)
     inner = payload[0] if payload else None
     if part.get_content_maintype() == "message" and isinstance(inner, Message):
-        # A forwarded message (message/rfc822), already parsed with this one: written out, it
-        # is read as an .eml attachment, one e-mail deeper.
-        carried.append(shape.Carried(filename, ".eml", None, True, lambda: inner.as_bytes()))
+        carried.append(_forwarded(part, inner, filename))
     elif part.is_multipart():
         for sub in payload:
             if isinstance(sub, Message):
@@ -82,14 +87,48 @@ def _walk(
         text = _body_text(name, part)
         (plain if kind == "text/plain" else html).append(text)
     elif part.get_content_maintype() == "text":
-        # A text file in the charset its part names is read as the UTF-8 text it says.
+        # A text file in the charset its part names is read as the UTF-8 text it says; an HTML
+        # file is named .html, so that the reader makes text of it as of an HTML body.
         size = decoded_size(part)
-        carried.append(
-            shape.Carried(filename, ".txt", size, False, lambda: _text(part).encode("utf-8"))
-        )
+        suffix = ".html" if kind == "text/html" else ".txt"
+        carried.append(_carried(part, filename, suffix, size, lambda: _text(part).encode("utf-8")))
     else:
-        size = decoded_size(part)
-        carried.append(shape.Carried(filename, ".bin", size, False, lambda: _decoded(part)))
+        carried.append(_carried(part, filename, ".bin", decoded_size(part), lambda: _decoded(part)))
+
+
+def _carried(
+    part: Message, filename: str | None, suffix: str, size: int, open_: Callable[[], bytes]
+) -> shape.Carried:
+    content_id = str(part.get("content-id", "")).strip().strip("<>") or None
+    return shape.Carried(filename, suffix, size, False, open_, part.get_content_type(), content_id)
+
+
+def _forwarded(part: Message, inner: Message, filename: str | None) -> shape.Carried:
+    """A forwarded message (message/rfc822), read as an .eml attachment, one e-mail deeper.
+    Sent as it is, the parser has read it with this one and it is written out again; sent in
+    base64 or quoted-printable (as GroupWise and others do), the parser sees a message of no
+    headers whose body is the encoded text, which is decoded here instead."""
+    encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
+    if encoding not in _ENCODED:
+        return shape.Carried(
+            filename, ".eml", None, True, lambda: inner.as_bytes(), part.get_content_type()
+        )
+    # The parser took what headers it could from the encoded text: written out, it is that text.
+    encoded = inner.as_string(policy=inner.policy.clone(linesep="\n", max_line_length=0))
+    size = _encoded_size(encoded) if encoding == "base64" else len(encoded)
+
+    def opened() -> bytes:
+        ascii_text = encoded.encode("ascii", errors="replace")
+        if encoding != "base64":
+            return quopri.decodestring(ascii_text)
+        try:
+            return base64.b64decode(ascii_text + b"==")  # padding past the end is ignored
+        except binascii.Error as exc:  # a letter count no base64 text has
+            raise AttachmentError(
+                "unreadable", f"{filename or 'a forwarded message'}: broken base64 ({exc})"
+            ) from exc
+
+    return shape.Carried(filename, ".eml", size, True, opened, part.get_content_type())
 
 
 def _filename(part: Message) -> str | None:
@@ -122,9 +161,13 @@ def decoded_size(part: Message) -> int:
     if not isinstance(raw, str):
         return 0
     if part.get("content-transfer-encoding", "").strip().lower() == "base64":
-        letters = len(raw) - sum(raw.count(ch) for ch in _BASE64_PADDING)
-        return letters * 3 // 4
+        return _encoded_size(raw)
     return len(raw)
+
+
+def _encoded_size(raw: str) -> int:
+    letters = len(raw) - sum(raw.count(ch) for ch in _BASE64_PADDING)
+    return letters * 3 // 4
 
 
 def _decoded(part: Message) -> bytes:

@@ -99,7 +99,10 @@ class _Storage:
             (p.count(_EMBEDDED) - self.prefix.count(_EMBEDDED) for p in self.ole.listdir()),
             default=0,
         )
-        return shape.Message(headers, self._body(), self._attachments(), nested)
+        html = self._html()
+        return shape.Message(
+            headers, self._body(html), self._attachments(), nested, shape.shown_ids(html)
+        )
 
     def text(self, prop: str, within: list[str] | None = None) -> str:
         """A string property, UTF-16LE (001F) or 8-bit (001E, in the usual Western code page)."""
@@ -121,16 +124,18 @@ class _Storage:
         data: bytes = self.ole.openstream(path).read()
         return data
 
-    def _body(self) -> str:
-        if plain := self.text("1000"):
-            return plain
+    def _body(self, html: str) -> str:
+        return self.text("1000") or html_text(html)
+
+    def _html(self) -> str:
+        """The HTML body (PidTagHtml), binary or a string; "" where there is none."""
         html = self._stream([*self.prefix, "__substg1.0_10130102"])
         if html is None:
-            return html_text(self.text("1013"))
+            return self.text("1013")
         try:
-            return html_text(html.decode("utf-8"))
+            return html.decode("utf-8")
         except UnicodeDecodeError:
-            return html_text(html.decode("cp1252", errors="replace"))
+            return html.decode("cp1252", errors="replace")
 
     def _date(self, header: int) -> str:
         # The Date header the message was sent with, where the store kept it; else the time
@@ -161,6 +166,9 @@ class _Storage:
 
     def _attachment(self, path: list[str]) -> shape.Carried | None:
         filename = self.text("3707", path) or self.text("3704", path) or None
+        # PidTagAttachMimeTag and PidTagAttachContentId: how an HTML body shows it inline.
+        content_type = self.text("370E", path) or "application/octet-stream"
+        content_id = self.text("3712", path).strip().strip("<>") or None
         embedded = [*path, _EMBEDDED]
         if self.ole.exists(embedded) and self.ole.get_type(embedded) == olefile.STGTY_STORAGE:
             inner = _Storage(self.name, self.ole, embedded)
@@ -173,12 +181,21 @@ class _Storage:
                 size,
                 True,
                 lambda: _broken_as_unreadable(self.name, lambda: inner.message(_EMBEDDED_HEADER)),
+                "application/vnd.ms-outlook",
             )
         data = [*path, "__substg1.0_37010102"]
         if not self.ole.exists(data):
             return None  # attached by reference (a link), or an OLE object: nothing to read
         size = self.ole.get_size(data)
-        return shape.Carried(filename, ".bin", size, False, lambda: self._read(data, size))
+        return shape.Carried(
+            filename,
+            ".bin",
+            size,
+            False,
+            lambda: self._read(data, size),
+            content_type,
+            content_id,
+        )
 
     def _read(self, path: list[str], size: int) -> bytes:
         data: bytes = _broken_as_unreadable(self.name, lambda: self.ole.openstream(path).read(size))

@@ -3,7 +3,9 @@ and the files the message carries, each not decoded until its caps have been che
 
 from __future__ import annotations
 
+import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -23,6 +25,8 @@ class Carried:
     size: int | None
     is_message: bool
     open: Callable[[], bytes | Message]
+    content_type: str = "application/octet-stream"  # as the message declares it
+    content_id: str | None = None  # without its angle brackets
 
 
 @dataclass(frozen=True)
@@ -34,15 +38,29 @@ class Message:
     body: str
     carried: list[Carried] = field(default_factory=list)
     nested: int = 0
+    # The Content-IDs its HTML body shows ("cid:..."): an inline image, not a file sent.
+    shown_ids: frozenset[str] = frozenset()
 
 
-def message_text(message: Message, carried_names: Iterable[str]) -> str:
-    """The message's text of record: its headers as lines, what it carries, then its body."""
+def message_text(
+    message: Message, carried_names: Iterable[str], not_read: Iterable[str] = ()
+) -> str:
+    """The message's text of record: its headers as lines, what it carries, a line for each
+    part that could not be read ("Not read: ..."), then its body."""
     lines = [f"{name}: {value}" for name, value in message.headers if value]
     names = list(carried_names)
     if names:
         lines.append(f"Attached: {', '.join(names)}")
+    lines.extend(not_read)
     return "\n".join(lines) + "\n\n" + message.body.strip() + "\n"
+
+
+_CID = re.compile(r"""cid:([^\s"'<>()]+)""", re.IGNORECASE)
+
+
+def shown_ids(html: str) -> frozenset[str]:
+    """The Content-IDs an HTML body refers to ("cid:logo@x" in an <img src>), unquoted."""
+    return frozenset(urllib.parse.unquote(found).strip("<>") for found in _CID.findall(html))
 
 
 def carried_names(parts: list[Carried]) -> list[str]:
