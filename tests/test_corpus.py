@@ -23,16 +23,10 @@ EXPECTED = BENCH.expected()
 
 # Files today's readers refuse whole, with the code: none of their items is read.
 KNOWN_REFUSED: dict[str, str] = {
-    "mail/mimekit_winmail_dat.eml": "unsupported_type",  # winmail.dat (TNEF)
-    "mail/tika_multipart_gif_attachment.eml": "unsupported_type",  # logo.gif
-    "mail/poi_example_received_regular.msg": "unsupported_type",  # alfresco.gif, a BMP
     "office/tika_word_embedded_pdf.docx": "too_large",
-    "images/tika_photo_cat.gif": "unsupported_type",
 }
 # Items of files that are read, which today's readers miss.
 KNOWN_MISSES: set[tuple[str, str]] = {
-    ("mail/tika_groupwise_forwarded.eml", "forwarded subject"),  # message/rfc822 in base64
-    ("mail/tika_groupwise_forwarded.eml", "forwarded date"),
     ("forms/pdfbox_acroform_filled.pdf", "GroupOption"),
     ("forms/pdfbox_AcroFormsBasicFields.pdf", "RadioButtonGroup-DefaultValue"),
     ("forms/pdfbox_AcroFormsBasicFields.pdf", "CheckboxGroupChecked"),
