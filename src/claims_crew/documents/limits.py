@@ -78,8 +78,10 @@ MAX_ZIP_ENTRY_BYTES = 32 << 20
 MAX_ZIP_TOTAL_BYTES = 128 << 20
 MAX_ZIP_RATIO = 100
 # The ratio is not checked below this declared size: a short run of blanks compresses far past
-# any ratio and costs nothing to inflate.
-ZIP_RATIO_FROM_BYTES = 1 << 20
+# any ratio and costs nothing to inflate, and so does a vector preview: a real Word file with an
+# embedded PDF (Apache Tika's testWORD_embedded_pdf.docx, in tests/data/corpus/) carries a
+# 1.4 MB EMF picture that deflates 129 times. Below 8 MiB a part costs nothing to hold either way.
+ZIP_RATIO_FROM_BYTES = 8 << 20
 # A spreadsheet: its sheets are its pages (MAX_PAGES), and its text goes to the intake agent
 # whole, so rows and cells are capped as a text attachment's bytes are. An estimate or a list of
 # items is tens to hundreds of rows; past these the workbook is refused as too_large rather than
