@@ -36,7 +36,13 @@ from claims_crew.documents.pdf.text import (
     PdfTextProblem,
     read_pdf_layer,
 )
-from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText, ReadFile
+from claims_crew.documents.record import (
+    AttachmentKind,
+    AttachmentRecord,
+    PageText,
+    ReadFile,
+    UnreadPart,
+)
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.vocabulary import ClaimFileProblem
 
@@ -46,6 +52,8 @@ _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
 }
 # The line that sets a page's filled form fields apart from its own text.
 FORM_FIELDS_MARKER = "Form fields:"
+# An XFA form's datasets packet, as a part of its PDF not read (its name under the PDF's).
+XFA_PART, XFA_TYPE = "xfa", "application/vnd.adobe.xfa+xml"
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 # ISO base media brands of HEIC/HEIF photos (an iPhone's default).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
@@ -143,10 +151,11 @@ def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> l
         # The message's own record first, then each carried file read as an attachment is.
         return read_message(name, data, budget, depth, read_document)
     problem: str | None = None
+    unread: list[UnreadPart] = []
     if kind == "text":
         pages = [PageText(number=1, text=data.decode("utf-8"))]
     elif kind == "pdf":
-        pages, problem = _pdf_pages(name, data, budget)
+        pages, problem, unread = _pdf_pages(name, data, budget)
     elif kind in ("docx", "xlsx"):
         pages = office_pages(name, data, kind, budget)
     else:
@@ -160,15 +169,18 @@ def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> l
         problem="needs_ocr" if problem else None,
         message=problem or "",
         seconds=round(time.monotonic() - started, 3),
+        unread=unread,
     )
     return [ReadFile(record, data)]
 
 
-def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageText], str | None]:
+def _pdf_pages(
+    name: str, data: bytes, budget: ClaimBudget
+) -> tuple[list[PageText], str | None, list[UnreadPart]]:
     limit = timeout_from_env()
     left = budget.time_for(name)
     try:
-        layer, fields, refused = read_pdf_layer(
+        layer, fields, refused, xfa_unread = read_pdf_layer(
             Path(name), data, limit if left is None else min(limit, left)
         )
     except PdfTextError as exc:
@@ -191,7 +203,23 @@ def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageTe
     else:
         for number, image in rendered_pdf_pages(name, data, scanned, budget):
             pages[number] = ocr_page(name, number, image, budget)
-    return [_with_fields(page, fields[page.number - 1]) for page in pages.values()], problem
+    # A form's XFA packet not read is named on the record and in its first page's text.
+    unread = [
+        UnreadPart(
+            name=f"{name}/{XFA_PART}",
+            content_type=XFA_TYPE,
+            size=note.size,
+            code="unreadable",
+            reason=note.reason,
+        )
+        for note in xfa_unread
+    ]
+    notes = [[part.line() for part in unread]] + [[] for _ in range(len(pages) - 1)]
+    records = [
+        _with_fields(page, fields[page.number - 1] + notes[page.number - 1])
+        for page in pages.values()
+    ]
+    return records, problem, unread
 
 
 def _with_fields(page: PageText, lines: list[str]) -> PageText:
