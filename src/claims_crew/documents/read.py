@@ -15,6 +15,7 @@ the install line: the claim goes on with what could be read.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from claims_crew.documents.images.pages import image_frames, ocr_page
 from claims_crew.documents.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_TEXT_BYTES,
+    OCR_OVER_TEXT_LAYER_CONFIDENCE,
     AttachmentError,
     ClaimBudget,
 )
@@ -54,6 +56,7 @@ _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
 FORM_FIELDS_MARKER = "Form fields:"
 # An XFA form's datasets packet, as a part of its PDF not read (its name under the PDF's).
 XFA_PART, XFA_TYPE = "xfa", "application/vnd.adobe.xfa+xml"
+_WORD = re.compile(r"\w+")
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 # ISO base media brands of HEIC/HEIF photos (an iPhone's default).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")
@@ -202,7 +205,9 @@ def _pdf_pages(
         problem = f"{which} no text layer; for OCR: {install}"
     else:
         for number, image in rendered_pdf_pages(name, data, scanned, budget):
-            pages[number] = ocr_page(name, number, image, budget)
+            read = ocr_page(name, number, image, budget)
+            if ocr_reads_better(read, pages[number].text):
+                pages[number] = read
     # A form's XFA packet not read is named on the record and in its first page's text.
     unread = [
         UnreadPart(
@@ -220,6 +225,21 @@ def _pdf_pages(
         for page in pages.values()
     ]
     return records, problem, unread
+
+
+def ocr_reads_better(ocr: PageText, layer: str) -> bool:
+    """Whether a page's OCR text is to replace its short text layer: always for a layer without
+    a word, else only when OCR reads more words on lines it is sure of (limits.py says how sure)
+    than the layer holds."""
+    held = len(_WORD.findall(layer))
+    if held == 0:
+        return True
+    sure = sum(
+        len(_WORD.findall(line.text))
+        for line in ocr.lines
+        if line.confidence >= OCR_OVER_TEXT_LAYER_CONFIDENCE
+    )
+    return sure > held
 
 
 def _with_fields(page: PageText, lines: list[str]) -> PageText:
