@@ -54,6 +54,7 @@ def _text_pdf(text: str, width: float = 240, height: float = 90) -> bytes:
 
 
 @needs_tesseract
+@pytest.mark.slow  # draws the page and runs Tesseract on it
 def test_a_short_text_layer_that_ocr_reads_no_better_is_kept() -> None:
     record = read_attachment("outer.pdf", _text_pdf("OUTER 1"), ClaimBudget())
     [page] = record.pages
