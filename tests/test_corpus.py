@@ -22,8 +22,7 @@ BENCH: ModuleType = load_script(ROOT / "bench" / "corpus.py")
 EXPECTED = BENCH.expected()
 
 # Files today's readers refuse whole, with the code: none of their items is read.
-KNOWN_REFUSED: dict[str, str] = {
-}
+KNOWN_REFUSED: dict[str, str] = {}
 # Items of files that are read, which today's readers miss.
 KNOWN_MISSES: set[tuple[str, str]] = {
     ("forms/pdfbox_acroform_filled.pdf", "GroupOption"),

@@ -157,10 +157,12 @@ def test_xfa_datasets_give_the_values_no_acroform_field_holds() -> None:
     # The AcroForm's own value sits on its page; the XFA value it also holds is not repeated.
     assert _fields(record, page=2) == ["Loss incident date: 14/02/2026"]
     assert _fields(record, page=1) == ["Full name: Priya Raman"]
-    # A datasets packet with a document type declaration (an entity bomb's way in) is not read.
+    # A datasets packet with a document type declaration (an entity bomb's way in) is not
+    # read, and is named as not read (tests/test_form_facts.py).
     bomb = datasets.replace(b"<xfa:datasets", b'<!DOCTYPE x [<!ENTITY a "aaaa">]><xfa:datasets')
     record = _read("xfa.pdf", text_fields_pdf({}, xfa_datasets=bomb))
-    assert FORM_FIELDS_MARKER not in record.text
+    assert "Priya Raman" not in record.text
+    assert [part.name for part in record.unread] == ["xfa.pdf/xfa"]
 
 
 @pytest.mark.slow  # reads every sample policy, twice
@@ -210,7 +212,7 @@ def test_a_reply_without_fields_reads_as_a_pdf_without_a_form(
     monkeypatch.setattr(reader_process, "READER_SCRIPT", reader)
     data = (INBOX / LOSS_NOTICE).read_bytes()
     layer = read_pdf_layer(Path(LOSS_NOTICE), data)
-    assert layer == (["a page of text", ""], [[], []], None)
+    assert layer == (["a page of text", ""], [[], []], None, ())
 
 
 def test_a_choice_field_gives_its_value_and_a_list_box_every_chosen_one() -> None:

@@ -16,6 +16,7 @@ from pypdf.generic import (
     DictionaryObject,
     FloatObject,
     NameObject,
+    StreamObject,
     TextStringObject,
 )
 
@@ -139,3 +140,39 @@ def fields_array_pdf(count: int) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
     out += b"trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, table)
     return bytes(out)
+
+
+# The real filled forms of tests/data/corpus/forms (public test files of Apache Tika and PDFBox,
+# Apache-2.0; its README.md says where each came from and what a handler must read from it).
+CORPUS_FORMS = ROOT / "tests" / "data" / "corpus" / "forms"
+
+
+def corpus_form(name: str) -> bytes:
+    """A real form's bytes, kept in the repository."""
+    return (CORPUS_FORMS / name).read_bytes()
+
+
+def with_datasets(pdf: bytes, datasets: bytes) -> bytes:
+    """The PDF with its XFA form's datasets packet rewritten to `datasets`, by pypdf."""
+    writer = PdfWriter(clone_from=io.BytesIO(pdf))
+    xfa = writer._root_object["/AcroForm"]["/XFA"].get_object()
+    names = [str(name) for name in xfa[::2]]
+    stream = xfa[2 * names.index("datasets") + 1].get_object()
+    stream.set_data(datasets)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def with_field_entries(pdf: bytes, entries: Mapping[str, Mapping[str, Any]]) -> bytes:
+    """The PDF with entries set on the fields named (a field's name → key → pypdf object)."""
+    writer = PdfWriter(clone_from=io.BytesIO(pdf))
+    for annot in writer.pages[-1]["/Annots"]:
+        field = annot.get_object()
+        for key, value in entries.get(str(field["/T"]), {}).items():
+            # A stream is always an indirect object in a PDF.
+            indirect = isinstance(value, StreamObject)
+            field[NameObject(key)] = writer._add_object(value) if indirect else value
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

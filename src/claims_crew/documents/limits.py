@@ -28,6 +28,13 @@ MAX_CLAIM_PAGES = 100
 MAX_FORM_FIELDS = 1000
 MAX_FORM_FIELD_CHARS = 2000
 MAX_FORM_TEXT_CHARS = MAX_TEXT_BYTES
+# A PDF page whose text layer is short (pdf/text.py's MIN_LETTERS_PER_PAGE) is read by OCR as
+# well, as a scan with a stamp on it would be; but its layer is what the file itself says, exact
+# where OCR guesses ("OUTER 1" is read "OUTER |"). OCR's text replaces the layer only when it
+# holds more words, counting those on lines Tesseract is at least this sure of, than the layer
+# does. 0.80 is where an OCR line is shown as low-confidence (record.LOW_CONFIDENCE): words the
+# engine doubts never displace the file's own. A layer with no words at all is always replaced.
+OCR_OVER_TEXT_LAYER_CONFIDENCE = 0.80
 # A 300-dpi A4 page is 8.7 million pixels, a 48-megapixel phone photo 48 million.
 MAX_PIXELS = 64_000_000
 MAX_CLAIM_PIXELS = 600_000_000

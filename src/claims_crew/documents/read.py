@@ -15,6 +15,7 @@ the install line: the claim goes on with what could be read.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from claims_crew.documents.images.pages import image_frames, ocr_page
 from claims_crew.documents.limits import (
     MAX_DOCUMENT_BYTES,
     MAX_TEXT_BYTES,
+    OCR_OVER_TEXT_LAYER_CONFIDENCE,
     AttachmentError,
     ClaimBudget,
 )
@@ -42,7 +44,13 @@ from claims_crew.documents.pdf.text import (
     PdfTextProblem,
     read_pdf_layer,
 )
-from claims_crew.documents.record import AttachmentKind, AttachmentRecord, PageText, ReadFile
+from claims_crew.documents.record import (
+    AttachmentKind,
+    AttachmentRecord,
+    PageText,
+    ReadFile,
+    UnreadPart,
+)
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.vocabulary import ClaimFileProblem
 
@@ -52,6 +60,9 @@ _PDF_CODES: dict[PdfTextProblem, ClaimFileProblem] = {
 }
 # The line that sets a page's filled form fields apart from its own text.
 FORM_FIELDS_MARKER = "Form fields:"
+# An XFA form's datasets packet, as a part of its PDF not read (its name under the PDF's).
+XFA_PART, XFA_TYPE = "xfa", "application/vnd.adobe.xfa+xml"
+_WORD = re.compile(r"\w+")
 # PNG, JPEG, TIFF (either byte order) and GIF (both versions): every image a mail client sends,
 # with BMP and WebP (_is_bmp, _is_webp), whose signatures are too short to tell alone.
 _IMAGE_MAGIC = (
@@ -176,12 +187,13 @@ def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> l
         # The message's own record first, then each carried file read as an attachment is.
         return read_message(name, data, budget, depth, read_document)
     problem: str | None = None
+    unread: list[UnreadPart] = []
     if kind == "text":
         text = data.decode("utf-8")
         # A carried .htm (or a forwarded text/html part) is read as what it shows on screen.
         pages = [PageText(number=1, text=html_text(text) if _is_html(name, text) else text)]
     elif kind == "pdf":
-        pages, problem = _pdf_pages(name, data, budget)
+        pages, problem, unread = _pdf_pages(name, data, budget)
     elif kind in ("docx", "xlsx"):
         pages = office_pages(name, data, kind, budget)
     else:
@@ -195,15 +207,18 @@ def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> l
         problem="needs_ocr" if problem else None,
         message=problem or "",
         seconds=round(time.monotonic() - started, 3),
+        unread=unread,
     )
     return [ReadFile(record, data)]
 
 
-def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageText], str | None]:
+def _pdf_pages(
+    name: str, data: bytes, budget: ClaimBudget
+) -> tuple[list[PageText], str | None, list[UnreadPart]]:
     limit = timeout_from_env()
     left = budget.time_for(name)
     try:
-        layer, fields, refused = read_pdf_layer(
+        layer, fields, refused, xfa_unread = read_pdf_layer(
             Path(name), data, limit if left is None else min(limit, left)
         )
     except PdfTextError as exc:
@@ -225,8 +240,41 @@ def _pdf_pages(name: str, data: bytes, budget: ClaimBudget) -> tuple[list[PageTe
         problem = f"{which} no text layer; for OCR: {install}"
     else:
         for number, image in rendered_pdf_pages(name, data, scanned, budget):
-            pages[number] = ocr_page(name, number, image, budget)
-    return [_with_fields(page, fields[page.number - 1]) for page in pages.values()], problem
+            read = ocr_page(name, number, image, budget)
+            if ocr_reads_better(read, pages[number].text):
+                pages[number] = read
+    # A form's XFA packet not read is named on the record and in its first page's text.
+    unread = [
+        UnreadPart(
+            name=f"{name}/{XFA_PART}",
+            content_type=XFA_TYPE,
+            size=note.size,
+            code="unreadable",
+            reason=note.reason,
+        )
+        for note in xfa_unread
+    ]
+    notes = [[part.line() for part in unread]] + [[] for _ in range(len(pages) - 1)]
+    records = [
+        _with_fields(page, fields[page.number - 1] + notes[page.number - 1])
+        for page in pages.values()
+    ]
+    return records, problem, unread
+
+
+def ocr_reads_better(ocr: PageText, layer: str) -> bool:
+    """Whether a page's OCR text is to replace its short text layer: always for a layer without
+    a word, else only when OCR reads more words on lines it is sure of (limits.py says how sure)
+    than the layer holds."""
+    held = len(_WORD.findall(layer))
+    if held == 0:
+        return True
+    sure = sum(
+        len(_WORD.findall(line.text))
+        for line in ocr.lines
+        if line.confidence >= OCR_OVER_TEXT_LAYER_CONFIDENCE
+    )
+    return sure > held
 
 
 def _with_fields(page: PageText, lines: list[str]) -> PageText:

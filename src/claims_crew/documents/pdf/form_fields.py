@@ -5,13 +5,20 @@ the loss and the amounts are the values of its AcroForm fields, not text on the 
 layer holds only the printed labels. This module reads the values. It runs in the PDF reader
 child (reader.py loads it by its path), so it imports only the standard library and pypdf.
 
-- A field's label is its tooltip (/TU), the words a form shows a person, else a readable form of
-  its name: `Loss_IncidentDate_A` → "Loss incident date".
-- A text or choice field gives its value; a check box or radio group its chosen option (its
-  export value or on-state name, made readable); an unchecked box and an empty field give none.
+- A field's label is its tooltip (/TU), the words a form shows a person, unless the tooltip is
+  no label at all (a placeholder such as "undefined", a number such as "20", a lone short word
+  such as "to"); then it is a readable form of the field's name: `Loss_IncidentDate_A` → "Loss
+  incident date".
+- A text or choice field gives its value (a rich-text field's value may be a stream: its text);
+  a check box or radio group its chosen option (its export value or on-state name, made
+  readable); an unchecked box and an empty field give none.
+- A signature field gives facts, never bytes: "Signed: NAME, DATE" as far as its signature
+  dictionary names the signer (/Name) and the time (/M), else "signature present"; the
+  signature is not verified, and the line says so. No other dictionary is ever a value.
 - A field is placed on the page its first widget sits on (page 1 when no page shows it).
-- An XFA form's datasets (the filled values of a form drawn from XML) give their leaf elements'
-  texts as lines on page 1, where no AcroForm field of the same name has a value.
+- An XFA form's datasets (xfa.py) give their leaf elements' texts as lines on page 1, where no
+  AcroForm field of the same name has a value; a datasets packet not read whole comes back as a
+  note, which the record lists as a part not read.
 
 Values are outside input: the number of fields is counted while the field tree is walked, and
 the form refused past `max_fields` before any value is read; a value longer than `max_chars` is
@@ -20,13 +27,17 @@ cut there, and says so. A tree that loops or nests deeper than a real form is cu
 
 from __future__ import annotations
 
+import datetime
+import functools
+import importlib.util
 import re
-from typing import Any
-from xml.etree import ElementTree
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NamedTuple
 
 from pypdf import PdfReader
 from pypdf.errors import LimitReachedError
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
 # Real forms nest a few levels (form1 > Page1 > Section > field); a deeper tree is a trick.
 MAX_FIELD_DEPTH = 32
@@ -34,12 +45,40 @@ MAX_FIELD_DEPTH = 32
 _PUSH_BUTTON = 1 << 16
 _INDEX = re.compile(r"\[\d+\]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_XFA_DATA = "{http://www.xfa.org/schema/xfa-data/1.0/}data"
+# Tooltips that forms carry where their author set none: no label for a person.
+_PLACEHOLDER_TOOLTIPS = frozenset({"undefined", "null", "none", "nil", "n/a", "tooltip"})
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+# A signer's name as a signature dictionary gives it: a person's or a company's name is short.
+MAX_SIGNER_CHARS = 120
+# A PDF date (PDF 32000-1, 7.9.4): D:YYYYMMDD and more, of which the day is kept.
+_PDF_DATE = re.compile(r"(?:D:)?(\d{4})(\d{2})(\d{2})")
+# Characters a value may keep: printable ones, and the line breaks of a multi-line field.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 class FormTooLarge(Exception):
     """A form with more fields than the cap (or more filled text than the cap); the message
     says which for a person."""
+
+
+class FormLines(NamedTuple):
+    """Each page's `Label: value` lines, and the XFA datasets packets not read whole, as
+    (decoded size, why) pairs."""
+
+    pages: list[list[str]]
+    unread: list[tuple[int, str]]
+
+
+@functools.cache
+def _xfa() -> ModuleType:
+    """xfa.py, loaded by its path: this module also runs outside the package (see above)."""
+    path = Path(__file__).with_name("xfa.py")
+    spec = importlib.util.spec_from_file_location("claims_crew_pdf_xfa", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def readable(name: str, drop_suffix: bool = True) -> str:
@@ -58,10 +97,9 @@ def readable(name: str, drop_suffix: bool = True) -> str:
     return text[:1].upper() + text[1:]
 
 
-def form_lines(
-    reader: PdfReader, max_fields: int, max_chars: int, max_total: int
-) -> list[list[str]]:
-    """The filled fields of every page, as `Label: value` lines; [] per page without a form.
+def form_lines(reader: PdfReader, max_fields: int, max_chars: int, max_total: int) -> FormLines:
+    """The filled fields of every page, as `Label: value` lines ([] per page without a form),
+    and the XFA packets not read whole.
 
     Raises FormTooLarge past `max_fields` fields or `max_total` characters of lines, or past
     pypdf's own limits on what it parses (an array of over 100,000 fields is refused by pypdf
@@ -77,14 +115,12 @@ def form_lines(
         raise FormTooLarge(f"its form is larger than the PDF reader parses ({exc})") from exc
 
 
-def _form_lines(
-    reader: PdfReader, max_fields: int, max_chars: int, max_total: int
-) -> list[list[str]]:
+def _form_lines(reader: PdfReader, max_fields: int, max_chars: int, max_total: int) -> FormLines:
     pages: list[list[str]] = [[] for _ in reader.pages]
     form = _dict(reader.trailer["/Root"]).get("/AcroForm")
     form = form.get_object() if form is not None else None
     if not isinstance(form, DictionaryObject) or not pages:
-        return pages
+        return FormLines(pages, [])
     where = _widget_pages(reader)
     filled: set[str] = set()
     for name, field in _terminal_fields(form.get("/Fields"), max_fields):
@@ -92,9 +128,13 @@ def _form_lines(
         if value is None:
             continue
         filled.add(_INDEX.sub("", name).rsplit(".", 1)[-1])
-        label = str(_inherited(field, "/TU") or "").strip() or readable(name)
-        pages[_page_of(field, where)].append(f"{label}: {_cut(value, max_chars)}")
-    for tag, value in _xfa_values(form.get("/XFA"), max_fields):
+        pages[_page_of(field, where)].append(f"{label(field, name)}: {_cut(value, max_chars)}")
+    xfa = _xfa()
+    try:
+        read = xfa.xfa_values(form.get("/XFA"), max_fields)
+    except xfa.XfaTooLarge as exc:
+        raise FormTooLarge(str(exc)) from exc
+    for tag, value in read.values:
         if tag not in filled:
             pages[0].append(f"{readable(tag)}: {_cut(value, max_chars)}")
     total = sum(len(line) for lines in pages for line in lines)
@@ -102,7 +142,22 @@ def _form_lines(
         raise FormTooLarge(
             f"its form fields hold {total:,} characters; the cap is {max_total:,} characters"
         )
-    return pages
+    return FormLines(pages, [(note.size, note.reason) for note in read.unread])
+
+
+def label(field: DictionaryObject, name: str) -> str:
+    """The field's tooltip when it is a label a person can read, else its name made readable."""
+    tooltip = _printable(_text(_inherited(field, "/TU")) or "").strip()
+    return tooltip if is_label(tooltip) else readable(name)
+
+
+def is_label(tooltip: str) -> bool:
+    """Whether a tooltip names its field: not empty, not a placeholder ("undefined", "null"),
+    not a number ("20") and not one short lower-case word ("to"); "ID" or "Age" are labels."""
+    words = _LETTER_WORD.findall(tooltip)
+    if not words or tooltip.strip().lower() in _PLACEHOLDER_TOOLTIPS:
+        return False
+    return not (len(words) == 1 and len(words[0]) <= 2 and words[0].islower())
 
 
 def _terminal_fields(fields: Any, max_fields: int) -> list[tuple[str, DictionaryObject]]:
@@ -138,6 +193,8 @@ def _value(field: DictionaryObject) -> str | None:
     value = _inherited(field, "/V")
     if value is None:
         return None
+    if kind == "/Sig" or (isinstance(value, DictionaryObject) and value.get("/Type") == "/Sig"):
+        return signature(value)
     if kind == "/Btn":
         flags = int(_inherited(field, "/Ff") or 0)
         state = str(value).lstrip("/")
@@ -145,10 +202,50 @@ def _value(field: DictionaryObject) -> str | None:
             return None
         return _option(field, state)
     if isinstance(value, ArrayObject):  # a list box with several chosen
-        text = ", ".join(str(v) for v in value if str(v).strip())
+        text = ", ".join(t for v in value if (t := _text(v.get_object())) and t.strip())
     else:
-        text = str(value)
-    return text.strip() or None
+        text = _text(value) or ""
+    return _printable(text).strip() or None
+
+
+def signature(value: Any) -> str:
+    """A signature field's value as facts: who signed and when, as its signature dictionary
+    says (not verified), or "signature present". Its bytes (/Contents, /Cert) are never read."""
+    sig = value if isinstance(value, DictionaryObject) else DictionaryObject()
+    name = " ".join(_printable(_text(sig.get("/Name")) or "").split())[:MAX_SIGNER_CHARS]
+    day = _pdf_day(_text(sig.get("/M")) or "")
+    said = [part for part in (name, day) if part]
+    if not said:
+        return "signature present (not verified)"
+    return f"Signed: {', '.join(said)} (not verified)"
+
+
+def _pdf_day(text: str) -> str:
+    """The day of a PDF date ("D:20260220101500+01'00'" → "2026-02-20"); "" when it is none."""
+    found = _PDF_DATE.match(text.strip())
+    if found is None:
+        return ""
+    try:
+        return datetime.date(*(int(part) for part in found.groups())).isoformat()
+    except ValueError:
+        return ""
+
+
+def _text(value: Any) -> str | None:
+    """A value that is text: a string, or a text stream's decoded text (a rich-text field may
+    hold one); None for anything else (a dictionary, a number, bytes), which is never a value."""
+    value = value.get_object() if value is not None else None
+    if isinstance(value, StreamObject):
+        data = value.get_data()
+        if data.startswith((b"\xfe\xff", b"\xff\xfe")):
+            return data.decode("utf-16", "replace")
+        return data.decode("utf-8", "replace")
+    return str(value) if isinstance(value, str) else None
+
+
+def _printable(text: str) -> str:
+    """The text without control characters (line breaks and tabs kept)."""
+    return _CONTROL.sub("", text)
 
 
 def _option(field: DictionaryObject, state: str) -> str:
@@ -179,38 +276,6 @@ def _page_of(field: DictionaryObject, where: dict[tuple[int, int], int]) -> int:
             if page is not None:
                 return page
     return 0
-
-
-def _xfa_values(xfa: Any, max_fields: int) -> list[tuple[str, str]]:
-    """(element name, text) of each filled leaf of an XFA form's datasets; [] without one.
-
-    A document type declaration is refused outright (it is how entity expansion bombs come), and
-    the leaves count against the same cap as the AcroForm's fields.
-    """
-    xfa = xfa.get_object() if xfa is not None else None
-    if isinstance(xfa, ArrayObject):  # [name, stream, name, stream, …]: the datasets packet
-        packets = list(zip(xfa[::2], xfa[1::2], strict=False))
-        streams = [s.get_object() for n, s in packets if str(n) == "datasets"]
-    else:
-        streams = [xfa] if xfa is not None else []
-    values: list[tuple[str, str]] = []
-    for stream in streams:
-        data = stream.get_data() if hasattr(stream, "get_data") else b""
-        if b"<!DOCTYPE" in data.upper() or b"<!ENTITY" in data.upper():
-            continue
-        try:
-            root = ElementTree.fromstring(data)
-        except ElementTree.ParseError:
-            continue
-        found = root if root.tag == _XFA_DATA else root.find(f".//{_XFA_DATA}")
-        for element in found.iter() if found is not None else ():
-            if len(element) == 0 and element.text and element.text.strip():
-                values.append((element.tag.rsplit("}", 1)[-1], element.text.strip()))
-                if len(values) > max_fields:
-                    raise FormTooLarge(
-                        f"its XFA form has more than {max_fields:,} filled values; that is the cap"
-                    )
-    return values
 
 
 def _cut(value: str, max_chars: int) -> str:

@@ -1,7 +1,7 @@
 """The PDF reader process: the page texts of the PDF on stdin, as one JSON object on stdout.
 
 reader_process.py starts this file as a script in a fresh interpreter (`python -P
-.../pdf/reader.py`), so the child imports only the standard library and pypdf: never the
+.../pdf/reader.py`), so the child imports only the standard library, pypdf and lxml: never the
 caller's main module, never the rest of claims_crew. That keeps a script without an
 `if __name__ == "__main__":` guard working, and keeps start-up to the cost of importing pypdf,
 which is done before stdin is read so that a spare child is ready when its PDF comes.
@@ -14,10 +14,11 @@ Protocol, kept small so the parent can check it:
 - stdin: the PDF's bytes (the very bytes the parent hashed, so the index matches its file);
   nothing at all means the child is not needed, and it exits without a word;
 - stdout: `{"pages": [text, ...], "fields": [[line, ...], ...]}` (a page's filled form fields
-  as `Label: value` lines, form_fields.py) or, for a form over its caps, `"fields_refused":
-  message` in place of "fields"; or `{"error": {"code": ..., "message": ...}}`, where code is
-  "encrypted" or "malformed". Anything else (no JSON, a signal) the parent reports as a crash.
-  The parent takes a reply without "fields" as a PDF without a form.
+  as `Label: value` lines, form_fields.py) and `"unread": [{"size": n, "reason": why}, ...]`
+  (the XFA datasets packets not read whole, xfa.py) or, for a form over its caps,
+  `"fields_refused": message` in place of both; or `{"error": {"code": ..., "message": ...}}`,
+  where code is "encrypted" or "malformed". Anything else (no JSON, a signal) the parent
+  reports as a crash. The parent takes a reply without "fields" as a PDF without a form.
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ def read_pages(data: bytes, form_caps: tuple[int, int, int] = _DEFAULT_FORM_CAPS
         reply: dict[str, Any] = {"pages": pages}
         forms = _form_fields()
         try:
-            reply["fields"] = forms.form_lines(reader, *form_caps)
+            lines = forms.form_lines(reader, *form_caps)
+            reply["fields"] = lines.pages
+            reply["unread"] = [{"size": size, "reason": why} for size, why in lines.unread]
         except forms.FormTooLarge as exc:
             reply["fields_refused"] = str(exc)
     except FileNotDecryptedError as exc:
@@ -100,7 +103,7 @@ def main(argv: list[str], stdin: BinaryIO, stdout: BinaryIO) -> None:
     sys.stdout = sys.stderr
     import pypdf  # noqa: F401  # the slow part of starting, done before any PDF is waiting
 
-    _form_fields()
+    _form_fields()._xfa()  # lxml too, which an XFA form needs
 
     data = stdin.read()
     if not data:

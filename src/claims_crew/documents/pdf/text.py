@@ -103,13 +103,35 @@ def _fields_of(path: Path, reply: dict[str, Any], count: int) -> list[list[str]]
     return fields
 
 
+class XfaNotRead(NamedTuple):
+    """An XFA datasets packet the reader could not read whole: its decoded size and why."""
+
+    size: int
+    reason: str
+
+
 class PdfLayer(NamedTuple):
     """A PDF's text layer and its filled form fields (`Label: value` lines), page by page;
-    `form_refused` says why a form past its caps was not read (its fields are then empty)."""
+    `form_refused` says why a form past its caps was not read (its fields are then empty);
+    `xfa_unread`, the XFA packets not read whole."""
 
     pages: list[str]
     fields: list[list[str]]
     form_refused: str | None = None
+    xfa_unread: tuple[XfaNotRead, ...] = ()
+
+
+def _unread_of(path: Path, reply: dict[str, Any]) -> tuple[XfaNotRead, ...]:
+    """The reader's notes of XFA packets not read whole ([] from a reader that sends none)."""
+    notes = reply.get("unread", [])
+    if not isinstance(notes, list) or not all(
+        isinstance(note, dict)
+        and isinstance(note.get("size"), int)
+        and isinstance(note.get("reason"), str)
+        for note in notes
+    ):
+        raise PdfTextError("malformed", f"{path.name}: the PDF reader sent a bad unread list")
+    return tuple(XfaNotRead(max(note["size"], 0), note["reason"]) for note in notes)
 
 
 def read_pdf_layer(path: Path, data: bytes, timeout_s: float | None = None) -> PdfLayer:
@@ -121,7 +143,7 @@ def read_pdf_layer(path: Path, data: bytes, timeout_s: float | None = None) -> P
     refused = reply.get("fields_refused")
     if refused is not None:
         return PdfLayer(pages, [[] for _ in pages], f"{path.name}: {refused}")
-    return PdfLayer(pages, _fields_of(path, reply, len(pages)))
+    return PdfLayer(pages, _fields_of(path, reply, len(pages)), xfa_unread=_unread_of(path, reply))
 
 
 def read_text_layer(path: Path, data: bytes, timeout_s: float | None = None) -> list[str]:
