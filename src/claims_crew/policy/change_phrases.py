@@ -87,7 +87,7 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
-            r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w-]+){0,4}?\s+(?:is|are)\s+(?:hereby\s+)?"
+            r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w'“”\x22-]+){0,6}?\s+(?:is|are)\s+(?:hereby\s+)?"
             r"(?:added|inserted)\b(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
             _F,
         ),
@@ -111,6 +111,13 @@ _NOT_A_REFERENCE = re.compile(
 # Words that show a reference is to the endorsement's own text, not to the form's.
 _OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
+# A part of a clause told by its place, not its label ("the second paragraph", "the first
+# sentence"): no change the reader states can reach it, so it is left for a correction.
+_PART_BY_PLACE = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|last|final)\s+(?:paragraph|sentence)s?\b", _F
+)
+# The form or policy the endorsement amends, named from within it: "of this Policy".
+_THIS_POLICY = re.compile(r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", _F)
 _MAX_REF = 300
 
 
@@ -190,7 +197,9 @@ def _plausible(reference: str) -> bool:
     words = re.sub(r"^the\s+", "", words, flags=_F)
     if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
         return False
-    if _OWN_WORDS.search(words):
+    if _PART_BY_PLACE.search(words):
+        return False
+    if _OWN_WORDS.search(_THIS_POLICY.sub("", words)):
         return False  # "Paragraphs a. and b. above", "C. Exclusions This insurance"
     has_number = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
     return has_number or any(w[:1].isupper() for w in words.split())

@@ -112,10 +112,30 @@ def _scope_end(text: str, heading: Item, after: Sequence[Item]) -> int:
     end = next((item.start for item in after if item.kind == "heading"), len(text))
     label = re.match(r"([A-Z]|[a-z]|\d{1,2})\.\s", text[heading.start : heading.phrase].lstrip())
     if label:
-        style = next(s for s in (r"[A-Z]", r"[a-z]", r"\d{1,2}") if re.fullmatch(s, label[1]))
-        same = re.compile(rf"^{style}\.\s", re.MULTILINE).search(text, heading.end, end)
+        # The next label in the heading's own sequence ("C." after "B.", "II." or "J." after
+        # "I."), not any label of its style: "I. DEFINITIONS … amended as follows:" goes on
+        # over its own "A.", "B.", "C.".
+        after_it = "|".join(re.escape(n) for n in successors(label[1]))
+        same = re.compile(rf"^(?:{after_it})\.\s", re.MULTILINE).search(text, heading.end, end)
         end = same.start() if same else end
     return end
+
+
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
+
+
+def successors(label: str) -> tuple[str, ...]:
+    """The labels that may follow `label` in its list: "3" → "4", "b" → "c", "I" → "J" or "II"."""
+    if label.isdigit():
+        return (str(int(label) + 1),)
+    found: list[str] = []
+    if len(label) == 1 and label.lower() != "z":
+        found.append(chr(ord(label) + 1))
+    roman = label.lower()
+    if roman in _ROMAN[:-1]:
+        following = _ROMAN[_ROMAN.index(roman) + 1]
+        found.append(following.upper() if label.isupper() else following)
+    return tuple(found)
 
 
 def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> list[Change]:
