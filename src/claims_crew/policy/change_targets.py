@@ -61,8 +61,19 @@ _LETTERED_EXCLUSION = re.compile(r"^([A-Z])\.\s+(exclusion\s+)(\d+)\b", re.I)
 _DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
 
 
+# "It is further agreed and understood that …": the opening of a London-market endorsement.
+_AGREED = re.compile(
+    r"^\s*it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
+    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+",
+    re.I,
+)
+
+
 def after_when(text: str) -> str:
     """The reference after an opening that says when the change applies."""
+    if agreed := _AGREED.match(text):
+        text = text[agreed.end() :]
+        text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
     when = WHEN.search(text)
     return text[when.end() :] if when else text
 
@@ -72,6 +83,7 @@ class Reference:
     targets: tuple[str, ...]  # one per clause named; ("",) when only a form or policy is named
     within: str  # where the clause lies, as printed, or ""
     numbered: bool  # whether the clause is named by a number (else by words)
+    printed: str = ""  # the clause's part of the reference as printed, its label and words
 
 
 def _number(token: str, before: str) -> str | None:
@@ -169,7 +181,7 @@ def reduce_reference(printed: str) -> Reference:
     clause, within = (text[: where.start()], text[where.end() :]) if where else (text, "")
     within = ", ".join(filter(None, (placed, within.strip(" ,."))))
     if targets := _targets(clause):
-        return Reference(tuple(targets), within, numbered=True)
+        return Reference(tuple(targets), within, numbered=True, printed=clause.strip(" ,."))
     clause = clause.strip(" ,.")
     if _DOCUMENT.search(clause):
         return Reference(("",), ", ".join(filter(None, (clause, within))), numbered=False)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from claims_crew.policy.change_phrases import Item, items_in
+from claims_crew.policy.change_phrases import Item, items_in, successors
 from claims_crew.policy.change_targets import Reference, reduce_reference
 from claims_crew.policy.endorsement_pages import stream_of, tidy
 
@@ -121,23 +121,6 @@ def _scope_end(text: str, heading: Item, after: Sequence[Item]) -> int:
     return end
 
 
-_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
-
-
-def successors(label: str) -> tuple[str, ...]:
-    """The labels that may follow `label` in its list: "3" → "4", "b" → "c", "I" → "J" or "II"."""
-    if label.isdigit():
-        return (str(int(label) + 1),)
-    found: list[str] = []
-    if len(label) == 1 and label.lower() != "z":
-        found.append(chr(ord(label) + 1))
-    roman = label.lower()
-    if roman in _ROMAN[:-1]:
-        following = _ROMAN[_ROMAN.index(roman) + 1]
-        found.append(following.upper() if label.isupper() else following)
-    return tuple(found)
-
-
 def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> list[Change]:
     """The change(s) one phrase states; `said` runs from the phrase to the next one."""
     words = said[item.end - item.phrase :]
@@ -146,10 +129,21 @@ def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> l
     targets = reference.targets
     if targets == ("",) and parent is not None:
         targets = parent.targets  # "The following condition is added to the Coverage Forms:"
+    if item.caption and len(targets) == 1 and re.fullmatch(r"(?:Section|Part) [IVX]+", targets[0]):
+        # "A. Section I – Property Coverages": forms print several "Section I"s, which their
+        # headings tell apart (target_clauses.py), so the heading stays.
+        targets = (re.sub(r"^\s*(?:[A-Z]|\d{1,2})\.\s+", "", " ".join(item.reference.split())),)
+    if item.under:  # "Coverage B … is amended to include the following under item c.:"
+        within = ", ".join(filter(None, (reference.within, reference.printed)))
+        targets = (item.under.strip("()"),)
     kind = item.kind
     assert kind != "heading"  # read_changes hands headings' items over, not headings
     if kind == "delete":
-        return [Change(kind, t, "", page, within=within) for t in targets]
+        deleted = [Change(kind, t, "", page, within=within) for t in targets]
+        place = re.sub(r"\s+of\s+the\s+polic(?:y|ies)$", "", reference.within, flags=re.I)
+        if item.also_add and place:  # "… shall be deleted and the following exclusion shall apply"
+            deleted.append(Change("add", place, tidy(words), page))
+        return deleted
     if kind == "not_apply":
         # The endorsement's sentence saying so, less its list label.
         sentence = tidy(re.sub(r"^\s*(?:\w{1,3}\.|\(\w{1,3}\))\s+", "", item.reference + said))
