@@ -10,7 +10,9 @@ tests/test_endorsement_first_sight.py holds the figures. Run it from the project
 
 from __future__ import annotations
 
-from tests.support.first_sight import report, scores
+from tests.support.first_sight import FIRST_SET, LATER_SET, report, scores
 
 if __name__ == "__main__":
-    print(report(scores()))
+    for title, listing in (("first seven", FIRST_SET), ("five gathered later", LATER_SET)):
+        print(f"== {title} ({listing})")
+        print(report(scores(listing)))
