@@ -130,6 +130,12 @@ _CAPTION = re.compile(
     r"(?:[A-Z]|\d{1,2})\.\s+[A-Z][\w'’-]*"
     r"(?:\s+(?:[A-Z][\w'’-]*|[–—-]|of|and|or|to|the|for|in))*"
 )
+# A part of the form named in capitals just before the phrase, on its line: "DEFINITIONS",
+# "SECTION II – EXCLUSIONS"; only the names of a form's parts, never an endorsement's title.
+_PART_IN_CAPITALS = re.compile(
+    r"(?:^|(?<=\s))((?:SECTION|PART)\s+(?:[IVX]{1,4}|\d{1,2})(?:\s+[–—-]\s+[A-Z ]{3,40}?)?"
+    r"|(?:[A-Z]{3,}\s+){0,2}(?:DEFINITIONS|EXCLUSIONS|CONDITIONS))\s*$"
+)
 # An item's own list label, at the start of a line: "2.", "B.", "(c)".
 _ITEM_LABEL = re.compile(r"(?m)^\s*(?:([A-Za-z]{1,4}|\d{1,2})\.|\((\w{1,3})\))\s")
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
@@ -142,6 +148,12 @@ _NOT_A_REFERENCE = re.compile(
 # Words that show a reference is to the endorsement's own text, not to the form's.
 _OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
+# Words a sentence names a number with, which a line may end on ("… is added to Paragraph\n
+# B.1."); not a caption's last word ("A. Fungi, Bacteria or Virus Exclusions", "… COVERAGE").
+_NAMES_A_NUMBER = frozenset(
+    ("Paragraph", "Paragraphs", "paragraph", "paragraphs", "Subparagraph", "subparagraph",
+     "Item", "item", "Clause", "clause", "Exclusion", "exclusion", "Provision", "provision")
+)
 # A part of a clause told by its place, not its label ("the second paragraph", "the first
 # sentence"): no change the reader states can reach it, so it is left for a correction.
 _PART_BY_PLACE = re.compile(
@@ -178,8 +190,12 @@ def _is_boundary(text: str, dot: int) -> bool:
     token_start = max(text.rfind(" ", 0, dot), line_start - 1) + 1
     token = text[token_start:dot]
     numbered = bool(NUMBER.fullmatch(token) or ROMAN.fullmatch(token))
-    # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends.
-    return not numbered or token_start == line_start
+    # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends,
+    # unless the line before ends with the word that names it ("… added to Paragraph\nB.1.").
+    if not numbered or token_start != line_start:
+        return not numbered
+    above = text[max(0, line_start - 30) : line_start].split()
+    return not above or above[-1] not in _NAMES_A_NUMBER
 
 
 def _caps_line(line: str) -> bool:
@@ -270,6 +286,9 @@ def _caption(text: str, pos: int) -> tuple[str, int] | None:
         start = _start_of_sentence(text, amended.start())
         if _plausible(text[start : amended.start()]):
             return text[start : amended.start()], unit_start(text, start)
+    part = _PART_IN_CAPITALS.search(text, line_start, cut)
+    if part is not None:  # "DEFINITIONS The following is added:", as one run of text
+        return part.group(1), part.start(1)
     if cut != line_start or line_start == 0:
         return None
     above = text.rfind("\n", 0, line_start - 1) + 1

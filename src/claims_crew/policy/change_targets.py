@@ -45,7 +45,7 @@ _LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
 # but not the "of" of a title ("C. Limit of Insurance") or of a number ("(5) of a.").
 _WHERE = re.compile(
     r",?\s+(?:(?:under|in)\s+(?:the\s+)?(?!\(|\d|[A-Za-z]\.)|of\s+(?:the\s+)?(?=(?i:section|part)\b"
-    r"|(?:[A-Z][\w'’-]*\s+){0,5}(?i:conditions?|coverages?|forms?|polic(?:y|ies)|parts?"
+    r"|(?:(?:[A-Z][\w'’-]*|of|and|the)\s+){0,6}(?i:conditions?|coverages?|forms?|polic(?:y|ies)|parts?"
     r"|declarations|exclusions?|definitions|sections?|provisions?|agreements?)\b))"
 )
 # An opening that says when the change applies, before the reference: "For the purpose of this
