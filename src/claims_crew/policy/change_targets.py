@@ -122,12 +122,16 @@ def _targets(clause: str) -> list[str]:
     tokens = clause.split()
     found: list[str] = []
     join = ""  # how the next number relates to the ones found: "and", "of", or ","
+    last = -2  # where the last number was
     for i, token in enumerate(tokens):
         number = _number(token, _before(tokens, i, found, join))
         if number is None:
             word = token.lower()
             join = word if word in ("and", "of", "or") else ("," if token.endswith(",") else join)
             continue
+        if last == i - 1 and found[-1].split()[0] in ("Section", "Part"):
+            join = ","  # "Section II B. Exclusions" is "Section II, B. Exclusions"
+        last = i
         if not found or join in ("and", "or"):
             found.append(number)
         elif join == "of":
