@@ -20,10 +20,14 @@ def _pairs(changes: list[Change]) -> list[tuple[str, str]]:
 
 def test_a_provision_a_paragraph_sits_in_is_kept() -> None:
     text = (
-        "Paragraph B. of the Out Of State Coverage Provision is replaced by the following:\n"
+        "Paragraph B. of the Duplicate Payments Provision is replaced by the following:\n"
         "B. No one will be entitled to duplicate payments.\n"
+        "Paragraph 2. of the Insuring Agreement is deleted.\n"
     )
-    assert _read(text) == [("replace", "B", "Out Of State Coverage Provision")]
+    assert _read(text) == [
+        ("replace", "B", "Duplicate Payments Provision"),
+        ("delete", "2", "Insuring Agreement"),
+    ]
 
 
 def test_a_place_named_with_of_keeps_all_its_words() -> None:
