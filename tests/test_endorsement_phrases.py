@@ -52,7 +52,11 @@ def test_aais_under_placement_names_the_last_part() -> None:
     )
     assert _read(text) == [
         ("replace", "actual cash value", "Definitions"),
-        ("add", "Trees, Plants, Shrubs, Or Lawns", "Property Coverages, Incidental Property Coverages"),
+        (
+            "add",
+            "Trees, Plants, Shrubs, Or Lawns",
+            "Property Coverages, Incidental Property Coverages",
+        ),
         (
             "add",
             "c",
@@ -82,7 +86,7 @@ def test_lists_of_numbers_are_expanded() -> None:
     london = (
         "It is further agreed and understood that for the machinery undergoing a test,\n"
         "exclusions c and d of the Exclusions to Section 1 of the Policy shall be deleted and "
-        "the following exclusion shall apply:\n\"loss due to faulty design\"\n"
+        'the following exclusion shall apply:\n"loss due to faulty design"\n'
     )
     assert _read(london) == [
         ("delete", "c", "Exclusions to Section 1 of the Policy"),

@@ -38,9 +38,11 @@ def page_text(path: Path) -> str:
 
 
 def _norm(name: str) -> str:
-    return " ".join(name.replace("“", "").replace("”", "").replace('"', "").split()).rstrip(
-        "."
-    ).casefold()
+    return (
+        " ".join(name.replace("“", "").replace("”", "").replace('"', "").split())
+        .rstrip(".")
+        .casefold()
+    )
 
 
 def _matches(row: dict[str, Any], change: Change) -> bool:

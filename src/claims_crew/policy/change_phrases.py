@@ -151,8 +151,22 @@ _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 # Words a sentence names a number with, which a line may end on ("… is added to Paragraph\n
 # B.1."); not a caption's last word ("A. Fungi, Bacteria or Virus Exclusions", "… COVERAGE").
 _NAMES_A_NUMBER = frozenset(
-    ("Paragraph", "Paragraphs", "paragraph", "paragraphs", "Subparagraph", "subparagraph",
-     "Item", "item", "Clause", "clause", "Exclusion", "exclusion", "Provision", "provision")
+    (
+        "Paragraph",
+        "Paragraphs",
+        "paragraph",
+        "paragraphs",
+        "Subparagraph",
+        "subparagraph",
+        "Item",
+        "item",
+        "Clause",
+        "clause",
+        "Exclusion",
+        "exclusion",
+        "Provision",
+        "provision",
+    )
 )
 # A part of a clause told by its place, not its label ("the second paragraph", "the first
 # sentence"): no change the reader states can reach it, so it is left for a correction.
@@ -160,7 +174,9 @@ _PART_BY_PLACE = re.compile(
     r"\b(?:first|second|third|fourth|fifth|last|final)\s+(?:paragraph|sentence)s?\b", _F
 )
 # The form or policy the endorsement amends, named from within it: "of this Policy".
-_THIS_POLICY = re.compile(r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", _F)
+_THIS_POLICY = re.compile(
+    r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", _F
+)
 _MAX_REF = 300
 
 
@@ -354,9 +370,9 @@ def items_in(text: str) -> list[Item]:
         if kept and item.phrase < kept[-1].end:
             continue
         label = _item_label(text, item)
-        if item.kind == "not_apply" and words_of is not None:
-            if not label or label not in successors(words_of):
-                continue
+        inside = words_of is not None and label not in successors(words_of)
+        if item.kind == "not_apply" and inside:
+            continue
         kept.append(item)
         words_of = label if item.kind in ("add", "replace") else None
     return kept

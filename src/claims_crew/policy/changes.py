@@ -130,7 +130,12 @@ def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> l
     if targets == ("",) and parent is not None:
         targets = parent.targets  # "The following condition is added to the Coverage Forms:"
     headed = re.search(r"\s[–—-]\s", item.reference)
-    if item.caption and headed and len(targets) == 1 and re.fullmatch(r"(?:Section|Part) [IVX]+", targets[0]):
+    if (
+        item.caption
+        and headed
+        and len(targets) == 1
+        and re.fullmatch(r"(?:Section|Part) [IVX]+", targets[0])
+    ):
         # "A. Section I – Property Coverages": forms print several "Section I"s, which their
         # headings tell apart (target_clauses.py), so the heading stays.
         targets = (re.sub(r"^\s*(?:[A-Z]|\d{1,2})\.\s+", "", " ".join(item.reference.split())),)
