@@ -9,11 +9,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
+from fpdf import FPDF
 
 from claims_crew.cli import main
 from claims_crew.policy.in_force import default_day
 from claims_crew.policy.issued import IssuedPolicy
+from tests.support.paths import SAMPLE_POLICIES
 
 
 def _rows(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -119,3 +122,52 @@ def test_the_tree_page_marks_amended_clauses_with_the_forms_words(tmp_path: Path
     assert html.count("<summary>The form's words</summary>") == 1
     assert "less than 10 years old" in html
     assert html.count('class="page-break"') == 5  # the form's pages, none added
+
+
+@pytest.mark.slow
+def test_changes_of_a_pdf_not_yet_registered_reads_as_a_registered_one(tmp_path: Path) -> None:
+    draft = tmp_path / "draft.pdf"
+    draft.write_bytes((SAMPLE_POLICIES / "endorsements" / "hm_e09_hot_tubs.pdf").read_bytes())
+    listed = json.loads(_invoke("policy", "changes", "HM-E-09", "--json"))
+    payload = json.loads(
+        _invoke("policy", "changes", str(draft), "--form", "HM-HOME-001", "--json")
+    )
+    assert payload["form"] == "HM-HOME-001" and payload["corrected"] is None
+    assert payload["changes"] == listed["changes"]
+    out = _invoke("policy", "changes", str(draft), "--form", "HM-HOME-001")
+    assert "draft.pdf on HM-HOME-001: 2 changes read" in out
+
+
+@pytest.mark.slow
+def test_changes_of_a_new_pdf_on_its_form_by_the_new_phrases(tmp_path: Path) -> None:
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    for line in (
+        "THIS ENDORSEMENT CHANGES THE POLICY. PLEASE READ IT CAREFULLY.",
+        "FLOOD AND SEEPAGE",
+        "Exclusions 7.1 and 7.2 do not apply.",
+    ):
+        pdf.cell(0, 8, line, new_x="LMARGIN", new_y="NEXT")
+    draft = tmp_path / "flood.pdf"
+    pdf.output(str(draft))
+    payload = json.loads(
+        _invoke("policy", "changes", str(draft), "--form", "HM-HOME-001", "--json")
+    )
+    assert [(c["kind"], c["target"], c["clause"]) for c in payload["changes"]] == [
+        ("not_apply", "7.1", "7.1"),
+        ("not_apply", "7.2", "7.2"),
+    ]
+
+
+def test_changes_of_a_new_pdf_names_a_missing_file_or_form(tmp_path: Path) -> None:
+    for args, code in (
+        ([str(tmp_path / "none.pdf"), "--form", "HM-HOME-001"], "not_found"),
+        (
+            [str(SAMPLE_POLICIES / "endorsements" / "hm_e09_hot_tubs.pdf"), "--form", "NO-SUCH"],
+            "unknown_policy",
+        ),
+    ):
+        result = CliRunner().invoke(main, ["policy", "changes", *args, "--json"])
+        assert result.exit_code == 2, result.output
+        assert json.loads(result.stdout)["error"]["code"] == code

@@ -242,18 +242,29 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
 
 @policy.command("changes")
 @click.argument("endorsement")
+@click.option(
+    "--form",
+    "form_id",
+    default=None,
+    metavar="FORM-ID",
+    help="Read ENDORSEMENT as a PDF file not yet in policies/index.yaml, amending this form.",
+)
 @json_option
 @reports_errors
-def policy_changes(endorsement: str, as_json: bool) -> None:
-    """List the changes read from an endorsement (its form number in policies/index.yaml).
+def policy_changes(endorsement: str, form_id: str | None, as_json: bool) -> None:
+    """List the changes read from an endorsement (its form number in policies/index.yaml, or
+    with --form a PDF file that is not listed there yet).
 
     Each is numbered as its corrections name it, with the clause of the form its target
     reaches; then the changes as its entry's corrections leave them, if it has any.
     """
-    from claims_crew.policy.in_force import changes_of
+    from claims_crew.policy.in_force import changes_of, changes_of_file
     from claims_crew.policy.library import PolicyLibrary
 
-    found = changes_of(PolicyLibrary(), endorsement)
+    if form_id is None:
+        found = changes_of(PolicyLibrary(), endorsement)
+    else:
+        found = changes_of_file(PolicyLibrary(), Path(endorsement), form_id)
 
     def rows(changes: list[tuple[Any, str | None]]) -> list[dict[str, Any]]:
         return [

@@ -42,7 +42,7 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "replace",
         re.compile(
             # ", replaced by": real endorsements drop the "is" now and then (AU1001).
-            r"(?:\s+(?:is|are)|,)\s+(?:hereby\s+)?(?:deleted"
+            r"(?:\s+(?:is|are|shall\s+be)|,)\s+(?:hereby\s+)?(?:deleted"
             + _ENTIRETY
             + r"\s+and\s+)?replaced"
             + _ENTIRETY
@@ -53,19 +53,24 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "delete",
         re.compile(
-            r"\s+(?:is|are)\s+(?:hereby\s+)?deleted\b(?!"
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?deleted\b(?!"
             + _ENTIRETY
             + r"\s+and\s+replaced)"
             + _ENTIRETY
-            + r"(?:\s+from\s+(?:the|this)\s+(?:policy|coverage\s+form))?\s*[.;:]?",
+            + r"(?:\s+from\s+(?:the|this)\s+(?:policy|coverage\s+form))?"
+            # "… shall be deleted and the following exclusion shall apply:": new words in its place
+            + r"(?P<also>\s+and\s+the\s+following(?:\s+[\w-]+){0,3}?\s+(?:is|are|shall)\s+"
+            + r"(?:be\s+)?(?:added|apply|applies)\b)?\s*[.;:]?",
             _F,
         ),
     ),
     (
         "add",
         re.compile(
-            r"\s+(?:is|are)\s+(?:hereby\s+)?(?:amended|modified|changed|revised|supplemented)"
-            r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b[^:]{0,160}?:",
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?"
+            r"(?:amended|modified|changed|revised|supplemented)"
+            r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
+            r"(?P<tail>[^:]{0,160}?):",
             _F,
         ),
     ),
@@ -82,12 +87,25 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# "The exclusion set forth in Paragraph B. applies to all coverage under all forms and
+# endorsements that comprise this Coverage Part": the words that follow are an exclusion added
+# to every part's exclusions.
+_EVERY_PART = re.compile(
+    r"\bexclusions?\b[^:;]{0,80}?\bappl(?:y|ies)\s+to\s+all\s+coverage\s+under\s+all\s+forms?\s+"
+    r"and\s+endorsements\b[^.]*\.",
+    _F,
+)
+_EVERY_PART_REFERENCE = "Exclusions under all forms and endorsements"
+# "… is amended to include the following under item c.:": the addition goes under c of X.
+_UNDER_ITEM = re.compile(
+    r"\bunder\s+(?:item|paragraph|subparagraph|provision)\s+(\(?\w{1,4}\)?)\.?\s*$", _F
+)
 # Phrases printed before the reference (the reference may be absent: "is added:").
 _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
-            r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w-]+){0,4}?\s+(?:is|are)\s+(?:hereby\s+)?"
+            r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w'“”\x22-]+){0,6}?\s+(?:is|are)\s+(?:hereby\s+)?"
             r"(?:added|inserted)\b(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
             _F,
         ),
@@ -102,6 +120,25 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# "X is amended." before a "The following … is added:" that names no part: it names X.
+_AMENDED = re.compile(
+    r"\s+(?:is|are)\s+(?:hereby\s+)?(?:amended|changed|modified|revised)\.\s*$", _F
+)
+# A caption naming a part of the form, led by the endorsement's list label: "A. Section I –
+# Property Coverages", "B. Exclusions". Title-cased words and dashes only, no sentence.
+_CAPTION = re.compile(
+    r"(?:[A-Z]|\d{1,2})\.\s+[A-Z][\w'’-]*"
+    r"(?:\s+(?:[A-Z][\w'’-]*|[–—-]|of|and|or|to|the|for|in))*"
+)
+# A part of the form named in capitals just before the phrase, on its line: "DEFINITIONS",
+# "SECTION II – EXCLUSIONS"; only the names of a form's parts, never an endorsement's title.
+_PART_IN_CAPITALS = re.compile(
+    r"(?:^|(?<=\s))((?:SECTION|PART)\s+(?:[IVX]{1,4}|\d{1,2})(?:\s+[–—-]\s+[A-Z ]{3,40}?)?"
+    r"|(?:[A-Z]{3,}\s+){0,2}(?:DEFINITIONS|EXCLUSIONS|CONDITIONS))\s*$"
+)
+# An item's own list label, at the start of a line: "2.", "B.", "(c)".
+_ITEM_LABEL = re.compile(r"(?m)^\s*(?:([A-Za-z]{1,4}|\d{1,2})\.|\((\w{1,3})\))\s")
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 # Words that open an endorsement's own sentence rather than a reference to the form.
 _NOT_A_REFERENCE = re.compile(
     r"^(?:this|that|these|those|it|its|such|any|each|every|no|if|we|you|your|our|they|there|"
@@ -111,6 +148,35 @@ _NOT_A_REFERENCE = re.compile(
 # Words that show a reference is to the endorsement's own text, not to the form's.
 _OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
+# Words a sentence names a number with, which a line may end on ("… is added to Paragraph\n
+# B.1."); not a caption's last word ("A. Fungi, Bacteria or Virus Exclusions", "… COVERAGE").
+_NAMES_A_NUMBER = frozenset(
+    (
+        "Paragraph",
+        "Paragraphs",
+        "paragraph",
+        "paragraphs",
+        "Subparagraph",
+        "subparagraph",
+        "Item",
+        "item",
+        "Clause",
+        "clause",
+        "Exclusion",
+        "exclusion",
+        "Provision",
+        "provision",
+    )
+)
+# A part of a clause told by its place, not its label ("the second paragraph", "the first
+# sentence"): no change the reader states can reach it, so it is left for a correction.
+_PART_BY_PLACE = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|last|final)\s+(?:paragraph|sentence)s?\b", _F
+)
+# The form or policy the endorsement amends, named from within it: "of this Policy".
+_THIS_POLICY = re.compile(
+    r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", _F
+)
 _MAX_REF = 300
 
 
@@ -124,6 +190,9 @@ class Item:
     phrase: int  # where the phrase itself begins (the page is this one's)
     end: int  # where its own words begin
     qualified: bool = False
+    under: str = ""  # the clause of the reference the words go under ("under item c.")
+    also_add: bool = False  # a delete whose words are added in its place
+    caption: bool = False  # the reference is a caption the phrase is listed under
 
 
 def _is_boundary(text: str, dot: int) -> bool:
@@ -137,8 +206,12 @@ def _is_boundary(text: str, dot: int) -> bool:
     token_start = max(text.rfind(" ", 0, dot), line_start - 1) + 1
     token = text[token_start:dot]
     numbered = bool(NUMBER.fullmatch(token) or ROMAN.fullmatch(token))
-    # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends.
-    return not numbered or token_start == line_start
+    # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends,
+    # unless the line before ends with the word that names it ("… added to Paragraph\nB.1.").
+    if not numbered or token_start != line_start:
+        return not numbered
+    above = text[max(0, line_start - 30) : line_start].split()
+    return not above or above[-1] not in _NAMES_A_NUMBER
 
 
 def _caps_line(line: str) -> bool:
@@ -190,14 +263,62 @@ def _plausible(reference: str) -> bool:
     words = re.sub(r"^the\s+", "", words, flags=_F)
     if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
         return False
-    if _OWN_WORDS.search(words):
+    if _PART_BY_PLACE.search(words):
+        return False
+    if _OWN_WORDS.search(_THIS_POLICY.sub("", words)):
         return False  # "Paragraphs a. and b. above", "C. Exclusions This insurance"
     has_number = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
     return has_number or any(w[:1].isupper() for w in words.split())
 
 
+def successors(label: str) -> tuple[str, ...]:
+    """The labels that may follow `label` in its list: "3" → "4", "b" → "c", "I" → "J" or "II"."""
+    if label.isdigit():
+        return (str(int(label) + 1),)
+    found: list[str] = []
+    if len(label) == 1 and label.isalpha() and label.lower() != "z":
+        found.append(chr(ord(label) + 1))
+    roman = label.lower()
+    if roman in _ROMAN[:-1]:
+        following = _ROMAN[_ROMAN.index(roman) + 1]
+        found.append(following.upper() if label.isupper() else following)
+    return tuple(found)
+
+
+def _item_label(text: str, item: Item) -> str:
+    """The list label an item is printed under ("2" for "2. Exclusion …"), or ""."""
+    labels = list(_ITEM_LABEL.finditer(text, item.start, item.phrase))
+    return (labels[-1].group(1) or labels[-1].group(2)) if labels else ""
+
+
+def _caption(text: str, pos: int) -> tuple[str, int] | None:
+    """The part a "The following … is added:" at `pos` that names none is listed under, and
+    where its item starts: the sentence "X is amended." before it, or a caption line above."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    own = text[line_start:pos]
+    cut = line_start if not own.strip() or _LABEL.fullmatch(own) else pos
+    amended = _AMENDED.search(text, max(0, cut - _MAX_REF), cut)
+    if amended is not None:
+        start = _start_of_sentence(text, amended.start())
+        if _plausible(text[start : amended.start()]):
+            return text[start : amended.start()], unit_start(text, start)
+    part = _PART_IN_CAPITALS.search(text, line_start, cut)
+    if part is not None:  # "DEFINITIONS The following is added:", as one run of text
+        return part.group(1), part.start(1)
+    if cut != line_start or line_start == 0:
+        return None
+    above = text.rfind("\n", 0, line_start - 1) + 1
+    line = text[above : line_start - 1].strip()
+    if _CAPTION.fullmatch(line) and len(line.split()) <= 12:
+        return line, above
+    return None
+
+
 def _found(text: str) -> list[Item]:
     items: list[Item] = []
+    for m in _EVERY_PART.finditer(text):
+        start = unit_start(text, _start_of_sentence(text, m.start()))
+        items.append(Item("add", _EVERY_PART_REFERENCE, start, m.start(), m.end()))
     for kind, pattern in _AFTER_REF:
         for m in pattern.finditer(text):
             start = _start_of_sentence(text, m.start())
@@ -206,9 +327,22 @@ def _found(text: str) -> list[Item]:
                 start = line_start  # the label goes with it: "B. Exclusion 6." names B.6
             reference = text[start : m.start()]
             if _plausible(reference):
-                to = "to" in m.groupdict() and m.group("to") is not None
+                groups = m.groupdict()
+                to = groups.get("to") is not None
+                under = _UNDER_ITEM.search(groups.get("tail") or "")
                 first = unit_start(text, start)
-                items.append(Item(kind, reference, first, m.start(), m.end(), to))
+                items.append(
+                    Item(
+                        kind,
+                        reference,
+                        first,
+                        m.start(),
+                        m.end(),
+                        to,
+                        under=under.group(1) if under else "",
+                        also_add=groups.get("also") is not None,
+                    )
+                )
     for kind, pattern in _BEFORE_REF:
         for m in pattern.finditer(text):
             reference, end = "", m.end()
@@ -217,7 +351,10 @@ def _found(text: str) -> list[Item]:
             elif text[end : end + 2].strip()[:1] in (":", "."):
                 end = text.index(text[end : end + 2].strip()[:1], end) + 1
             start = unit_start(text, _start_of_sentence(text, m.start()))
-            items.append(Item(kind, reference, start, m.start(), end))
+            caption = _caption(text, m.start()) if not reference else None
+            if caption is not None:
+                reference, start = caption
+            items.append(Item(kind, reference, start, m.start(), end, caption=bool(caption)))
     return items
 
 
@@ -225,8 +362,17 @@ def items_in(text: str) -> list[Item]:
     """The phrases in an endorsement's stream (endorsement_pages.Stream.text), in order; where
     two overlap, the first printed stands."""
     kept: list[Item] = []
+    # The label of the last addition or replacement, while its words run on: a "does not apply"
+    # inside them ("This exclusion does not apply to …", "The exclusion in Paragraph A. does not
+    # apply to …") is those words, unless it opens the next item of the same list.
+    words_of: str | None = None
     for item in sorted(_found(text), key=lambda i: i.phrase):
         if kept and item.phrase < kept[-1].end:
             continue
+        label = _item_label(text, item)
+        inside = words_of is not None and label not in successors(words_of)
+        if item.kind == "not_apply" and inside:
+            continue
         kept.append(item)
+        words_of = label if item.kind in ("add", "replace") else None
     return kept

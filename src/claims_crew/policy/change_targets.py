@@ -17,14 +17,20 @@ so the reduction keeps the number and sets the rest aside:
   ("section 7" → "7");
 - "X of Y" where both are numbers is Y.X ("Paragraph (5) of a." → "a.(5)");
 - "Paragraphs A.4. and A.5." are two targets, "A.4" and "A.5";
+- "Exclusions 6., 14., 15. and 16." and "exclusions c and d" are each number of the list;
 - a reference with no number is its words ("Covered Autos Liability Coverage", "Other Insurance
   Condition"), less a leading "the"; one that only names a coverage form or the policy has no
-  target ("") and is kept as `within`.
+  target ("") and is kept as `within`;
+- "Under Property Coverages, Incidental Property Coverages, Trees, Plants, Shrubs, Or Lawns"
+  (the way AAIS forms place a change) names the last of its parts; the parts before it are
+  where it lies; "the definition of "actual cash value"" names the definition by its words;
+- "Paragraph B. of the Out Of State Coverage Provision": the provision is where B lies;
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claims_crew.policy.ids import KEPT_WORDS, NUMBERING_WORDS
@@ -39,8 +45,8 @@ _LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
 # but not the "of" of a title ("C. Limit of Insurance") or of a number ("(5) of a.").
 _WHERE = re.compile(
     r",?\s+(?:(?:under|in)\s+(?:the\s+)?(?!\(|\d|[A-Za-z]\.)|of\s+(?:the\s+)?(?=(?i:section|part)\b"
-    r"|(?:[A-Z][\w'’-]*\s+){0,5}(?i:conditions?|coverages?|forms?|polic(?:y|ies)|parts?"
-    r"|declarations|exclusions?|definitions|sections?)\b))"
+    r"|(?:(?:[A-Z][\w'’-]*|of|and|the)\s+){0,6}(?i:conditions?|coverages?|forms?|polic(?:y|ies)|parts?"
+    r"|declarations|exclusions?|definitions|sections?|provisions?|agreements?)\b))"
 )
 # An opening that says when the change applies, before the reference: "For the purpose of this
 # coverage, Paragraph d. of B.5. …", "For temporary substitute … autos …, Paragraph C. …", at
@@ -55,8 +61,19 @@ _LETTERED_EXCLUSION = re.compile(r"^([A-Z])\.\s+(exclusion\s+)(\d+)\b", re.I)
 _DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
 
 
+# "It is further agreed and understood that …": the opening of a London-market endorsement.
+_AGREED = re.compile(
+    r"^\s*it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
+    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+",
+    re.I,
+)
+
+
 def after_when(text: str) -> str:
     """The reference after an opening that says when the change applies."""
+    if agreed := _AGREED.match(text):
+        text = text[agreed.end() :]
+        text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
     when = WHEN.search(text)
     return text[when.end() :] if when else text
 
@@ -66,6 +83,7 @@ class Reference:
     targets: tuple[str, ...]  # one per clause named; ("",) when only a form or policy is named
     within: str  # where the clause lies, as printed, or ""
     numbered: bool  # whether the clause is named by a number (else by words)
+    printed: str = ""  # the clause's part of the reference as printed, its label and words
 
 
 def _number(token: str, before: str) -> str | None:
@@ -85,24 +103,63 @@ def _number(token: str, before: str) -> str | None:
     return number
 
 
+def _shape(number: str) -> tuple[str, ...]:
+    """What a number is made of, part by part: "6" and "14" are alike, "A.4" and "B" are not."""
+    return tuple("d" if p.isdigit() else "l" for p in re.findall(r"\w+", number))
+
+
+def _before(tokens: Sequence[str], i: int, found: Sequence[str], join: str) -> str:
+    """The word that tells what token i is: the one printed before it, or, in a list ("exclusions
+    c and d"), the numbering word that opened the list."""
+    if found and join in ("and", "or", ","):
+        for word in reversed(tokens[:i]):
+            if word.lower().strip(",") in NUMBERING_WORDS:
+                return word
+    return tokens[i - 1] if i else ""
+
+
 def _targets(clause: str) -> list[str]:
     tokens = clause.split()
     found: list[str] = []
     join = ""  # how the next number relates to the ones found: "and", "of", or ","
+    last = -2  # where the last number was
     for i, token in enumerate(tokens):
-        number = _number(token, tokens[i - 1] if i else "")
+        number = _number(token, _before(tokens, i, found, join))
         if number is None:
             word = token.lower()
             join = word if word in ("and", "of", "or") else ("," if token.endswith(",") else join)
             continue
+        if last == i - 1 and found[-1].split()[0] in ("Section", "Part"):
+            join = ","  # "Section II B. Exclusions" is "Section II, B. Exclusions"
+        last = i
         if not found or join in ("and", "or"):
             found.append(number)
         elif join == "of":
             found = [f"{number}.{t}" for t in found]
         elif join == "," and found[-1].split()[0] in ("Section", "Part"):
             found[-1] = f"{found[-1]}.{number}"
+        elif join == "," and _shape(number) == _shape(found[-1]):
+            found.append(number)  # "Exclusions 6., 14., 15. and 16."
         join = "," if token.endswith(",") else ""
     return found
+
+
+# "Under Definitions, the definition of …", "Under Property Coverages, Incidental Property
+# Coverages, Trees, …": where the clause lies comes first, the clause last.
+_UNDER = re.compile(r"^under\s+", re.I)
+_DEFINITION_OF = re.compile(r"^(?:the\s+)?definition\s+of\s+", re.I)
+
+
+def _placed(text: str) -> tuple[str, str]:
+    """Where the clause lies and the clause, from "A, B, C": C, unless C ends a series of
+    one-word titles ("Trees, Plants, Shrubs, Or Lawns"), which is one title."""
+    parts = [p.strip() for p in text.split(",")]
+    last = len(parts) - 1
+    if re.match(r"(?:or|and)\s", parts[last], re.I):
+        while last > 0 and len(parts[last - 1].split()) == 1:
+            last -= 1
+    clause = re.sub(r"^the\s+", "", ", ".join(parts[last:]), flags=re.I)
+    return ", ".join(p for p in parts[:last] if p), clause
 
 
 def reduce_reference(printed: str) -> Reference:
@@ -111,14 +168,24 @@ def reduce_reference(printed: str) -> Reference:
     text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
     text = after_when(_LABEL.sub("", text, count=1))
     text = re.sub(r"^the\s+", "", text, flags=re.I)
+    placed = ""
+    if _UNDER.match(text) and "," in text:
+        placed, text = _placed(_UNDER.sub("", text))
+    if _DEFINITION_OF.match(text):
+        words = _DEFINITION_OF.sub("", text).strip(' "“”')
+        return Reference((words,), placed, numbered=False)
     # Where the clause lies is told after its number: "the exclusion for … in sub-paragraph 3.a.
     # of B. Exclusions" lies in B, not in "sub-paragraph".
-    first = next((m for m in re.finditer(r"\S+", text) if _number(m.group(), "")), None)
+    tokens = list(re.finditer(r"\S+", text))
+    first = next(
+        (m for i, m in enumerate(tokens) if _number(m.group(), tokens[i - 1].group() if i else "")),
+        None,
+    )
     where = _WHERE.search(text, first.end() if first else 0)
     clause, within = (text[: where.start()], text[where.end() :]) if where else (text, "")
-    within = within.strip(" ,.")
+    within = ", ".join(filter(None, (placed, within.strip(" ,."))))
     if targets := _targets(clause):
-        return Reference(tuple(targets), within, numbered=True)
+        return Reference(tuple(targets), within, numbered=True, printed=clause.strip(" ,."))
     clause = clause.strip(" ,.")
     if _DOCUMENT.search(clause):
         return Reference(("",), ", ".join(filter(None, (clause, within))), numbered=False)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from claims_crew.policy.change_phrases import Item, items_in
+from claims_crew.policy.change_phrases import Item, items_in, successors
 from claims_crew.policy.change_targets import Reference, reduce_reference
 from claims_crew.policy.endorsement_pages import stream_of, tidy
 
@@ -112,8 +112,11 @@ def _scope_end(text: str, heading: Item, after: Sequence[Item]) -> int:
     end = next((item.start for item in after if item.kind == "heading"), len(text))
     label = re.match(r"([A-Z]|[a-z]|\d{1,2})\.\s", text[heading.start : heading.phrase].lstrip())
     if label:
-        style = next(s for s in (r"[A-Z]", r"[a-z]", r"\d{1,2}") if re.fullmatch(s, label[1]))
-        same = re.compile(rf"^{style}\.\s", re.MULTILINE).search(text, heading.end, end)
+        # The next label in the heading's own sequence ("C." after "B.", "II." or "J." after
+        # "I."), not any label of its style: "I. DEFINITIONS … amended as follows:" goes on
+        # over its own "A.", "B.", "C.".
+        after_it = "|".join(re.escape(n) for n in successors(label[1]))
+        same = re.compile(rf"^(?:{after_it})\.\s", re.MULTILINE).search(text, heading.end, end)
         end = same.start() if same else end
     return end
 
@@ -126,10 +129,27 @@ def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> l
     targets = reference.targets
     if targets == ("",) and parent is not None:
         targets = parent.targets  # "The following condition is added to the Coverage Forms:"
+    headed = re.search(r"\s[–—-]\s", item.reference)
+    if (
+        item.caption
+        and headed
+        and len(targets) == 1
+        and re.fullmatch(r"(?:Section|Part) [IVX]+", targets[0])
+    ):
+        # "A. Section I – Property Coverages": forms print several "Section I"s, which their
+        # headings tell apart (target_clauses.py), so the heading stays.
+        targets = (re.sub(r"^\s*(?:[A-Z]|\d{1,2})\.\s+", "", " ".join(item.reference.split())),)
+    if item.under:  # "Coverage B … is amended to include the following under item c.:"
+        within = ", ".join(filter(None, (reference.within, reference.printed)))
+        targets = (item.under.strip("()"),)
     kind = item.kind
     assert kind != "heading"  # read_changes hands headings' items over, not headings
     if kind == "delete":
-        return [Change(kind, t, "", page, within=within) for t in targets]
+        deleted = [Change(kind, t, "", page, within=within) for t in targets]
+        place = re.sub(r"\s+of\s+the\s+polic(?:y|ies)$", "", reference.within, flags=re.I)
+        if item.also_add and place:  # "… shall be deleted and the following exclusion shall apply"
+            deleted.append(Change("add", place, tidy(words), page))
+        return deleted
     if kind == "not_apply":
         # The endorsement's sentence saying so, less its list label.
         sentence = tidy(re.sub(r"^\s*(?:\w{1,3}\.|\(\w{1,3}\))\s+", "", item.reference + said))

@@ -41,8 +41,7 @@ class ReferenceWord:
 
 
 _W = ReferenceWord
-# The order is the order a target's opening words are tried in (target_clauses.py reads them
-# with no word boundary after them): keep it.
+# The order is the order a target's opening words are tried in (target_clauses.py): keep it.
 REFERENCE_WORDS: tuple[ReferenceWord, ...] = (
     _W("the", leads=True),
     _W("section", in_key=False, leads=True, numbers=True, kept=True, outer=True),
@@ -83,11 +82,12 @@ REFERENCE_WORDS: tuple[ReferenceWord, ...] = (
 NUMBERING_WORDS = frozenset(w.word for w in REFERENCE_WORDS if w.numbers)
 KEPT_WORDS = frozenset(w.word for w in REFERENCE_WORDS if w.kept)
 KIND_WORDS: dict[str, ClauseKind] = {w.word: w.kind for w in REFERENCE_WORDS if w.kind}
-# A target's opening words, as many as it has ("the Section", "Clause No. 4").
+# A target's opening words, as many as it has ("the Section", "Clause No. 4"), each a whole
+# word: "Theft" is a title, not "the" before "ft"; "Exclusions" is not "Exclusion" and "s".
 LEAD = re.compile(
     r"^(?:(?:"
     + "|".join(re.escape(w.word) + (r"\.?" if w.dotted else "") for w in REFERENCE_WORDS if w.leads)
-    + r")\s*)+",
+    + r")(?![^\W\d_])\s*)+",
     re.IGNORECASE,
 )
 OUTER_WORDS = "|".join(w.word for w in REFERENCE_WORDS if w.outer)

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 # Bump when the reader (changes.py) or amend.py would make something else of the same words, so
 # wordings in force built by the old code are rebuilt, not trusted. The digest also holds a hash
 # of the modules' own source (_code_digest), so an edit nobody remembered to bump rebuilds too.
-READER_VERSION = "1"
+READER_VERSION = "2"
 _READING_MODULES = (
     amend_module,
     changes,
@@ -166,10 +166,28 @@ def changes_of(library: PolicyLibrary, name: str) -> ChangesRead:
     if entry is None:
         known = ", ".join(sorted(library.endorsements)) or "none"
         raise PolicyError("unknown_endorsement", f"no endorsement {name!r} (known: {known})")
+    on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
+    return _listing(library, _read(library, on_policy, entry))
+
+
+def changes_of_file(library: PolicyLibrary, path: Path, form: str) -> ChangesRead:
+    """What the reader reads in an endorsement PDF that policies/index.yaml does not list yet,
+    matched on form `form`'s clauses as a listed one's would be: so a team sees the reading
+    before it adds the entry. It has no corrections yet."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise PolicyError("not_found", f"endorsement {path}: no such file") from exc
+    entry = EndorsementEntry(file=path.name, title=path.stem or path.name, form=form)
+    on_policy = EndorsementOnPolicy(endorsement=path.name, effective=date.min)
+    digest = hashlib.sha256(data).hexdigest()
+    return _listing(library, _Endorsement(on_policy, entry, path, data, digest))
+
+
+def _listing(library: PolicyLibrary, endorsement: _Endorsement) -> ChangesRead:
+    name, entry = endorsement.on_policy.endorsement, endorsement.entry
     clauses = library.open(entry.form, unreviewed_ocr=True).clauses
     deadline = ReadingDeadline.start(f"endorsement {name}", library.timeout_s)
-    on_policy = EndorsementOnPolicy(endorsement=name, effective=date.min)
-    endorsement = _read(library, on_policy, entry)
     read = read_changes(_endorsement_pages(library, endorsement, deadline), deadline.check)
     corrected = _corrected(name, read, entry.corrections) if entry.corrections else None
 

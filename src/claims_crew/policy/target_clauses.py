@@ -84,7 +84,8 @@ def _labels(target: str) -> tuple[list[str], str | None, bool]:
             for word in rest[label.end() :].lower().split():
                 kind = KIND_WORDS.get(word, kind)
         literal = literal and _words(rest[label.end() :] if label is not None else rest)
-        labels.append(label.group() if label is not None else rest)
+        # A piece that is all lead words ("Exclusions", "The Conditions") is a title.
+        labels.append(label.group() if label is not None else rest or piece)
     return [label for label in labels if clause_key(label)], kind, literal
 
 
@@ -129,6 +130,13 @@ def find_target(target: str, clauses: Sequence[Clause], within: str = "") -> Cla
         return None
     wanted = "/".join(map(clause_key, labels))
     exact = [c for c in clauses if clause_key(c.id) == wanted]
+    heading = _DASH_TITLE.search(target.strip())
+    if len(exact) > 1 and heading is not None:
+        # "Section I – Property Coverages": forms print several "Section I"s; the heading
+        # tells which, and where it does not, none is guessed.
+        words = heading.group().strip(" –—-").lower()
+        titled = [c for c in exact if _title(c) == " ".join(words.split())]
+        return titled[0] if len(titled) == 1 else None
     if exact:
         return _with_body(exact, clauses)
     by_label = [c for c in clauses if c.label and clause_key(c.label) == wanted]

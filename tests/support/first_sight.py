@@ -1,0 +1,89 @@
+"""Endorsements the reader had never seen, and the score of a reading against their changes
+listed by hand (tests/data/first_sight/: one text file each, expected.yaml).
+
+Each text file is a header (its source and date, lines up to `---`) and then its page text, one
+page. A read change is found when a listed row has its kind, one of the row's target names
+(compared without case, quotes or a closing full stop) and, where the row says where the clause
+sits, those words in the change's `within`. Each row is matched once; a read change that matches
+no row is invented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from claims_crew.policy.changes import Change, read_changes
+from tests.support.paths import ROOT
+
+FIRST_SIGHT = ROOT / "tests" / "data" / "first_sight"
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    name: str
+    listed: int
+    found: int
+    invented: int
+    read: tuple[Change, ...]
+
+
+def page_text(path: Path) -> str:
+    """The endorsement's text, less the header naming its source."""
+    _, _, body = path.read_text(encoding="utf-8").partition("\n---\n")
+    return body
+
+
+def _norm(name: str) -> str:
+    return (
+        " ".join(name.replace("“", "").replace("”", "").replace('"', "").split())
+        .rstrip(".")
+        .casefold()
+    )
+
+
+def _matches(row: dict[str, Any], change: Change) -> bool:
+    if change.kind != row["kind"] or _norm(change.target) not in {_norm(t) for t in row["target"]}:
+        return False
+    return _norm(row.get("within", "")) in _norm(change.within)
+
+
+def score(name: str, rows: list[dict[str, Any]], read: list[Change]) -> Score:
+    left = list(rows)
+    invented = 0
+    for change in read:
+        row = next((r for r in left if _matches(r, change)), None)
+        if row is None:
+            invented += 1
+        else:
+            left.remove(row)
+    return Score(name, len(rows), len(rows) - len(left), invented, tuple(read))
+
+
+# The seven the reader's phrase families were then drawn from, and five gathered afterwards.
+FIRST_SET = "expected.yaml"
+LATER_SET = "expected_later.yaml"
+
+
+def scores(listing: str = FIRST_SET) -> list[Score]:
+    """Every endorsement a listing names, read and scored, in name order."""
+    expected = yaml.safe_load((FIRST_SIGHT / listing).read_text(encoding="utf-8"))
+    return [
+        score(name, rows, read_changes([page_text(FIRST_SIGHT / name)]))
+        for name, rows in sorted(expected.items())
+    ]
+
+
+def report(found: list[Score]) -> str:
+    lines = []
+    for s in found:
+        lines.append(f"{s.name:34} found {s.found}/{s.listed}, invented {s.invented}")
+        lines += [f"    {c.kind} {c.target!r} within {c.within!r}" for c in s.read]
+    listed = sum(s.listed for s in found)
+    hits = sum(s.found for s in found)
+    invented = sum(s.invented for s in found)
+    lines.append(f"all: found {hits}/{listed} = {hits / listed:.0%}, invented {invented}")
+    return "\n".join(lines)
