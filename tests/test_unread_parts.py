@@ -9,10 +9,16 @@ records, not from what a model says it read.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
+
+from claims_crew.api.views import claim_view
 from claims_crew.claim_files import LoadedClaim, load_claim
+from claims_crew.cli import main
 from claims_crew.documents.record import AttachmentRecord, PageText, UnreadPart
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.records import ClaimRecord
@@ -21,9 +27,12 @@ from claims_crew.resolver.case_files import load_case
 from claims_crew.resolver.config import load_config
 from claims_crew.resolver.external_codes import load_external_codes
 from claims_crew.run.crew_review import review_claim
+from claims_crew.store import Store
 from tests.support.amounts import theft_script
+from tests.support.browser import headless_chromium, needs_chromium, sign_in
 from tests.support.crew import settings
 from tests.support.paths import ROOT
+from tests.support.web import review_page
 
 RULES = load_config(ROOT / "config")
 CASES = ROOT / "examples" / "cases"
@@ -114,3 +123,83 @@ def test_an_escalation_for_another_reason_names_the_unread_part_too(
     assert "police.eml/broken.pdf (unreadable)" in resolution.reason
     decorated = resolve(replace(case, unread=(LOGO,)), RULES)
     assert decorated.reason_codes == plain.reason_codes
+
+
+# ---- where a person reads them ---------------------------------------------------------------
+
+LOGO_LINE = "Not read: police.eml/part-1.bin, image/gif, 3 KB: unsupported_type (decoration)"
+PDF_LINE = "Not read: police.eml/broken.pdf, application/pdf, 47 KB: unreadable"
+
+
+def escalated_store(library: PolicyLibrary, tmp_path: Path) -> Store:
+    """C-1044 with the e-mail's broken PDF and its logo, escalated and stored as intake keeps
+    a claim file (its attachments' records with it)."""
+    loaded = theft_with(LOGO, PDF_PART)
+    store = Store()
+    store.record(reviewed(loaded, library, tmp_path), None, loaded)
+    return store
+
+
+@pytest.mark.usefixtures("engine")
+def test_review_show_claim_show_and_the_api_list_every_unread_part(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    store = escalated_store(sample_library, tmp_path)
+    shown = CliRunner().invoke(main, ["review", "show", "C-1044"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert f"{PDF_LINE} (the PDF ends before its cross-reference table)" in shown.output
+    assert LOGO_LINE in shown.output
+    as_json = CliRunner().invoke(main, ["review", "show", "C-1044", "--json"])
+    assert [p["line"] for p in json.loads(as_json.stdout)["unread"]] == [LOGO_LINE, PDF_LINE]
+    claim = CliRunner().invoke(main, ["claim", "show", "C-1044"], env={"COLUMNS": "200"})
+    assert claim.exit_code == 0, claim.output
+    assert PDF_LINE in claim.output and LOGO_LINE in claim.output
+    status = store.claim_state("C-1044")
+    assert status is not None
+    view = claim_view(store, "/api/v1", status, None).model_dump(mode="json")
+    assert view["unread"] == [
+        {
+            "name": "police.eml/part-1.bin",
+            "content_type": "image/gif",
+            "size": 3_100,
+            "code": "unsupported_type",
+            "reason": "",
+            "decoration": True,
+        },
+        {
+            "name": "police.eml/broken.pdf",
+            "content_type": "application/pdf",
+            "size": 48_213,
+            "code": "unreadable",
+            "reason": "the PDF ends before its cross-reference table",
+            "decoration": False,
+        },
+    ]
+    assert view["decision"]["reason_codes"] == ["unread_part"]
+
+
+@pytest.mark.browser
+@needs_chromium
+@pytest.mark.usefixtures("engine")
+def test_the_review_page_lists_every_unread_part(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    store = escalated_store(sample_library, tmp_path)
+    token = store.add_reviewer("ana")
+    with review_page(store) as port, headless_chromium() as browser:
+        url = f"http://127.0.0.1:{port}"
+        sign_in(browser, url, token)
+        browser.get(f"{url}/escalations/C-1044")
+        parts = browser.find_elements(By.CSS_SELECTOR, "#unread li")
+        assert [p.text for p in parts] == [
+            LOGO_LINE,
+            f"{PDF_LINE} (the PDF ends before its cross-reference table)",
+        ]
+        assert [p.get_attribute("class") for p in parts] == [
+            "unread-part decoration",
+            "unread-part",
+        ]
+        assert all(p.is_displayed() for p in parts)
+        assert "unread_part" in browser.find_element(By.CSS_SELECTOR, "p.why").text
