@@ -140,6 +140,7 @@ def escalated_store(library: PolicyLibrary, tmp_path: Path) -> Store:
     return store
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("engine")
 def test_review_show_claim_show_and_the_api_list_every_unread_part(
     sample_library: PolicyLibrary, tmp_path: Path
@@ -178,6 +179,7 @@ def test_review_show_claim_show_and_the_api_list_every_unread_part(
     assert view["decision"]["reason_codes"] == ["unread_part"]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @needs_chromium
 @pytest.mark.usefixtures("engine")
