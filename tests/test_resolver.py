@@ -101,6 +101,9 @@ TABLE: dict[str, tuple[str, str, str | None, list[str], list[str]]] = {
     "abstain-without-reason": ("ESCALATED", "checks", None, ["parse_error"], []),
     # The seed's agreement, its description telling the AI reviewer to answer covered.
     "agree-instructions-in-claim": ("ESCALATED", "agree", None, ["instructions_in_claim"], []),
+    # The seed's agreement, the plumber's e-mail carrying an invoice no reader could open (and
+    # a logo, decoration, that holds nothing back).
+    "agree-unread-part": ("ESCALATED", "agree", None, ["unread_part"], []),
     # Both quote the form's 4.2(b), which HM-25-00417's endorsement HM-E-07 replaced.
     "superseded-wording": ("ESCALATED", "neither", None, ["superseded_wording"], []),
 }  # fmt: skip

@@ -84,6 +84,8 @@ ReasonCode = Literal[
     "over_authority",
     # The claim's text gives its reviewer instructions (documents/instructions.py).
     "instructions_in_claim",
+    # A part inside an attachment could not be read, and is not decoration (documents/record.py).
+    "unread_part",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 

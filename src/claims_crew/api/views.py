@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from claims_crew.documents.record import unread_parts
 from claims_crew.letters.content import LetterAmount, NoLetter, stated_amount
 from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.store import ClaimStatus, Store
 from claims_crew.store.letters import DecisionOnFile
-from claims_crew.vocabulary import ClaimState
+from claims_crew.vocabulary import ClaimFileProblem, ClaimState
 
 
 class ClaimLinks(BaseModel):
@@ -51,6 +52,20 @@ class LaterDocumentView(BaseModel):
     received_at: str
 
 
+class UnreadPartView(BaseModel):
+    """A part inside one of the claim's attachments that could not be read (decoration too)."""
+
+    name: str = Field(description="Where it sits: 'message.eml/part-1.bin', 'form.pdf/xfa'.")
+    content_type: str = Field(description="Its declared type, e.g. image/gif.")
+    size: int = Field(description="Its bytes, decoded.")
+    code: ClaimFileProblem = Field(description="Why it was not read: unsupported_type, ...")
+    reason: str = Field(description="Why, for a person; may be empty.")
+    decoration: bool = Field(
+        description="An inline image the body shows, or a small image: listed, but no reason "
+        "to hold a decision back (every other part escalates the claim: unread_part)."
+    )
+
+
 class ClaimView(BaseModel):
     """A claim as the API shows it."""
 
@@ -65,6 +80,10 @@ class ClaimView(BaseModel):
     )
     audit: AuditRef | None = None
     later_documents: list[LaterDocumentView] = Field(default_factory=list)
+    unread: list[UnreadPartView] = Field(
+        default_factory=list,
+        description="The parts of its attachments that could not be read, in their order.",
+    )
     links: ClaimLinks
 
 
@@ -153,6 +172,10 @@ def claim_view(
         later_documents=[
             LaterDocumentView(name=d.name, sha256=d.sha256, received_at=d.received_at)
             for d in store.later_documents(status.claim_id)
+        ],
+        unread=[
+            UnreadPartView.model_validate(part.model_dump())
+            for part in unread_parts(store.kept_records(status.claim_id, status.sha256) or {})
         ],
         links=links(prefix, status),
     )

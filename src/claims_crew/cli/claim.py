@@ -21,6 +21,7 @@ from rich.text import Text
 from claims_crew.cli._output import emit_json, is_terminal, json_option, reports_errors
 from claims_crew.cli.review import fact_lines
 from claims_crew.cli.safe_text import clean, plain
+from claims_crew.cli.unread_lines import unread_lines
 from claims_crew.review.desk_views import desk_cell
 
 STATE_STYLES = {"decided": "green", "escalated": "yellow", "failed": "red"}
@@ -45,7 +46,7 @@ def _head(detail: dict[str, Any]) -> list[Text]:
     lines = [head, said, plain(f"submitted {detail['submitted_at']}", style="dim")]
     if detail["description"]:
         lines.append(plain(detail["description"], style="italic"))
-    return lines
+    return lines + unread_lines(detail["unread"])
 
 
 def _made_by(made: dict[str, Any]) -> str:

@@ -38,6 +38,7 @@ from claims_crew.cli.desk import (
 )
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.tables import Table
+from claims_crew.cli.unread_lines import unread_lines
 from claims_crew.desk import clocks
 from claims_crew.review.views import (
     MAX_PAGE,
@@ -203,6 +204,12 @@ def fact_lines(checks: list[dict[str, Any]]) -> Text:
     return lines
 
 
+def _why(detail: dict[str, Any]) -> Text:
+    """'Why: …', then each part of the claim's attachments that could not be read."""
+    why = plain(f"Why: {detail['reason'] or '-'}")
+    return Text("\n").join([why, *unread_lines(detail["unread"])])
+
+
 def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) -> Table:
     """Each task's calls and tokens, and how long each stage of the review took."""
     times = ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds in stages.items())
@@ -259,7 +266,7 @@ def review_show(ref: str, as_json: bool) -> None:
     console.print(plain(f"Question: {detail['question'] or '-'}", style="bold yellow"))
     if detail["due"]:
         console.print(_clock_line(detail))
-    console.print(plain(f"Why: {detail['reason'] or '-'}"))
+    console.print(_why(detail))
     console.print(amount_block(detail))
     if note := detail["models"].get(FALLBACK_NOTE):
         models = ", ".join(f"{a} {m}" for a, m in detail["models"].items() if a != FALLBACK_NOTE)

@@ -18,7 +18,8 @@ The rules, in order (docs/resolver.md):
   neither  no side's evidence holds                                    → ESCALATED
   gates    no supporting clause from policy_lookup on the winning side; amount, red flags,
            risk class, non-automatic outcome, a covered amount payable over the
-           automatic authority limit (over_authority)                  → ESCALATED
+           automatic authority limit (over_authority), a part of an attachment
+           intake could not read that is not decoration (unread_part)   → ESCALATED
 
 Agreement needs verified evidence too: two agents that obey the same injected instruction agree
 confidently, and the re-read tells a made-up or misquoted clause apart from a real agreement.

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from claims_crew.documents.record import PageText
+from claims_crew.documents.record import PageText, UnreadPart
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure
 from claims_crew.policy.amend import Amendment
 from claims_crew.policy.schedule import ScheduleSource
@@ -130,6 +130,10 @@ class Case:
     # The exclusions the claim's words fit (reread.fitting_exclusions): given at every Case
     # built, so none is built without the search; empty when the search finds none or is off.
     exclusions: tuple[FittingClause, ...] = field(kw_only=True)
+    # The parts inside the attachments that intake could not read (documents/record.py), from
+    # the stored records, decoration too: the gates hold back a decision while one that is not
+    # decoration is unread (unread_part).
+    unread: Sequence[UnreadPart] = field(default=(), kw_only=True)
 
     def claim(self, side: Side) -> Claim | ParseFailure:
         return self.policy if side == "policy" else self.fraud

@@ -5,6 +5,7 @@
      "facts": {...IntakeFacts...},
      "claims": {"policy": {...Claim...}, "fraud": {...Claim...}},
      "attachments": {"<file name>": "<its text>", ...},            (optional)
+     "unread": [{...UnreadPart...}, ...],   parts intake could not read (optional)
      "ledger": [{"agent": "policy", "tool": "policy_lookup", "args": {...},
                  "returned": ["4.2(b)"]}, ...]}
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from claims_crew.documents.record import UnreadPart
 from claims_crew.errors import CaseError, validation_problems
 from claims_crew.models import ClaimFile, LedgerEntry, parse_claim, parse_intake
 from claims_crew.policy.library import PolicyLibrary
@@ -53,6 +55,10 @@ class CaseFile(BaseModel):
     attachments: dict[str, str] = Field(
         default_factory=dict,
         description="The claim's attachments as the intake agent read them, by file name.",
+    )
+    unread: list[UnreadPart] = Field(
+        default_factory=list,
+        description="The parts inside its attachments that intake could not read.",
     )
 
 
@@ -106,4 +112,5 @@ def load_case(path: Path, library: PolicyLibrary, config: ResolutionConfig) -> C
         ledger,
         case_file.attachments,
         policy_ref=case_file.policy,
+        unread=case_file.unread,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from claims_crew.documents.record import PageText
+from claims_crew.documents.record import PageText, UnreadPart
 from claims_crew.errors import PolicyError
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure, Payable
 from claims_crew.policy.document import LookupMiss, PolicyDocument
@@ -181,6 +181,7 @@ def read_case(
     attachments: Mapping[str, str] | None = None,
     policy_ref: str | None = None,
     pages: Mapping[str, Sequence[PageText]] | None = None,
+    unread: Sequence[UnreadPart] = (),
 ) -> Case:
     """The case the rules decide, with everything they read from the policy: each clause the
     policy and fraud `answers` cite, re-read, and the exclusions the claim's words fit. The
@@ -199,6 +200,7 @@ def read_case(
         dict(attachments or {}),
         dict(pages or {}),
         exclusions=fitting_exclusions(library, ref, claim_file, facts, config),
+        unread=tuple(unread),
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from claims_crew import settings
 from claims_crew.deciding.clauses import offered_clauses
 from claims_crew.desk import clocks
+from claims_crew.documents.record import unread_parts
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.letters.issue import letter_preview
 from claims_crew.letters.render import LETTERS_DIR
@@ -241,6 +242,13 @@ def _last_review(store: Store, escalation: Escalation) -> Review | None:
     return next(reversed(store.reviews(escalation.claim_id)), None)
 
 
+def unread_detail(store: Store, claim_id: str, sha256: str | None) -> list[dict[str, Any]]:
+    """The parts the claim file's attachments could not read, as their stored records name
+    them, each with the line every view shows ('Not read: part-1.bin, image/gif, 3 KB: …')."""
+    records = (store.kept_records(claim_id, sha256) or {}) if sha256 else {}
+    return [{**p.model_dump(mode="json"), "line": p.line()} for p in unread_parts(records)]
+
+
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
     # Here: it brings Pillow, which `review list` has no need of.
@@ -278,6 +286,10 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "claim": claim_file.model_dump(mode="json") if claim_file else None,
         # Attachments a quote's page can be shown from (_page_image.html).
         "page_images": with_originals(
+            store, escalation.claim_id, record.claim_sha256 if record else None
+        ),
+        # Every part of an attachment intake could not read, decoration too, each with its line.
+        "unread": unread_detail(
             store, escalation.claim_id, record.claim_sha256 if record else None
         ),
         "facts": facts,

@@ -15,6 +15,7 @@ from claims_crew.claim_files import LoadedClaim
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.crew.inputs import kickoff_inputs
 from claims_crew.crew.ledger import ToolLedger, source_checked
+from claims_crew.documents.record import unread_parts
 from claims_crew.errors import ClaimsCrewError, ModelError, first_line
 from claims_crew.llms.fallback import fallback_note
 from claims_crew.llms.providers.errors import (
@@ -174,6 +175,7 @@ def _first_word(
         ledger.entries,
         loaded.attachments,
         pages=loaded.pages(),
+        unread=unread_parts(loaded.documents),
     )
     resolution = resolve(case, rules)
     stages.stop()

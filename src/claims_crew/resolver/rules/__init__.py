@@ -18,7 +18,7 @@ from typing import NamedTuple
 from claims_crew.records.resolution import Resolution
 from claims_crew.resolver.case import Case
 from claims_crew.resolver.config import ResolutionConfig
-from claims_crew.resolver.gates import flag_instructions, gated_or
+from claims_crew.resolver.gates import flag_instructions, flag_unread, gated_or
 from claims_crew.resolver.rules.abstain import abstain
 from claims_crew.resolver.rules.agree import agree
 from claims_crew.resolver.rules.checks import checks, policy_checks
@@ -60,8 +60,9 @@ def resolve(case: Case, config: ResolutionConfig) -> Resolution:
     decided = _first_decision(context)
     if decided.outcome == "ESCALATED":
         # Already a person's to decide: nothing for the gates to hold back, but the person is
-        # told of words in the claim that address its reviewer, as a held-back decision says.
-        return flag_instructions(case, decided)
+        # told of words in the claim that address its reviewer, and of parts intake could not
+        # read, as a held-back decision says.
+        return flag_unread(case, flag_instructions(case, decided))
     return gated_or(case, config, context.trail, decided)
 
 
