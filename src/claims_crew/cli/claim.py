@@ -18,7 +18,13 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
-from claims_crew.cli._output import emit_json, is_terminal, json_option, reports_errors
+from claims_crew.cli._output import (
+    emit_json,
+    is_terminal,
+    json_option,
+    reports_errors,
+    working,
+)
 from claims_crew.cli.review import fact_lines
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.review.desk_views import desk_cell
@@ -142,10 +148,11 @@ def show_detail(console: Console, detail: dict[str, Any]) -> None:
 def claim_show(claim_id: str, as_json: bool) -> None:
     """Any claim, decided by the rules, the adjudicator or a person: its state, its decision and
     who made it, its facts, its letter and its audit entries. Exits 3 for an unknown claim."""
-    from claims_crew.review.claim_detail import claim_detail
-    from claims_crew.store import Store
+    with working(f"reading {claim_id} from the store", as_json):
+        from claims_crew.review.claim_detail import claim_detail
+        from claims_crew.store import Store
 
-    detail = claim_detail(Store(), claim_id)
+        detail = claim_detail(Store(), claim_id)
     if as_json:
         emit_json(detail)
         return

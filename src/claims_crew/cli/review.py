@@ -18,7 +18,7 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
-from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli._output import emit_json, json_option, reports_errors, working
 from claims_crew.cli.acting import TOKEN_VARIABLE, named_reviewer, signed_in
 from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.clause_lines import (
@@ -81,12 +81,13 @@ def review() -> None:
 def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_json: bool) -> None:
     """Open escalations, nearest deadline first: claim, amount, why escalated, due, age, and
     who has it."""
-    from claims_crew.store import Store
-
     if mine and not reviewer:
         raise click.UsageError("--mine needs --reviewer NAME (or CLAIMS_CREW_REVIEWER)")
     mine_only = reviewer if mine else None
-    payload = escalation_list(Store(), page, overdue=overdue, assigned_to=mine_only)
+    with working("reading the open escalations from the store", as_json):
+        from claims_crew.store import Store
+
+        payload = escalation_list(Store(), page, overdue=overdue, assigned_to=mine_only)
     if as_json:
         emit_json(payload)
         return
@@ -239,9 +240,10 @@ def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
 @reports_errors
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
-    from claims_crew.store import Store
+    with working(f"reading {ref} and re-reading its cited clauses", as_json):
+        from claims_crew.store import Store
 
-    detail = _detail_or_where(Store(), ref)
+        detail = _detail_or_where(Store(), ref)
     if as_json:
         emit_json(detail)
         return
