@@ -38,7 +38,8 @@ def claim_group() -> None:
 
 
 def _head(detail: dict[str, Any]) -> list[Text]:
-    state = Text(detail["state"], style=STATE_STYLES.get(detail["state"], "bold"))
+    # Where it stands (store/claim_states.py's one phrase), not the automatic outcome.
+    state = Text(detail["standing"], style=STATE_STYLES.get(detail["state"], "bold"))
     head = plain(f"{detail['claim_id']}: ", style="bold").append_text(state)
     if detail["reason"]:
         head.append(clean(f" ({detail['reason']})"))
@@ -69,7 +70,17 @@ def _decision(detail: dict[str, Any]) -> list[Text]:
         return [plain(f"No decision yet: the claim is {detail['state']}.", style="yellow")]
     said = " ".join(v for v in (decision["outcome"], decision["answer"]) if v)
     codes = f" ({', '.join(decision['reason_codes'])})" if decision["reason_codes"] else ""
-    lines = [plain(f"{said}{codes}", style="bold"), plain(f"by {_made_by(detail['made_by'])}")]
+    if detail["made_by"]["kind"] == "reviewer":  # the person's answer leads; the rules' is history
+        lines = [
+            plain(f"{decision['answer']}", style="bold"),
+            plain(f"by {_made_by(detail['made_by'])}"),
+            plain(f"before them the rules said: {decision['outcome']}{codes}", style="dim"),
+        ]
+    else:
+        lines = [
+            plain(f"{said}{codes}", style="bold"),
+            plain(f"by {_made_by(detail['made_by'])}"),
+        ]
     if detail["rule_reason"]:
         lines.append(plain(f"why: {detail['rule_reason']}", style="dim"))
     if amount := detail["amount"]:
