@@ -11,7 +11,7 @@ loads it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console, Group
@@ -47,9 +47,6 @@ from claims_crew.review.views import (
     escalation_list,
 )
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
-
-if TYPE_CHECKING:
-    from claims_crew.store import Store
 
 STATUS_STYLES = {
     "verified": "green",
@@ -220,10 +217,13 @@ def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) ->
     return table
 
 
-def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
+def _detail_or_where(ref: str) -> dict[str, Any]:
     """The escalation's detail; for a claim nobody was asked to decide, NotFound saying where
     it is shown instead."""
     from claims_crew.errors import NotFound
+    from claims_crew.store import Store
+
+    store = Store()
 
     try:
         return escalation_detail(store, ref)
@@ -241,9 +241,7 @@ def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
     with working(f"reading {ref} and re-reading its cited clauses", as_json):
-        from claims_crew.store import Store
-
-        detail = _detail_or_where(Store(), ref)
+        detail = _detail_or_where(ref)
     if as_json:
         emit_json(detail)
         return
