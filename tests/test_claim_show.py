@@ -44,7 +44,7 @@ def test_a_claim_the_rules_decided_shows_its_decision_facts_letter_and_trail(sto
     # Not a terminal: headings and whole plain lines, no panel borders.
     assert "Claim:" in lines and "Audit entries:" in lines
     assert not any("╭" in line or "│" in line for line in lines)
-    assert "  C-1047: decided" in lines
+    assert "  C-1047: decided by the rules" in lines
     decided = next(line for line in lines if line.startswith("  ACCEPTED covered"))
     assert decided == "  ACCEPTED covered"
     made = next(line for line in lines if line.startswith("  by "))
@@ -102,6 +102,23 @@ def test_an_escalated_claim_shows_its_question_and_then_the_person_who_decided(
     assert len(closed) == 1 and " decided by ana at " in closed[0]
 
 
+def test_a_claim_a_person_decided_leads_with_them_and_keeps_the_rules_outcome_as_history(
+    store: Store,
+) -> None:
+    store.decide("C-1042", "covered", "The plumber dates the leak.", "ana", rules=load_desk())
+    at = store.decision_on_file("C-1042")
+    assert at is not None and at.review is not None
+    lines = show("C-1042").stdout.splitlines()
+    assert f"  C-1042: decided by a person (ana, {at.review.decided_at})" in lines
+    decision = lines.index("Decision:")
+    assert lines[decision + 1] == "  covered"
+    assert lines[decision + 3] == "  before them the rules said: ESCALATED (needs_more_evidence)"
+    assert not any("ESCALATED" in line for line in lines[: decision + 3])
+    as_json = json.loads(show("C-1042", "--json").stdout)
+    assert as_json["standing"] == f"decided by a person (ana, {at.review.decided_at})"
+    assert json.loads(show("C-1047", "--json").stdout)["standing"] == "decided by the rules"
+
+
 def test_a_terminal_gets_panels(store: Store) -> None:
     console = Console(force_terminal=True, record=True, width=120)
     show_detail(console, claim_detail(store, "C-1047"))
@@ -123,7 +140,7 @@ def test_an_unknown_claim_is_a_clear_error_and_exit_3(store: Store) -> None:
 def test_review_show_of_a_claim_nobody_was_asked_about_points_to_claim_show(store: Store) -> None:
     result = CliRunner().invoke(main, ["review", "show", "C-1047"])
     assert result.exit_code == 3
-    assert result.stderr.strip() == (
+    assert result.stderr.splitlines()[-1] == (  # after the line saying what it reads
         "error [not_found]: no escalation for 'C-1047': no person was asked; "
         "see it with: claims-crew claim show C-1047"
     )

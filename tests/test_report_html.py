@@ -61,7 +61,7 @@ def test_html_option_prints_only_where_the_page_went(
     out = tmp_path / "report.html"
     result = CliRunner().invoke(main, ["report", "--html", str(out)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert result.output == f"HTML report written to {out}\n"
+    assert result.stdout == f"HTML report written to {out}\n"
     assert "Which fields drive disagreement" in out.read_text(encoding="utf-8")
 
 

@@ -11,6 +11,7 @@ from claims_crew.documents.record import unread_parts
 from claims_crew.letters.content import LetterAmount, NoLetter, stated_amount
 from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.store import ClaimStatus, Store
+from claims_crew.store.claim_states import where_it_stands
 from claims_crew.store.letters import DecisionOnFile
 from claims_crew.vocabulary import ClaimFileProblem, ClaimState
 
@@ -71,6 +72,10 @@ class ClaimView(BaseModel):
 
     claim_id: str
     state: ClaimState
+    standing: str = Field(
+        description="Where it stands, in words: queued, under review, escalated, appealed, "
+        "decided by the rules, by the adjudicator or by a person (who, when), failed."
+    )
     reason: str | None = Field(None, description="Why it failed (state failed).")
     submitted_at: str
     sha256: str = Field(description="SHA-256 of the claim file version the store acts on.")
@@ -160,13 +165,23 @@ def claim_view(
     audit = None
     if on_file is not None:
         audit = AuditRef(seq=on_file.entry_seq, hash=store.entry_hash_of(on_file.entry_seq))
+    decision = _decision(on_file, codes) if on_file is not None else None
+    appealed = status.state == "escalated" and any(
+        e.appeal is not None for e in store.audit_entries(status.claim_id)
+    )
     return ClaimView(
         claim_id=status.claim_id,
         state=status.state,
+        standing=where_it_stands(
+            status.state,
+            decision.decided_by if decision else None,
+            decision.decided_at if decision else None,
+            appealed,
+        ),
         reason=status.reason,
         submitted_at=status.submitted_at,
         sha256=status.sha256,
-        decision=_decision(on_file, codes) if on_file is not None else None,
+        decision=decision,
         amount=_amount(on_file) if on_file is not None else None,
         audit=audit,
         later_documents=[

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -74,6 +75,24 @@ def is_terminal(console: Console) -> bool:
 def plain_line(console: Console, text: str) -> None:
     """Outside text as one plain line: never markup or highlighted, never wrapped or cut."""
     console.print(plain(text), highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def working(what: str, as_json: bool = False) -> Iterator[None]:
+    """Say what a command that may take over a second is doing (loading its modules, reading
+    the store, the policies) before it does it, on stderr so that stdout stays its output: a
+    spinner in a terminal, gone when done; elsewhere one plain line, which a log keeps. With
+    --json no line: a program reads that output, and its exit code says how it went."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if is_terminal(console):
+        with console.status(plain(what)):
+            yield
+        return
+    if not as_json:
+        plain_line(console, what)
+    yield
 
 
 def fail(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
-from claims_crew.cli._output import emit_json, json_option, plain_line, reports_errors
+from claims_crew.cli._output import emit_json, json_option, plain_line, reports_errors, working
 from claims_crew.cli.progress import BatchProgress
 from claims_crew.cli.safe_text import plain
 from claims_crew.settings import keep_crewai_at_home
@@ -43,9 +43,14 @@ def appeal_command(
     """
     keep_crewai_at_home()
     from claims_crew.cli.run import checked_settings
+    from claims_crew.deciding.appeals import appeal_taken
     from claims_crew.store import Store
 
-    settings = checked_settings(Store())
+    store = Store()
+    # What needs no model first: a claim with nothing to appeal is refused at once.
+    appeal_taken(store, claim_id, attachments, reason)
+    with working("checking config/ and loading the models", as_json):
+        settings = checked_settings(store)
     # With --json, stdout is the JSON alone: the progress goes to stderr.
     done = appeal_shown(settings, claim_id, list(attachments), reason, Console(stderr=as_json))
     if as_json:

@@ -18,7 +18,13 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
-from claims_crew.cli._output import emit_json, is_terminal, json_option, reports_errors
+from claims_crew.cli._output import (
+    emit_json,
+    is_terminal,
+    json_option,
+    reports_errors,
+    working,
+)
 from claims_crew.cli.review import fact_lines
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.unread_lines import unread_lines
@@ -33,7 +39,8 @@ def claim_group() -> None:
 
 
 def _head(detail: dict[str, Any]) -> list[Text]:
-    state = Text(detail["state"], style=STATE_STYLES.get(detail["state"], "bold"))
+    # Where it stands (store/claim_states.py's one phrase), not the automatic outcome.
+    state = Text(detail["standing"], style=STATE_STYLES.get(detail["state"], "bold"))
     head = plain(f"{detail['claim_id']}: ", style="bold").append_text(state)
     if detail["reason"]:
         head.append(clean(f" ({detail['reason']})"))
@@ -64,7 +71,17 @@ def _decision(detail: dict[str, Any]) -> list[Text]:
         return [plain(f"No decision yet: the claim is {detail['state']}.", style="yellow")]
     said = " ".join(v for v in (decision["outcome"], decision["answer"]) if v)
     codes = f" ({', '.join(decision['reason_codes'])})" if decision["reason_codes"] else ""
-    lines = [plain(f"{said}{codes}", style="bold"), plain(f"by {_made_by(detail['made_by'])}")]
+    if detail["made_by"]["kind"] == "reviewer":  # the person's answer leads; the rules' is history
+        lines = [
+            plain(f"{decision['answer']}", style="bold"),
+            plain(f"by {_made_by(detail['made_by'])}"),
+            plain(f"before them the rules said: {decision['outcome']}{codes}", style="dim"),
+        ]
+    else:
+        lines = [
+            plain(f"{said}{codes}", style="bold"),
+            plain(f"by {_made_by(detail['made_by'])}"),
+        ]
     if detail["rule_reason"]:
         lines.append(plain(f"why: {detail['rule_reason']}", style="dim"))
     if amount := detail["amount"]:
@@ -143,10 +160,11 @@ def show_detail(console: Console, detail: dict[str, Any]) -> None:
 def claim_show(claim_id: str, as_json: bool) -> None:
     """Any claim, decided by the rules, the adjudicator or a person: its state, its decision and
     who made it, its facts, its letter and its audit entries. Exits 3 for an unknown claim."""
-    from claims_crew.review.claim_detail import claim_detail
-    from claims_crew.store import Store
+    with working(f"reading {claim_id} from the store", as_json):
+        from claims_crew.review.claim_detail import claim_detail
+        from claims_crew.store import Store
 
-    detail = claim_detail(Store(), claim_id)
+        detail = claim_detail(Store(), claim_id)
     if as_json:
         emit_json(detail)
         return

@@ -19,6 +19,7 @@ from claims_crew.cli._output import (
     fail,
     json_option,
     reports_errors,
+    working,
 )
 
 
@@ -56,9 +57,10 @@ def letter_command(
     if fmt == "pdf" and out is None:
         fail("usage", "a PDF letter needs --out FILE", EXIT_BAD_INPUT, as_json)
     try:
-        issued = issue_letter(
-            Store(), claim_id, fmt, settings.config_dir() / LETTERS_DIR, out, force
-        )
+        with working(f"writing {claim_id}'s {fmt} letter from its stored decision", as_json):
+            issued = issue_letter(
+                Store(), claim_id, fmt, settings.config_dir() / LETTERS_DIR, out, force
+            )
     except OutExists as exc:
         fail("out_exists", str(exc), EXIT_BAD_INPUT, as_json)
     except NoLetter as exc:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 
-from claims_crew.cli._output import emit_json, reports_errors
+from claims_crew.cli._output import emit_json, reports_errors, working
 from claims_crew.cli.safe_text import markup, plain
 from claims_crew.cli.tables import Table
 
@@ -355,12 +355,13 @@ def report_command(
     since: datetime | None, as_json: bool, html_file: Path | None, review_url: str
 ) -> None:
     """Disagreement, coverage, escalations and calibration over the decisions in the store."""
-    from claims_crew.prices import load_prices
-    from claims_crew.report import report
-    from claims_crew.resolver.external_codes import load_external_codes
-    from claims_crew.store import Store
+    with working("reading the decisions in the store for the report", as_json):
+        from claims_crew.prices import load_prices
+        from claims_crew.report import report
+        from claims_crew.resolver.external_codes import load_external_codes
+        from claims_crew.store import Store
 
-    result = report(Store(), _day(since), load_prices(), load_external_codes())
+        result = report(Store(), _day(since), load_prices(), load_external_codes())
     if html_file is not None:
         from claims_crew.report.html import render
 

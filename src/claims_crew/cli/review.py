@@ -11,14 +11,14 @@ loads it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
-from claims_crew.cli._output import emit_json, json_option, reports_errors
+from claims_crew.cli._output import emit_json, json_option, reports_errors, working
 from claims_crew.cli.acting import TOKEN_VARIABLE, named_reviewer, signed_in
 from claims_crew.cli.amount_lines import amount_block
 from claims_crew.cli.clause_lines import (
@@ -48,9 +48,6 @@ from claims_crew.review.views import (
     escalation_list,
 )
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
-
-if TYPE_CHECKING:
-    from claims_crew.store import Store
 
 STATUS_STYLES = {
     "verified": "green",
@@ -82,12 +79,13 @@ def review() -> None:
 def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_json: bool) -> None:
     """Open escalations, nearest deadline first: claim, amount, why escalated, due, age, and
     who has it."""
-    from claims_crew.store import Store
-
     if mine and not reviewer:
         raise click.UsageError("--mine needs --reviewer NAME (or CLAIMS_CREW_REVIEWER)")
     mine_only = reviewer if mine else None
-    payload = escalation_list(Store(), page, overdue=overdue, assigned_to=mine_only)
+    with working("reading the open escalations from the store", as_json):
+        from claims_crew.store import Store
+
+        payload = escalation_list(Store(), page, overdue=overdue, assigned_to=mine_only)
     if as_json:
         emit_json(payload)
         return
@@ -226,10 +224,13 @@ def _usage_table(tokens: dict[str, dict[str, int]], stages: dict[str, float]) ->
     return table
 
 
-def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
+def _detail_or_where(ref: str) -> dict[str, Any]:
     """The escalation's detail; for a claim nobody was asked to decide, NotFound saying where
     it is shown instead."""
     from claims_crew.errors import NotFound
+    from claims_crew.store import Store
+
+    store = Store()
 
     try:
         return escalation_detail(store, ref)
@@ -246,9 +247,8 @@ def _detail_or_where(store: Store, ref: str) -> dict[str, Any]:
 @reports_errors
 def review_show(ref: str, as_json: bool) -> None:
     """One escalation (claim id or number): both claims side by side, clauses, trail, question."""
-    from claims_crew.store import Store
-
-    detail = _detail_or_where(Store(), ref)
+    with working(f"reading {ref} and re-reading its cited clauses", as_json):
+        detail = _detail_or_where(ref)
     if as_json:
         emit_json(detail)
         return

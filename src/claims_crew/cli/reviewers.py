@@ -122,6 +122,7 @@ def reviewers_add(
         return
     _say_token(name, token)
     _say_assigned(assigned)
+    _warn_no_lead()
 
 
 def _register(name: str, settings: ReviewerSettings | None) -> tuple[str, list[tuple[str, str]]]:
@@ -171,8 +172,28 @@ def _say_assigned(assigned: list[tuple[str, str]]) -> None:
 
 
 def _say_token(name: str, token: str) -> None:
+    """The token on a line of its own (scripts read the line after the first), then the
+    variable every command that acts as a reviewer reads it from, ready to paste."""
+    from claims_crew.cli.acting import TOKEN_VARIABLE
+
     click.echo(f"Reviewer {name.strip()} added. Sign-in token (shown once, keep it safe):")
     click.echo(token)
+    click.echo(f"Commands act as {name.strip()} with it in {TOKEN_VARIABLE}:")
+    click.echo(f"  export {TOKEN_VARIABLE}={token}")
+
+
+def _warn_no_lead() -> None:
+    """A desk with no lead lets any reviewer change it (docs/review-desk.md): said after every
+    add until there is one, with the command that makes one."""
+    from claims_crew.store import Store
+
+    if any(r.settings.role == "lead" for r in Store().reviewer_list()):
+        return
+    click.echo(
+        "warning: the desk has no lead, so any reviewer may change it; make one with "
+        "`claims-crew reviewers set NAME --role lead` (or add the first with --role lead)",
+        err=True,
+    )
 
 
 @reviewers.command("set")

@@ -14,6 +14,9 @@ from typing import Literal, Protocol, TypeVar
 
 from claims_crew.records import ReviewerSettings, among
 
+# Why an escalation has nobody, as the queue shows it: decided where it is assigned.
+NONE_FITS = "unassigned: no reviewer fits its line of business"
+
 Step = Literal["line", "least_loaded"]
 STEPS: tuple[Step, ...] = ("line", "least_loaded")
 
@@ -60,6 +63,23 @@ def why(chosen: Candidate | None, line: str | None, steps: Iterable[Step]) -> st
     return f"assigned to {chosen.name} ({what}; {chosen.load} open before this)"
 
 
+def unassigned_why(
+    candidates: Iterable[Candidate],
+    line: str | None,
+    steps: Iterable[Step],
+    leave_out: Collection[str] = (),
+) -> str:
+    """Why the rule chose nobody: the reviewers it leaves out (an appeal's first decider) were
+    the only ones who fit, or nobody fits the line at all."""
+    if leave_out and choose(candidates, line, steps) is not None:
+        names = ", ".join(sorted(leave_out))
+        return (
+            f"unassigned: an appeal never goes to {names}, who decided it first, "
+            "and no other reviewer fits its line of business"
+        )
+    return NONE_FITS
+
+
 @dataclass(frozen=True)
 class Assigner:
     """The rule (config/desk.yaml's steps) as the store applies it to the reviewers and their
@@ -77,3 +97,9 @@ class Assigner:
         if leave_out:
             reason += f"; not {', '.join(sorted(leave_out))}"
         return (chosen.name if chosen is not None else None), reason
+
+    def unassigned(
+        self, candidates: Sequence[Candidate], line: str | None, leave_out: Collection[str] = ()
+    ) -> str:
+        """Why nobody was chosen for an escalation of `line` (unassigned_why)."""
+        return unassigned_why(candidates, line, self.steps, leave_out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from claims_crew.desk.assignment import NONE_FITS
+
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Store
 
@@ -23,25 +25,27 @@ def _proposal(p: Proposal | None) -> dict[str, Any] | None:
 
 
 # Why an escalation the desk assigned has nobody: no reviewer at all yet (a new desk: the
-# escalations go out as soon as one is added), or none who fits it.
+# escalations go out as soon as one is added), or why the rule chose nobody, as recorded when
+# it ran (desk/assignment.py; NONE_FITS for assignments kept before the reason was).
 NO_REVIEWER_YET = "no reviewer yet: add one with `claims-crew reviewers add NAME`"
-NONE_FITS = "unassigned: no reviewer fits its line of business"
 
 
 def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The queue's rows, each with `assigned_to` (None: nobody fits, or from before the desk),
-    `unassigned_why` (when the desk found nobody: NO_REVIEWER_YET or NONE_FITS) and `proposal`
+    `unassigned_why` (when the desk found nobody: NO_REVIEWER_YET, or the reason recorded) and
+    `proposal`
     (the decision waiting for a second reviewer, if any)."""
     claims = [row["claim_id"] for row in rows]
     assigned = store.assignees(claims)
     waiting = store.proposals_waiting(claims)
     nobody = any(assigned.get(c, "") is None for c in claims) and not store.has_reviewers()
+    whys = store.unassigned_whys(claims) if not nobody else {}
     return [
         {
             **row,
             "assigned": row["claim_id"] in assigned,
             "assigned_to": assigned.get(row["claim_id"]),
-            "unassigned_why": (NO_REVIEWER_YET if nobody else NONE_FITS)
+            "unassigned_why": (NO_REVIEWER_YET if nobody else whys.get(row["claim_id"], NONE_FITS))
             if assigned.get(row["claim_id"], "") is None
             else None,
             "proposal": _proposal(waiting.get(row["claim_id"])),

@@ -1,7 +1,8 @@
 """Appeals: a decided claim reopened with new evidence and reviewed again.
 
 An appeal is refused, with the reason, unless the claim has a decision in force that no person
-is still to make (no decision at all, or an escalation still open). Otherwise:
+is still to make (no decision at all, or an escalation still open): deciding/appeals.py's
+checks, which need no model and which the command makes before loading any. Otherwise:
 
 1. the claim is put together again in CLAIMS_CREW_HOME/appeals/CLAIM_ID/SEQ/ (SEQ: the entry
    the appeal replaces, so a re-run after a failure starts over in the same folder) from what
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from claims_crew.claim_files import LoadedClaim, load_claim
+from claims_crew.deciding.appeals import AppealRefused, appeal_taken
 from claims_crew.desk import clocks
 from claims_crew.documents.kept import (
     kept_bytes,
@@ -39,7 +41,7 @@ from claims_crew.documents.kept import (
     read_plain_file,
     write_new_file,
 )
-from claims_crew.errors import ClaimFileError, NotFound, StoreError
+from claims_crew.errors import ClaimFileError
 from claims_crew.records import ClaimRecord
 from claims_crew.resolver import Resolution
 from claims_crew.run.context import RunContext
@@ -47,10 +49,6 @@ from claims_crew.run.project import project_settings
 from claims_crew.run.routine import ReviewFailed, decide_again, for_a_person, said
 from claims_crew.settings import home
 from claims_crew.store import Standing, Store
-
-
-class AppealRefused(StoreError):
-    """An appeal that cannot be taken: the message says why."""
 
 
 @dataclass(frozen=True)
@@ -81,19 +79,6 @@ class AppealOutcome:
 
 def appeals_dir() -> Path:
     return home() / "appeals"
-
-
-def standing_to_appeal(settings: RunContext, claim_id: str) -> Standing:
-    """The claim's decision in force, or AppealRefused saying why there is none to appeal."""
-    found = settings.store.standings([claim_id])
-    if not found:
-        raise AppealRefused(f"claim {claim_id} has no decision: there is nothing to appeal")
-    standing = found[0]
-    if standing.escalation_open:
-        raise AppealRefused(
-            f"claim {claim_id} is not decided yet: its escalation waits for a person"
-        )
-    return standing
 
 
 def reopened_claim(
@@ -160,14 +145,7 @@ def appeal(
     `on_start(path)` is told when the reopened claim file's review begins (cli/progress.py
     shows it under way)."""
     reason = reason.strip()
-    if not reason:
-        raise AppealRefused("an appeal needs a reason")
-    if not attachments:
-        raise AppealRefused("an appeal needs new evidence: attach at least one file")
-    for attachment in attachments:
-        if not Path(attachment).exists():
-            raise NotFound(f"{attachment}: no such file")
-    standing = standing_to_appeal(settings, claim_id)
+    standing = appeal_taken(settings.store, claim_id, attachments, reason)
     folder = appeals_dir() / claim_id / str(standing.entry_seq)
     loaded = reopened_claim(settings, standing, attachments, folder)
     person = standing.human

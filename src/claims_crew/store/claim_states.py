@@ -37,6 +37,29 @@ class ClaimStatus:
     reason: str | None = None
 
 
+def where_it_stands(
+    state: ClaimState,
+    decided_by: str | None = None,
+    decided_at: str | None = None,
+    appealed: bool = False,
+) -> str:
+    """The one phrase for where a claim stands, as every view leads with it: queued, under
+    review, escalated, appealed (escalated again by an appeal), decided by the rules, by the
+    adjudicator, or by a person (who, when), failed. `decided_by` is the decision in force's
+    actor (`human:NAME` for a person's); the automatic outcome is history, not this."""
+    if state == "under_review":
+        return "under review"
+    if state == "escalated":
+        return "appealed" if appealed else "escalated"
+    if state != "decided":
+        return state
+    if decided_by is not None and decided_by.startswith("human:"):
+        return f"decided by a person ({decided_by.removeprefix('human:')}, {decided_at})"
+    if decided_by == "adjudicator":
+        return "decided by the adjudicator"
+    return "decided by the rules"
+
+
 def state_case(now: str) -> ColumnElement[str]:
     """A claim's state (the module docstring) as SQL, over its rows joined by claim id."""
     w, d, e, lease = t.work_items.c, t.decisions.c, t.escalations.c, t.leases.c

@@ -27,6 +27,7 @@ from claims_crew.store.tables import (
     resolutions,
     tool_calls,
 )
+from claims_crew.store.triage import reviewed_on
 from claims_crew.vocabulary import parse_stamp
 
 
@@ -98,7 +99,12 @@ class Claims(StoreBase):
     def changed_after_decision(self, claim_id: str | None = None) -> list[ChangedFile]:
         """Claim files taken in after their claim's decision (only `claim_id`'s, when given)."""
         c = changed_files.c
-        query = select(changed_files).order_by(c.seen_at, c.claim_id, c.sha256)
+        # One flagged before every reviewed version counted as decided is not shown as changed.
+        query = (
+            select(changed_files)
+            .where(~reviewed_on(c.claim_id, c.sha256))
+            .order_by(c.seen_at, c.claim_id, c.sha256)
+        )
         if claim_id is not None:
             query = query.where(c.claim_id == claim_id)
         with self.read() as conn:

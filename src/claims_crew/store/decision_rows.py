@@ -114,9 +114,12 @@ def decide(
         evidence = cited_clauses(resolution)
     # A person's claim goes to a reviewer by the desk's rule, named in its escalated entry;
     # never to one who may not decide it (an appeal's earlier reviewer).
-    chosen = None
+    chosen = why_nobody = None
     if waits and basis.assign is not None:
-        chosen, _ = basis.assign(candidates(conn), basis.line, basis.excluded_reviewers)
+        found = candidates(conn)
+        chosen, _ = basis.assign(found, basis.line, basis.excluded_reviewers)
+        if chosen is None:  # why, decided here where the rule ran, is what the queue shows
+            why_nobody = basis.assign.unassigned(found, basis.line, basis.excluded_reviewers)
     entry, _ = audit.append(
         conn,
         key,
@@ -153,7 +156,8 @@ def decide(
         escalation_id = _escalate(
             conn, now, record, resolution, resolution_id, claim, entry.seq, basis
         )
-        assigned(conn, now, (escalation_id, record.claim_id, entry.seq), basis.line, chosen)
+        where = (escalation_id, record.claim_id, entry.seq)
+        assigned(conn, now, where, basis.line, chosen, why_nobody)
     validated(conn, record, attempt_id, entry.seq, now, until, basis)
     return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
 

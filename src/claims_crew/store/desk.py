@@ -110,6 +110,19 @@ class Desk(StoreBase):
             ).all()
         return {row.claim_id: row.reviewer for row in rows}
 
+    def unassigned_whys(self, claim_ids: Sequence[str]) -> dict[str, str]:
+        """Claim id → why its escalation has nobody, as recorded when the rule ran, for the
+        claims named that are unassigned with a reason kept (none before 0021)."""
+        with self.read() as conn:
+            rows = conn.execute(
+                select(assignments.c.claim_id, assignments.c.why).where(
+                    assignments.c.claim_id.in_(list(claim_ids)),
+                    assignments.c.reviewer.is_(None),
+                    assignments.c.why.is_not(None),
+                )
+            ).all()
+        return {row.claim_id: row.why for row in rows}
+
     def proposals_waiting(self, claim_ids: Sequence[str]) -> dict[str, Proposal]:
         """Claim id → the proposal waiting on its escalation, for the claims named."""
         with self.read() as conn:

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, func, select, update
 
@@ -43,9 +43,20 @@ class ReviewerRow:
 # Why the named reviewer, with the settings their row has now and the number of leads the desk
 # has, may not make a change; None if they may (desk/authority.py's refusals).
 Permit = Callable[[str, ReviewerSettings, int], str | None]
-# Who an escalation of a line goes to among the reviewers as they stand, never one left out;
-# with the sentence its entry gives (desk/assignment.py's Assigner).
-Assign = Callable[[Sequence[ReviewerRow], str | None, Collection[str]], tuple[str | None, str]]
+
+
+class Assign(Protocol):
+    """Who an escalation of a line goes to among the reviewers as they stand, never one left
+    out, with the sentence its entry gives; and, where nobody, why (desk/assignment.py's
+    Assigner)."""
+
+    def __call__(
+        self, candidates: Sequence[ReviewerRow], line: str | None, leave_out: Collection[str], /
+    ) -> tuple[str | None, str]: ...
+
+    def unassigned(
+        self, candidates: Sequence[ReviewerRow], line: str | None, leave_out: Collection[str], /
+    ) -> str: ...
 
 
 def settings_from(row: Any) -> ReviewerSettings:
@@ -183,8 +194,10 @@ def assign_in(
     """Assign the escalation (id, claim id, its entry's number) by the rule `assign`, never to
     anyone in `leave_out`, with an `assigned` entry; returns the reviewer, or None where nobody
     fits."""
-    name, reason = assign(candidates(conn), line, leave_out)
-    return _assigned(conn, key, now, escalation, line, name, "desk", reason)
+    found = candidates(conn)
+    name, reason = assign(found, line, leave_out)
+    why = assign.unassigned(found, line, leave_out) if name is None else None
+    return _assigned(conn, key, now, escalation, line, name, "desk", reason, why)
 
 
 def _assigned(
@@ -196,12 +209,13 @@ def _assigned(
     name: str | None,
     actor: str,
     reason: str,
+    why: str | None = None,
 ) -> str | None:
     """An `assigned` entry, and the assignment row it records."""
     entry_seq, _ = desk_entry(
         conn, key, now, escalation[2], kind="assigned", actor=actor, reason=reason, reviewer=name
     )
-    _assignment_row(conn, now, escalation, line, name, entry_seq)
+    _assignment_row(conn, now, escalation, line, name, entry_seq, why)
     return name
 
 
@@ -211,9 +225,11 @@ def assigned(
     escalation: tuple[int, str, int],
     line: str | None,
     name: str | None,
+    why: str | None = None,
 ) -> None:
-    """The first assignment of an escalation, which its own escalated entry names."""
-    _assignment_row(conn, now, escalation, line, name, escalation[2])
+    """The first assignment of an escalation, which its own escalated entry names; `why`
+    nobody, where nobody was chosen."""
+    _assignment_row(conn, now, escalation, line, name, escalation[2], why)
 
 
 def _assignment_row(
@@ -223,6 +239,7 @@ def _assignment_row(
     line: str | None,
     name: str | None,
     seq: int,
+    why: str | None = None,
 ) -> None:
     upsert(
         conn,
@@ -234,6 +251,7 @@ def _assignment_row(
             "reviewer": name,
             "assigned_at": now,
             "audit_seq": seq,
+            "why": why if name is None else None,
         },
         ["escalation_id"],
     )

@@ -291,6 +291,7 @@ assignments = Table(
     Column("reviewer", Text, ForeignKey("reviewers.name")),  # NULL: no reviewer fits
     Column("assigned_at", Text, nullable=False),
     Column("audit_seq", Integer, nullable=False),
+    Column("why", Text),  # with no reviewer: why, as the rule found it (Assign.unassigned)
 )
 
 proposals = Table(

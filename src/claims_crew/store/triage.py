@@ -3,20 +3,28 @@
 A claim file is kept whole once per version (its bytes, fields and attachments' text), so a
 worker can review it without the inbox. A claim with a decision is never offered to a model
 again, and a file whose bytes changed after its claim was decided is flagged in
-`changed_files` and left alone: deciding it again is a person's call.
+`changed_files` and left alone: deciding it again is a person's call. A file is compared with
+every version the claim was reviewed on, not only the decision's: after an appeal, the decision
+stands on the appeal's rebuilt file, and the inbox file sent again is the one first decided.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import ColumnElement, Connection, and_, exists, select, update
 
 from claims_crew.claim_files import LoadedClaim
 from claims_crew.documents.record import records_json
 from claims_crew.store.metric_totals import count_claim_file
 from claims_crew.store.sql import insert_new
-from claims_crew.store.tables import changed_files, claim_files, decisions, validations
+from claims_crew.store.tables import (
+    attempts,
+    changed_files,
+    claim_files,
+    decisions,
+    validations,
+)
 
 Triage = Literal["todo", "decided", "changed_after_decision"]
 
@@ -50,6 +58,17 @@ def keep_file(conn: Connection, loaded: LoadedClaim, now: str) -> None:
         )
 
 
+def reviewed_on(
+    claim_id: ColumnElement[str] | str, sha256: ColumnElement[str] | str
+) -> ColumnElement[bool]:
+    """Whether the claim was reviewed on that version of its file (a finished attempt): the
+    versions it was decided on, before and after an appeal."""
+    a = attempts.c
+    return exists().where(
+        and_(a.claim_id == claim_id, a.claim_sha256 == sha256, a.status == "reviewed")
+    )
+
+
 def triage_in(conn: Connection, loaded: LoadedClaim, now: str) -> Triage:
     """In a write transaction: keep the file, and say whether the claim still needs the
     models; a file changed after its claim's decision is flagged in changed_files."""
@@ -65,7 +84,7 @@ def triage_in(conn: Connection, loaded: LoadedClaim, now: str) -> Triage:
     ).first()
     if row is None:
         return "todo"
-    if sha in (row[0], row[1]):
+    if sha in (row[0], row[1]) or conn.execute(select(reviewed_on(claim_id, sha))).scalar():
         return "decided"
     insert_new(
         conn,
