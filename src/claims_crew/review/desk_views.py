@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from claims_crew.settings.command import command
+
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Store
 
@@ -24,7 +26,7 @@ def _proposal(p: Proposal | None) -> dict[str, Any] | None:
 
 # Why an escalation the desk assigned has nobody: no reviewer at all yet (a new desk: the
 # escalations go out as soon as one is added), or none who fits it.
-NO_REVIEWER_YET = "no reviewer yet: add one with `claims-crew reviewers add NAME`"
+NO_REVIEWER_YET = "no reviewer yet: add one with `{}`"
 NONE_FITS = "unassigned: no reviewer fits its line of business"
 
 
@@ -41,7 +43,9 @@ def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             **row,
             "assigned": row["claim_id"] in assigned,
             "assigned_to": assigned.get(row["claim_id"]),
-            "unassigned_why": (NO_REVIEWER_YET if nobody else NONE_FITS)
+            "unassigned_why": (
+                NO_REVIEWER_YET.format(command("reviewers add NAME")) if nobody else NONE_FITS
+            )
             if assigned.get(row["claim_id"], "") is None
             else None,
             "proposal": _proposal(waiting.get(row["claim_id"])),
