@@ -57,3 +57,16 @@ def test_the_queue_and_show_hints_name_uv_run_when_started_through_uv() -> None:
     assert "decide with: uv run claims-crew review show C-1042" in shown.output
     plain = CliRunner().invoke(main, ["review", "list"])
     assert "Open one with: claims-crew review show CLAIM_ID" in plain.output
+
+
+def test_config_check_names_every_key_desk_yaml_may_hold(tmp_path: Path) -> None:
+    from claims_crew.config_check.source import load_file
+
+    (tmp_path / "desk.yaml").write_text("decide_without_clauses: []\n", encoding="utf-8")
+    loaded = load_file(tmp_path, "desk.yaml", [])
+    assert loaded is not None
+    from claims_crew.config_check.desk import check_desk
+
+    [problem] = check_desk(loaded)
+    for key in ("assignment", "four_eyes", "decide_without_clause"):
+        assert key in problem.hint
