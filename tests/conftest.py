@@ -34,6 +34,9 @@ def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     monkeypatch.setenv("CREWAI_TRACING_ENABLED", "false")
     monkeypatch.setenv("CREWAI_STORAGE_DIR", str(tmp_path / "crewai"))
     monkeypatch.delenv("CLAIMS_CREW_DATABASE_URL", raising=False)  # the SQLite file unless asked
+    # Hints name `uv run claims-crew` under uv (settings/command.py): the tests, run through
+    # `uv run pytest` or not, see the plain command unless a test sets UV itself.
+    monkeypatch.delenv("UV", raising=False)
     yield
 
 

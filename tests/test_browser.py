@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from pypdf import PdfReader
 
 from claims_crew.cli import main
+from claims_crew.letters.wording import LetterStyle, money
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
 from tests.support.browser import headless_chromium, needs_chromium, sign_in, wait_for
@@ -216,4 +217,5 @@ def test_a_person_decides_on_a_clause_and_the_letter_quotes_it(
     letter = words("\n".join(page.extract_text() for page in PdfReader(out).pages))
     assert "4.2(b)" in letter
     assert quoted in letter  # the clause's words in force, quoted
-    assert f"Payable: {amount}" in letter
+    # The amount as the claimant's locale writes it (config/letters/letters.yaml: en_GB).
+    assert f"We will pay {money(review.payable.amount, 'GBP', LetterStyle())}." in letter

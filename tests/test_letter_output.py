@@ -213,8 +213,8 @@ def test_a_claimed_amount_in_exponent_form_is_printed_in_plain_digits(
     code, _, err = letter("C-1044", "--format", fmt, "--out", str(out))
     assert code == 0, err
     text = pdf_text(out.read_bytes()) if fmt == "pdf" else out.read_text(encoding="utf-8")
-    assert "You claimed 2600 GBP." in text
-    assert "2350" in text and "E+" not in text
+    assert "You claimed £2,600." in text
+    assert "£2,350" in text and "E+" not in text
 
 
 def test_a_claim_whose_amount_is_beyond_any_letter_gets_none_and_says_why(

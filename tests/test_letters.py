@@ -18,7 +18,6 @@ from fastapi.testclient import TestClient
 from claims_crew.cli import main
 from claims_crew.desk import DeskRules
 from claims_crew.letters import pdf
-from claims_crew.llms.scripted import final, lookup
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app
 from claims_crew.store import Store
@@ -26,42 +25,21 @@ from claims_crew.store.base import default_path
 from tests.support.browser import CHROMEDRIVER, CHROMIUM, console_errors
 from tests.support.crew import (
     Script,
-    intake_facts,
     water_claim_saying_when,
     water_script,
 )
-from tests.support.letters import adjudicated_water, decided, letter, pdf_text
+from tests.support.letters import (
+    FLOOD_WORDS,
+    THEFT_WORDS,
+    adjudicated_water,
+    agreeing,
+    decided,
+    letter,
+    pdf_text,
+)
 from tests.support.paths import ROOT
 
 INBOX = ROOT / "claims" / "inbox"
-FLOOD_WORDS = "the rising or overflow of any lake, river, stream or the sea"
-THEFT_WORDS = "theft or attempted theft involving forcible and violent entry"
-
-
-def _answer(answer: str, clause: str, words: str, confidence: float) -> dict[str, object]:
-    return {
-        "answer": answer,
-        "confidence": confidence,
-        "evidence": [{"clause_id": clause, "quote": words}],
-        "facts_relied_on": ["cause"],
-        "rationale": f"Clause {clause}.",
-    }
-
-
-def agreeing(claim_file: str) -> Script:
-    """Both agents look the deciding clause up, quote it truly and agree: the rules decide."""
-    intake, answer, clause, words = AGREEMENTS[claim_file]
-    return Script(
-        intake=[final(intake)],
-        policy=[lookup("HM-HOME-001", clause), final(_answer(answer, clause, words, 0.95))],
-        fraud=[lookup("HM-HOME-001", clause), final(_answer(answer, clause, words, 0.9))],
-    )
-
-
-AGREEMENTS = {
-    "C-1045.json": (intake_facts("C-1045.json"), "not_covered", "7.2", FLOOD_WORDS),
-    "C-1044.yaml": (intake_facts("C-1044.yaml"), "covered", "4.4(a)", THEFT_WORDS),
-}
 
 
 def decide(library: PolicyLibrary, claim_file: str | Path, script: Script | None = None) -> Store:
@@ -106,11 +84,11 @@ def test_the_theft_claim_gets_a_covered_letter(sample_library: PolicyLibrary) ->
     assert "covered by clause 4.4(a)" in text
     assert "Decision code: C01" in text
     assert f"> (a) {THEFT_WORDS}" in text
-    assert "You claimed 2600 GBP." in text
+    assert "You claimed £2,600." in text
     # The amount payable as the decision recorded it: 2600 within the 50000 limit, less 250.
-    assert "**Payable: 2350 GBP**" in text
-    assert "less the deductible of 250 for the whole policy: 2600 to 2350 (clause 5.4)" in text
-    assert "Our claim rules decided your claim (the 'agree' rule)" in text
+    assert "**We will pay £2,350.**" in text
+    assert "Your policy's excess (deductible), £250, is taken off, leaving £2,350." in text
+    assert "Our claim rules decided your claim, after every clause cited" in text
     # The facts relied on are those the code checked against the claim's own words.
     assert '**Loss type**: theft (your words: "Burglars forced the back door")' in text
     verified = CliRunner().invoke(main, ["audit", "verify"])
@@ -152,7 +130,7 @@ def test_an_escalated_claim_gets_no_letter_until_a_person_decides(
     assert store.verify_audit().ok
 
 
-def test_an_adjudicated_claim_names_the_model_and_the_rule_that_checked_it(
+def test_an_adjudicated_claim_names_the_model_and_says_the_rules_checked_it(
     sample_library: PolicyLibrary, tmp_path: Path
 ) -> None:
     """The water claim saying when the leak began: both readings hold, the adjudicator picks
@@ -162,7 +140,8 @@ def test_an_adjudicated_claim_names_the_model_and_the_rule_that_checked_it(
     assert code == 0, err
     text = shown.decode("utf-8")
     assert "The adjudicator model (scripted-adjudicator) chose between" in text
-    assert "the 'adjudicator' rule then checked its answer" in text
+    # The rules' internal names stay out of a claimant's letter (test_letter_wording.py).
+    assert "our claim rules then checked its answer" in text and "'adjudicator'" not in text
     # Only the winning side's clause is quoted: the fraud agent's 7.1 did not decide it.
     assert "sudden and accidental discharge of water" in text
     assert "continuous or repeated seepage" not in text

@@ -15,7 +15,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.context import build_context
 from claims_crew.run.crew_review import review_claim
 from claims_crew.store import Store
-from tests.support.crew import FRAUD_EXCLUDED, KNOWN_START, POLICY_COVERED, Script
+from tests.support.crew import FRAUD_EXCLUDED, KNOWN_START, POLICY_COVERED, Script, intake_facts
 from tests.support.paths import ROOT
 
 
@@ -57,3 +57,33 @@ def pdf_text(content: bytes) -> str:
         " ".join((page.extract_text() or "").split())
         for page in PdfReader(io.BytesIO(content)).pages
     )
+
+
+FLOOD_WORDS = "the rising or overflow of any lake, river, stream or the sea"
+THEFT_WORDS = "theft or attempted theft involving forcible and violent entry"
+
+
+def _answer(answer: str, clause: str, words: str, confidence: float) -> dict[str, object]:
+    return {
+        "answer": answer,
+        "confidence": confidence,
+        "evidence": [{"clause_id": clause, "quote": words}],
+        "facts_relied_on": ["cause"],
+        "rationale": f"Clause {clause}.",
+    }
+
+
+def agreeing(claim_file: str) -> Script:
+    """Both agents look the deciding clause up, quote it truly and agree: the rules decide."""
+    intake, answer, clause, words = AGREEMENTS[claim_file]
+    return Script(
+        intake=[final(intake)],
+        policy=[lookup("HM-HOME-001", clause), final(_answer(answer, clause, words, 0.95))],
+        fraud=[lookup("HM-HOME-001", clause), final(_answer(answer, clause, words, 0.9))],
+    )
+
+
+AGREEMENTS = {
+    "C-1045.json": (intake_facts("C-1045.json"), "not_covered", "7.2", FLOOD_WORDS),
+    "C-1044.yaml": (intake_facts("C-1044.yaml"), "covered", "4.4(a)", THEFT_WORDS),
+}

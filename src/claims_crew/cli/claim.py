@@ -29,6 +29,7 @@ from claims_crew.cli.review import fact_lines
 from claims_crew.cli.safe_text import clean, plain
 from claims_crew.cli.unread_lines import unread_lines
 from claims_crew.review.desk_views import desk_cell
+from claims_crew.settings.command import command
 
 STATE_STYLES = {"decided": "green", "escalated": "yellow", "failed": "red"}
 
@@ -94,7 +95,7 @@ def _decision(detail: dict[str, Any]) -> list[Text]:
     elif escalation["state"] == "open":
         lines.append(plain(f"escalation {escalation['id']} open: {escalation['question']}"))
         lines.append(plain(f"who has it: {desk_cell(escalation)}"))
-        lines.append(plain(f"decide with: claims-crew review show {detail['claim_id']}"))
+        lines.append(plain(f"decide with: {command('review show')} {detail['claim_id']}"))
     else:
         lines.append(
             plain(

@@ -18,6 +18,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from claims_crew.cli.safe_text import clean, plain
+from claims_crew.settings.command import command
 
 if TYPE_CHECKING:
     from claims_crew.deciding.actions import Choice
@@ -51,13 +52,13 @@ def named_choice(
     try:
         return choose(store, claim_id, decision, clause_ids, rules)
     except UnknownClause as exc:
-        raise UnknownClause(exc.clause_id, f"{exc} ({_LISTED.format(claim_id)})") from exc
+        raise UnknownClause(exc.clause_id, f"{exc} ({command(_LISTED.format(claim_id))})") from exc
     except ClauseRefused as exc:
-        hint = f"Name it with --clause ID ({_LISTED.format(claim_id)})."
+        hint = f"Name it with --clause ID ({command(_LISTED.format(claim_id))})."
         raise ClauseRefused(f"{exc} {hint}") from exc
 
 
-_LISTED = "claims-crew review show {} lists the clauses on offer"
+_LISTED = "review show {} lists the clauses on offer"
 
 
 def clause_panel(clause: PersonClause) -> Panel:

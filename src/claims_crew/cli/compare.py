@@ -17,6 +17,7 @@ from rich.text import Text
 from claims_crew.cli._output import emit_json, reports_errors
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
+from claims_crew.settings.command import command
 
 if TYPE_CHECKING:
     from claims_crew.report.compare import ClaimChange, Comparison, Decided
@@ -194,7 +195,7 @@ def show_comparison(console: Console, result: Comparison) -> None:
     if not result.totals.compared:
         console.print(
             "No claim is decided in both: run the same inbox into production and into the "
-            f"shadow (`claims-crew run --shadow {result.shadow}`).",
+            f"shadow (`{command('run --shadow')} {result.shadow}`).",
             markup=False,
         )
     console.print(

@@ -14,6 +14,7 @@ from rich.console import Console
 from claims_crew.cli._output import emit_json, json_option, reports_errors
 from claims_crew.cli.acting import TOKEN_HELP, named_reviewer, signed_in
 from claims_crew.cli.clause_lines import show_rests_on
+from claims_crew.settings.command import command
 
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Review
@@ -65,7 +66,7 @@ def show_decided(done: Review | Proposal, as_json: bool) -> None:
             return
         click.echo(
             f"{done.claim_id}: {done.decision} proposed by {done.reviewer}, audit entry "
-            f"{done.audit_seq}. It needs a second reviewer: claims-crew review confirm "
+            f"{done.audit_seq}. It needs a second reviewer: {command('review confirm')} "
             f"{done.claim_id} as another reviewer (or review return … --reason '…')."
         )
         return

@@ -17,6 +17,7 @@ from rich.console import Console
 from claims_crew.cli._output import emit_json, reports_errors, working
 from claims_crew.cli.safe_text import markup, plain
 from claims_crew.cli.tables import Table
+from claims_crew.settings.command import command
 
 if TYPE_CHECKING:
     from claims_crew.report import Amount, Figures, Metric, Report
@@ -137,7 +138,7 @@ def show_report(console: Console, report: Report) -> None:
     window = f"since {report.since.isoformat()}" if report.since else "all decisions"
     console.print(f"[bold]{f.claims} decided claims[/bold] ({window})")
     if not f.claims:
-        console.print("Nothing to report: run `claims-crew run` (or `crewai run`) first.")
+        console.print(f"Nothing to report: run `{command('run')}` (or `crewai run`) first.")
         return
     _show_outcomes(console, f, report.external_codes)
     show_usage(console, report.cost, report.time_per_level)

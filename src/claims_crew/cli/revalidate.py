@@ -18,6 +18,7 @@ from claims_crew.cli._output import EXIT_FAILED, emit_json, json_option, reports
 from claims_crew.cli.safe_text import plain
 from claims_crew.cli.tables import Table
 from claims_crew.settings import keep_crewai_at_home
+from claims_crew.settings.command import command
 from claims_crew.vocabulary import utc_now
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def show_stale(as_json: bool) -> None:
             plain("; ".join(f"{reason}: {text}" for reason, text in stale.why.items())),
         )
     console.print(table)
-    console.print("Run them again with: claims-crew revalidate [CLAIM_ID…]", style="dim")
+    console.print(f"Run them again with: {command('revalidate [CLAIM_ID…]')}", style="dim")
 
 
 @click.command("revalidate")

@@ -47,6 +47,7 @@ from claims_crew.review.views import (
     escalation_detail,
     escalation_list,
 )
+from claims_crew.settings.command import command
 from claims_crew.vocabulary import FALLBACK_NOTE, HUMAN_DECISIONS
 
 STATUS_STYLES = {
@@ -124,7 +125,7 @@ def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_j
             )
         )
     if payload["escalations"]:
-        console.print("Open one with: claims-crew review show CLAIM_ID", style="dim")
+        console.print(f"Open one with: {command('review show CLAIM_ID')}", style="dim")
 
 
 def _side_panel(side: dict[str, Any]) -> Panel:
@@ -237,7 +238,7 @@ def _detail_or_where(ref: str) -> dict[str, Any]:
     except NotFound as exc:
         if store.claim_state(ref) is None:
             raise
-        hint = f"no person was asked; see it with: claims-crew claim show {ref}"
+        hint = f"no person was asked; see it with: {command(f'claim show {ref}')}"
         raise NotFound(f"{exc}: {hint}") from exc
 
 
@@ -318,7 +319,7 @@ def review_show(ref: str, as_json: bool) -> None:
             console.print(Panel(preview, title="Letter preview", title_align="left"))
     else:
         console.print(
-            f"Decide with: claims-crew review decide {clean(detail['claim_id'])} "
+            f"Decide with: {command('review decide')} {clean(detail['claim_id'])} "
             f"--decision {'|'.join(HUMAN_DECISIONS)} --clause ID --reason '…' (as you: your "
             f"token in {TOKEN_VARIABLE})",
             style="dim",

@@ -38,6 +38,7 @@ from claims_crew.cli.stopping import ending_on_signals
 from claims_crew.errors import ClaimsCrewError
 from claims_crew.settings import config_dir as project_config_dir
 from claims_crew.settings import current, inbox_dir, keep_crewai_at_home, workers_from_environment
+from claims_crew.settings.command import command
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
@@ -332,8 +333,8 @@ def _escalations(
     )
     if waiting:
         console.print(
-            "Open them with `claims-crew review list` and `claims-crew review show CLAIM_ID`, "
-            "or on the web page: `claims-crew reviewers add NAME`, then `claims-crew serve`.",
+            f"Open them with `{command('review list')}` and `{command('review show CLAIM_ID')}`, "
+            f"or on the web page: `{command('reviewers add NAME')}`, then `{command('serve')}`.",
             markup=False,
         )
     if changed:

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from claims_crew.cli.safe_text import clean
 from claims_crew.errors import ShadowError
+from claims_crew.settings.command import command
 from claims_crew.vocabulary import OPEN_OUTCOMES
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def summary(console: Console, name: str, items: list[BatchItem], changed: list[s
     )
     console.print(
         f"{escalated} claim(s) would have been left for a person in this run. Compare the "
-        f"shadow with production: `claims-crew compare {clean(name)}`.",
+        f"shadow with production: `{command('compare')} {clean(name)}`.",
         markup=False,
     )
     if changed:

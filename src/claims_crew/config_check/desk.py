@@ -7,16 +7,16 @@ from __future__ import annotations
 from claims_crew.config_check.problems import Problem
 from claims_crew.config_check.source import Loaded
 
-HINTS = {
-    "literal_error": "see docs/review-desk.md for the steps and decisions allowed",
-    "extra_forbidden": "the keys are assignment (steps) and four_eyes (always, covered_over)",
-}
+HINTS = {"literal_error": "see docs/review-desk.md for the steps and decisions allowed"}
 
 
 def check_desk(loaded: Loaded) -> list[Problem]:
     from claims_crew.desk.rules import DeskRules
 
+    # Every key the desk reads, from its own model: a key added there is named here too.
+    keys = ", ".join(DeskRules.model_fields)
+    hints = HINTS | {"extra_forbidden": f"the keys are {keys} (see docs/review-desk.md)"}
     return [
-        Problem(loaded.name, e.key, e.line, f"desk_{e.type}", e.msg, HINTS.get(e.type, ""))
+        Problem(loaded.name, e.key, e.line, f"desk_{e.type}", e.msg, hints.get(e.type, ""))
         for e in loaded.check(DeskRules).errors
     ]

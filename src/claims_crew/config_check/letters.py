@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from claims_crew.config_check.problems import Problem
+from claims_crew.errors import ConfigError
 from claims_crew.letters.render import FORMATS, LETTERS_DIR, template_problem
 from claims_crew.letters.sample import sample_letters
+from claims_crew.letters.wording import SETTINGS_FILE, load_style
 
 
 def check_letters(config_dir: Path) -> list[Problem]:
@@ -32,6 +34,17 @@ def check_letters(config_dir: Path) -> list[Problem]:
             )
         ]
     found: dict[str, Problem] = {}
+    try:
+        load_style(folder)
+    except ConfigError as exc:
+        found["settings"] = Problem(
+            f"{LETTERS_DIR}/{SETTINGS_FILE}",
+            "",
+            None,
+            "letter_settings",
+            str(exc),
+            "the keys are locale (such as en_GB) and time_zone (such as Europe/London)",
+        )
     for format in FORMATS:
         for letter in sample_letters():
             problem = template_problem(folder, format, letter)

@@ -15,13 +15,22 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from claims_crew.errors import ClaimsCrewError
+from claims_crew.letters.wording import (
+    AmountInWords,
+    LetterStyle,
+    in_words,
+    long_date,
+    plain_value,
+    whole_title,
+)
 from claims_crew.models import Payable
 from claims_crew.resolver import Resolution
 from claims_crew.resolver.deciding import deciding_checks, sides_answering
 from claims_crew.resolver.external_codes import ExternalCodes
+from claims_crew.settings.command import command
 from claims_crew.vocabulary import DECIDED_OUTCOMES, OPEN_OUTCOMES, PAID_ANSWER
 
 if TYPE_CHECKING:
@@ -86,6 +95,11 @@ class LetterClause(_Part):
     # "as amended by endorsement HM-E-07 (page 1)" where an endorsement in force changed it.
     amended_by: str | None = None
 
+    @field_validator("title")
+    @classmethod
+    def _whole(cls, title: str) -> str:
+        return whole_title(title)
+
 
 class LetterFact(_Part):
     name: str
@@ -143,6 +157,8 @@ class Letter(_Part):
     reason: str
     checked: str
     decided_by: DecidedBy
+    decided_on: str  # the day of the decision in force, as the claimant's locale writes it
+    amount_in_words: AmountInWords
     reference: int
 
 
@@ -191,12 +207,16 @@ def person_clauses(on_file: DecisionOnFile, answer: str) -> list[LetterClause]:
     ]
 
 
-def verified_facts(resolution: Resolution) -> list[LetterFact]:
+def verified_facts(resolution: Resolution, style: LetterStyle | None = None) -> list[LetterFact]:
+    # A date a fact holds is written as the claimant's locale writes it; any other value as is.
+    style = style or LetterStyle()
     return [
         LetterFact(
             name=f.name,
             label=f.name.replace("_", " ").capitalize(),
-            value=plain_figure(f.value) if f.name == "amount_claimed" else f.value or "",
+            value=plain_figure(f.value)
+            if f.name == "amount_claimed"
+            else plain_value(f.value or "", style),
             where=f.where or "",
             quote=f.quote,
         )
@@ -243,8 +263,8 @@ def decided_by(on_file: DecisionOnFile) -> DecidedBy:
             at=on_file.decided_at,
             summary=(
                 f"The adjudicator model ({model}) chose between the two assessments of your "
-                f"claim; the '{rule}' rule then checked its answer and every clause it named "
-                "against the policy document, in code."
+                "claim; our claim rules then checked its answer and every clause it named "
+                "against the policy document."
             ),
         )
     return DecidedBy(
@@ -252,8 +272,8 @@ def decided_by(on_file: DecisionOnFile) -> DecidedBy:
         rule=rule,
         at=on_file.decided_at,
         summary=(
-            f"Our claim rules decided your claim (the '{rule}' rule), after every clause cited "
-            "was read again from the policy document."
+            "Our claim rules decided your claim, after every clause cited was read again from "
+            "the policy document."
         ),
     )
 
@@ -265,7 +285,7 @@ def _answer(on_file: DecisionOnFile) -> str:
     if on_file.outcome in OPEN_OUTCOMES:
         raise NoLetter(
             f"claim {on_file.claim_id} is escalated ({on_file.outcome}) and waits for a "
-            "person's decision: no letter until it is decided (claims-crew review decide)"
+            f"person's decision: no letter until it is decided ({command('review decide')})"
         )
     if on_file.outcome not in DECIDED_OUTCOMES or on_file.answer is None:
         raise NoLetter(f"claim {on_file.claim_id} has no decided answer ({on_file.outcome})")
@@ -323,9 +343,13 @@ def stated_amount(on_file: DecisionOnFile) -> LetterAmount:
     return _stated(on_file.claim_id, answer, payable_in_force(on_file), on_file.claim)
 
 
-def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> Letter:
-    """The letter for a decided claim, with the team's code for its answer from `codes`;
-    NoLetter for one escalated or without its claim file."""
+def letter_for(
+    on_file: DecisionOnFile, codes: ExternalCodes | None = None, style: LetterStyle | None = None
+) -> Letter:
+    """The letter for a decided claim, with the team's code for its answer from `codes`, its
+    dates and sums written as `style` (the claimants' locale) says; NoLetter for one escalated
+    or without its claim file."""
+    style = style or LetterStyle()
     answer = _answer(on_file)
     claim = on_file.claim
     if claim is None:
@@ -337,8 +361,8 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         claimant=claim.claimant,
         policy_id=claim.policy_id,
         policy_number=claim.policy_number,
-        date_of_loss=claim.date_of_loss.isoformat(),
-        date_reported=claim.date_reported.isoformat(),
+        date_of_loss=long_date(claim.date_of_loss.isoformat(), style),
+        date_reported=long_date(claim.date_reported.isoformat(), style),
         description=claim.description,
         outcome=on_file.outcome,
         answer=answer,
@@ -350,11 +374,13 @@ def letter_for(on_file: DecisionOnFile, codes: ExternalCodes | None = None) -> L
         else None,
         headline=HEADLINES.get(answer, f"Your claim is decided: {answer}."),
         amount=stated_amount(on_file),
-        facts=verified_facts(on_file.resolution),
+        facts=verified_facts(on_file.resolution, style),
         clauses=clauses,
         reason=plain_reason(answer, claim.policy_id, clauses),
         checked=on_file.resolution.reason,
         decided_by=by,
+        decided_on=long_date(by.at, style),
+        amount_in_words=in_words(answer, payable_in_force(on_file), claim, style),
         reference=on_file.entry_seq,
     )
 

@@ -17,6 +17,7 @@ from claims_crew.documents.kept import write_new_file
 from claims_crew.errors import ClaimsCrewError, ConfigError
 from claims_crew.letters.content import Letter, NoLetter, UnknownClaim, letter_for
 from claims_crew.letters.render import Format, render_text
+from claims_crew.letters.wording import load_style
 from claims_crew.resolver.external_codes import load_external_codes
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def stored_letter(store: Store, claim_id: str, folder: Path) -> Letter:
         if store.knows_claim(claim_id):
             raise NoLetter(f"claim {claim_id} is pending: it has no decision yet")
         raise UnknownClaim(f"no claim {claim_id!r} in the store")
-    return letter_for(on_file, load_external_codes(folder.parent))
+    return letter_for(on_file, load_external_codes(folder.parent), load_style(folder))
 
 
 @dataclass(frozen=True)

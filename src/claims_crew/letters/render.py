@@ -19,6 +19,7 @@ import jinja2
 
 from claims_crew.errors import ConfigError
 from claims_crew.letters.content import Letter
+from claims_crew.settings.command import command
 
 Format = Literal["md", "html", "pdf"]
 FORMATS: tuple[Format, ...] = get_args(Format)
@@ -59,7 +60,7 @@ def render_text(folder: Path, format: Format, letter: Letter) -> str:
         problem = _described(folder, format, exc)
         where = f"{folder / problem.file}" + (f":{problem.line}" if problem.line else "")
         raise ConfigError(
-            f"{where}: {problem.message} (claims-crew config check finds these)"
+            f"{where}: {problem.message} ({command('config check')} finds these)"
         ) from exc
 
 

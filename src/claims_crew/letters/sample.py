@@ -8,6 +8,8 @@ uses that a letter lacks then fails here, before any claimant's letter is writte
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from claims_crew.letters.content import (
     AmountStep,
     DecidedBy,
@@ -16,6 +18,10 @@ from claims_crew.letters.content import (
     LetterClause,
     LetterFact,
 )
+from claims_crew.letters.wording import AmountInWords, LetterStyle, long_date, money, step_words
+from claims_crew.models import PayableStep
+
+_CLAIMED = Decimal("4200")
 
 _CLAUSE = LetterClause(
     clause_id="4.4(a)",
@@ -41,9 +47,47 @@ _FACT = LetterFact(
     quote="Burglars forced the back door",
 )
 _STEPS = [
-    AmountStep(kind="claimed", clause_id=None, before="2600", after="2600", note="claimed"),
-    AmountStep(kind="deductible", clause_id="5.4", before="2600", after="2350", note="less 250"),
+    AmountStep(kind="claimed", clause_id=None, before="4200", after="4200", note="claimed"),
+    AmountStep(kind="deductible", clause_id="5.4", before="4200", after="3950", note="less 250"),
 ]
+# A clause whose title the policy reader shortened (a long first line): the letter drops it.
+_DEFINITION = LetterClause(
+    clause_id="1.3",
+    title="“Plumbing system” means the fixed pipes, tanks, cisterns, valves, taps, drains and "
+    "fittings that supply or carry away water at the home, including any fixed heating or air "
+    "conditioni…",
+    kind="definition",
+    pages=[1],
+    text="1.3 “Plumbing system” means the fixed pipes, tanks, cisterns, valves, taps, drains and "
+    "fittings that supply or carry away water at the home, including any fixed heating or air "
+    "conditioning system that uses water or steam.",
+)
+
+
+def _in_words(style: LetterStyle, paid: bool) -> AmountInWords:
+    """The sample sums and steps, worded as a real letter words them."""
+    steps = [
+        PayableStep(kind="claimed", clause_id=None, before=_CLAIMED, after=_CLAIMED, note=""),
+        PayableStep(
+            kind="limit",
+            clause_id="4",
+            before=_CLAIMED,
+            after=_CLAIMED,
+            note="within the limit of 50000 for 4",
+        ),
+        PayableStep(
+            kind="deductible",
+            clause_id="5.4",
+            before=_CLAIMED,
+            after=_CLAIMED - 250,
+            note="less the deductible of 250 for the whole policy",
+        ),
+    ]
+    return AmountInWords(
+        claimed=money(_CLAIMED, "GBP", style),
+        payable=money(_CLAIMED - 250, "GBP", style) if paid else None,
+        steps=[step_words(s, _CLAIMED, "GBP", style) for s in steps] if paid else [],
+    )
 
 
 def _by(kind: str) -> DecidedBy:
@@ -59,28 +103,31 @@ def _by(kind: str) -> DecidedBy:
     )
 
 
-def sample_letters() -> list[Letter]:
+def sample_letters(style: LetterStyle | None = None) -> list[Letter]:
+    style = style or LetterStyle()
     covered = Letter(
         claim_id="C-0001",
         claimant="Zoë Ångström-Łukasiewicz",
         policy_id="HM-HOME-001",
-        date_of_loss="2025-09-14",
-        date_reported="2025-09-15",
+        date_of_loss=long_date("2025-09-14", style),
+        date_reported=long_date("2025-09-15", style),
         description="Burglars forced the back door.",
         outcome="ACCEPTED",
         answer="covered",
         code="C01",
         headline="Your claim is covered.",
-        amount=LetterAmount(claimed="2600", currency="GBP", amount="2350", reason="", steps=_STEPS),
+        amount=LetterAmount(claimed="4200", currency="GBP", amount="3950", reason="", steps=_STEPS),
         facts=[_FACT],
         clauses=[_CLAUSE],
         reason="The loss is covered by clause 4.4(a).",
         checked="Both assessments agree.",
         decided_by=_by("reviewer"),
+        decided_on=long_date("2025-09-20T10:00:00Z", style),
+        amount_in_words=_in_words(style, paid=True),
         reference=7,
     )
     nothing = LetterAmount(
-        claimed="2600", currency="GBP", amount=None, reason="Nothing is payable.", steps=[]
+        claimed="4200", currency="GBP", amount=None, reason="Nothing is payable.", steps=[]
     )
     return [
         covered,
@@ -89,6 +136,7 @@ def sample_letters() -> list[Letter]:
                 "answer": "not_covered",
                 "code": None,
                 "amount": nothing,
+                "amount_in_words": _in_words(style, paid=False),
                 "facts": [],
                 "clauses": [],
                 "decided_by": _by("adjudicator"),
@@ -97,8 +145,9 @@ def sample_letters() -> list[Letter]:
         covered.model_copy(
             update={
                 "amount": nothing,
+                "amount_in_words": _in_words(style, paid=False),
                 "policy_number": "HM-25-00417",
-                "clauses": [_AMENDED],
+                "clauses": [_AMENDED, _DEFINITION],
                 "decided_by": _by("rules"),
             }
         ),

@@ -22,13 +22,14 @@ from claims_crew.letters.render import LETTERS_DIR
 from claims_crew.resolver.external_codes import load_external_codes
 from claims_crew.review.desk_views import desk_detail
 from claims_crew.review.views import fact_checks
+from claims_crew.settings.command import command
 
 if TYPE_CHECKING:
     from claims_crew.store import Store
     from claims_crew.store.letters import DecisionOnFile
 
 # What a reviewer is told to type to get the letter: `letter` writes it and records it issued.
-LETTER_COMMAND = "claims-crew letter {claim_id} --format pdf --out {claim_id}.pdf"
+LETTER_COMMAND = "letter {claim_id} --format pdf --out {claim_id}.pdf"
 # The claim file's fields shown at the head, in this order.
 HEAD_FIELDS = ("policy_id", "policy_number", "claimant", "date_of_loss", "amount", "currency")
 TRAIL_FIELDS = {"seq", "kind", "actor", "answer", "reason", "at"}
@@ -65,7 +66,7 @@ def _letter(store: Store, claim_id: str) -> dict[str, Any]:
     return {
         "available": why is None,
         "why": why,
-        "command": LETTER_COMMAND.format(claim_id=claim_id) if why is None else None,
+        "command": command(LETTER_COMMAND.format(claim_id=claim_id)) if why is None else None,
         "issued": [
             {"format": i.format, "sha256": i.sha256, "issued_at": i.issued_at, "seq": i.audit_seq}
             for i in store.letters_issued(claim_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from claims_crew.desk.assignment import NONE_FITS
+from claims_crew.settings.command import command
 
 if TYPE_CHECKING:
     from claims_crew.store import Proposal, Store
@@ -27,7 +28,7 @@ def _proposal(p: Proposal | None) -> dict[str, Any] | None:
 # Why an escalation the desk assigned has nobody: no reviewer at all yet (a new desk: the
 # escalations go out as soon as one is added), or why the rule chose nobody, as recorded when
 # it ran (desk/assignment.py; NONE_FITS for assignments kept before the reason was).
-NO_REVIEWER_YET = "no reviewer yet: add one with `claims-crew reviewers add NAME`"
+NO_REVIEWER_YET = "no reviewer yet: add one with `{}`"
 
 
 def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -45,7 +46,11 @@ def with_desk(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             **row,
             "assigned": row["claim_id"] in assigned,
             "assigned_to": assigned.get(row["claim_id"]),
-            "unassigned_why": (NO_REVIEWER_YET if nobody else whys.get(row["claim_id"], NONE_FITS))
+            "unassigned_why": (
+                NO_REVIEWER_YET.format(command("reviewers add NAME"))
+                if nobody
+                else whys.get(row["claim_id"], NONE_FITS)
+            )
             if assigned.get(row["claim_id"], "") is None
             else None,
             "proposal": _proposal(waiting.get(row["claim_id"])),

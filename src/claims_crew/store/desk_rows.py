@@ -21,6 +21,7 @@ from sqlalchemy import Connection, func, select, update
 
 from claims_crew.errors import NotFound, OutsideAuthority, StoreError
 from claims_crew.records import ReviewerSettings
+from claims_crew.settings.command import command
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.sql import upsert
@@ -82,7 +83,7 @@ def settings_of(conn: Connection, name: str) -> ReviewerSettings:
     """A reviewer's settings; NotFound for no such reviewer."""
     row = conn.execute(_SETTINGS.where(reviewers.c.name == name)).first()
     if row is None:
-        raise NotFound(f"no reviewer named {name!r}; add one with: claims-crew reviewers add NAME")
+        raise NotFound(f"no reviewer named {name!r}; add one with: {command('reviewers add NAME')}")
     return settings_from(row)
 
 
