@@ -84,6 +84,8 @@ ReasonCode = Literal[
     "over_authority",
     # The claim's text gives its reviewer instructions (documents/instructions.py).
     "instructions_in_claim",
+    # An endorsement in force whose reading no person confirmed as it reads now.
+    "endorsement_unconfirmed",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 

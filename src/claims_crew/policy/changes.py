@@ -37,6 +37,12 @@ from claims_crew.policy.change_phrases import Item, items_in
 from claims_crew.policy.change_targets import Reference, reduce_reference
 from claims_crew.policy.endorsement_pages import stream_of, tidy
 
+# The version of the reading code (this module, change_phrases.py, change_targets.py): bump it
+# whenever the rules would read the same words differently. It is part of every endorsement's
+# reading digest (policy/confirmations.py), so a reading a person confirmed under the old rules
+# is unconfirmed under the new ones until a person confirms it again.
+READING_VERSION = 1
+
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
 # delete: the target is removed;
