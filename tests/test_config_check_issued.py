@@ -35,9 +35,15 @@ def _folder(tmp_path: Path) -> Path:
     return folder
 
 
-def _problems(folder: Path) -> list[dict[str, Any]]:
+def _problems(folder: Path, unconfirmed: bool = False) -> list[dict[str, Any]]:
+    """The policies' problems; an endorsement added here is unconfirmed, which is left out
+    unless `unconfirmed`."""
     problems = check_config(ROOT / "config", folder)
-    return [p.as_json() for p in problems if p.file.startswith("policies/")]
+    return [
+        p.as_json()
+        for p in problems
+        if p.file.startswith("policies/") and (unconfirmed or p.code != "endorsement_unconfirmed")
+    ]
 
 
 def _write_issued(folder: Path, number: str, body: str) -> Path:
@@ -51,7 +57,7 @@ def _line(path: Path, number: int) -> str:
 
 
 def test_the_shipped_policies_as_issued_pass(tmp_path: Path) -> None:
-    assert _problems(_folder(tmp_path)) == []
+    assert _problems(_folder(tmp_path), unconfirmed=True) == []
 
 
 def _with_endorsement(folder: Path, corrections: list[dict[str, Any]] | None = None) -> Path:
@@ -192,3 +198,16 @@ def test_a_corrected_target_is_a_label_never_a_pattern(tmp_path: Path) -> None:
     assert seepage is not None and "seepage" in seepage.text.lower()
     assert "7" not in doc.amendments and "7.1" not in doc.amendments
     assert [(u.endorsement, u.number) for u in doc.unmatched] == [("HM-E-09", 1)]
+
+
+def test_an_endorsement_whose_reading_no_lead_confirmed_is_listed(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "confirmations.yaml").unlink()
+    problems = [p for p in _problems(folder, True) if p["code"] == "endorsement_unconfirmed"]
+    assert [(p["key"], p["severity"]) for p in problems] == [
+        (f"endorsements.{name}", "warning") for name in ("HM-E-07", "HM-E-09", "MA-E-12")
+    ]
+    for p in problems:
+        name = p["key"].split(".", 1)[1]
+        assert _line(folder / "index.yaml", p["line"]).strip() == f"{name}:"
+        assert f"policy confirm {name}" in p["hint"]

@@ -86,6 +86,8 @@ ReasonCode = Literal[
     "instructions_in_claim",
     # A part inside an attachment could not be read, and is not decoration (documents/record.py).
     "unread_part",
+    # An endorsement in force whose reading no person confirmed as it reads now.
+    "endorsement_unconfirmed",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 

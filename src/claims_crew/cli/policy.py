@@ -22,6 +22,7 @@ from claims_crew.cli._output import (
     json_option,
     reports_errors,
 )
+from claims_crew.cli.policy_confirm import policy_confirm
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.tables import Table
 
@@ -379,3 +380,6 @@ _KIND_STYLE = {
     "definition": "blue",
     "other": "dim",
 }
+
+
+policy.add_command(policy_confirm)

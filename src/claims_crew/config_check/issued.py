@@ -27,6 +27,7 @@ from claims_crew.config_check.source import load_file, locate
 from claims_crew.errors import ConfigError, OutsidePolicies, PolicyError
 from claims_crew.policy.amend import Unmatched
 from claims_crew.policy.confined import inside
+from claims_crew.policy.confirmations import unconfirmed
 from claims_crew.policy.issued import IssuedPolicy, issued_dir
 from claims_crew.policy.library import PolicyIndexFile, PolicyLibrary
 from claims_crew.policy.schedule import schedules_dir
@@ -190,6 +191,42 @@ def _named(exc: PolicyError, names: list[str]) -> str:
     return next((n for n in names if f"endorsement {n}:" in exc.message), names[0])
 
 
+def _unconfirmed(
+    library: PolicyLibrary,
+    index_root: yaml.Node,
+    name: str,
+    readings: dict[str, str],
+    unread: dict[str, PolicyError],
+) -> list[Problem]:
+    """Each endorsement whose reading no lead confirmed as it reads now, on its entry's line:
+    a claim it is in force for goes to a person (policy/confirmations.py)."""
+    from claims_crew.policy.in_force import changes_of
+
+    for endorsement, entry in library.endorsements.items():
+        if endorsement in readings or endorsement in unread or entry.form not in library.entries:
+            continue
+        try:
+            readings[endorsement] = changes_of(library, endorsement).digest
+        except PolicyError as exc:
+            unread[endorsement] = exc
+    problems: list[Problem] = []
+    for endorsement, why in sorted(unconfirmed(readings, library.confirmations).items()):
+        key, line = locate(index_root, ["endorsements", endorsement])
+        problems.append(
+            Problem(
+                name,
+                key,
+                line,
+                "endorsement_unconfirmed",
+                f"{why}: claims on a policy it is in force on go to a person",
+                f"check `claims-crew policy changes {endorsement}`, then a lead runs "
+                f"`claims-crew policy confirm {endorsement}`",
+                severity="warning",
+            )
+        )
+    return problems
+
+
 def _unmatched_changes(
     policies_dir: Path, index: PolicyIndexFile, index_root: yaml.Node, issued: list[IssuedPolicy]
 ) -> list[Problem]:
@@ -204,6 +241,7 @@ def _unmatched_changes(
     found: dict[tuple[str, int], Unmatched] = {}
     unread: dict[str, PolicyError] = {}
     carried: set[str] = set()
+    readings: dict[str, str] = {}
     for policy in issued:
         names = [e.endorsement for e in policy.endorsements]
         if not names:
@@ -215,6 +253,7 @@ def _unmatched_changes(
             unread.setdefault(_named(exc, names), exc)
             continue
         carried.update(names)
+        readings.update(doc.readings)
         found.update({(u.endorsement, u.number): u for u in doc.unmatched})
     for endorsement, entry in index.endorsements.items():
         if endorsement in carried or entry.form not in index.policies:
@@ -225,7 +264,7 @@ def _unmatched_changes(
             )
         except PolicyError as exc:
             unread[endorsement] = exc
-    problems: list[Problem] = []
+    problems = _unconfirmed(library, index_root, name, readings, unread)
     for endorsement, error in unread.items():
         if error.code == "outside_policies":
             continue  # check_endorsement_files reports it, before a run too

@@ -14,6 +14,7 @@ from claims_crew.desk.assignment import Assigner, Candidate, choose
 from claims_crew.desk.authority import (
     amount_at_stake,
     desk_change_refusal,
+    reading_confirm_refusal,
     reassign_refusal,
     refusal,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "choose",
     "desk_change_refusal",
     "load_desk",
+    "reading_confirm_refusal",
     "reassign_refusal",
     "refusal",
 ]

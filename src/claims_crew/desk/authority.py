@@ -32,6 +32,15 @@ def reassign_refusal(name: str, settings: ReviewerSettings, leads: int) -> str |
     return None if settings.role == "lead" else f"{name} is not a lead; only a lead may reassign"
 
 
+def reading_confirm_refusal(name: str, settings: ReviewerSettings, leads: int) -> str | None:
+    """Why `name` may not confirm an endorsement's reading (policy/confirmations.py): only a
+    lead may, whatever the desk, since a confirmed reading decides claims without a person."""
+    del leads
+    if settings.role == "lead":
+        return None
+    return f"{name} is not a lead; only a lead may confirm an endorsement's reading"
+
+
 # The decision that pays; the one that denies. (needs_more_evidence does neither.)
 PAYS = "covered"
 DENIES = "not_covered"

@@ -37,6 +37,14 @@ from claims_crew.policy.change_phrases import Item, items_in, successors
 from claims_crew.policy.change_targets import Reference, reduce_reference
 from claims_crew.policy.endorsement_pages import stream_of, tidy
 
+# The version of the reading code (this module, change_phrases.py, change_targets.py): bump it
+# whenever the rules would read the same words differently. It is part of every endorsement's
+# reading digest (policy/confirmations.py), so a reading a person confirmed under the old rules
+# is unconfirmed under the new ones until a person confirms it again; and wordings in force built
+# under the old rules are rebuilt (in_force.py). 2: the phrase families of docs/policy-library.md
+# ("Reading endorsements"), lists, placements, target words read whole.
+READING_VERSION = 2
+
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
 # delete: the target is removed;

@@ -71,6 +71,8 @@ class PolicyDocument:
         self.issued: IssuedPolicy | None = None
         # Changes of its endorsements in force whose target the form lacks (amend.py).
         self.unmatched: Sequence[Unmatched] = ()
+        # Each endorsement in force's reading digest, by form number (policy/confirmations.py).
+        self.readings: Mapping[str, str] = {}
         self._by_id = {c.id: c for c in stored.clauses}
         self._by_key: dict[str, list[Clause]] = {}
         self._by_label: dict[str, list[Clause]] = {}

@@ -45,8 +45,9 @@ from claims_crew.policy.cache import (
     write_index,
 )
 from claims_crew.policy.change_corrections import ChangeCorrection, apply_change_corrections
-from claims_crew.policy.changes import Change, read_changes
+from claims_crew.policy.changes import READING_VERSION, Change, read_changes
 from claims_crew.policy.confined import inside
+from claims_crew.policy.confirmations import reading_digest
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import EndorsementEntry, EndorsementOnPolicy, IssuedPolicy
 from claims_crew.policy.reading_deadline import ReadingDeadline
@@ -55,10 +56,10 @@ from claims_crew.policy.target_clauses import find_target
 if TYPE_CHECKING:
     from claims_crew.policy.library import PolicyLibrary
 
-# Bump when the reader (changes.py) or amend.py would make something else of the same words, so
-# wordings in force built by the old code are rebuilt, not trusted. The digest also holds a hash
-# of the modules' own source (_code_digest), so an edit nobody remembered to bump rebuilds too.
-READER_VERSION = "2"
+# The reader's version (changes.READING_VERSION, the one place it is bumped), so wordings in force
+# built by the old code are rebuilt, not trusted. The digest also holds a hash of the modules' own
+# source (_code_digest), so an edit nobody remembered to bump rebuilds too.
+READER_VERSION = str(READING_VERSION)
 _READING_MODULES = (
     amend_module,
     changes,
@@ -156,6 +157,8 @@ class ChangesRead:
     form: str  # the form it amends
     read: list[tuple[Change, str | None]]  # as the reader read them, numbered from 1
     corrected: list[tuple[Change, str | None]] | None  # as its corrections leave them, if any
+    digest: str = ""  # the reading's digest, as a person confirms it (confirmations.py)
+    pages: tuple[str, ...] = ()  # the endorsement's page texts, as read
 
 
 def changes_of(library: PolicyLibrary, name: str) -> ChangesRead:
@@ -188,7 +191,8 @@ def _listing(library: PolicyLibrary, endorsement: _Endorsement) -> ChangesRead:
     name, entry = endorsement.on_policy.endorsement, endorsement.entry
     clauses = library.open(entry.form, unreviewed_ocr=True).clauses
     deadline = ReadingDeadline.start(f"endorsement {name}", library.timeout_s)
-    read = read_changes(_endorsement_pages(library, endorsement, deadline), deadline.check)
+    pages = _endorsement_pages(library, endorsement, deadline)
+    read = read_changes(pages, deadline.check)
     corrected = _corrected(name, read, entry.corrections) if entry.corrections else None
 
     def reached(changes: list[Change]) -> list[tuple[Change, str | None]]:
@@ -199,7 +203,13 @@ def _listing(library: PolicyLibrary, endorsement: _Endorsement) -> ChangesRead:
             out.append((change, found.id if found else None))
         return out
 
-    return ChangesRead(entry.form, reached(read), None if corrected is None else reached(corrected))
+    return ChangesRead(
+        entry.form,
+        reached(read),
+        None if corrected is None else reached(corrected),
+        reading_digest(endorsement.sha256, read, corrected),
+        tuple(pages),
+    )
 
 
 def unmatched_alone(library: PolicyLibrary, name: str) -> list[Unmatched]:
@@ -257,6 +267,8 @@ def open_in_force(library: PolicyLibrary, policy_id: str, number: str, on: date)
         doc.form, doc.issued = form, issued
         return doc
     digest = wording_digest(form, endorsements)
+    # Each reading's digest, every open: a confirmation is checked against the reading as it is.
+    readings = {e.on_policy.endorsement: _reading(library, e, deadline) for e in endorsements}
     cache_dir = library.cache_dir
     target = index_path(cache_dir, digest)
     notes = _notes_path(cache_dir, digest)
@@ -274,7 +286,7 @@ def open_in_force(library: PolicyLibrary, policy_id: str, number: str, on: date)
             raise PolicyError("malformed", f"{number}: the index just written cannot be read")
     doc = PolicyDocument(form.path, digest, stored, target, form.corrections_sha256)
     doc.amendments, doc.unmatched = amended
-    doc.form, doc.issued = form, issued
+    doc.form, doc.issued, doc.readings = form, issued, readings
     return doc
 
 
@@ -291,6 +303,17 @@ def _changes(
     if corrections := endorsement.entry.corrections:
         changes = _corrected(on.endorsement, changes, corrections)
     return EndorsementChanges(on.endorsement, endorsement.entry.title, on.effective, changes)
+
+
+def _reading(library: PolicyLibrary, endorsement: _Endorsement, deadline: ReadingDeadline) -> str:
+    """The digest of one endorsement's reading (confirmations.py): its pages as kept, read."""
+    pages = _endorsement_pages(library, endorsement, deadline)
+    read = read_changes(pages, deadline.check)
+    corrections = endorsement.entry.corrections
+    corrected = (
+        _corrected(endorsement.on_policy.endorsement, read, corrections) if corrections else None
+    )
+    return reading_digest(endorsement.sha256, read, corrected)
 
 
 def _corrected(

@@ -20,6 +20,7 @@ from claims_crew import settings
 from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
 from claims_crew.errors import ConfigError, PolicyError
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
+from claims_crew.policy.confirmations import Confirmation, load_confirmations
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.issued import EndorsementEntry, IssuedPolicy, load_issued
@@ -152,6 +153,8 @@ class PolicyLibrary:
         self.entries: dict[str, PolicyEntry] = index.policies
         self.endorsements: dict[str, EndorsementEntry] = index.endorsements
         self.issued: dict[str, IssuedPolicy] = load_issued(self.root)
+        # The endorsement readings a person confirmed (confirmations.py), as the library opened.
+        self.confirmations: dict[str, Confirmation] = load_confirmations(self.root)
         self._open: dict[tuple[Path, int, int], PolicyDocument] = {}
         self._corrected: dict[tuple[str, str], PolicyDocument] = {}
         self._in_force: dict[tuple[object, ...], PolicyDocument] = {}

@@ -104,6 +104,9 @@ class PolicyView:
     clauses: Mapping[str, ReadClause | None] = field(default_factory=dict)
     # The schedule the claim is paid under (index.yaml, or the claim's own schedule file).
     schedule: ScheduleSource | None = None
+    # Why each endorsement in force whose reading no person confirmed as it reads now decides
+    # nothing alone (policy/confirmations.py), naming the endorsement; empty: none such.
+    unconfirmed: tuple[str, ...] = ()
 
     def in_force_on(self, day: date) -> bool:
         if self.in_force_from is None:

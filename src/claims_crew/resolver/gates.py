@@ -20,6 +20,10 @@ PREFERRED, ADJUDICATED):
   claim with one never stands without a person, the part named. Decoration (a logo the HTML
   body shows) is listed on the claim but holds nothing back. Read from the stored records
   (Case.unread), never from what a model says it read.
+- the endorsements' readings (endorsement_unconfirmed): a claim on an issued policy with an
+  endorsement in force whose reading no person confirmed as it reads now (policy/
+  confirmations.py) never stands without a person: the reader of phrases may have missed or
+  invented a change. Not configurable either.
 
 The trail keeps the outcome the rules reached and the side that would have won, so a person
 sees what they are asked to confirm.
@@ -176,6 +180,7 @@ def gated_or(
     over = over_authority(config, payable)
     addressed = addressed_to_reviewer(case)
     unread = unread_blocking(case)
+    unconfirmed = case.view.unconfirmed
     if (
         no_source is None
         and not tripped
@@ -183,6 +188,7 @@ def gated_or(
         and over is None
         and not addressed
         and unread is None
+        and not unconfirmed
     ):
         checked = config.tool_sourced.required and resolution.outcome in DECIDED_OUTCOMES
         trail.add(
@@ -218,6 +224,11 @@ def gated_or(
         trail.add("gates", True, unread, "unread_part")
         codes.append("unread_part")
         why.append(unread)
+    if unconfirmed:
+        said = "; ".join(unconfirmed)
+        trail.add("gates", True, said, "endorsement_unconfirmed")
+        codes.append("endorsement_unconfirmed")
+        why.append(said)
     would = resolution.answer or resolution.outcome
     read = "read the cited clauses in the policy; " if no_source is not None else ""
     return resolution.hold_back(

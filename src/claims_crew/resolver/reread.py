@@ -13,6 +13,7 @@ from dataclasses import replace
 from claims_crew.documents.record import PageText, UnreadPart
 from claims_crew.errors import PolicyError
 from claims_crew.models import Claim, ClaimFile, IntakeFacts, LedgerEntry, ParseFailure, Payable
+from claims_crew.policy.confirmations import unconfirmed
 from claims_crew.policy.document import LookupMiss, PolicyDocument
 from claims_crew.policy.fit import fitting
 from claims_crew.policy.ids import clause_key
@@ -93,6 +94,7 @@ def policy_view(
         sha256=doc.sha256,
         corrections_sha256=doc.corrections_sha256,
         clauses={c: read_clause(doc, c) for c in dict.fromkeys(citations)},
+        unconfirmed=tuple(unconfirmed(doc.readings, library.confirmations).values()),
     )
 
 

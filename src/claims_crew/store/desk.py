@@ -58,6 +58,17 @@ class Desk(StoreBase):
             )
         return settings
 
+    def confirm_reading(
+        self, endorsement: str, digest: str, lead: str, *, permit: Permit
+    ) -> tuple[int, str]:
+        """Record that `lead` confirmed endorsement `endorsement`'s reading `digest` with a
+        `reading_confirmed` entry; `permit` (desk.authority.reading_confirm_refusal) says
+        whether they may (OutsideAuthority). Returns the entry's number and time."""
+        with self.write() as conn:
+            return desk_rows.reading_confirmed_in(
+                conn, self.audit_key(), self.now(), endorsement, digest, lead, permit
+            )
+
     def assign(self, ref: str, assign: Assign, leave_out: Collection[str] = ()) -> str | None:
         """Assign an open escalation again by the rule `assign` (desk.assignment.Assigner),
         never to anyone in `leave_out` (for an appeal: the reviewer whose decision it is); the

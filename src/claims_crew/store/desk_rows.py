@@ -291,6 +291,35 @@ def assign_waiting_in(
     return done
 
 
+def reading_confirmed_in(
+    conn: Connection,
+    key: AuditKey,
+    now: str,
+    endorsement: str,
+    digest: str,
+    lead: str,
+    permit: Permit,
+) -> tuple[int, str]:
+    """A `reading_confirmed` entry by `lead`, refused where `permit` refuses them."""
+    permitted(conn, lead, permit)
+    entry, _ = audit.append(
+        conn,
+        key,
+        kind="reading_confirmed",
+        claim_id="",
+        claim_sha256="",
+        **audit.decides_nothing(),
+        actor=f"human:{lead}",
+        reason=f"confirmed the reading of endorsement {endorsement}",
+        overrides=None,
+        overrides_hash=None,
+        at=now,
+        endorsement=endorsement,
+        reading_digest=digest,
+    )
+    return entry.seq, now
+
+
 def reassign_in(
     conn: Connection,
     key: AuditKey,

@@ -22,6 +22,8 @@ from claims_crew.vocabulary import RevalidationVerdict, StaleReason
 # `human` entry that names the proposal it confirms. `api_call`: a service client's call to the
 # API (clients.py), naming the client and the claim it was about, if any; it decides nothing,
 # and its row in `api_calls` lets the queries for a claim's decision read past it.
+# `reading_confirmed`: a lead confirmed an endorsement's reading (policy/confirmations.py),
+# naming the endorsement and the reading's digest (claim id ""); it decides nothing.
 EntryKind = Literal[
     "auto",
     "adjudicated",
@@ -34,6 +36,7 @@ EntryKind = Literal[
     "proposed",
     "returned",
     "api_call",
+    "reading_confirmed",
 ]
 
 
@@ -135,6 +138,9 @@ class AuditEntry(BaseModel):
     client: str | None = Field(None, description="The service client that called the API.")
     call: str | None = Field(None, description="The call: method and path, e.g. POST /claims.")
     call_status: int | None = Field(None, description="The HTTP status it was answered with.")
+    # Only reading_confirmed entries have the keys below.
+    endorsement: str | None = Field(None, description="The endorsement whose reading it confirms.")
+    reading_digest: str | None = Field(None, description="The digest of that reading confirmed.")
 
 
 def canonical(value: Any) -> str:

@@ -1,0 +1,46 @@
+"""`claims-crew policy confirm FORM-NUMBER…`: a lead confirms endorsements' readings.
+
+Each endorsement's reading (its changes as read and as corrected, policy/confirmations.py) is
+confirmed as it reads now, by the lead whose sign-in token is given (cli/acting.py): an audit
+entry, and its line in policies/confirmations.yaml. Several form numbers confirm each in turn,
+so re-confirming every shipped sample after the reader changes is one command.
+"""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+
+from claims_crew.cli._output import emit_json, json_option, plain_line, reports_errors
+from claims_crew.cli.acting import signed_in
+from claims_crew.cli.desk import reviewer_option
+
+
+@click.command("confirm")
+@click.argument("endorsements", nargs=-1, required=True, metavar="FORM-NUMBER...")
+@reviewer_option
+@json_option
+@reports_errors
+def policy_confirm(endorsements: tuple[str, ...], reviewer: str | None, as_json: bool) -> None:
+    """Confirm endorsements' readings as they read now (`policy changes` shows them): until a
+    lead does, and again after its PDF, its corrections or the reader change, a claim on a
+    policy it is in force on is never decided without a person. Only a lead, with their token."""
+    from claims_crew.deciding.readings import confirm_reading
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.store import Store
+
+    store = Store()
+    lead = signed_in(store, reviewer)
+    library = PolicyLibrary()
+    done: list[dict[str, str]] = []
+    for name in endorsements:
+        confirmation = confirm_reading(store, library, name, lead)
+        done.append({"endorsement": name, **confirmation.model_dump()})
+        if not as_json:
+            plain_line(
+                Console(),
+                f"{name}: reading {confirmation.digest[:12]} confirmed by "
+                f"{confirmation.by} at {confirmation.at}",
+            )
+    if as_json:
+        emit_json({"confirmed": done})
