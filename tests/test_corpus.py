@@ -28,7 +28,6 @@ KNOWN_MISSES: set[tuple[str, str]] = {
     ("forms/pdfbox_acroform_filled.pdf", "GroupOption"),
     ("forms/pdfbox_AcroFormsBasicFields.pdf", "RadioButtonGroup-DefaultValue"),
     ("forms/pdfbox_AcroFormsBasicFields.pdf", "CheckboxGroupChecked"),
-    ("forms/pdfbox_AcroFormsBasicFields.pdf", "LongRichTextField"),
     ("office/tika_word_various.docx", "text box"),
     ("office/tika_word_various.docx", "footnote"),
     ("office/tika_word_embedded_pdf.docx", "embedded pdf text"),  # an OLE object, not read
