@@ -25,9 +25,6 @@ EXPECTED = BENCH.expected()
 KNOWN_REFUSED: dict[str, str] = {}
 # Items of files that are read, which today's readers miss.
 KNOWN_MISSES: set[tuple[str, str]] = {
-    ("forms/pdfbox_acroform_filled.pdf", "GroupOption"),
-    ("forms/pdfbox_AcroFormsBasicFields.pdf", "RadioButtonGroup-DefaultValue"),
-    ("forms/pdfbox_AcroFormsBasicFields.pdf", "CheckboxGroupChecked"),
     ("office/tika_word_various.docx", "text box"),
     ("office/tika_word_various.docx", "footnote"),
     ("office/tika_word_embedded_pdf.docx", "embedded pdf text"),  # an OLE object, not read
