@@ -1,7 +1,8 @@
 """The page a lead confirms an endorsement's reading on (review/routes_readings.py), through
 TestClient on both stores: who may look and who may confirm, the CSRF token, a reading that
 changed after the page showed it, and an endorsement that is not in policies/index.yaml. Each
-refusal leaves policies/confirmations.yaml and the audit trail as they were."""
+refusal leaves policies/confirmations.yaml and the audit trail as they were. And the layout the
+page shows (policy/reading_review.py): a change the reader missed is text no change covers."""
 
 from __future__ import annotations
 
@@ -16,8 +17,6 @@ from claims_crew.records import ReviewerSettings
 from claims_crew.review.web import create_app
 from claims_crew.store import Store
 from tests.support.readings import unconfirmed_policies
-
-pytestmark = pytest.mark.usefixtures("engine")
 
 
 def _signed_in(store: Store, token: str) -> TestClient:
@@ -39,6 +38,7 @@ def _confirmed_entries(store: Store) -> list[tuple[str | None, str]]:
     ]
 
 
+@pytest.mark.usefixtures("engine")
 def test_only_a_lead_confirms_and_only_the_reading_the_page_showed(
     tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -103,3 +103,31 @@ def test_only_a_lead_confirms_and_only_the_reading_the_page_showed(
     listing = reviewer.get("/endorsements").text
     assert re.search(r"HM-E-07</a>.*?unconfirmed", listing, re.S)
     assert re.search(r"HM-E-09</a>.*?confirmed \(lee", listing, re.S)
+
+
+def test_a_change_the_reader_missed_shows_as_text_no_change_covers(
+    tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HM-E-09 read as if its first change (exclusion 7.12 added) had been missed: dropped by a
+    correction, its words and sentence are listed as text no change covers."""
+    from claims_crew.policy.library import PolicyLibrary
+    from claims_crew.policy.reading_review import review_reading
+
+    root = unconfirmed_policies(tmp_path, session_cache, monkeypatch)
+    whole = review_reading(PolicyLibrary(root=root, cache_dir=session_cache), "HM-E-09")
+    assert not any("7.12" in u.text for u in whole.uncovered)
+    index = root / "index.yaml"
+    index.write_text(
+        index.read_text(encoding="utf-8").replace(
+            "    title: Hot tubs and spa pools\n",
+            "    title: Hot tubs and spa pools\n"
+            "    corrections:\n      - {change: 1, drop: true, why: as if never read}\n",
+        ),
+        encoding="utf-8",
+    )
+    missed = review_reading(PolicyLibrary(root=root, cache_dir=session_cache), "HM-E-09")
+    assert [c.target for c in missed.changes] == ["8.3"] and missed.corrected
+    assert missed.digest != whole.digest
+    shown = " ".join(u.text for u in missed.uncovered)
+    assert "The following exclusion is added to section 7: 7.12 Hot tubs and spa pools" in shown
+    assert "Clause 8.3 is replaced" not in shown
