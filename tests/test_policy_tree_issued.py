@@ -17,6 +17,7 @@ from claims_crew.cli import main
 from claims_crew.policy.in_force import default_day
 from claims_crew.policy.issued import IssuedPolicy
 from tests.support.paths import SAMPLE_POLICIES
+from tests.support.readings import shared_cache
 
 
 def _rows(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -75,9 +76,11 @@ def test_tree_in_the_terminal_marks_the_form_and_the_endorsements() -> None:
     assert "form p.4" in flood
 
 
+@pytest.mark.slow  # four runs of the command; the PDFs read once, into the run's cache
 def test_tree_marks_each_reading_no_lead_confirmed_as_it_reads_now(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    shared_cache(tmp_path, session_cache, monkeypatch)
     args = ("policy", "tree", "HM-25-00417", "--on", "2025-08-10")
     shipped = json.loads(_invoke(*args, "--json"))["policy"]["issued"]["endorsements"]
     assert [(e["reading"], e["confirm"]) for e in shipped] == [("confirmed", None)] * 2

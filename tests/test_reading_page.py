@@ -38,6 +38,7 @@ def _confirmed_entries(store: Store) -> list[tuple[str | None, str]]:
     ]
 
 
+@pytest.mark.slow  # reads the home form's PDF where the run's cache does not hold it yet
 @pytest.mark.usefixtures("engine")
 def test_only_a_lead_confirms_and_only_the_reading_the_page_showed(
     tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch

@@ -17,8 +17,13 @@ def unconfirmed_policies(tmp_path: Path, cache: Path, monkeypatch: pytest.Monkey
     root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
     (root / "confirmations.yaml").unlink()
     monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(root))
+    shared_cache(tmp_path, cache, monkeypatch)
+    return root
+
+
+def shared_cache(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CLAIMS_CREW_HOME whose policy index cache is `cache` (the run's session_cache)."""
     home = tmp_path / "reading-home"
     (home / "cache").mkdir(parents=True)
     (home / "cache" / "policy-index").symlink_to(cache, target_is_directory=True)
     monkeypatch.setenv("CLAIMS_CREW_HOME", str(home))
-    return root
