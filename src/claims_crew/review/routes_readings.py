@@ -16,6 +16,7 @@ confirmed at the command line shows here at once.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
@@ -77,7 +78,8 @@ def readings_routes(pages: Pages) -> APIRouter:
             if exc.code == "unknown_endorsement":
                 return PlainTextResponse("No such endorsement", status_code=404)
             raise
-        return RedirectResponse(f"/endorsements/{name}", status_code=303)
+        # A form number may hold spaces ("CP 01 40"): the Location header carries it quoted.
+        return RedirectResponse(f"/endorsements/{quote(name, safe='')}", status_code=303)
 
     return router
 
