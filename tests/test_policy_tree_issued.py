@@ -4,6 +4,7 @@ policy as issued, each clause marked with where its words come from."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -17,6 +18,7 @@ from claims_crew.cli import main
 from claims_crew.policy.in_force import default_day
 from claims_crew.policy.issued import IssuedPolicy
 from tests.support.paths import SAMPLE_POLICIES
+from tests.support.readings import shared_cache
 
 
 def _rows(nodes: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -73,6 +75,42 @@ def test_tree_in_the_terminal_marks_the_form_and_the_endorsements() -> None:
     assert "HM-E-09 p.1 replaced" in replaced
     flood = next(line for line in out.splitlines() if "7.2 " in line)
     assert "form p.4" in flood
+
+
+@pytest.mark.slow  # four runs of the command; the PDFs read once, into the run's cache
+def test_tree_marks_each_reading_no_lead_confirmed_as_it_reads_now(
+    tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared_cache(tmp_path, session_cache, monkeypatch)
+    args = ("policy", "tree", "HM-25-00417", "--on", "2025-08-10")
+    shipped = json.loads(_invoke(*args, "--json"))["policy"]["issued"]["endorsements"]
+    assert [(e["reading"], e["confirm"]) for e in shipped] == [("confirmed", None)] * 2
+    assert "reading" not in _invoke(*args)  # nothing to mark: the samples are confirmed
+
+    # HM-E-07 never confirmed; HM-E-09 confirmed as it once read, not as it reads now.
+    root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
+    kept = root / "confirmations.yaml"
+    lines = kept.read_text(encoding="utf-8").splitlines(keepends=True)
+    once = "0" * 64
+    kept.write_text(
+        "".join(
+            line.replace(line.split('digest: "')[1][:64], once) if '"HM-E-09"' in line else line
+            for line in lines
+            if '"HM-E-07"' not in line
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(root))
+    marked = json.loads(_invoke(*args, "--json"))["policy"]["issued"]["endorsements"]
+    assert [(e["endorsement"], e["reading"], e["confirm"]) for e in marked] == [
+        ("HM-E-07", "unconfirmed", "claims-crew policy confirm HM-E-07"),
+        ("HM-E-09", "changed", "claims-crew policy confirm HM-E-09"),
+    ]
+    assert marked[1]["confirmed_by"] == "claims-lead"
+    out = " ".join(_invoke(*args).split())
+    assert "HM-E-07: reading NOT confirmed by a person" in out
+    assert "HM-E-09: reading CHANGED since claims-lead confirmed it" in out
+    assert "confirm: `claims-crew policy confirm HM-E-09`" in out
 
 
 def test_show_gives_the_clause_in_force_and_the_forms_words() -> None:

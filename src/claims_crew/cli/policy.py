@@ -22,7 +22,7 @@ from claims_crew.cli._output import (
     json_option,
     reports_errors,
 )
-from claims_crew.cli.policy_confirm import policy_confirm
+from claims_crew.cli.policy_confirm import add_reading_marks, policy_confirm
 from claims_crew.cli.safe_text import clean, markup, plain
 from claims_crew.cli.tables import Table
 
@@ -185,6 +185,9 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
     from claims_crew.policy.tree import build_tree, source_text, tree_json
 
     reviewed = _ocr_reviewed(policy_id)
+    from claims_crew.policy.library import PolicyLibrary
+
+    confirmations = PolicyLibrary().confirmations  # as policies/confirmations.yaml has them
 
     if html_file is not None:
         from claims_crew.policy.tree_page import render_tree_page
@@ -194,7 +197,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
         except OSError as exc:
             fail("cannot_write", f"{html_file}: {exc.strerror or exc}", EXIT_BAD_INPUT, as_json)
     if as_json:
-        payload = tree_json(doc, policy_id, reviewed, day)
+        payload = tree_json(doc, policy_id, reviewed, day, confirmations)
         if html_file is not None:
             payload["html"] = str(html_file)
         emit_json(payload)
@@ -204,7 +207,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
         return
     from rich.tree import Tree
 
-    summary = tree_json(doc, policy_id, reviewed, day)["policy"]
+    summary = tree_json(doc, policy_id, reviewed, day, confirmations)["policy"]
     kinds = ", ".join(f"{k} {n}" for k, n in summary["kinds"].items() if n)
     root = Tree(
         f"[bold]{markup(policy_id or doc.path.name)}[/bold]: {len(doc.clauses)} clauses, "
@@ -212,6 +215,7 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
     )
     if summary["issued"] is not None:
         _add_issued_note(root, summary["issued"])
+        add_reading_marks(root, summary["issued"]["endorsements"])
     ocr = summary["ocr"]
     doubtful = set(ocr["doubtful_clauses"]) if ocr else set()
     if ocr:

@@ -8,12 +8,18 @@ so re-confirming every shipped sample after the reader changes is one command.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 from rich.console import Console
+from rich.text import Text
 
 from claims_crew.cli._output import emit_json, json_option, plain_line, reports_errors
 from claims_crew.cli.acting import signed_in
 from claims_crew.cli.desk import reviewer_option
+
+if TYPE_CHECKING:
+    from rich.tree import Tree
 
 
 @click.command("confirm")
@@ -44,3 +50,30 @@ def policy_confirm(endorsements: tuple[str, ...], reviewer: str | None, as_json:
             )
     if as_json:
         emit_json({"confirmed": done})
+
+
+def add_reading_marks(root: Tree, endorsements: list[dict[str, Any]]) -> None:
+    """`policy tree`'s mark on each endorsement in force whose reading a lead has not
+    confirmed as it reads now (policy/tree.py's `reading_json`), and how to confirm it."""
+    for e in endorsements:
+        name, state = e["endorsement"], e["reading"]
+        if state not in ("unconfirmed", "changed"):
+            continue
+        why = (
+            "NOT confirmed by a person"
+            if state == "unconfirmed"
+            else f"CHANGED since {e['confirmed_by']} confirmed it at {e['confirmed_at']}"
+        )
+        note = root.add(
+            Text(
+                f"{name}: reading {why}; claims on this policy go to a person until a lead "
+                "confirms it",
+                style="bold red",
+            )
+        )
+        note.add(
+            Text(
+                f"check it with `claims-crew policy changes {name}` (or on the review page, "
+                f"/endorsements/{name}), then confirm: `{e['confirm']}`"
+            )
+        )

@@ -19,6 +19,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -75,6 +76,18 @@ def load_confirmations(policies_root: Path) -> dict[str, Confirmation]:
     if not path.exists():
         return {}
     return dict(model_from_yaml(path, ConfirmationsFile, "confirmations").confirmations)
+
+
+# Where a reading stands: confirmed as it reads now; never confirmed; or confirmed once, but
+# it reads differently now (a new PDF, a correction, the reader).
+ReadingState = Literal["confirmed", "unconfirmed", "changed"]
+
+
+def reading_state(digest: str, confirmation: Confirmation | None) -> ReadingState:
+    """Where a reading whose digest is `digest` stands against its confirmation, if any."""
+    if confirmation is None:
+        return "unconfirmed"
+    return "confirmed" if confirmation.digest == digest else "changed"
 
 
 def unconfirmed(

@@ -16,6 +16,7 @@ from typing import Any
 
 from claims_crew.policy.amend import Amendment
 from claims_crew.policy.changes import DONE
+from claims_crew.policy.confirmations import Confirmation, reading_state
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.segment import CLAUSE_KINDS, Clause
 
@@ -63,8 +64,12 @@ def source_text(clause: Clause, amendment: Amendment | None) -> str:
     return f"{amendment.endorsement} p.{pages} {DONE[amendment.kind]}"
 
 
-def issued_json(doc: PolicyDocument, on: date | None) -> dict[str, Any] | None:
-    """The policy as issued that the tree shows, on which day, and the changes not applied."""
+def issued_json(
+    doc: PolicyDocument, on: date | None, confirmations: Mapping[str, Confirmation] | None = None
+) -> dict[str, Any] | None:
+    """The policy as issued that the tree shows, on which day, each endorsement's reading as
+    confirmed or not (`confirmations`: policies/confirmations.yaml), and the changes not
+    applied."""
     if doc.issued is None:
         return None
     issued = doc.issued
@@ -76,7 +81,11 @@ def issued_json(doc: PolicyDocument, on: date | None) -> dict[str, Any] | None:
         "declarations": issued.declarations,
         "on": on.isoformat() if on is not None else None,
         "endorsements": [
-            {"endorsement": e.endorsement, "effective": e.effective.isoformat()}
+            {
+                "endorsement": e.endorsement,
+                "effective": e.effective.isoformat(),
+                **reading_json(doc, e.endorsement, confirmations or {}),
+            }
             for e in (issued.in_force_on(on) if on is not None else issued.endorsements)
         ],
         "unmatched": [
@@ -90,6 +99,23 @@ def issued_json(doc: PolicyDocument, on: date | None) -> dict[str, Any] | None:
             }
             for u in doc.unmatched
         ],
+    }
+
+
+def reading_json(
+    doc: PolicyDocument, name: str, confirmations: Mapping[str, Confirmation]
+) -> dict[str, Any]:
+    """Whether endorsement `name`'s reading, as the wording in force was built from it, is the
+    one a lead confirmed: "confirmed", "unconfirmed" or "changed" (None where it was not read,
+    as for a policy shown on no day), who confirmed it and when, and the command that does."""
+    digest = doc.readings.get(name)
+    confirmation = confirmations.get(name)
+    state = None if digest is None else reading_state(digest, confirmation)
+    return {
+        "reading": state,
+        "confirmed_by": confirmation.by if confirmation is not None else None,
+        "confirmed_at": confirmation.at if confirmation is not None else None,
+        "confirm": None if state in (None, "confirmed") else f"claims-crew policy confirm {name}",
     }
 
 
@@ -140,7 +166,11 @@ def ocr_json(doc: PolicyDocument, reviewed: bool) -> dict[str, Any] | None:
 
 
 def tree_json(
-    doc: PolicyDocument, policy_id: str | None, reviewed: bool = False, on: date | None = None
+    doc: PolicyDocument,
+    policy_id: str | None,
+    reviewed: bool = False,
+    on: date | None = None,
+    confirmations: Mapping[str, Confirmation] | None = None,
 ) -> dict[str, Any]:
     return {
         "policy": {
@@ -156,8 +186,9 @@ def tree_json(
             # policies/index.yaml says a person has reviewed it (`ocr_reviewed`).
             "ocr": ocr_json(doc, reviewed),
             # A policy number: the policy as issued, the day, the endorsements in force that
-            # day and the changes whose target the form lacks; null for a form on its own.
-            "issued": issued_json(doc, on),
+            # day (each with its reading confirmed or not) and the changes whose target the
+            # form lacks; null for a form on its own.
+            "issued": issued_json(doc, on, confirmations),
         },
         "tree": [node.as_json(doc.amendments) for node in build_tree(doc.clauses)],
     }

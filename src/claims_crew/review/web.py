@@ -54,6 +54,7 @@ from claims_crew.review.routes_desk import desk_routes
 from claims_crew.review.routes_escalation import escalation_routes
 from claims_crew.review.routes_page_image import page_image_routes
 from claims_crew.review.routes_queue import queue_routes
+from claims_crew.review.routes_readings import readings_routes
 from claims_crew.review.routes_sign_in import sign_in_routes
 from claims_crew.run.stale import Project
 from claims_crew.store import SignInLimits, Store
@@ -130,6 +131,7 @@ def create_app(
     # and /appeal with "Not found" if it came before their own routes.
     app.include_router(desk_routes(pages))
     app.include_router(page_image_routes(pages))
+    app.include_router(readings_routes(pages))
     # /healthz, /readyz, /metrics: GETs, so BodyLimit asks them for no session.
     app.include_router(ops_routes(store))
     if api is not None:

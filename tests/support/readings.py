@@ -1,0 +1,29 @@
+"""The sample policies with no endorsement's reading confirmed, read by `PolicyLibrary()` as the
+review page and the command line read them (CLAIMS_CREW_POLICIES), its index cache the run's."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import SAMPLE_POLICIES
+
+
+def unconfirmed_policies(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the sample policies without confirmations.yaml, made the project's policies;
+    the policy index cache under CLAIMS_CREW_HOME is `cache`, so no PDF is parsed again."""
+    root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
+    (root / "confirmations.yaml").unlink()
+    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(root))
+    shared_cache(tmp_path, cache, monkeypatch)
+    return root
+
+
+def shared_cache(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CLAIMS_CREW_HOME whose policy index cache is `cache` (the run's session_cache)."""
+    home = tmp_path / "reading-home"
+    (home / "cache").mkdir(parents=True)
+    (home / "cache" / "policy-index").symlink_to(cache, target_is_directory=True)
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(home))
