@@ -195,7 +195,7 @@ def _read_document(name: str, data: bytes, budget: ClaimBudget, depth: int) -> l
     elif kind == "pdf":
         pages, problem, unread = _pdf_pages(name, data, budget)
     elif kind in ("docx", "xlsx"):
-        pages = office_pages(name, data, kind, budget)
+        pages, unread = office_pages(name, data, kind, budget)
     else:
         pages, problem = _image_pages(name, data, budget)
     record = AttachmentRecord(

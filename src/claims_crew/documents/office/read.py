@@ -43,13 +43,20 @@ from claims_crew.documents.limits import (
     AttachmentError,
     ClaimBudget,
 )
-from claims_crew.documents.record import AttachmentKind, PageText
+from claims_crew.documents.record import AttachmentKind, PageText, UnreadPart
 
 OFFICE_SCRIPT = Path(__file__).resolve().with_name("reader.py")
 # The part each kind has at its heart, by the names Word and Excel (and everyone since) give it.
 _MAIN_PARTS: dict[str, AttachmentKind] = {"word/document.xml": "docx", "xl/workbook.xml": "xlsx"}
 # An Office file saved with a password is no zip: an OLE compound file holding the zip encrypted.
 _ENCRYPTED_STREAM = "EncryptedPackage"
+# Declared types of what Office embeds, by the part's suffix (an OLE object is a .bin).
+_EMBEDDED_TYPES = {
+    ".bin": "application/vnd.openxmlformats-officedocument.oleObject",
+    ".pdf": "application/pdf",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
 _STDERR_TAIL = 400
 # The end of central directory record: its signature, and how far from the end it may start (its
 # 22 bytes and a comment of up to 64 KiB).
@@ -150,8 +157,9 @@ def refuse_encrypted_office(name: str, data: bytes) -> None:
 
 def office_pages(
     name: str, data: bytes, kind: AttachmentKind, budget: ClaimBudget
-) -> list[PageText]:
-    """The document as one page, or the workbook a sheet a page."""
+) -> tuple[list[PageText], list[UnreadPart]]:
+    """The document as one page, or the workbook a sheet a page; and the objects embedded in it
+    (a PDF or a spreadsheet inside a Word file), which are not read and are named as such."""
     check_zip(name, data)
     limit = timeout_from_env()
     left = budget.time_for(name)
@@ -172,7 +180,31 @@ def office_pages(
         raise _not_read(name, exc, limit) from exc
     texts = _texts(name, done, memory)
     budget.take_pages(name, len(texts))
-    return [PageText(number=n, text=text) for n, text in enumerate(texts, start=1)]
+    embedded = embedded_objects(name, data)
+    if embedded and texts:
+        # In the text of record too, where the intake agent and a person read the file.
+        texts[0] = "\n".join([texts[0], *(part.line() for part in embedded)]).strip()
+    pages = [PageText(number=n, text=text) for n, text in enumerate(texts, start=1)]
+    return pages, embedded
+
+
+def embedded_objects(name: str, data: bytes) -> list[UnreadPart]:
+    """The files embedded in an Office file (word/embeddings/, xl/embeddings/): an OLE package
+    may hold a PDF, a workbook or a picture that could decide the claim, and none is read here,
+    so each is named on the record, and the claim goes to a person (resolver/gates.py)."""
+    return [
+        UnreadPart(
+            name=f"{name}/{info.filename.rsplit('/', 1)[-1]}",
+            content_type=_EMBEDDED_TYPES.get(
+                Path(info.filename).suffix.lower(), "application/octet-stream"
+            ),
+            size=info.file_size,
+            code="unsupported_type",
+            reason="an object embedded in the Office file is not read",
+        )
+        for info in _directory(name, data)
+        if info.filename.split("/")[1:2] == ["embeddings"] and not info.is_dir()
+    ]
 
 
 def _not_read(name: str, exc: Exception, limit: float) -> AttachmentError:

@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _WORD_MAIN_TYPES = (
     "application/vnd.ms-word.document.macroEnabled.main+xml",
     "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",
@@ -56,7 +57,8 @@ def docx_text(data: bytes, caps: dict[str, int]) -> list[str]:
     # project beside it is never read.
     for content_type in _WORD_MAIN_TYPES:
         PartFactory.part_type_for.setdefault(content_type, DocumentPart)
-    document = Package.open(io.BytesIO(data)).main_document_part.document
+    package = Package.open(io.BytesIO(data))
+    document = package.main_document_part.document
     lines: list[str] = []
     size = 0
     for block in document.iter_inner_content():
@@ -66,7 +68,55 @@ def docx_text(data: bytes, caps: dict[str, int]) -> list[str]:
             if size > caps["max_chars"]:
                 raise TooLarge(f"its text is over {caps['max_chars']:,} characters")
             lines.append(line)
-    return ["\n".join(lines).strip()]
+    # What python-docx's body leaves out but a reader of the page sees: text boxes (a claimant's
+    # callout on a sketch) and footnotes (where a date or a condition is often put).
+    extra = _text_box_lines(document.element) + _footnote_lines(package)
+    size += sum(len(line) + 1 for line in extra)
+    if size > caps["max_chars"]:
+        raise TooLarge(f"its text is over {caps['max_chars']:,} characters")
+    return ["\n".join(lines + extra).strip()]
+
+
+def _paragraph_text(paragraph: Any) -> str:
+    return "".join(t.text or "" for t in paragraph.iter(f"{{{_W}}}t")).strip()
+
+
+def _paragraphs_text(element: Any) -> str:
+    return " ".join(t for p in element.iter(f"{{{_W}}}p") if (t := _paragraph_text(p)))
+
+
+def _text_box_lines(body: Any) -> list[str]:
+    """Each text box once: Word writes a box twice (a DrawingML shape and its VML fallback),
+    and the fallback's copy is the one left out."""
+    lines = []
+    for box in body.iter(f"{{{_W}}}txbxContent"):
+        if any(str(up.tag).endswith("}Fallback") for up in box.iterancestors()):
+            continue
+        text = _paragraphs_text(box)
+        if text:
+            lines.append(f"Text box: {text}")
+    return lines
+
+
+def _footnote_lines(package: Any) -> list[str]:
+    """Each footnote with its number; ids -1 and 0 are Word's separator lines, not notes."""
+    from docx.oxml import parse_xml
+
+    for part in package.iter_parts():
+        if str(part.partname) == "/word/footnotes.xml":
+            notes = parse_xml(part.blob)
+            break
+    else:
+        return []
+    lines = []
+    for note in notes.iter(f"{{{_W}}}footnote"):
+        number = note.get(f"{{{_W}}}id", "")
+        if not number.isdigit() or int(number) < 1:
+            continue
+        text = _paragraphs_text(note)
+        if text:
+            lines.append(f"Footnote {number}: {text}")
+    return lines
 
 
 def _table_lines(table: Any) -> list[str]:
