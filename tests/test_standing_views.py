@@ -1,6 +1,7 @@
 """Where a claim stands, one phrase (store/claim_states.where_it_stands) on every view besides
-`claim show` (tests/test_claim_show.py): the review page's headline and the report's header
-counts, on both engines. A person's decision leads; the rules' outcome is history."""
+`claim show` (tests/test_claim_show.py): the review page's headline, the report's header counts,
+`review list` and the API's claim list, on both engines. A person's decision leads; the rules'
+outcome is history."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
+from claims_crew.api.app import ApiSettings
 from claims_crew.cli import main
 from claims_crew.desk import load_desk
 from claims_crew.policy.library import PolicyLibrary
+from claims_crew.review.web import create_app
 from claims_crew.store import Store
 from tests.support.store import accepted_answers, record_for, water_loaded
 from tests.support.web import signed_in
@@ -62,3 +66,31 @@ def test_the_reports_header_counts_claims_decided_and_open_escalations(store: St
     assert line in shown.output.splitlines()
     as_json = json.loads(CliRunner().invoke(main, ["report", "--json"]).stdout)
     assert (as_json["decided"], as_json["escalated"]) == (2, 1)
+
+
+def test_the_apis_claim_list_says_where_each_stands_as_the_claims_view_does(store: Store) -> None:
+    token = store.add_client("core", ["read"], "ops")
+    api = TestClient(create_app(store, ["testserver"], api=ApiSettings()))
+    auth = {"Authorization": f"Bearer {token}"}
+    listed = api.get("/api/v1/claims", headers=auth)
+    assert listed.status_code == 200, listed.text
+    stands = {c["claim_id"]: c["standing"] for c in listed.json()["claims"]}
+    on_file = store.decision_on_file("C-1042")
+    assert on_file is not None and on_file.review is not None
+    assert stands == {
+        "C-1047": "decided by the rules",
+        "C-1042": f"decided by a person (ana, {on_file.review.decided_at})",
+        "C-1043": "escalated",
+    }
+    for claim_id, said in stands.items():  # the same phrase as the single claim's view
+        assert api.get(f"/api/v1/claims/{claim_id}", headers=auth).json()["standing"] == said
+
+
+def test_review_list_says_where_each_open_escalation_stands(store: Store) -> None:
+    shown = CliRunner().invoke(main, ["review", "list"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert any(line.startswith("C-1043: escalated; ") for line in shown.stdout.splitlines())
+    listed = json.loads(CliRunner().invoke(main, ["review", "list", "--json"]).stdout)
+    assert [(e["claim_id"], e["standing"]) for e in listed["escalations"]] == [
+        ("C-1043", "escalated")
+    ]

@@ -95,6 +95,7 @@ class ClaimView(BaseModel):
 class ClaimSummary(BaseModel):
     claim_id: str
     state: ClaimState
+    standing: str = Field(description="Where it stands, in words, as the claim's view says it.")
     reason: str | None = None
     submitted_at: str
     links: ClaimLinks
@@ -120,6 +121,7 @@ def summary(prefix: str, status: ClaimStatus) -> ClaimSummary:
     return ClaimSummary(
         claim_id=status.claim_id,
         state=status.state,
+        standing=status.standing,
         reason=status.reason,
         submitted_at=status.submitted_at,
         links=links(prefix, status),

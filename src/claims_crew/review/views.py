@@ -105,8 +105,16 @@ def escalation_list(
     total = store.open_count(assigned_to, before)
     rows = store.open_escalations(page_size, (page - 1) * page_size, assigned_to, before)
     codes = load_external_codes()
+    # Each row's state word as every view says it (escalated, appealed, under review): one read.
+    stands = {
+        s.claim_id: s.standing
+        for s in store.claim_states(claim_ids=[e.claim_id for e in rows], limit=len(rows))
+    }
     return {
-        "escalations": with_desk(store, [_row(e, on, codes) for e in rows]),
+        "escalations": with_desk(
+            store,
+            [{**_row(e, on, codes), "standing": stands.get(e.claim_id)} for e in rows],
+        ),
         "overdue_only": overdue,
         "mine": assigned_to,
         "today": on.isoformat(),
