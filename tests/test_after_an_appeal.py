@@ -66,7 +66,7 @@ def _says_its_first_decider_is_left_out() -> None:
     assert listed.exit_code == 0, listed.output
     said = " ".join(listed.stdout.split())
     assert (
-        "C-1042: unassigned: an appeal never goes to ana, who decided it first, "
+        "C-1042: appealed; unassigned: an appeal never goes to ana, who decided it first, "
         "and no other reviewer fits its line of business"
     ) in said
     assert "unassigned: no reviewer fits" not in said

@@ -53,7 +53,7 @@ def test_the_first_reviewer_takes_what_waited_and_the_queue_said_how_to_add_one(
     assert store.assignees(["C-1", "C-2", "C-3"]) == {"C-1": None, "C-2": None, "C-3": None}
     listed = cli("review", "list")
     assert listed.exit_code == 0, listed.output
-    assert f"C-1: {NO_REVIEWER_YET}" in listed.output
+    assert f"C-1: escalated; {NO_REVIEWER_YET}" in listed.output
     assert "no reviewer fits" not in listed.output
     login = client(store).get("/login").text
     assert 'id="no-reviewer"' in login and "<code>claims-crew reviewers add NAME</code>" in login
@@ -66,7 +66,7 @@ def test_the_first_reviewer_takes_what_waited_and_the_queue_said_how_to_add_one(
     assert (actor, reviewer) == ("desk", "dana")
     assert reason.startswith("assigned to dana (line home; rule: line, then least_loaded; 1 open")
     assert reason.endswith("after reviewer dana was added")
-    assert "C-1: dana" in cli("review", "list").output
+    assert "C-1: escalated; dana" in cli("review", "list").output
     assert 'id="no-reviewer"' not in client(store).get("/login").text
     assert store.verify_audit().ok
 
@@ -78,7 +78,7 @@ def test_a_reviewer_changed_to_fit_takes_what_nobody_fitted_and_json_says_so(
     bo = store.add_reviewer("bo", ReviewerSettings(lines=["auto"]))
     escalate(store, tmp_path / "inbox", sample_library, "C-1")
     listed = cli("review", "list").output
-    assert "C-1: unassigned: no reviewer fits its line of business" in listed
+    assert "C-1: escalated; unassigned: no reviewer fits its line of business" in listed
     assert "no reviewer yet" not in listed
     page = client(store)
     csrf = page.get("/login").context["csrf"]  # type: ignore[attr-defined]

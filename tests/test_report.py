@@ -275,7 +275,7 @@ def test_since_and_an_empty_store(known: Store) -> None:
 def test_terminal_tables(known: Store) -> None:
     result = CliRunner().invoke(main, ["report"], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
-    assert "13 decided claims" in result.output
+    assert "13 claims reviewed: " in result.output
     assert "damage_start_date" in result.output and "needs_more_evidence" in result.output
     assert "45.5%" in result.output and "61.5%" in result.output  # material 5/11, escalated 8/13
 

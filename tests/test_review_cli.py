@@ -61,7 +61,7 @@ def test_list_json_has_the_documented_shape(store: Store) -> None:
     assert set(row) == {"id", "claim_id", "amount", "reason_codes", "question", "opened_at"} | {
         "currency", "jurisdiction", "acknowledge_by", "decide_by", "days_left", "overdue", "due",
         "excluded_reviewers", "external_codes", "assigned", "assigned_to", "unassigned_why",
-        "proposal",
+        "proposal", "standing",
     }  # fmt: skip
     assert row["external_codes"] == {"needs_more_evidence": "I01"}
     assert row["claim_id"] == "C-1042" and row["amount"] == "4200"

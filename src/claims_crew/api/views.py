@@ -11,7 +11,6 @@ from claims_crew.documents.record import unread_parts
 from claims_crew.letters.content import LetterAmount, NoLetter, stated_amount
 from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.store import ClaimStatus, Store
-from claims_crew.store.claim_states import where_it_stands
 from claims_crew.store.letters import DecisionOnFile
 from claims_crew.vocabulary import ClaimFileProblem, ClaimState
 
@@ -95,6 +94,7 @@ class ClaimView(BaseModel):
 class ClaimSummary(BaseModel):
     claim_id: str
     state: ClaimState
+    standing: str = Field(description="Where it stands, in words, as the claim's view says it.")
     reason: str | None = None
     submitted_at: str
     links: ClaimLinks
@@ -120,6 +120,7 @@ def summary(prefix: str, status: ClaimStatus) -> ClaimSummary:
     return ClaimSummary(
         claim_id=status.claim_id,
         state=status.state,
+        standing=status.standing,
         reason=status.reason,
         submitted_at=status.submitted_at,
         links=links(prefix, status),
@@ -166,18 +167,10 @@ def claim_view(
     if on_file is not None:
         audit = AuditRef(seq=on_file.entry_seq, hash=store.entry_hash_of(on_file.entry_seq))
     decision = _decision(on_file, codes) if on_file is not None else None
-    appealed = status.state == "escalated" and any(
-        e.appeal is not None for e in store.audit_entries(status.claim_id)
-    )
     return ClaimView(
         claim_id=status.claim_id,
         state=status.state,
-        standing=where_it_stands(
-            status.state,
-            decision.decided_by if decision else None,
-            decision.decided_at if decision else None,
-            appealed,
-        ),
+        standing=status.standing,
         reason=status.reason,
         submitted_at=status.submitted_at,
         sha256=status.sha256,

@@ -136,7 +136,7 @@ def show_report(console: Console, report: Report) -> None:
     """Every table of the report, in the order a reader follows a claim through the cascade."""
     f = report.overall
     window = f"since {report.since.isoformat()}" if report.since else "all decisions"
-    console.print(f"[bold]{f.claims} decided claims[/bold] ({window})")
+    console.print(f"[bold]{report.standing_line()}[/bold] ({window})")
     if not f.claims:
         console.print(f"Nothing to report: run `{command('run')}` (or `crewai run`) first.")
         return

@@ -114,7 +114,7 @@ def review_list(page: int, overdue: bool, mine: bool, reviewer: str | None, as_j
     console = Console()
     console.print(table)
     for row in payload["escalations"]:  # who has each, and what waits for a second reviewer
-        console.print(plain(f"{row['claim_id']}: {desk_cell(row)}", style="dim"))
+        console.print(plain(f"{row['claim_id']}: {row['standing']}; {desk_cell(row)}", style="dim"))
     changed = payload["changed_after_decision"]
     if changed:
         console.print(

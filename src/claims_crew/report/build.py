@@ -158,6 +158,17 @@ class Report(BaseModel):
         default_factory=dict,
         description="Each reason code the report names → its code in config/reason_codes.yaml.",
     )
+    decided: int = Field(
+        0, description="Of the claims reviewed, those decided: by the rules or by a person."
+    )
+    escalated: int = Field(0, description="Of the claims reviewed, those still left for a person.")
+
+    def standing_line(self) -> str:
+        """The header's counts: claims decided, not decision rows; open ones as escalated."""
+        return (
+            f"{self.overall.claims} claims reviewed: {self.decided} decided "
+            f"(by the rules or a person), {self.escalated} escalated"
+        )
 
 
 def _field_row(
@@ -326,6 +337,9 @@ def build_report(
         for r in rows
         if r.waiting
     ]
+    # Where each claim stands, as store/claim_states.py says it: a claim left for a person is
+    # escalated until a person decides it (no escalation row: open all the same).
+    still_open = sum(1 for r in rows if r.waiting and r.escalation_state != "decided")
     # Open ones first: they are what a person still has to look at.
     escalations.sort(key=lambda e: (e.state != "open", e.claim_id))
     return Report(
@@ -346,6 +360,8 @@ def build_report(
             for c in r.reason_codes
             if codes is not None and c in codes.reason_codes
         },
+        decided=len(rows) - still_open,
+        escalated=still_open,
     )
 
 

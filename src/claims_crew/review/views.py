@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     # The store is passed in: `claims-crew review --help` reads MAX_PAGE from here without
     # loading SQLAlchemy.
     from claims_crew.store import Escalation, Review, Store
+    from claims_crew.store.entry_kinds import AuditEntry
 
 __all__ = ["desk_cell"]
 
@@ -104,8 +105,16 @@ def escalation_list(
     total = store.open_count(assigned_to, before)
     rows = store.open_escalations(page_size, (page - 1) * page_size, assigned_to, before)
     codes = load_external_codes()
+    # Each row's state word as every view says it (escalated, appealed, under review): one read.
+    stands = {
+        s.claim_id: s.standing
+        for s in store.claim_states(claim_ids=[e.claim_id for e in rows], limit=len(rows))
+    }
     return {
-        "escalations": with_desk(store, [_row(e, on, codes) for e in rows]),
+        "escalations": with_desk(
+            store,
+            [{**_row(e, on, codes), "standing": stands.get(e.claim_id)} for e in rows],
+        ),
         "overdue_only": overdue,
         "mine": assigned_to,
         "today": on.isoformat(),
@@ -249,6 +258,20 @@ def unread_detail(store: Store, claim_id: str, sha256: str | None) -> list[dict[
     return [{**p.model_dump(mode="json"), "line": p.line()} for p in unread_parts(records)]
 
 
+def _standing(store: Store, escalation: Escalation, audit: Sequence[AuditEntry]) -> str:
+    """The claim's one phrase (store/claim_states.where_it_stands), as `claim show` and the API
+    say it: a person's decision, by name and time, where one closed the escalation."""
+    from claims_crew.store.claim_states import where_it_stands  # SQLAlchemy: see above
+
+    status = store.claim_state(escalation.claim_id)
+    state = status.state if status is not None else "escalated"
+    person = escalation.decided_by if escalation.state == "decided" else None
+    appealed = state == "escalated" and any(e.appeal is not None for e in audit)
+    return where_it_stands(
+        state, f"human:{person}" if person else None, escalation.decided_at, appealed
+    )
+
+
 def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
     """One escalation with everything needed to decide it on one screen."""
     # Here: it brings Pillow, which `review list` has no need of.
@@ -269,8 +292,11 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         for side in SIDES
     }
     intake = record.intake if record else None
+    audit = store.audit_entries(escalation.claim_id)
     return {
         "id": escalation.id,
+        # Where the claim stands (the headline); the automatic outcome below is its history.
+        "standing": _standing(store, escalation, audit),
         "claim_id": escalation.claim_id,
         "state": escalation.state,
         "version": escalation.version,
@@ -316,7 +342,7 @@ def escalation_detail(store: Store, ref: str) -> dict[str, Any]:
         "stage_seconds": {s: t.seconds for s, t in record.stages.items()} if record else {},
         "audit": [
             e.model_dump(mode="json", include={"seq", "kind", "actor", "answer", "reason", "at"})
-            for e in store.audit_entries(escalation.claim_id)
+            for e in audit
         ],
         # Once a person has decided: the letter the claimant would get (letters/issue.py).
         "letter": letter_preview(store, escalation.claim_id, settings.config_dir() / LETTERS_DIR)

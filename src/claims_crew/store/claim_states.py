@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, Connection, and_, case, func, literal, or_, select, tuple_
 
 from claims_crew.store import tables as t
 from claims_crew.store.base import StoreBase
@@ -35,6 +35,14 @@ class ClaimStatus:
     submitted_at: str  # when its first file was kept
     sha256: str  # the file version queued or decided: the latest the store acts on
     reason: str | None = None
+    decided_by: str | None = None  # the decision in force's actor: human:NAME for a person's
+    decided_at: str | None = None
+    appealed: bool = False  # an appeal's entry is in its trail
+
+    @property
+    def standing(self) -> str:
+        """Where it stands, in the one phrase every view leads with."""
+        return where_it_stands(self.state, self.decided_by, self.decided_at, self.appealed)
 
 
 def where_it_stands(
@@ -75,6 +83,15 @@ def state_case(now: str) -> ColumnElement[str]:
     )
 
 
+def _appealed(conn: Connection, claim_ids: list[str]) -> set[str]:
+    """Of `claim_ids`, those with an appeal's entry in their trail: one read for a page."""
+    if not claim_ids:
+        return set()
+    a = t.audit_log.c
+    rows = conn.execute(select(a.claim_id, a.body).where(a.claim_id.in_(claim_ids)))
+    return {r.claim_id for r in rows if json.loads(r.body).get("appeal") is not None}
+
+
 def _reason(state: str, failure_reasons: str | None) -> str | None:
     if state != "failed":
         return None
@@ -93,10 +110,12 @@ class ClaimStates(StoreBase):
         after: tuple[str, str] | None = None,
         limit: int = 100,
         claim_id: str | None = None,
+        claim_ids: list[str] | None = None,
     ) -> list[ClaimStatus]:
         """Claims in submission order (first kept, then claim id): only those in `state`,
         submitted at or after `since`, past `after` (the (submitted_at, claim_id) of the last
-        one of the page before), at most `limit`; `claim_id`: that claim alone."""
+        one of the page before), at most `limit`; `claim_id`: that claim alone; `claim_ids`:
+        those claims alone."""
         c, w, d, e, lease = (
             t.claim_files.c,
             t.work_items.c,
@@ -118,6 +137,14 @@ class ClaimStates(StoreBase):
                     state_case(now).label("state"),
                     func.coalesce(w.sha256, d.claim_sha256, "").label("sha256"),
                     w.failure_reasons,
+                    # A person's decision, where one closed the escalation, else the rules'.
+                    case(
+                        (e.state == "decided", literal("human:").concat(e.decided_by)),
+                        else_=d.decided_by,
+                    ).label("decided_by"),
+                    case((e.state == "decided", e.decided_at), else_=d.decided_at).label(
+                        "decided_at"
+                    ),
                 )
                 .select_from(
                     first.outerjoin(t.work_items, w.claim_id == first.c.claim_id)
@@ -130,6 +157,8 @@ class ClaimStates(StoreBase):
             query = select(rows).order_by(rows.c.submitted_at, rows.c.claim_id).limit(limit)
             if claim_id is not None:
                 query = query.where(rows.c.claim_id == claim_id)
+            if claim_ids is not None:
+                query = query.where(rows.c.claim_id.in_(claim_ids))
             if state is not None:
                 query = query.where(rows.c.state == state)
             if since is not None:
@@ -137,6 +166,7 @@ class ClaimStates(StoreBase):
             if after is not None:
                 query = query.where(tuple_(rows.c.submitted_at, rows.c.claim_id) > after)
             found: list[Any] = list(conn.execute(query))
+            appealed = _appealed(conn, [r.claim_id for r in found if r.state == "escalated"])
         return [
             ClaimStatus(
                 r.claim_id,
@@ -144,6 +174,9 @@ class ClaimStates(StoreBase):
                 r.submitted_at,
                 r.sha256,
                 _reason(r.state, r.failure_reasons),
+                r.decided_by,
+                r.decided_at,
+                r.claim_id in appealed,
             )
             for r in found
         ]
