@@ -189,3 +189,16 @@ def test_the_authority_of_a_target_in_absolute_form() -> None:
     assert target_authority(b"http://[::1]:80/") == "[::1]:80"
     for other in (b"/api/v1/claims", b"*", b"evil.example:443", b"/http://evil.example/"):
         assert target_authority(other) is None
+
+
+def test_a_submit_without_a_named_attachment_asks_for_that_part(
+    store: Store, api: TestClient, auth: dict[str, str]
+) -> None:
+    claim = INBOX / "C-1043.json"
+    refused = api.post(
+        "/api/v1/claims", files=[("claim", (claim.name, claim.read_bytes()))], headers=auth
+    )
+    detail = str(problem(refused, 422, "invalid")["detail"])
+    assert "send C-1043-plumber.txt as an `attachments` part" in detail, detail
+    assert "No such file" not in detail and "cannot be read" not in detail
+    assert nothing_kept(store)

@@ -46,14 +46,21 @@ def test_the_threads_are_every_core_when_idle_and_one_when_busy(
 def test_the_choice_reads_the_load_when_it_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CLAIMS_CREW_LOCAL_THREADS", raising=False)
     monkeypatch.setattr(threads, "machine_load", lambda: 0.1)
+    monkeypatch.setattr(threads, "load_average", lambda: None)  # as on Windows
     idle = local_threads()
     assert (idle.threads, idle.cores, idle.by_setting) == (usable_cores(), usable_cores(), False)
-    assert idle.describe().endswith(f"({usable_cores()} cores, load 0.10: idle)")
+    assert idle.describe().endswith(f"({usable_cores()} cores, 0.10 busy: idle)")
     monkeypatch.setattr(threads, "machine_load", lambda: 3.5)
     busy = local_threads()
     assert busy.threads == 1
-    assert busy.describe() == f"1 thread ({usable_cores()} cores, load 3.50: busy)"
-    assert busy.as_json() == {"threads": 1, "cores": usable_cores(), "load": 3.5, "from": "load"}
+    assert busy.describe() == f"1 thread ({usable_cores()} cores, 3.50 busy: busy)"
+    assert busy.as_json() == {
+        "threads": 1,
+        "cores": usable_cores(),
+        "load": 3.5,
+        "load_average": None,
+        "from": "load",
+    }
 
 
 def test_the_setting_wins_over_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,16 +93,23 @@ def test_config_check_says_what_the_local_model_would_compute_with(
 ) -> None:
     for name in ("MODEL", "CLAIMS_CREW_LOCAL_THREADS"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(threads, "machine_load", lambda: 2.25)
+    # Every core of two busy, as counted, while the OS reports a load of 5.6: the load printed
+    # is the one the OS measured, not the busy cores, which can never pass the cores.
+    monkeypatch.setattr(threads, "machine_load", lambda: 2.0)
+    monkeypatch.setattr(threads.os, "getloadavg", lambda: (5.6125, 4.0, 3.0))
     result = CliRunner().invoke(main, ["config", "check"])
     assert result.exit_code == 0, result.output
-    said = f"local model: 1 thread ({usable_cores()} cores, load 2.25: busy) if it loaded now"
+    said = (
+        f"local model: 1 thread ({usable_cores()} cores, 2.00 busy, load 5.61: busy) "
+        "if it loaded now"
+    )
     assert result.stdout.splitlines()[-1] == said
     payload = json.loads(CliRunner().invoke(main, ["config", "check", "--json"]).stdout)
     assert payload["local_threads"] == {
         "threads": 1,
         "cores": usable_cores(),
-        "load": 2.25,
+        "load": 2.0,
+        "load_average": 5.6125,
         "from": "load",
     }
     # A model named for every agent: no local model, nothing said of its threads.
@@ -139,5 +153,6 @@ def test_a_count_given_spends_no_time_watching_the_load(monkeypatch: pytest.Monk
         "threads": 2,
         "cores": usable_cores(),
         "load": None,
+        "load_average": None,
         "from": "CLAIMS_CREW_LOCAL_THREADS",
     }

@@ -179,3 +179,17 @@ def test_the_settings_page_is_the_declarations() -> None:
     assert (ROOT / "docs" / "settings.md").read_text(encoding="utf-8") == generated
     for field in Declared.model_fields:
         assert f"| `{field.upper()}` |" in generated
+
+
+def test_config_show_names_the_folder_in_use_where_a_default_is_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLAIMS_CREW_HOME")
+    monkeypatch.delenv("CLAIMS_CREW_CONFIG", raising=False)
+    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(tmp_path / "mine"))
+    lines = CliRunner().invoke(main, ["config", "show"]).stdout.splitlines()
+    assert f"CLAIMS_CREW_HOME={tmp_path / '.claims-crew'}  # default" in lines
+    assert f"CLAIMS_CREW_CONFIG={tmp_path / 'config'}  # default" in lines
+    assert f"CLAIMS_CREW_POLICIES={tmp_path / 'mine'}  # environment" in lines
+    assert "CLAIMS_CREW_HOME=  # default" not in lines

@@ -261,6 +261,17 @@ def _parse(path: Path, raw: bytes) -> object:
         raise ClaimFileError(f"{path}: not valid {kind}: {exc}", code="malformed") from exc
 
 
+def named_attachments(name: str, raw: bytes) -> list[str]:
+    """The attachments a claim file's bytes name, read as load_claim reads them; none for a
+    file that does not parse, which load_claim refuses, saying why."""
+    try:
+        data = _parse(Path(name), raw)
+    except ClaimFileError:
+        return []
+    named = data.get("attachments") if isinstance(data, dict) else None
+    return [n for n in named if isinstance(n, str)] if isinstance(named, list) else []
+
+
 # The text of record already kept for a claim file version (claim id, sha256), if any.
 KeptRecords = Callable[[str, str], dict[str, AttachmentRecord] | None]
 

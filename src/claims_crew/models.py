@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from claims_crew.errors import validation_problems
 from claims_crew.schema_cache import SchemaCached
@@ -27,6 +28,7 @@ from claims_crew.vocabulary import (
     AdjudicatorChoice,
     FactName,
     RiskClass,
+    drop_meaningless,
     utc_now,
 )
 
@@ -138,6 +140,8 @@ class IntakeFacts(SchemaCached):
         default_factory=dict,
         description="For every fact above that is not null: where the claim states it.",
     )
+    # Computed by parse_intake, never the model's: so not in the schema the model is shown.
+    unusable: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
     @field_validator("sources", mode="before")
     @classmethod
@@ -195,6 +199,10 @@ class Claim(ClaimAnswer):
         False,
         description="Computed from the tool ledger: every cited clause was returned to this "
         "agent by policy_lookup in this task. Never taken from the model.",
+    )
+    unusable: list[str] = Field(
+        default_factory=list,
+        description="Computed by the parser: each part of the answer dropped as meaningless.",
     )
 
 
@@ -323,8 +331,9 @@ def parse_claim(raw: str, allowed: tuple[str, ...]) -> Claim | ParseFailure:
         )
     data = {**data, "answer": answer}
     data.pop("source_checked", None)  # the model does not get to say this
+    kept, unusable = drop_meaningless(data)
     try:
-        claim = Claim.model_validate(data)
+        claim = Claim.model_validate({**kept, "unusable": unusable})
     except ValidationError as exc:
         return ParseFailure(reason=_first_error(exc), raw=raw)
     return claim
@@ -332,9 +341,14 @@ def parse_claim(raw: str, allowed: tuple[str, ...]) -> Claim | ParseFailure:
 
 def parse_intake(raw: str) -> IntakeFacts | ParseFailure:
     """Intake's raw answer as IntakeFacts; `unknowns` is recomputed from the null facts."""
-    facts = parse_as(IntakeFacts, raw)
-    if isinstance(facts, ParseFailure):
-        return facts
+    data = _json_object(raw)
+    if isinstance(data, str):
+        return ParseFailure(reason=data, raw=raw)
+    kept, unusable = drop_meaningless(data)
+    try:
+        facts = IntakeFacts.model_validate({**kept, "unusable": unusable})
+    except ValidationError as exc:
+        return ParseFailure(reason=_first_error(exc), raw=raw)
     amount = facts.amount_claimed
     if amount is not None and not math.isfinite(amount):
         return ParseFailure(reason="amount_claimed is not a finite number", raw=raw)

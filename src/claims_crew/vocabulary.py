@@ -8,7 +8,7 @@ claims-crew: every module may depend on this one.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 # ---- outcomes ------------------------------------------------------------------------------
 
@@ -242,6 +242,37 @@ REVIEW_FAILED = "review_failed"
 # `crew_failed`, which a provider's 5xx is as well: an outage would park the whole queue, as a
 # timeout, a 429 or a refused key would; those claims wait for the next run, as before.
 CLAIM_FAULTS = frozenset({REVIEW_FAILED})
+
+# ---- what a model writes that means nothing ---------------------------------------------------
+
+# A small model that copies its answer's schema instead of filling it in writes a field's type
+# name as its value ("string"), or a clause id of punctuation (","). The parser drops such a
+# part (models.py) and the trail says so, so no person reads it as if it were an answer.
+SCHEMA_TYPE_NAMES = frozenset({"string", "number", "integer", "boolean", "null", "object", "array"})
+
+
+def means_nothing(value: object) -> bool:
+    """A text that is a JSON type's name, or holds no letter or digit."""
+    if not isinstance(value, str):
+        return False
+    return value.strip().lower() in SCHEMA_TYPE_NAMES or not any(c.isalnum() for c in value)
+
+
+def drop_meaningless(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The answer less the parts that mean nothing (a cited clause id such as ",", a fact such
+    as "string"), and why each was dropped: a clause left out is evidence not given, a fact
+    left out is unknown, which the rules already handle."""
+    kept, notes = dict(data), []
+    if isinstance(evidence := data.get("evidence"), list):
+        junk = [e for e in evidence if isinstance(e, dict) and means_nothing(e.get("clause_id"))]
+        notes += [f"clause id {e['clause_id']!r} is not an id" for e in junk]
+        kept["evidence"] = [e for e in evidence if all(e is not j for j in junk)]
+    for name in FACT_FIELDS:
+        if means_nothing(value := data.get(name)):
+            notes.append(f"{name} {value!r} is not a value")
+            kept[name] = None
+    return kept, notes
+
 
 # ---- time stamps ---------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from fastapi import UploadFile
 
 from claims_crew.api.problems import ApiProblem
-from claims_crew.claim_files import CLAIM_SUFFIXES
+from claims_crew.claim_files import CLAIM_SUFFIXES, named_attachments
 from claims_crew.documents.kept import write_new_file
 from claims_crew.run.ingest import Ingested, ingest
 from claims_crew.settings import home
@@ -132,6 +132,33 @@ def _write_folder(claim: Upload, attachments: Sequence[Upload], digest: str) -> 
     return final, True
 
 
+def _every_part_sent(claim: Upload, attachments: Sequence[Upload]) -> None:
+    """422 naming each attachment the claim file names that no part carries: the client left it
+    out, which ingest, finding no such file in the folder, would report as a file it cannot read
+    ("No such file or directory"), as if the server had lost it."""
+    sent = {a.name for a in attachments}
+    named = [(n, _normal(n)) for n in named_attachments(claim.name, claim.data)]
+    missing = [n for n, normal in named if normal is not None and normal not in sent]
+    if missing:
+        parts = " and ".join(missing)
+        raise ApiProblem(
+            422,
+            "invalid",
+            f"{claim.name} names {parts} but no part carries "
+            f"{'it' if len(missing) == 1 else 'them'}: send {parts} as "
+            f"{'an `attachments` part' if len(missing) == 1 else '`attachments` parts'}",
+        )
+
+
+def _normal(name: str) -> str | None:
+    """A claim file's attachment name as safe_name writes a part's ("./a.txt" is "a.txt");
+    None for a name no part could carry ("../a.txt"), which ingest refuses, saying why."""
+    try:
+        return safe_name(name, "an attachment")
+    except ApiProblem:
+        return None
+
+
 def submit(
     store: Store,
     claim: Upload,
@@ -142,6 +169,7 @@ def submit(
     """Take the claim in as `ingest` does, from the folder named by `digest` (what
     request_sha256 gives for these files); a refusal is a problem with ingest's code and
     message (409 for duplicate_id, else 422), and nothing of the claim is kept."""
+    _every_part_sent(claim, attachments)
     folder, made = _write_folder(claim, attachments, digest)
     try:
         (result,) = ingest([folder / claim.name], store, seconds)

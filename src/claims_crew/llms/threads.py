@@ -65,6 +65,14 @@ def machine_load() -> float | None:
     return busy_cores(first, second)
 
 
+def load_average() -> float | None:
+    """The one-minute load average as the OS reports it, unrounded; None where there is none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows has no getloadavg
+        return None
+
+
 def _cpu_counters() -> tuple[int, ...]:
     """The machine's CPU time counters (the `cpu` line of /proc/stat, in clock ticks)."""
     with open("/proc/stat", encoding="ascii") as stat:
@@ -93,24 +101,30 @@ class ThreadChoice:
 
     threads: int
     cores: int
-    load: float | None
+    load: float | None  # the cores busy with other work (machine_load), which chose
     by_setting: bool
+    # What the OS calls the machine's load, as it reported it: printed as "load", as `uptime`
+    # and `top` do, so the figure a person reads is the one they can check. The busy cores
+    # above can never exceed the cores, so they are printed as what they are.
+    load_average: float | None = None
 
     def describe(self) -> str:
-        """One plain phrase, e.g. `2 threads (2 cores, load 0.31: idle)`."""
+        """One plain phrase, e.g. `2 threads (2 cores, 0.31 busy, load 0.57: idle)`."""
         counted = f"{self.threads} thread{'s' if self.threads != 1 else ''}"
         if self.by_setting:
             return f"{counted} (CLAIMS_CREW_LOCAL_THREADS)"
         if self.load is None:
             return f"{counted} ({self.cores} cores, load unknown: half of them)"
         state = "idle" if self.load < IDLE_LOAD else "busy"
-        return f"{counted} ({self.cores} cores, load {self.load:.2f}: {state})"
+        measured = "" if self.load_average is None else f", load {self.load_average:.2f}"
+        return f"{counted} ({self.cores} cores, {self.load:.2f} busy{measured}: {state})"
 
     def as_json(self) -> dict[str, int | float | str | None]:
         return {
             "threads": self.threads,
             "cores": self.cores,
             "load": None if self.load is None else round(self.load, 2),
+            "load_average": self.load_average,
             "from": "CLAIMS_CREW_LOCAL_THREADS" if self.by_setting else "load",
         }
 
@@ -124,4 +138,6 @@ def local_threads(given: int | None = None) -> ThreadChoice:
     if given is not None:  # no quarter second spent watching a load nothing will read
         return ThreadChoice(given, cores, None, by_setting=True)
     load = machine_load()
-    return ThreadChoice(choose_threads(cores, load), cores, load, by_setting=False)
+    return ThreadChoice(
+        choose_threads(cores, load), cores, load, by_setting=False, load_average=load_average()
+    )

@@ -7,13 +7,24 @@ Ollama's, is shown without its password, which is the part that is secret (maski
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from claims_crew.settings.declarations import GROUPS, Declared
 from claims_crew.settings.loading import effective, variable
 from claims_crew.settings.masking import shown_value
+from claims_crew.settings.paths import config_dir, home, policies_dir
+
+# The settings whose default is no value but a folder worked out where it is used (paths.py):
+# shown as that folder, so a row says what is in use rather than that nothing is.
+IN_USE_BY_DEFAULT: dict[str, Callable[[], Path]] = {
+    "claims_crew_home": home,
+    "claims_crew_config": config_dir,
+    "claims_crew_policies": policies_dir,
+}
 
 
 @dataclass(frozen=True)
@@ -52,6 +63,8 @@ def shown_settings() -> list[Shown]:
         name = variable(field)
         about = extra(field)
         value = written(getattr(found.values, field))
+        if not value and field in IN_USE_BY_DEFAULT:
+            value = str(IN_USE_BY_DEFAULT[field]())
         secret = bool(about.get("secret"))
         rows.append(
             Shown(

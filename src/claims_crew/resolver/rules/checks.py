@@ -6,7 +6,7 @@ model, so a claim under an unusable policy costs no model call.
 
 from __future__ import annotations
 
-from claims_crew.models import Claim, ClaimFile, ParseFailure
+from claims_crew.models import Claim, ClaimFile, IntakeFacts, ParseFailure
 from claims_crew.records.resolution import Resolution, Trail
 from claims_crew.resolver.case import Case, PolicyView
 from claims_crew.resolver.config import ResolutionConfig
@@ -72,11 +72,23 @@ def _failed(case: Case, config: ResolutionConfig, trail: Trail) -> list[ReasonCo
     for code, detail in _policy_problems(case.claim_file, case.view):
         trail.add("checks", True, detail, code)
         codes.append(code)
+    if dropped := _dropped(case):
+        trail.add("checks", False, "the model's answer was unusable in part, dropped: " + dropped)
     if not codes:
         trail.add(
             "checks", False, "both answers parsed and allowed; policy in force on the loss date"
         )
     return list(dict.fromkeys(codes))
+
+
+def _dropped(case: Case) -> str:
+    """What the parser dropped from each answer as meaningless, in one line; empty if nothing."""
+    answers = (("intake", case.facts), ("policy", case.policy), ("fraud", case.fraud))
+    return "; ".join(
+        f"{name}: {', '.join(value.unusable)}"
+        for name, value in answers
+        if isinstance(value, Claim | IntakeFacts) and value.unusable
+    )
 
 
 def _abstention_problem(claim: Claim) -> str | None:
