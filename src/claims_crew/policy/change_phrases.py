@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from claims_crew.policy.change_targets import NUMBER, ROMAN, after_when
+from claims_crew.policy.ids import WRAPPING_WORDS
 
 ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
@@ -148,26 +149,6 @@ _NOT_A_REFERENCE = re.compile(
 # Words that show a reference is to the endorsement's own text, not to the form's.
 _OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
-# Words a sentence names a number with, which a line may end on ("… is added to Paragraph\n
-# B.1."); not a caption's last word ("A. Fungi, Bacteria or Virus Exclusions", "… COVERAGE").
-_NAMES_A_NUMBER = frozenset(
-    (
-        "Paragraph",
-        "Paragraphs",
-        "paragraph",
-        "paragraphs",
-        "Subparagraph",
-        "subparagraph",
-        "Item",
-        "item",
-        "Clause",
-        "clause",
-        "Exclusion",
-        "exclusion",
-        "Provision",
-        "provision",
-    )
-)
 # A part of a clause told by its place, not its label ("the second paragraph", "the first
 # sentence"): no change the reader states can reach it, so it is left for a correction.
 _PART_BY_PLACE = re.compile(
@@ -211,7 +192,8 @@ def _is_boundary(text: str, dot: int) -> bool:
     if not numbered or token_start != line_start:
         return not numbered
     above = text[max(0, line_start - 30) : line_start].split()
-    return not above or above[-1] not in _NAMES_A_NUMBER
+    # ids.WRAPPING_WORDS, printed in lower case or capitalized; in capitals it ends a caption.
+    return not above or above[-1].isupper() or above[-1].lower() not in WRAPPING_WORDS
 
 
 def _caps_line(line: str) -> bool:

@@ -38,6 +38,9 @@ class ReferenceWord:
     outer: bool = False
     # The kind of clause it names: "Exclusion B.5." is an exclusion.
     kind: ClauseKind | None = None
+    # A line may end on it, its number on the next ("… is added to Paragraph\nB.1."): a word a
+    # sentence names a number with, never a caption's last word ("… Virus Exclusions").
+    wraps: bool = False
 
 
 _W = ReferenceWord
@@ -48,12 +51,12 @@ REFERENCE_WORDS: tuple[ReferenceWord, ...] = (
     _W("sections", leads=True, numbers=True, kept=True),
     _W("part", in_key=False, leads=True, numbers=True, kept=True, outer=True),
     _W("article", in_key=False, leads=True, outer=True),
-    _W("clause", in_key=False, leads=True, numbers=True, outer=True),
-    _W("paragraph", in_key=False, leads=True, numbers=True, outer=True),
-    _W("subparagraph", leads=True, numbers=True),
-    _W("provision", leads=True, numbers=True),
-    _W("item", in_key=False, leads=True, numbers=True),
-    _W("exclusion", leads=True, numbers=True, kind="exclusion"),
+    _W("clause", in_key=False, leads=True, numbers=True, outer=True, wraps=True),
+    _W("paragraph", in_key=False, leads=True, numbers=True, outer=True, wraps=True),
+    _W("subparagraph", leads=True, numbers=True, wraps=True),
+    _W("provision", leads=True, numbers=True, wraps=True),
+    _W("item", in_key=False, leads=True, numbers=True, wraps=True),
+    _W("exclusion", leads=True, numbers=True, kind="exclusion", wraps=True),
     _W("exclusions", leads=True, numbers=True, kind="exclusion"),
     _W("definition", leads=True, numbers=True, kind="definition"),
     _W("definitions", leads=True, numbers=True, kind="definition"),
@@ -68,7 +71,7 @@ REFERENCE_WORDS: tuple[ReferenceWord, ...] = (
     _W("cl", in_key=False),
     _W("art", in_key=False),
     _W("para", in_key=False),
-    _W("paragraphs", numbers=True),
+    _W("paragraphs", numbers=True, wraps=True),
     _W("subparagraphs", numbers=True),
     _W("provisions", numbers=True),
     _W("items", numbers=True),
@@ -81,6 +84,7 @@ REFERENCE_WORDS: tuple[ReferenceWord, ...] = (
 
 NUMBERING_WORDS = frozenset(w.word for w in REFERENCE_WORDS if w.numbers)
 KEPT_WORDS = frozenset(w.word for w in REFERENCE_WORDS if w.kept)
+WRAPPING_WORDS = frozenset(w.word for w in REFERENCE_WORDS if w.wraps)
 KIND_WORDS: dict[str, ClauseKind] = {w.word: w.kind for w in REFERENCE_WORDS if w.kind}
 # A target's opening words, as many as it has ("the Section", "Clause No. 4"), each a whole
 # word: "Theft" is a title, not "the" before "ft"; "Exclusions" is not "Exclusion" and "s".
