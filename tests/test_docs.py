@@ -69,7 +69,7 @@ def test_the_readme_opens_with_the_two_commands_and_ci_runs_its_test_command() -
     first_block = readme().split("```bash\n", 1)[1].split("```", 1)[0]
     main_job, tests = (line.split("#", 1)[0].strip() for line in first_block.splitlines())
     assert main_job.endswith("&& uv run crewai run")
-    assert tests.endswith("&& uv run pytest")
+    assert tests.endswith("&& uv run pytest -n auto")
     test_command = tests.split("&&")[-1].strip()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(rf"^{re.escape(test_command)}( |$)", ci, flags=re.MULTILINE)
