@@ -3,8 +3,8 @@ keeps every record it could read, and a part it carries that cannot be read is n
 outermost e-mail's record and in its text ("Not read: ..."); GIF, BMP, TIFF and WebP are images;
 HTML files are read as their text; forwarded messages are decoded whatever their encoding.
 
-The real files are public test files of Apache Tika and MimeKit (tests/data/corpus/, named as in
-the corpus README, which gives each one's source and licence). Each is read through
+The real files are public test files of Apache Tika and MimeKit (../shared/corpus/, named as in
+its README, which gives each one's source and licence). Each is read through
 read_document and through intake's own reading of a claim file (load_claim).
 """
 
@@ -27,9 +27,8 @@ from tests.support.email_claim import HOSE_CLAIM
 from tests.support.mail import mail, read_all
 from tests.support.ocr import needs_tesseract
 from tests.support.outlook import Outlook, outlook_message
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, shared_corpus_file
 
-CORPUS = ROOT / "tests" / "data" / "corpus"
 GIF_LOGO_MAIL = "tika_multipart_gif_attachment.eml"
 WINMAIL = "mimekit_winmail_dat.eml"
 FORWARDED_BASE64 = "tika_groupwise_forwarded.eml"
@@ -68,7 +67,7 @@ def _forwarding(inner: EmailMessage, encoding: str | None = None) -> bytes:
 
 @needs_tesseract
 def test_the_gif_logo_email_is_read_whole_with_its_logo(tmp_path: Path) -> None:
-    raw = (CORPUS / GIF_LOGO_MAIL).read_bytes()
+    raw = shared_corpus_file(f"mail/{GIF_LOGO_MAIL}").read_bytes()
     for records in (
         {r.name: r for r, _ in read_all(GIF_LOGO_MAIL, raw)},
         _intake(tmp_path, GIF_LOGO_MAIL, raw),
@@ -135,7 +134,7 @@ def test_a_forwarded_message_in_a_transfer_encoding_is_decoded(encoding: str) ->
 
 
 def test_the_groupwise_base64_forwarded_message_is_decoded(tmp_path: Path) -> None:
-    raw = (CORPUS / FORWARDED_BASE64).read_bytes()
+    raw = shared_corpus_file(f"mail/{FORWARDED_BASE64}").read_bytes()
     for records in (
         {r.name: r for r, _ in read_all(FORWARDED_BASE64, raw)},
         _intake(tmp_path, FORWARDED_BASE64, raw),
@@ -150,7 +149,7 @@ def test_the_groupwise_base64_forwarded_message_is_decoded(tmp_path: Path) -> No
 
 
 def test_winmail_dat_gives_its_body(tmp_path: Path) -> None:
-    raw = (CORPUS / WINMAIL).read_bytes()
+    raw = shared_corpus_file(f"mail/{WINMAIL}").read_bytes()
     for records in (
         {r.name: r for r, _ in read_all(WINMAIL, raw)},
         _intake(tmp_path, WINMAIL, raw),
@@ -231,7 +230,7 @@ def test_an_html_file_is_read_as_the_text_it_shows() -> None:
 @pytest.mark.slow
 def test_every_page_of_a_tiff_is_read(tmp_path: Path) -> None:
     name = "tika_multipage_text.tif"
-    raw = (CORPUS / name).read_bytes()
+    raw = shared_corpus_file(f"images/{name}").read_bytes()
     for record in (read_all(name, raw)[0].record, _intake(tmp_path, name, raw)[name]):
         assert record.kind == "image" and [p.number for p in record.pages] == [1, 2]
         assert "Page 1" in record.pages[0].text and "Page 2" in record.pages[1].text
@@ -242,7 +241,7 @@ def test_every_page_of_a_tiff_is_read(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["WEBP", "BMP"])
 def test_webp_and_bmp_are_read_by_ocr(fmt: str, tmp_path: Path) -> None:
-    with Image.open(CORPUS / "tika_ocr_text.jpg") as photo:
+    with Image.open(shared_corpus_file("images/tika_ocr_text.jpg")) as photo:
         # Three times its size: the JPEG is 136 pixels wide, small for OCR.
         bigger = photo.convert("RGB").resize((photo.width * 3, photo.height * 3))
     out = io.BytesIO()
@@ -258,6 +257,8 @@ def test_webp_and_bmp_are_read_by_ocr(fmt: str, tmp_path: Path) -> None:
 
 @needs_tesseract
 def test_a_photo_with_no_text_is_an_image_with_no_text() -> None:
-    [(record, _)] = read_all("cat.gif", (CORPUS / "tika_photo_cat.gif").read_bytes())
+    [(record, _)] = read_all(
+        "cat.gif", shared_corpus_file("images/tika_photo_cat.gif").read_bytes()
+    )
     assert (record.kind, record.problem, len(record.pages)) == ("image", None, 1)
     assert record.pages[0].source == "ocr" and record.text == ""

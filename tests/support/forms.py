@@ -21,7 +21,7 @@ from pypdf.generic import (
 )
 
 from tests.support.attachments import INBOX
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, shared_corpus_file
 from tests.support.scripts import load_script
 
 LOSS_NOTICE = "C-1051-loss-notice.pdf"
@@ -142,14 +142,11 @@ def fields_array_pdf(count: int) -> bytes:
     return bytes(out)
 
 
-# The real filled forms of tests/data/corpus/forms (public test files of Apache Tika and PDFBox,
+# The real filled forms of ../shared/corpus/forms (public test files of Apache Tika and PDFBox,
 # Apache-2.0; its README.md says where each came from and what a handler must read from it).
-CORPUS_FORMS = ROOT / "tests" / "data" / "corpus" / "forms"
-
-
 def corpus_form(name: str) -> bytes:
-    """A real form's bytes, kept in the repository."""
-    return (CORPUS_FORMS / name).read_bytes()
+    """A real form's bytes; the test skips, saying why, where the corpus is absent."""
+    return shared_corpus_file(f"forms/{name}").read_bytes()
 
 
 def with_datasets(pdf: bytes, datasets: bytes) -> bytes:

@@ -16,6 +16,7 @@ import pytest
 # A fragment of a skip reason (lower case) → what the machine lacks.
 CAUSES: dict[str, str] = {
     "../shared/policies": "../shared/policies/ (the real policy PDFs; see its README.md)",
+    "../shared/corpus": "../shared/corpus/ (the real mail, forms, Office files and images)",
     "chromium": "Chromium (apt-get install chromium chromium-driver)",
     "postgresql": "PostgreSQL (apt-get install postgresql)",
     "tesseract": "Tesseract (apt-get install tesseract-ocr)",

@@ -86,7 +86,7 @@ MAX_ZIP_TOTAL_BYTES = 128 << 20
 MAX_ZIP_RATIO = 100
 # The ratio is not checked below this declared size: a short run of blanks compresses far past
 # any ratio and costs nothing to inflate, and so does a vector preview: a real Word file with an
-# embedded PDF (Apache Tika's testWORD_embedded_pdf.docx, in tests/data/corpus/) carries a
+# embedded PDF (Apache Tika's testWORD_embedded_pdf.docx, in ../shared/corpus/office/) carries a
 # 1.4 MB EMF picture that deflates 129 times. Below 8 MiB a part costs nothing to hold either way.
 ZIP_RATIO_FROM_BYTES = 8 << 20
 # A spreadsheet: its sheets are its pages (MAX_PAGES), and its text goes to the intake agent
