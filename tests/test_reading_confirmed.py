@@ -11,7 +11,6 @@ folder's confirmations.yaml; a reviewer who is not a lead is refused.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,20 +24,13 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.store import Store
 from tests.support.issued_policies import HOT_TUB_CLAIM, HOT_TUB_EXCLUSION
 from tests.support.openai_server import ChatRequest, Reply, StartServer, ToolCall
-from tests.support.paths import SAMPLE_POLICIES
 from tests.support.provider import CrewScript, answer, review_claim, sample_copy
+from tests.support.readings import copied_unconfirmed, correct_hot_tubs
 from tests.support.sample_inbox import NO_FACTS, claim_answer
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("engine")]
 
 IN_FORCE = ("HM-E-07", "HM-E-09")  # on HM-25-00417 on C-1054's date of loss
-
-
-def _policies(tmp_path: Path) -> Path:
-    """The sample policies copied, without their confirmations."""
-    root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
-    (root / "confirmations.yaml").unlink(missing_ok=True)
-    return root
 
 
 def _denies_on_7_12(request: ChatRequest) -> Reply:
@@ -74,7 +66,7 @@ def test_a_claim_waits_for_a_person_until_the_reading_it_stands_on_is_confirmed(
     session_cache: Path,
     tmp_path: Path,
 ) -> None:
-    root = _policies(tmp_path)
+    root = copied_unconfirmed(tmp_path)
     unconfirmed = _decided(openai_server, monkeypatch, root, session_cache, 1)
     _held_back_for(unconfirmed, "HM-E-09")
     _held_back_for(unconfirmed, "HM-E-07")
@@ -100,20 +92,11 @@ def test_a_claim_waits_for_a_person_until_the_reading_it_stands_on_is_confirmed(
     assert (confirmed.outcome, confirmed.answer) == ("ACCEPTED", "not_covered"), confirmed.reason
 
     # A correction on HM-E-09's entry changes its reading: unconfirmed again.
-    index = root / "index.yaml"
-    original = index.read_text(encoding="utf-8")
-    index.write_text(
-        original.replace(
-            "    title: Hot tubs and spa pools\n",
-            "    title: Hot tubs and spa pools\n"
-            "    corrections:\n      - {change: 1, why: checked against the PDF}\n",
-        ),
-        encoding="utf-8",
-    )
+    original = correct_hot_tubs(root, "{change: 1, why: checked against the PDF}")
     _held_back_for(_decided(openai_server, monkeypatch, root, session_cache, 3), "HM-E-09")
 
     # So does a new PDF for it, the same words in other bytes.
-    index.write_text(original, encoding="utf-8")
+    (root / "index.yaml").write_text(original, encoding="utf-8")
     assert _decided(openai_server, monkeypatch, root, session_cache, 4).outcome == "ACCEPTED"
     pdf = root / "endorsements" / "hm_e09_hot_tubs.pdf"
     pdf.write_bytes(pdf.read_bytes() + b"\n% re-issued\n")

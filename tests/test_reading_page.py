@@ -16,7 +16,7 @@ from claims_crew.policy.confirmations import load_confirmations
 from claims_crew.records import ReviewerSettings
 from claims_crew.review.web import create_app
 from claims_crew.store import Store
-from tests.support.readings import unconfirmed_policies
+from tests.support.readings import correct_hot_tubs, unconfirmed_policies
 
 
 def _signed_in(store: Store, token: str) -> TestClient:
@@ -70,16 +70,7 @@ def test_only_a_lead_confirms_and_only_the_reading_the_page_showed(
     assert wrong.status_code == 403
 
     # The reading changes after the page showed it (a correction): the old digest is refused.
-    index = root / "index.yaml"
-    original = index.read_text(encoding="utf-8")
-    index.write_text(
-        original.replace(
-            "    title: Hot tubs and spa pools\n",
-            "    title: Hot tubs and spa pools\n"
-            "    corrections:\n      - {change: 2, drop: true, why: checked against the PDF}\n",
-        ),
-        encoding="utf-8",
-    )
+    original = correct_hot_tubs(root, "{change: 2, drop: true, why: checked against the PDF}")
     stale = lead.post("/endorsements/HM-E-09/confirm", data={"csrf": csrf, "digest": digest})
     assert stale.status_code == 409
     assert "the reading of HM-E-09 changed since the page was shown" in stale.text
@@ -91,7 +82,7 @@ def test_only_a_lead_confirms_and_only_the_reading_the_page_showed(
     assert unknown.status_code == 404
 
     # As it reads now, confirmed: the page says by whom, and so do the file and the trail.
-    index.write_text(original, encoding="utf-8")
+    (root / "index.yaml").write_text(original, encoding="utf-8")
     done = lead.post("/endorsements/HM-E-09/confirm", data={"csrf": csrf, "digest": digest})
     assert (done.status_code, done.headers["location"]) == (303, "/endorsements/HM-E-09")
     kept = load_confirmations(root)
@@ -117,15 +108,7 @@ def test_a_change_the_reader_missed_shows_as_text_no_change_covers(
     root = unconfirmed_policies(tmp_path, session_cache, monkeypatch)
     whole = review_reading(PolicyLibrary(root=root, cache_dir=session_cache), "HM-E-09")
     assert not any("7.12" in u.text for u in whole.uncovered)
-    index = root / "index.yaml"
-    index.write_text(
-        index.read_text(encoding="utf-8").replace(
-            "    title: Hot tubs and spa pools\n",
-            "    title: Hot tubs and spa pools\n"
-            "    corrections:\n      - {change: 1, drop: true, why: as if never read}\n",
-        ),
-        encoding="utf-8",
-    )
+    correct_hot_tubs(root, "{change: 1, drop: true, why: as if never read}")
     missed = review_reading(PolicyLibrary(root=root, cache_dir=session_cache), "HM-E-09")
     assert [c.target for c in missed.changes] == ["8.3"] and missed.corrected
     assert missed.digest != whole.digest

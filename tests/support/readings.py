@@ -11,11 +11,31 @@ import pytest
 from tests.support.paths import SAMPLE_POLICIES
 
 
+def copied_unconfirmed(tmp_path: Path) -> Path:
+    """A copy of the sample policies without confirmations.yaml."""
+    root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
+    (root / "confirmations.yaml").unlink()
+    return root
+
+
+def correct_hot_tubs(root: Path, correction: str) -> str:
+    """HM-E-09's entry in `root`'s index.yaml given `correction` (a flow mapping), which changes
+    its reading; the index as it was is returned, to put back."""
+    index = root / "index.yaml"
+    original = index.read_text(encoding="utf-8")
+    title = "    title: Hot tubs and spa pools\n"
+    assert title in original
+    index.write_text(
+        original.replace(title, f"{title}    corrections:\n      - {correction}\n"),
+        encoding="utf-8",
+    )
+    return original
+
+
 def unconfirmed_policies(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the sample policies without confirmations.yaml, made the project's policies;
     the policy index cache under CLAIMS_CREW_HOME is `cache`, so no PDF is parsed again."""
-    root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
-    (root / "confirmations.yaml").unlink()
+    root = copied_unconfirmed(tmp_path)
     monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(root))
     shared_cache(tmp_path, cache, monkeypatch)
     return root
