@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import lxml.html
 import pytest
 from click.testing import CliRunner
 from fpdf import FPDF
@@ -209,3 +210,33 @@ def test_changes_of_a_new_pdf_names_a_missing_file_or_form(tmp_path: Path) -> No
         result = CliRunner().invoke(main, ["policy", "changes", *args, "--json"])
         assert result.exit_code == 2, result.output
         assert json.loads(result.stdout)["error"]["code"] == code
+
+
+def test_the_tree_page_marks_each_reading_as_the_terminal_tree_does(
+    tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # HM-E-07 never confirmed, HM-E-09 confirmed as it reads now (the samples' line kept).
+    shared_cache(tmp_path, session_cache, monkeypatch)
+    root = Path(shutil.copytree(SAMPLE_POLICIES, tmp_path / "policies"))
+    kept = root / "confirmations.yaml"
+    lines = kept.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept.write_text("".join(line for line in lines if '"HM-E-07"' not in line), encoding="utf-8")
+    monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(root))
+    page = tmp_path / "tree.html"
+    _invoke("policy", "tree", "HM-25-00417", "--on", "2025-08-10", "--html", str(page))
+    html = lxml.html.fromstring(page.read_bytes())
+
+    rows = {
+        row.get("data-endorsement"): [" ".join(td.text_content().split()) for td in row]
+        for row in html.xpath('//table[@id="readings"]//tr[@class="reading"]')
+    }
+    assert list(rows) == ["HM-E-07", "HM-E-09"]
+    assert html.xpath('//tr[@data-endorsement="HM-E-07"]/@data-reading') == ["unconfirmed"]
+    assert rows["HM-E-07"][2] == "NOT confirmed by a person"
+    assert rows["HM-E-07"][3].startswith("claims-crew policy confirm HM-E-07 ")
+    at = next(line for line in lines if '"HM-E-09"' in line).split('at: "')[1].split('"')[0]
+    assert rows["HM-E-09"][2] == f"confirmed by claims-lead at {at}"
+    assert rows["HM-E-09"][3] == "–"  # nothing to do
+    waiting = " ".join(html.get_element_by_id("readings-waiting").text_content().split())
+    assert "HM-E-07;" in waiting and "HM-E-09" not in waiting
+    assert "go to a person" in waiting

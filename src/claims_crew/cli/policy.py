@@ -190,10 +190,12 @@ def policy_tree(file_or_id: str, html_file: Path | None, on: Any, as_json: bool)
     confirmations = PolicyLibrary().confirmations  # as policies/confirmations.yaml has them
 
     if html_file is not None:
+        from claims_crew.policy.tree import issued_json
         from claims_crew.policy.tree_page import render_tree_page
 
+        page = render_tree_page(doc, policy_id, issued_json(doc, day, confirmations))
         try:
-            html_file.write_text(render_tree_page(doc, policy_id), encoding="utf-8")
+            html_file.write_text(page, encoding="utf-8")
         except OSError as exc:
             fail("cannot_write", f"{html_file}: {exc.strerror or exc}", EXIT_BAD_INPUT, as_json)
     if as_json:

@@ -55,15 +55,12 @@ def policy_confirm(endorsements: tuple[str, ...], reviewer: str | None, as_json:
 def add_reading_marks(root: Tree, endorsements: list[dict[str, Any]]) -> None:
     """`policy tree`'s mark on each endorsement in force whose reading a lead has not
     confirmed as it reads now (policy/tree.py's `reading_json`), and how to confirm it."""
+    from claims_crew.policy.tree import reading_words
+
     for e in endorsements:
-        name, state = e["endorsement"], e["reading"]
-        if state not in ("unconfirmed", "changed"):
+        name, why = e["endorsement"], reading_words(e)
+        if why is None:
             continue
-        why = (
-            "NOT confirmed by a person"
-            if state == "unconfirmed"
-            else f"CHANGED since {e['confirmed_by']} confirmed it at {e['confirmed_at']}"
-        )
         note = root.add(
             Text(
                 f"{name}: reading {why}; claims on this policy go to a person until a lead "

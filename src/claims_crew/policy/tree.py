@@ -119,6 +119,16 @@ def reading_json(
     }
 
 
+def reading_words(entry: Mapping[str, Any]) -> str | None:
+    """Where one of `issued_json`'s endorsements stands, in the words the terminal tree and the
+    tree page both print; None where its reading is confirmed as it reads now, or was not read."""
+    if entry["reading"] == "unconfirmed":
+        return "NOT confirmed by a person"
+    if entry["reading"] == "changed":
+        return f"CHANGED since {entry['confirmed_by']} confirmed it at {entry['confirmed_at']}"
+    return None
+
+
 def build_tree(clauses: Sequence[Clause]) -> list[TreeNode]:
     """The top-level clauses, each holding its sub-clauses; a clause whose parent is missing
     (it cannot be, in a tree the segmenter wrote) is kept at the top rather than lost."""

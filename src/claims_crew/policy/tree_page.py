@@ -14,8 +14,9 @@ escapes, so what a reviewer sees is what the PDF says.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
 from claims_crew.policy.amend import Amendment
 from claims_crew.policy.document import PolicyDocument
@@ -26,6 +27,7 @@ from claims_crew.policy.tree import (
     corrected_count,
     doubtful_clauses,
     kind_counts,
+    reading_words,
     source_text,
 )
 
@@ -75,6 +77,10 @@ article h3{font-size:14px;margin:0 0 2px}
 .clause-text{white-space:pre-wrap;font:12px/1.4 ui-monospace,monospace;margin:0;color:#222;
  max-height:28em;overflow:auto}
 .ctl{background:#fde68a;color:#7c2d12}
+#issued{margin-top:8px}#issued table{border-collapse:collapse;margin:4px 0}
+#issued td,#issued th{border:1px solid #dde1e7;padding:2px 8px;text-align:left;font-size:13px}
+.reading-confirmed{color:#2f6b45}.reading-unconfirmed,.reading-changed{color:#b4463f;
+ font-weight:600}
 """ + "".join(f".k-{k}{{--k:{c}}}.bg-{k}{{background:{c}}}" for k, c in KIND_COLOURS.items())
 
 
@@ -140,8 +146,73 @@ def _amended(clause: Clause, amendment: Amendment | None) -> str:
     return f'<p class="ocr">{_text(source_text(clause, amendment))}</p>{original}'
 
 
-def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
-    """The whole page as one string."""
+def _reading_row(e: Mapping[str, Any]) -> str:
+    """One endorsement in force: where its reading stands, who confirmed it and when, and the
+    command that confirms it, the facts the terminal tree marks (policy/tree.py)."""
+    state = e["reading"] or "not read"
+    if state == "confirmed":
+        shown = f"confirmed by {e['confirmed_by']} at {e['confirmed_at']}"
+    else:
+        shown = reading_words(e) or state
+    confirm = (
+        f"<code>{_text(e['confirm'])}</code> (check it first: <code>claims-crew policy changes "
+        f"{_text(e['endorsement'])}</code>, or /endorsements/{_text(e['endorsement'])} on the "
+        "review page)"
+        if e["confirm"]
+        else "–"
+    )
+    return (
+        f'<tr class="reading" data-endorsement="{_text(e["endorsement"])}" '
+        f'data-reading="{_text(state)}"><td><code>{_text(e["endorsement"])}</code></td>'
+        f"<td>{_text(e['effective'])}</td>"
+        f'<td class="reading-{_text(state.replace(" ", "-"))}">{_text(shown)}</td>'
+        f"<td>{confirm}</td></tr>"
+    )
+
+
+def _issued_note(issued: Mapping[str, Any] | None) -> str:
+    """A policy as issued: whose, on which day, each endorsement in force with its reading
+    confirmed or not (a claim on it goes to a person until a lead confirms), and the changes
+    not applied. Nothing for a form on its own."""
+    if issued is None:
+        return ""
+    endorsements = issued["endorsements"]
+    waiting = [e["endorsement"] for e in endorsements if reading_words(e) is not None]
+    out = [
+        f'<div id="issued"><p>Policy <strong>{_text(issued["number"])}</strong> '
+        f"({_text(issued['holder'] or 'holder not named')}), {_text(issued['period']['from'])} "
+        f"to {_text(issued['period']['to'])}, as in force on {_text(issued['on'])}: form "
+        f"<code>{_text(issued['form'])}</code> with {len(endorsements)} endorsement(s)</p>"
+    ]
+    if waiting:
+        out.append(
+            f'<p class="reading-unconfirmed" id="readings-waiting">Reading not confirmed as it '
+            f"reads now: {_text(', '.join(waiting))}; claims on this policy go to a person "
+            "until a lead confirms it</p>"
+        )
+    if endorsements:
+        out += [
+            '<table id="readings"><tr><th>endorsement</th><th>effective</th><th>reading</th>'
+            "<th>to confirm</th></tr>",
+            *map(_reading_row, endorsements),
+            "</table>",
+        ]
+    if issued["unmatched"]:
+        items = "".join(
+            f"<li><code>{_text(u['endorsement'])}</code> change {u['change']} ({_text(u['kind'])}"
+            f" <code>{_text(u['target'])}</code>, p.{u['page']}): {_text(u['why'])}</li>"
+            for u in issued["unmatched"]
+        )
+        out.append(f'<div class="ocr" id="not-applied">Changes not applied:<ul>{items}</ul></div>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def render_tree_page(
+    doc: PolicyDocument, policy_id: str | None, issued: Mapping[str, Any] | None = None
+) -> str:
+    """The whole page as one string; `issued` is `policy/tree.py`'s `issued_json` for a policy
+    as issued (its endorsements' readings, the changes not applied), None for a form."""
     clauses = doc.clauses
     anchors = {c.id: f"c{i}" for i, c in enumerate(clauses, start=1)}
     name = policy_id or doc.path.name
@@ -165,6 +236,7 @@ def render_tree_page(doc: PolicyDocument, policy_id: str | None) -> str:
         f"{len(clauses)} clauses · sha256 <code>{_text(doc.sha256[:12])}</code> · "
         f"{corrections}</div>",
         _ocr_note(doc),
+        _issued_note(issued),
         '<div class="chips" id="kind-counts">',
         *(f'<span class="chip bg-{k}">{k} {counts[k]}</span>' for k in CLAUSE_KINDS if counts[k]),
         "</div></header>",
