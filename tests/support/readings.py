@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,3 +48,14 @@ def shared_cache(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -
     (home / "cache").mkdir(parents=True)
     (home / "cache" / "policy-index").symlink_to(cache, target_is_directory=True)
     monkeypatch.setenv("CLAIMS_CREW_HOME", str(home))
+
+
+def confirm_rounds(root: str, who: str, rounds: int, barrier: Any) -> None:
+    """In a process of its own: for each round, wait at `barrier` for the other process, then
+    confirm endorsement `{who}-{round}` in `root`'s confirmations.yaml."""
+    from claims_crew.policy.confirmations import Confirmation, write_confirmation
+
+    for n in range(rounds):
+        barrier.wait()
+        confirmation = Confirmation(digest=f"{n:064x}", by=who, at=f"2026-01-01T00:00:{n:02}Z")
+        write_confirmation(Path(root), f"{who}-{n}", confirmation)

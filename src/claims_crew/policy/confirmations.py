@@ -14,10 +14,12 @@ unconfirmed again.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -124,13 +126,32 @@ def with_confirmation(
     return "".join(lines)
 
 
-def write_confirmation(policies_root: Path, name: str, confirmation: Confirmation) -> None:
-    """Record `name`'s confirmation in policies/confirmations.yaml (replaced atomically)."""
-    path = confirmations_path(policies_root)
-    text = with_confirmation(load_confirmations(policies_root), name, confirmation)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+@contextmanager
+def _held(lock: Path) -> Iterator[None]:
+    """An exclusive lock on the file `lock` (made if absent) while the block runs. flock is
+    advisory, between the processes that ask for it, and the kernel drops it when the process
+    dies, so a crash mid-write never leaves the file locked."""
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
-        tmp.unlink(missing_ok=True)
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def write_confirmation(policies_root: Path, name: str, confirmation: Confirmation) -> None:
+    """Record `name`'s confirmation in policies/confirmations.yaml (replaced atomically).
+
+    Read, set and replace happen under a lock on a file beside it: two leads confirming at
+    once would otherwise each read the file before the other's write, and the second replace
+    would drop the first one's line. The lock is on a file of its own, not on confirmations.yaml,
+    because the replace puts a new file in its place."""
+    path = confirmations_path(policies_root)
+    with _held(path.with_name(f".{path.name}.lock")):
+        text = with_confirmation(load_confirmations(policies_root), name, confirmation)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
