@@ -119,9 +119,8 @@ def find_target(target: str, clauses: Sequence[Clause], within: str = "") -> Cla
     inside it, and one that lies in a part this form does not have ("Common Policy
     Conditions", another form) is not this form's clause.
     """
-    for clause in clauses:
-        if clause.id == target:
-            return clause
+    if (by_id := _by_id(target, clauses)) is not None:
+        return by_id
     labels, kind, literal = _labels(target)
     if not literal:  # no label: only a clause titled with exactly these words
         titled = _titled(target, clauses)
@@ -153,6 +152,24 @@ def find_target(target: str, clauses: Sequence[Clause], within: str = "") -> Cla
     return tail[0] if len(tail) == 1 else None
 
 
+# "Section I~1": the first of several parts printed with one label, named as exactly as
+# "Section I~2" names the second (the segmenter writes the first without its "~1").
+_FIRST = re.compile(r"~1(?!\d)")
+
+
+def _by_id(target: str, clauses: Sequence[Clause]) -> Clause | None:
+    """The clause whose id `target` is, character for character. An id that is also how the
+    form prints a label it prints more than once ("Section I" of the ISO forms' several
+    "SECTION I"s) names the first only by its place in the file, so it is read as a label
+    (find_target): a "~N" says which, and "~1" names the first."""
+    plain = _FIRST.sub("", target)
+    found = next((c for c in clauses if c.id == plain), None)
+    if found is None or "~" in target:
+        return found
+    key = clause_key(found.id)
+    return None if any(c is not found and clause_key(c.id) == key for c in clauses) else found
+
+
 def _titled(words: str, clauses: Sequence[Clause]) -> list[Clause]:
     """The clauses headed by these words: "Other Insurance Condition" is the clause titled
     "Other Insurance", "General Conditions" the one titled so."""
@@ -182,8 +199,12 @@ def _inside(within: str, clauses: Sequence[Clause]) -> set[str]:
     return inside
 
 
-def _with_body(candidates: list[Clause], clauses: Sequence[Clause]) -> Clause:
-    # As lookups do: a label printed twice is usually a contents line and the clause itself.
+def _with_body(candidates: list[Clause], clauses: Sequence[Clause]) -> Clause | None:
+    """The one clause of `candidates` (clauses sharing a label) that has a body, as lookups
+    choose: a label printed twice is usually a contents line and the clause itself. Where
+    several have one (the ISO forms print a "SECTION I" for each part), nothing tells which
+    is meant, and none is guessed."""
     parents = {c.parent for c in clauses}
     with_body = [c for c in candidates if "\n" in c.text.strip() or c.id in parents]
-    return (with_body or candidates)[0]
+    chosen = with_body or candidates
+    return chosen[0] if len(chosen) == 1 else None
