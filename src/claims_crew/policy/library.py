@@ -11,8 +11,10 @@ resolver alike, sees the same corrected kinds.
 from __future__ import annotations
 
 import hashlib
+import threading
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,6 +22,7 @@ from claims_crew import settings
 from claims_crew.documents.pdf.text import MIN_LETTERS_PER_PAGE, PdfTextError, read_text_layer
 from claims_crew.errors import ConfigError, PolicyError
 from claims_crew.policy.cache import StoredIndex, index_path, read_index, write_index
+from claims_crew.policy.changes import READING_VERSION
 from claims_crew.policy.confirmations import Confirmation, load_confirmations
 from claims_crew.policy.corrections import Correction, apply_corrections, corrections_sha256
 from claims_crew.policy.document import PolicyDocument
@@ -28,6 +31,18 @@ from claims_crew.policy.ocr_reading import OcrReading
 from claims_crew.policy.schedule import Schedule
 from claims_crew.policy.segment import segment
 from claims_crew.settings.yaml_files import read_required
+
+if TYPE_CHECKING:
+    from claims_crew.policy.in_force import ChangesRead
+
+# Endorsement readings for the whole process, keyed by what a reading depends on (see
+# `PolicyLibrary.reading`). The review page opens a library per request, so that index.yaml and
+# confirmations.yaml are read afresh; its list of endorsements would otherwise read every
+# endorsement's PDF and reading again on each request. Bounded: a long-running server whose
+# files keep changing keeps the newest.
+_READINGS: dict[tuple[object, ...], ChangesRead] = {}
+_READINGS_KEPT = 256
+_READINGS_LOCK = threading.Lock()
 
 
 class PolicyEntry(BaseModel):
@@ -200,6 +215,38 @@ class PolicyLibrary:
             doc = open_in_force(self, policy_id, number, on)
             self._in_force[key] = doc
         return doc
+
+    def reading(self, name: str) -> ChangesRead:
+        """Endorsement `name`'s reading (in_force.changes_of), read once per process while what
+        it depends on is unchanged: the endorsement's PDF and its form's (size and mtime, as
+        `_open_file` tells an edit), the entry with its corrections, the form's kind
+        corrections (a target's kind may pick its clause) and the reader's version. An edit to
+        any of them is read afresh; an error is never kept."""
+        from claims_crew.policy.in_force import changes_of  # it imports this module
+
+        key = self._reading_key(name)
+        if key is None:  # an unknown name or a missing file: changes_of says which
+            return changes_of(self, name)
+        with _READINGS_LOCK:
+            found = _READINGS.get(key)
+        if found is None:
+            found = changes_of(self, name)
+            with _READINGS_LOCK:
+                while len(_READINGS) >= _READINGS_KEPT:
+                    del _READINGS[next(iter(_READINGS))]  # the oldest kept
+                _READINGS[key] = found
+        return found
+
+    def _reading_key(self, name: str) -> tuple[object, ...] | None:
+        entry = self.endorsements.get(name)
+        form = self.entries.get(entry.form) if entry is not None else None
+        if entry is None or form is None:
+            return None
+        files = (self.root / entry.file, self.root / form.file)
+        stamps = [(p.resolve(), stamp) for p in files if (stamp := _stat(p)) is not None]
+        if len(stamps) < len(files):
+            return None
+        return (READING_VERSION, self.root.resolve(), name, entry, form.corrections, *stamps)
 
     def open(
         self, file_or_id: str, corrected: bool = True, unreviewed_ocr: bool = False

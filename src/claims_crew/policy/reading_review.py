@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from claims_crew.policy.amend import EndorsementChanges, Unmatched, amend
 from claims_crew.policy.changes import DONE, Change, ChangeKind
-from claims_crew.policy.in_force import changes_of
 from claims_crew.policy.segment import Clause
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ class ReadingReview:
 def review_reading(library: PolicyLibrary, name: str) -> ReadingReview:
     """Endorsement `name`'s reading as it reads now (PolicyError `unknown_endorsement` for a
     name policies/index.yaml does not list), applied to its form alone."""
-    found = changes_of(library, name)
+    found = library.reading(name)
     entry = library.endorsements[name]
     listed = found.corrected if found.corrected is not None else found.read
     changes = [change for change, _ in listed]

@@ -10,7 +10,8 @@ that is wrong is not confirmed but corrected on the endorsement's entry in polic
 (docs/policy-library.md, "Corrections"), then checked here again.
 
 The policies are read afresh at each request, as the desk's actions read them, so a reading
-confirmed at the command line shows here at once.
+confirmed at the command line shows here at once; each endorsement's reading is read once while
+its PDF, its form and their entries are unchanged (PolicyLibrary.reading).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from claims_crew.deciding.readings import confirm_reading
 from claims_crew.errors import OutsideAuthority, PolicyError, StoreError
 from claims_crew.policy.confirmations import reading_state
-from claims_crew.policy.in_force import changes_of
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.policy.reading_review import review_reading
 from claims_crew.review.pages import Pages, Session, to_login
@@ -44,7 +44,7 @@ def readings_routes(pages: Pages) -> APIRouter:
         for name, entry in sorted(library.endorsements.items()):
             confirmation = library.confirmations.get(name)
             try:
-                state: str = reading_state(changes_of(library, name).digest, confirmation)
+                state: str = reading_state(library.reading(name).digest, confirmation)
             except PolicyError as exc:  # an unreadable PDF: shown, not a broken list
                 state = f"unreadable: {exc.message}"
             rows.append({"name": name, "entry": entry, "state": state, "by": confirmation})
