@@ -131,7 +131,8 @@ def _held(lock: Path) -> Iterator[None]:
     """An exclusive lock on the file `lock` (made if absent) while the block runs. flock is
     advisory, between the processes that ask for it, and the kernel drops it when the process
     dies, so a crash mid-write never leaves the file locked."""
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    # Not through a link: the lock file is only ever this project's own, in policies/.
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
