@@ -88,3 +88,19 @@ def test_references_that_cannot_be_reduced_safely_are_not_read() -> None:
         "endorsement is replaced by the following:\n2. Exclusions\n"
     )
     assert _read(other) == []
+
+
+def test_a_caption_path_under_a_section_reaches_the_clause_after_it() -> None:
+    text = (
+        "SECTION II — LIABILITY COVERAGE — A.1. WHO IS AN INSURED provision is amended by the "
+        "addition of the following:\nd. Any partnership you form.\n"
+    )
+    assert _read(text) == [("add", "Section II.A.1", "")]
+
+
+def test_amended_to_read_is_a_replacement() -> None:
+    text = (
+        "Paragraph 3. of the Appraisal Condition is amended to read as follows:\n"
+        "3. Each party will pay its own appraiser.\n"
+    )
+    assert _read(text) == [("replace", "3", "Appraisal Condition")]

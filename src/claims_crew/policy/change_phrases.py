@@ -2,9 +2,9 @@
 
 The phrases, each with its variants (case and line breaks do not matter):
 
-- replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by",
-  "X is replaced in its entirety by", "X, replaced by" (the "is" left out), "The following
-  replaces X", "The following is substituted for X";
+- replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by", "X
+  is amended (changed, revised) to read as follows:", "X is replaced in its entirety by", "X,
+  replaced by" (no "is"), "The following replaces X", "The following is substituted for X";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
@@ -50,6 +50,15 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             + r"\s+and\s+)?replaced"
             + _ENTIRETY
             + r"\s+(?:by|with)\b(?:\s+the\s+following)?\s*:?",
+            _F,
+        ),
+    ),
+    # "X is amended (changed, revised) to read as follows:": state amendatory and AAIS wording.
+    (
+        "replace",
+        re.compile(
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised)\s+to\s+read"
+            r"(?:\s+as\s+follows)?\s*:",
             _F,
         ),
     ),
@@ -135,9 +144,8 @@ _CAPTION = re.compile(
     r"(?:[A-Z]|\d{1,2})\.\s+[A-Z][\w'’-]*"
     r"(?:\s+(?:[A-Z][\w'’-]*|[–—-]|of|and|or|to|the|for|in))*"
 )
-# A caption naming a numbered part of the form, as personal auto and homeowners forms print
-# theirs, in title case with small words: "Part IV - Damage to a Vehicle", "Section II –
-# Liability Coverages". A part's number and a dash first, so an endorsement's title is never one.
+# A numbered part's caption as personal auto and homeowners forms print it, "Part IV - Damage to
+# a Vehicle": a part's number and a dash first, so an endorsement's title is never one.
 _PART_CAPTION = re.compile(
     r"(?:Section|Part)\s+(?:[IVX]{1,4}|[A-Z]|\d{1,2})\s+[–—-]\s+[A-Z][\w'’-]*"
     r"(?:\s+(?:[A-Z][\w'’-]*|of|and|or|to|a|an|the|for|in|your))*"
@@ -145,10 +153,8 @@ _PART_CAPTION = re.compile(
 # "Under Paragraph C. … of SECTION I — COVERED AUTOS, the following is added:" (ISO's and
 # insurers' placing of an addition): the part the addition goes under, printed before the phrase.
 _UNDER_LEAD = re.compile(r"(?m)^(?:[A-Za-z]\.\s+)?under\s+", re.I)
-# "The Insuring Agreement—Trip Interruption Coverage is added under Part V—Roadside Assistance
-# Coverage:": an addition named by its own title, placed by the words after the phrase; the
-# title is title-cased words only, so an endorsement's own sentence ("Paragraph E. of this
-# endorsement is added to …") is never one.
+# "The Insuring Agreement—Trip Interruption Coverage is added under Part V—Roadside …:": a title
+# (title-cased words only, never "Paragraph E. of this endorsement") added where it says.
 _TITLE_ADDED = re.compile(r"\s+(?:is|are)\s+(?:hereby\s+)?added\s+(?:to|under|in)\s+", re.I)
 _TITLE = re.compile(
     r"(?:The\s+)?[A-Z][\w'’]*(?:(?:\s+|\s*[–—-]\s*)(?:[A-Z][\w'’]*|of|and|or|to|for|the|in)){0,9}"

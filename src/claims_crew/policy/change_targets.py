@@ -140,8 +140,11 @@ def _targets(clause: str) -> list[str] | None:
             word = token.lower()
             join = word if word in ("and", "of", "or") else ("," if token.endswith(",") else join)
             continue
-        if last == i - 1 and found[-1].split()[0] in ("Section", "Part"):
-            join = ","  # "Section II B. Exclusions" is "Section II, B. Exclusions"
+        dashed = any(t in ("–", "—", "-") for t in tokens[last + 1 : i])
+        if (last == i - 1 or dashed) and found[-1].split()[0] in ("Section", "Part"):
+            # "Section II B. Exclusions" is "Section II, B. Exclusions", and so is ISO's caption
+            # path "SECTION II – COVERED AUTOS LIABILITY COVERAGE – A.1. WHO IS AN INSURED"
+            join = ","
         last = i
         if not found or join in ("and", "or"):
             found.append(number)
