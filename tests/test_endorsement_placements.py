@@ -104,3 +104,13 @@ def test_amended_to_read_is_a_replacement() -> None:
         "3. Each party will pay its own appraiser.\n"
     )
     assert _read(text) == [("replace", "3", "Appraisal Condition")]
+
+
+def test_a_range_names_each_label_in_it() -> None:
+    text = "Paragraphs a. through d. of the Duties Condition are deleted.\n"
+    assert [c.target for c in read_changes([text])] == ["a", "b", "c", "d"]
+    numbered = "Exclusions 2. through 4. of Section II do not apply.\n"
+    assert [c.target for c in read_changes([numbered])] == ["2", "3", "4"]
+    # labels of two lists are no range: not read rather than guessed
+    mixed = "Paragraphs A.2. through B.4. of the Conditions are deleted.\n"
+    assert read_changes([mixed]) == []

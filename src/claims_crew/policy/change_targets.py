@@ -17,7 +17,8 @@ so the reduction keeps the number and sets the rest aside:
   ("section 7" → "7");
 - "X of Y" where both are numbers is Y.X ("Paragraph (5) of a." → "a.(5)");
 - "Paragraphs A.4. and A.5." are two targets, "A.4" and "A.5";
-- "Exclusions 6., 14., 15. and 16." and "exclusions c and d" are each number of the list;
+- "Exclusions 6., 14., 15. and 16." and "exclusions c and d" are each number of the list, and
+  "Paragraphs a. through d." each label of the range;
 - a reference with no number is its words ("Covered Autos Liability Coverage", "Other Insurance
   Condition"), less a leading "the"; one that only names a coverage form or the policy has no
   target ("") and is kept as `within`;
@@ -115,10 +116,26 @@ def _shape(number: str) -> tuple[str, ...]:
     return tuple("d" if p.isdigit() else "l" for p in re.findall(r"\w+", number))
 
 
+def _span(first: str, last: str) -> list[str]:
+    """The labels after `first` up to `last` in one list ("a" … "d", "A.2" … "A.4"), or [] where
+    they are not two labels of one list: a range is read only where every label in it is sure."""
+    head, _, a = first.rpartition(".")
+    tail, _, b = last.rpartition(".")
+    if head != tail:
+        return []
+    if a.isdigit() and b.isdigit() and int(a) < int(b) <= int(a) + 25:
+        labels = [str(n) for n in range(int(a) + 1, int(b) + 1)]
+    elif len(a) == len(b) == 1 and a.isalpha() and a.islower() == b.islower() and a < b:
+        labels = [chr(c) for c in range(ord(a) + 1, ord(b) + 1)]
+    else:
+        return []
+    return [f"{head}.{label}" if head else label for label in labels]
+
+
 def _before(tokens: Sequence[str], i: int, found: Sequence[str], join: str) -> str:
     """The word that tells what token i is: the one printed before it, or, in a list ("exclusions
     c and d"), the numbering word that opened the list."""
-    if found and join in ("and", "or", ","):
+    if found and join in ("and", "or", ",", "through", "thru"):
         for word in reversed(tokens[:i]):
             if word.lower().strip(",") in NUMBERING_WORDS:
                 return word
@@ -138,7 +155,8 @@ def _targets(clause: str) -> list[str] | None:
         number = _number(token, _before(tokens, i, found, join))
         if number is None:
             word = token.lower()
-            join = word if word in ("and", "of", "or") else ("," if token.endswith(",") else join)
+            joins = ("and", "of", "or", "through", "thru")
+            join = word if word in joins else ("," if token.endswith(",") else join)
             continue
         dashed = any(t in ("–", "—", "-") for t in tokens[last + 1 : i])
         if (last == i - 1 or dashed) and found[-1].split()[0] in ("Section", "Part"):
@@ -150,6 +168,8 @@ def _targets(clause: str) -> list[str] | None:
             found.append(number)
         elif join == "of":
             found = [f"{number}.{t}" for t in found]
+        elif join in ("through", "thru") and (span := _span(found[-1], number)):
+            found += span  # "Paragraphs a. through d.", "Exclusions 2. through 5."
         elif join == "," and found[-1].split()[0] in ("Section", "Part"):
             found[-1] = f"{found[-1]}.{number}"
         elif join == "," and _shape(number) == _shape(found[-1]):

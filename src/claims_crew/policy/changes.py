@@ -45,7 +45,8 @@ from claims_crew.policy.line_shapes import successors
 # under the old rules are rebuilt (in_force.py). 2: the phrase families of docs/policy-library.md
 # ("Reading endorsements"), lists, placements, target words read whole. 3: one addition placed
 # in two containers, "Under X, the following is added", titles added under a part, part captions,
-# parts in brackets, caption paths, "amended to read", references not safely reduced left unread.
+# parts in brackets, caption paths, "amended to read", ranges ("a. through d."), and references
+# that cannot be reduced safely left unread.
 READING_VERSION = 3
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
