@@ -2,14 +2,15 @@
 
 The phrases, each with its variants (case and line breaks do not matter):
 
-- replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by",
-  "X is replaced in its entirety by", "X, replaced by" (the "is" left out), "The following
-  replaces X", "The following is substituted for X";
+- replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by", "X
+  is amended (changed, revised) to read as follows:", "X is replaced in its entirety by", "X,
+  replaced by" (no "is"), "The following replaces X", "The following is substituted for X";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
   the addition of paragraph(s) …, as follows:", "X is changed by adding the following …:",
-  "X is amended to add (include) the following:";
+  "X is amended to add (include) the following:", "Under X, the following is added:",
+  "Title is added under (to) X:", "The following are added, as "insureds," to X";
 - not_apply: "X does (do) not apply" (whole), "X does not apply to …", "X applies only to …"
   (in part);
 - heading: "X is (are) changed (amended, modified, revised) [for …] [as follows]:", "The
@@ -32,6 +33,7 @@ from typing import Literal
 
 from claims_crew.policy.change_targets import NUMBER, ROMAN, after_when
 from claims_crew.policy.ids import WRAPPING_WORDS
+from claims_crew.policy.line_shapes import successors
 
 ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
@@ -48,6 +50,15 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             + r"\s+and\s+)?replaced"
             + _ENTIRETY
             + r"\s+(?:by|with)\b(?:\s+the\s+following)?\s*:?",
+            _F,
+        ),
+    ),
+    # "X is amended (changed, revised) to read as follows:": state amendatory and AAIS wording.
+    (
+        "replace",
+        re.compile(
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised)\s+to\s+read"
+            r"(?:\s+as\s+follows)?\s*:",
             _F,
         ),
     ),
@@ -107,7 +118,9 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "add",
         re.compile(
             r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w'“”\x22-]+){0,6}?\s+(?:is|are)\s+(?:hereby\s+)?"
-            r"(?:added|inserted)\b(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
+            # ", as "insureds," to …": additional-insured wording names what is added as first
+            r"(?:added|inserted)\b(?:,\s+as\s+[^,:;.]{1,30},[\x22”]?)?"
+            r"(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
             _F,
         ),
     ),
@@ -131,6 +144,21 @@ _CAPTION = re.compile(
     r"(?:[A-Z]|\d{1,2})\.\s+[A-Z][\w'’-]*"
     r"(?:\s+(?:[A-Z][\w'’-]*|[–—-]|of|and|or|to|the|for|in))*"
 )
+# A numbered part's caption as personal auto and homeowners forms print it, "Part IV - Damage to
+# a Vehicle": a part's number and a dash first, so an endorsement's title is never one.
+_PART_CAPTION = re.compile(
+    r"(?:Section|Part)\s+(?:[IVX]{1,4}|[A-Z]|\d{1,2})\s+[–—-]\s+[A-Z][\w'’-]*"
+    r"(?:\s+(?:[A-Z][\w'’-]*|of|and|or|to|a|an|the|for|in|your))*"
+)
+# "Under Paragraph C. … of SECTION I — COVERED AUTOS, the following is added:" (ISO's and
+# insurers' placing of an addition): the part the addition goes under, printed before the phrase.
+_UNDER_LEAD = re.compile(r"(?m)^(?:[A-Za-z]\.\s+)?under\s+", re.I)
+# "The Insuring Agreement—Trip Interruption Coverage is added under Part V—Roadside …:": a title
+# (title-cased words only, never "Paragraph E. of this endorsement") added where it says.
+_TITLE_ADDED = re.compile(r"\s+(?:is|are)\s+(?:hereby\s+)?added\s+(?:to|under|in)\s+", re.I)
+_TITLE = re.compile(
+    r"(?:The\s+)?[A-Z][\w'’]*(?:(?:\s+|\s*[–—-]\s*)(?:[A-Z][\w'’]*|of|and|or|to|for|the|in)){0,9}"
+)
 # A part of the form named in capitals just before the phrase, on its line: "DEFINITIONS",
 # "SECTION II – EXCLUSIONS"; only the names of a form's parts, never an endorsement's title.
 _PART_IN_CAPITALS = re.compile(
@@ -139,7 +167,6 @@ _PART_IN_CAPITALS = re.compile(
 )
 # An item's own list label, at the start of a line: "2.", "B.", "(c)".
 _ITEM_LABEL = re.compile(r"(?m)^\s*(?:([A-Za-z]{1,4}|\d{1,2})\.|\((\w{1,3})\))\s")
-_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
 # Words that open an endorsement's own sentence rather than a reference to the form.
 _NOT_A_REFERENCE = re.compile(
     r"^(?:this|that|these|those|it|its|such|any|each|every|no|if|we|you|your|our|they|there|"
@@ -253,20 +280,6 @@ def _plausible(reference: str) -> bool:
     return has_number or any(w[:1].isupper() for w in words.split())
 
 
-def successors(label: str) -> tuple[str, ...]:
-    """The labels that may follow `label` in its list: "3" → "4", "b" → "c", "I" → "J" or "II"."""
-    if label.isdigit():
-        return (str(int(label) + 1),)
-    found: list[str] = []
-    if len(label) == 1 and label.isalpha() and label.lower() != "z":
-        found.append(chr(ord(label) + 1))
-    roman = label.lower()
-    if roman in _ROMAN[:-1]:
-        following = _ROMAN[_ROMAN.index(roman) + 1]
-        found.append(following.upper() if label.isupper() else following)
-    return tuple(found)
-
-
 def _item_label(text: str, item: Item) -> str:
     """The list label an item is printed under ("2" for "2. Exclusion …"), or ""."""
     labels = list(_ITEM_LABEL.finditer(text, item.start, item.phrase))
@@ -291,7 +304,7 @@ def _caption(text: str, pos: int) -> tuple[str, int] | None:
         return None
     above = text.rfind("\n", 0, line_start - 1) + 1
     line = text[above : line_start - 1].strip()
-    if _CAPTION.fullmatch(line) and len(line.split()) <= 12:
+    if (_CAPTION.fullmatch(line) or _PART_CAPTION.fullmatch(line)) and len(line.split()) <= 12:
         return line, above
     return None
 
@@ -333,11 +346,38 @@ def _found(text: str) -> list[Item]:
             elif text[end : end + 2].strip()[:1] in (":", "."):
                 end = text.index(text[end : end + 2].strip()[:1], end) + 1
             start = unit_start(text, _start_of_sentence(text, m.start()))
+            if not reference and (lead := _under_lead(text, m.start())):
+                reference, start = lead
             caption = _caption(text, m.start()) if not reference else None
             if caption is not None:
                 reference, start = caption
             items.append(Item(kind, reference, start, m.start(), end, caption=bool(caption)))
+    for m in _TITLE_ADDED.finditer(text):
+        start = _start_of_sentence(text, m.start())
+        reference, end = _reference_after(text, m.end())
+        if (
+            _TITLE.fullmatch(text[start : m.start()])
+            and text[end - 1] == ":"
+            and _plausible(reference)
+        ):
+            items.append(Item("add", reference, unit_start(text, start), m.start(), end))
     return items
+
+
+def _under_lead(text: str, pos: int) -> tuple[str, int] | None:
+    """The part named by "Under X, " before a phrase at `pos`, and where its item starts; the
+    words "Under" keeps when X is named by words only (change_targets: where it lies, first)."""
+    leads = list(_UNDER_LEAD.finditer(text, max(0, pos - _MAX_REF), pos))
+    if not leads:
+        return None
+    words = text[leads[-1].end() : pos].rstrip()
+    ends = [m.start() for m in re.finditer(r"[.:;](?=\s)", words)]
+    if not words.endswith(",") or any(_is_boundary(text, leads[-1].end() + e) for e in ends):
+        return None
+    words = words[:-1]
+    numbered = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split())
+    reference = words if numbered else f"Under {words}"
+    return (reference, unit_start(text, leads[-1].start())) if _plausible(words) else None
 
 
 def items_in(text: str) -> list[Item]:

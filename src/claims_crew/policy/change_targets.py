@@ -17,7 +17,8 @@ so the reduction keeps the number and sets the rest aside:
   ("section 7" → "7");
 - "X of Y" where both are numbers is Y.X ("Paragraph (5) of a." → "a.(5)");
 - "Paragraphs A.4. and A.5." are two targets, "A.4" and "A.5";
-- "Exclusions 6., 14., 15. and 16." and "exclusions c and d" are each number of the list;
+- "Exclusions 6., 14., 15. and 16." and "exclusions c and d" are each number of the list, and
+  "Paragraphs a. through d." each label of the range;
 - a reference with no number is its words ("Covered Autos Liability Coverage", "Other Insurance
   Condition"), less a leading "the"; one that only names a coverage form or the policy has no
   target ("") and is kept as `within`;
@@ -25,6 +26,11 @@ so the reduction keeps the number and sets the rest aside:
   (the way AAIS forms place a change) names the last of its parts; the parts before it are
   where it lies; "the definition of "actual cash value"" names the definition by its words;
 - "Paragraph B. of the Out Of State Coverage Provision": the provision is where B lies;
+- "Paragraph 2., Exclusions of Section I – Coverage A … and Paragraph 2., Exclusions of Section
+  I – Coverage B …" is two references, each with its own container (reduce_references);
+- "Who Is An Insured (Section II)": the part in brackets is where the clause lies;
+- not read (no target at all): a clause label that cannot be placed among the reference's other
+  numbers ("SECTION 11 — LIABILITY COVERAGE — A.I."), and a clause of another endorsement.
 """
 
 from __future__ import annotations
@@ -80,7 +86,9 @@ def after_when(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    targets: tuple[str, ...]  # one per clause named; ("",) when only a form or policy is named
+    # One per clause named; ("",) when only a form or policy is named; () when the reference
+    # cannot be reduced safely, and no change is read from it.
+    targets: tuple[str, ...]
     within: str  # where the clause lies, as printed, or ""
     numbered: bool  # whether the clause is named by a number (else by words)
     printed: str = ""  # the clause's part of the reference as printed, its label and words
@@ -108,17 +116,37 @@ def _shape(number: str) -> tuple[str, ...]:
     return tuple("d" if p.isdigit() else "l" for p in re.findall(r"\w+", number))
 
 
+def _span(first: str, last: str) -> list[str]:
+    """The labels after `first` up to `last` in one list ("a" … "d", "A.2" … "A.4"), or [] where
+    they are not two labels of one list: a range is read only where every label in it is sure."""
+    head, _, a = first.rpartition(".")
+    tail, _, b = last.rpartition(".")
+    if head != tail:
+        return []
+    if a.isdigit() and b.isdigit() and int(a) < int(b) <= int(a) + 25:
+        labels = [str(n) for n in range(int(a) + 1, int(b) + 1)]
+    elif len(a) == len(b) == 1 and a.isalpha() and a.islower() == b.islower() and a < b:
+        labels = [chr(c) for c in range(ord(a) + 1, ord(b) + 1)]
+    else:
+        return []
+    return [f"{head}.{label}" if head else label for label in labels]
+
+
 def _before(tokens: Sequence[str], i: int, found: Sequence[str], join: str) -> str:
     """The word that tells what token i is: the one printed before it, or, in a list ("exclusions
     c and d"), the numbering word that opened the list."""
-    if found and join in ("and", "or", ","):
+    if found and join in ("and", "or", ",", "through", "thru"):
         for word in reversed(tokens[:i]):
             if word.lower().strip(",") in NUMBERING_WORDS:
                 return word
     return tokens[i - 1] if i else ""
 
 
-def _targets(clause: str) -> list[str]:
+def _targets(clause: str) -> list[str] | None:
+    """The numbers a clause names, or None where it prints a clause label that cannot be placed
+    among the others ("SECTION 11 — LIABILITY COVERAGE — A.I."): a guess there could reach the
+    wrong clause, and a change not read shows as the endorsement's uncovered words instead. A
+    bare letter that is only a word ("Hitting a Bird") is passed over, as before."""
     tokens = clause.split()
     found: list[str] = []
     join = ""  # how the next number relates to the ones found: "and", "of", or ","
@@ -127,19 +155,27 @@ def _targets(clause: str) -> list[str]:
         number = _number(token, _before(tokens, i, found, join))
         if number is None:
             word = token.lower()
-            join = word if word in ("and", "of", "or") else ("," if token.endswith(",") else join)
+            joins = ("and", "of", "or", "through", "thru")
+            join = word if word in joins else ("," if token.endswith(",") else join)
             continue
-        if last == i - 1 and found[-1].split()[0] in ("Section", "Part"):
-            join = ","  # "Section II B. Exclusions" is "Section II, B. Exclusions"
+        dashed = any(t in ("–", "—", "-") for t in tokens[last + 1 : i])
+        if (last == i - 1 or dashed) and found[-1].split()[0] in ("Section", "Part"):
+            # "Section II B. Exclusions" is "Section II, B. Exclusions", and so is ISO's caption
+            # path "SECTION II – COVERED AUTOS LIABILITY COVERAGE – A.1. WHO IS AN INSURED"
+            join = ","
         last = i
         if not found or join in ("and", "or"):
             found.append(number)
         elif join == "of":
             found = [f"{number}.{t}" for t in found]
+        elif join in ("through", "thru") and (span := _span(found[-1], number)):
+            found += span  # "Paragraphs a. through d.", "Exclusions 2. through 5."
         elif join == "," and found[-1].split()[0] in ("Section", "Part"):
             found[-1] = f"{found[-1]}.{number}"
         elif join == "," and _shape(number) == _shape(found[-1]):
             found.append(number)  # "Exclusions 6., 14., 15. and 16."
+        elif "." in token:
+            return None  # a clause label ("A.I.", "B.") that cannot be placed: not read
         join = "," if token.endswith(",") else ""
     return found
 
@@ -162,9 +198,50 @@ def _placed(text: str) -> tuple[str, str]:
     return ", ".join(p for p in parts[:last] if p), clause
 
 
+# "… to 2. Exclusions of Section I – Coverage A … and Paragraph 2., Exclusions of Section I –
+# Coverage B …" (ISO's exclusion endorsements, placed in two coverages at once): each reference
+# after "and" that opens with its own numbering word and number is read on its own, with its
+# own container.
+_NEXT_REFERENCE = re.compile(
+    r",?\s+and\s+(?=(?:paragraphs?|exclusions?|sections?|coverages?|parts?|provisions?)\s+"
+    r"(?:\d|[A-Za-z]\.|\())",
+    re.I,
+)
+# "Who Is An Insured (Section II)": a part named in brackets after the clause is where it lies
+# (insurers' own forms print their cross-references so).
+_IN_BRACKETS = re.compile(r"\s*\(((?:section|part)\s+(?:[IVX]{1,4}|\d{1,2}|[A-Z]))\)$", re.I)
+# A clause of another endorsement ("Paragraph 2. Exclusions under the Miscellaneous Professional
+# Liability Coverage endorsement"): not a clause of the form the reading applies to.
+# ("… all forms and endorsements", the whole policy, is not one endorsement.)
+_OF_AN_ENDORSEMENT = re.compile(r"\bendorsement$", re.I)
+
+
+def _unbroken(printed: str) -> str:
+    """The words a narrow column breaks at a line's end ("Para-\ngraph 2."), whole again."""
+    return re.sub(r"(?<=[a-z])-\n\s*(?=[a-z])", "", printed)
+
+
+def reduce_references(printed: str) -> tuple[Reference, ...]:
+    """The references a printed reference holds, each reduced: one, or one per "X of A and Y of
+    B" where each part names its own container; a part is split off only when what it leaves
+    behind names its container too, so "Paragraphs A.4. and A.5." stays one reference."""
+    text = " ".join(_unbroken(printed).split())
+    parts = _NEXT_REFERENCE.split(text)
+    if len(parts) > 1 and all(_WHERE.search(p) for p in parts):
+        return tuple(reduce_reference(p) for p in parts)
+    return (reduce_reference(printed),)
+
+
 def reduce_reference(printed: str) -> Reference:
     """The clause(s) a printed reference names, and where they lie."""
-    text = " ".join(printed.split()).strip(' ,;:"“”')
+    text = " ".join(_unbroken(printed).split()).strip(' ,;:"“”')
+    # Web copies join a dash to the words around it ("Part V—Roadside Assistance Coverage").
+    text = re.sub(r"(?<=\w)([–—])(?=\w)", r" \1 ", text)
+    bracketed = _IN_BRACKETS.search(text)
+    if bracketed:
+        inner = reduce_reference(text[: bracketed.start()])
+        within = ", ".join(filter(None, (inner.within, bracketed.group(1))))
+        return Reference(inner.targets, within, inner.numbered, inner.printed)
     text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
     text = after_when(_LABEL.sub("", text, count=1))
     text = re.sub(r"^the\s+", "", text, flags=re.I)
@@ -184,7 +261,10 @@ def reduce_reference(printed: str) -> Reference:
     where = _WHERE.search(text, first.end() if first else 0)
     clause, within = (text[: where.start()], text[where.end() :]) if where else (text, "")
     within = ", ".join(filter(None, (placed, within.strip(" ,."))))
-    if targets := _targets(clause):
+    targets = _targets(clause)
+    if targets is None or _OF_AN_ENDORSEMENT.search(within):
+        return Reference((), within, numbered=True, printed=clause.strip(" ,."))  # not read
+    if targets:
         return Reference(tuple(targets), within, numbered=True, printed=clause.strip(" ,."))
     clause = clause.strip(" ,.")
     if _DOCUMENT.search(clause):

@@ -33,17 +33,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from claims_crew.policy.change_phrases import Item, items_in, successors
-from claims_crew.policy.change_targets import Reference, reduce_reference
+from claims_crew.policy.change_phrases import Item, items_in
+from claims_crew.policy.change_targets import Reference, reduce_reference, reduce_references
 from claims_crew.policy.endorsement_pages import stream_of, tidy
+from claims_crew.policy.line_shapes import successors
 
 # The version of the reading code (this module, change_phrases.py, change_targets.py): bump it
 # whenever the rules would read the same words differently. It is part of every endorsement's
 # reading digest (policy/confirmations.py), so a reading a person confirmed under the old rules
 # is unconfirmed under the new ones until a person confirms it again; and wordings in force built
 # under the old rules are rebuilt (in_force.py). 2: the phrase families of docs/policy-library.md
-# ("Reading endorsements"), lists, placements, target words read whole.
-READING_VERSION = 2
+# ("Reading endorsements"), lists, placements, target words read whole. 3: one addition placed
+# in two containers, "Under X, the following is added", titles added under a part, part captions,
+# parts in brackets, caption paths, "amended to read", ranges ("a. through d."), and references
+# that cannot be reduced safely left unread.
+READING_VERSION = 3
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
@@ -131,8 +135,20 @@ def _scope_end(text: str, heading: Item, after: Sequence[Item]) -> int:
 
 def _changes_of(item: Item, said: str, page: int, parent: Reference | None) -> list[Change]:
     """The change(s) one phrase states; `said` runs from the phrase to the next one."""
+    return [
+        change
+        for reference in reduce_references(item.reference)
+        for change in _changes_to(item, reference, said, page, parent)
+    ]
+
+
+def _changes_to(
+    item: Item, reference: Reference, said: str, page: int, parent: Reference | None
+) -> list[Change]:
+    """The change(s) one phrase states to one reference."""
     words = said[item.end - item.phrase :]
-    reference = reduce_reference(item.reference)
+    if not reference.targets:
+        return []  # a reference that cannot be reduced safely is not read
     within = reference.within or (", ".join(filter(None, parent.targets)) if parent else "")
     targets = reference.targets
     if targets == ("",) and parent is not None:

@@ -118,3 +118,21 @@ def furniture_key(line: str) -> str:
 def short_title(title: str) -> str:
     title = " ".join(title.split())
     return title if len(title) <= 100 else title[:99].rstrip() + "…"
+
+
+# The roman numerals an endorsement labels its own items with, in order.
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii")
+
+
+def successors(label: str) -> tuple[str, ...]:
+    """The labels that may follow `label` in its list: "3" → "4", "b" → "c", "I" → "J" or "II"."""
+    if label.isdigit():
+        return (str(int(label) + 1),)
+    found: list[str] = []
+    if len(label) == 1 and label.isalpha() and label.lower() != "z":
+        found.append(chr(ord(label) + 1))
+    lower = label.lower()
+    if lower in _ROMAN[:-1]:
+        following = _ROMAN[_ROMAN.index(lower) + 1]
+        found.append(following.upper() if label.isupper() else following)
+    return tuple(found)
