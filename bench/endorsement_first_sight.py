@@ -78,11 +78,15 @@ LATER_SET = "expected_later.yaml"
 TRAINING_SET = "expected_training.yaml"
 # Every listing the bench prints, in order: (title, file). A listing whose file is absent is
 # skipped, so a held-out set can be added by its line before its file is there.
+# Thirteen gathered and listed blind by someone who never ran or read the reader; the reader
+# first saw them at reading version 3 (docs/policy-library.md gives that figure).
+HELD_OUT_SET = "expected_heldout.yaml"
+
 LISTINGS: tuple[tuple[str, str], ...] = (
     ("first seven", FIRST_SET),
     ("five gathered later", LATER_SET),
     ("training set", TRAINING_SET),
-    ("held out", "expected_heldout.yaml"),
+    ("held out", HELD_OUT_SET),
 )
 
 
@@ -111,16 +115,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="the same run: the sets are small")
     parser.parse_args()
-    invented = 0
+    listed = found_all = invented = 0
     for title, listing in LISTINGS:
         if not (FIRST_SIGHT / listing).is_file():
             print(f"== {title} ({listing}): absent, skipped")
             continue
         found = scores(listing)
+        listed += sum(s.listed for s in found)
+        found_all += sum(s.found for s in found)
         invented += sum(s.invented for s in found)
         print(f"== {title} ({listing})")
         print(report(found))
-    return 1 if invented else 0  # an invented change is the reader's worst failure
+    # The figures are printed, not judged: tests/test_endorsement_first_sight.py holds each
+    # set's floor of found changes and its ceiling of invented ones.
+    print(f"== every set: found {found_all}/{listed}, invented {invented}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from tests.support.scripts import load_script
 
 BENCH: ModuleType = load_script(ROOT / "bench" / "endorsement_first_sight.py")
 FIRST_SET, LATER_SET, TRAINING_SET = BENCH.FIRST_SET, BENCH.LATER_SET, BENCH.TRAINING_SET
+HELD_OUT_SET = BENCH.HELD_OUT_SET
 report, scores = BENCH.report, BENCH.scores
 
 # (listing, found at least, listed): before the reader learnt their phrase families, the first
@@ -26,3 +27,13 @@ def test_first_sight_figures_hold_and_nothing_is_invented() -> None:
         assert sum(s.listed for s in found) == listed
         assert sum(s.found for s in found) >= floor, report(found)
         assert sum(s.invented for s in found) == 0, report(found)
+
+
+def test_the_held_out_set_is_read_no_worse_than_at_first_sight() -> None:
+    # Reading version 3 saw these thirteen once: 7 of 23 found and 4 invented. Both figures can
+    # only improve; the goal is 80% found with nothing invented, and it is not met.
+    found = scores(HELD_OUT_SET)
+    print(f"\n{HELD_OUT_SET}\n{report(found)}")
+    assert sum(s.listed for s in found) == 23
+    assert sum(s.found for s in found) >= 7, report(found)
+    assert sum(s.invented for s in found) <= 4, report(found)
