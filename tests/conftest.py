@@ -4,12 +4,13 @@ Fixtures and pytest hooks only: what the tests share besides fixtures is in test
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from claims_crew.policy.cache import write_index
+from claims_crew.policy.cache import index_path, write_index
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, extract_pages, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
@@ -17,6 +18,7 @@ from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, Start
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.provider import WIRES
 from tests.support.real_policies import OpenReal, RealPolicy
+from tests.support.run_cache import file_once, held, keep_bytecode, run_folder, texts_once
 from tests.support.skips import reason_of, skip_summary
 
 # postgres_server, postgres_url and restartable_postgres: throwaway PostgreSQL clusters
@@ -110,20 +112,30 @@ def home_policy(sample_library: PolicyLibrary) -> PolicyDocument:
 
 
 @pytest.fixture(scope="session")
-def real_doc(session_cache: Path) -> OpenReal:
+def real_doc(session_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> OpenReal:
     """Open a real policy from ../shared/policies once per run, keeping pypdf's page texts.
 
     The index is written from the same page texts that the coverage test compares against, so
     each large PDF is extracted once; open_pdf then loads it from the cache like any warm load.
+    Once per run, not per worker: the page texts and the index are kept, named by the PDF's
+    hash, where every worker of the run finds them (tests/support/run_cache.py), since reading
+    the seven PDFs takes a worker a minute or two.
     """
     opened: dict[str, RealPolicy] = {}
+    shared = run_folder(tmp_path_factory, "real-policies")
 
     def open_real(name: str) -> RealPolicy:
         if name not in opened:
             path = shared_pdf(name)
             data = path.read_bytes()
-            pages = extract_pages(path, data)
-            write_index(session_cache, sha256_of(data), name, len(pages), segment(pages))
+            sha = sha256_of(data)
+            with held(shared / f"{sha}.lock"):
+                pages = texts_once(shared / f"{sha}.pages.json", lambda: extract_pages(path, data))
+                file_once(
+                    index_path(shared, sha),
+                    index_path(session_cache, sha),
+                    lambda folder: write_index(folder, sha, name, len(pages), segment(pages)),
+                )
             opened[name] = RealPolicy(open_pdf(path, session_cache), pages)
         return opened[name]
 
@@ -156,6 +168,16 @@ SLOW_FILES = {
 }
 # real_doc parses a real policy PDF of up to a few hundred pages on its first use.
 SLOW_FIXTURES = {"real_doc"}
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own tmp_path set-up, before xdist's workers
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's processes, xdist's workers among them, keep their bytecode in the run's folder
+    where PYTHONDONTWRITEBYTECODE would have each compile all it imports again
+    (tests/support/run_cache.py). A worker finds it done by the controller that started it."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    keep_bytecode(os.environ, config._tmp_path_factory.getbasetemp() / "bytecode")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
