@@ -2,9 +2,10 @@
 what an appeal or a revalidation does with a decided one.
 
 A new claim (decide_claim): lease → decided already? → the claim file from the store → review
-within the deadline → record → finish its queue item → release. A run calls it for the claims it
-has just ingested (batch.py), a worker for the claims it takes from the queue (worker.py); both
-read the claim as ingest kept it, so a claim file is read from disk once.
+within the deadline → record, finish its queue item and release, in one transaction. A run
+calls it for the claims it has just ingested (batch.py), a worker for the claims it takes from
+the queue (worker.py); both read the claim as ingest kept it, so a claim file is read from disk
+once.
 
 A decided claim (decide_again): lease → review within the deadline → record → release, the same
 lease and review; the caller (appeal.py, revalidate.py) says how its new decision is recorded,
