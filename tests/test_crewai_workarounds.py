@@ -379,3 +379,48 @@ def test_every_class_a_chat_call_reads_is_reached_from_the_roots() -> None:
     openai_classes = set(reachable(root_classes("openai")))
     assert {ChatCompletionMessageFunctionToolCall, CompletionTokensDetails} <= openai_classes
     assert {at.TextBlock, at.ToolUseBlock, at.Usage} <= set(reachable(root_classes("anthropic")))
+
+
+# --- model_descriptions.py -------------------------------------------------------------------
+
+
+def test_crewai_describes_a_model_afresh_every_time() -> None:
+    from crewai.utilities import pydantic_schema_utils
+
+    from claims_crew.crew.workarounds import model_descriptions
+
+    crewais = model_descriptions._crewais
+    assert crewais is pydantic_schema_utils.generate_model_description, revisit(
+        "model_descriptions.py", "CrewAI's generate_model_description is no longer its own"
+    )
+    first, second = crewais(TargetedAnswer), crewais(TargetedAnswer)
+    assert first == second and first is not second, drop(
+        "model_descriptions.py", "CrewAI keeps a model's description itself now"
+    )
+    assert not hasattr(crewais, "cache_info"), drop(
+        "model_descriptions.py", "CrewAI caches generate_model_description now"
+    )
+
+
+def test_our_models_are_described_once_and_each_caller_gets_its_own_copy() -> None:
+    import importlib
+
+    import claims_crew.crew.crew  # noqa: F401  (installs the workaround, as a run does)
+    from claims_crew.crew.workarounds import model_descriptions
+    from claims_crew.tools.policy_lookup import PolicyLookupArgs
+
+    for name in model_descriptions.CREWAI_CALLERS:
+        module = importlib.import_module(name)
+        assert module.generate_model_description is model_descriptions.generate_model_description
+    crewais = model_descriptions._crewais
+    for model, strip in [(AdjudicatorAnswer, True), (PolicyLookupArgs, False)]:
+        kept = model_descriptions.generate_model_description(model, strip_null_types=strip)
+        assert kept == crewais(model, strip_null_types=strip)
+        kept["json_schema"]["schema"].pop("title", None)  # as agent_utils edits its copy
+        again = model_descriptions.generate_model_description(model, strip_null_types=strip)
+        assert again == crewais(model, strip_null_types=strip)
+        assert (model, strip) in model_descriptions._made
+    # Not ours: CrewAI's own function, nothing kept (classes made on the fly would pile up).
+    described = model_descriptions.generate_model_description(Answer)
+    assert described == crewais(Answer)
+    assert not any(model is Answer for model, _ in model_descriptions._made)

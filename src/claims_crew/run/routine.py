@@ -2,9 +2,10 @@
 what an appeal or a revalidation does with a decided one.
 
 A new claim (decide_claim): lease → decided already? → the claim file from the store → review
-within the deadline → record → finish its queue item → release. A run calls it for the claims it
-has just ingested (batch.py), a worker for the claims it takes from the queue (worker.py); both
-read the claim as ingest kept it, so a claim file is read from disk once.
+within the deadline → record, finish its queue item and release, in one transaction. A run
+calls it for the claims it has just ingested (batch.py), a worker for the claims it takes from
+the queue (worker.py); both read the claim as ingest kept it, so a claim file is read from disk
+once.
 
 A decided claim (decide_again): lease → review within the deadline → record → release, the same
 lease and review; the caller (appeal.py, revalidate.py) says how its new decision is recorded,
@@ -54,7 +55,9 @@ from claims_crew.run.deadline import run_within
 from claims_crew.run.faults import failure_reason, fault_record, the_process_s
 from claims_crew.run.ingest import Ingested, StoredClaim
 from claims_crew.store import Store, lease_holder
+from claims_crew.store.decision_rows import Basis
 from claims_crew.store.leases import LEASE_SECONDS
+from claims_crew.store.recording import Done
 from claims_crew.store.work_queue import Taken
 from claims_crew.vocabulary import CLAIM_FAULTS, ClaimFileProblem, utc_now
 
@@ -107,10 +110,12 @@ def holding(store: Store, claim_id: str, lease: Lease) -> Iterator[LeaseCheck | 
     if not store.lease(claim_id, lease.holder, lease.seconds):
         yield None
         return
+    check = LeaseCheck(store, claim_id, lease.holder)
     try:
-        yield LeaseCheck(store, claim_id, lease.holder)
+        yield check
     finally:
-        store.release(claim_id, lease.holder)
+        if not check.released:  # else released with the claim's record
+            store.release(claim_id, lease.holder)
 
 
 def decide_claim(
@@ -143,8 +148,7 @@ def decide_claim(
             record = review_in_time(loaded, settings, check)
             check.confirm()
             basis = settings.basis(record, loaded)
-            store.record(record, run_id, loaded, basis, holder=lease.holder)
-            _settle(settings, claim, lease, record)
+            _record_and_settle(settings, claim, lease, check, record, run_id, loaded, basis)
             return BatchItem(claim.path, record)
         except LeaseLost as lost:
             return BatchItem(claim.path, None, str(lost), busy=True)
@@ -152,18 +156,51 @@ def decide_claim(
             if the_process_s(exc):
                 raise
             failed = fault_record(claim, exc, loaded, record)
-            return _claim_fault(settings, claim, lease, run_id, failed)
+            return _claim_fault(settings, claim, lease, check, run_id, failed)
+
+
+def _record_and_settle(
+    settings: RunContext,
+    claim: StoredClaim,
+    lease: Lease,
+    check: LeaseCheck,
+    record: ClaimRecord,
+    run_id: int | None,
+    loaded: LoadedClaim | None,
+    basis: Basis | None,
+) -> None:
+    """Record the attempt and settle its queue item: a claim done is finished and released in
+    its record's own transaction (recording.Done); one whose fault counts toward parking is
+    settled after it (_settle)."""
+    done = None
+    if not _counts_as_fault(record):
+        done = Done(lease.holder, lease.taken.holder if lease.taken is not None else None)
+    settings.store.record(record, run_id, loaded, basis, holder=lease.holder, then=done)
+    if done is not None:
+        check.released = True
+    else:
+        _settle(settings, claim, lease, record)
+
+
+def _counts_as_fault(record: ClaimRecord) -> bool:
+    """The claim failed with a fault of its own, which counts toward parking it."""
+    error = record.error
+    return record.status == "failed" and error is not None and error.code in CLAIM_FAULTS
 
 
 def _claim_fault(
-    settings: RunContext, claim: StoredClaim, lease: Lease, run_id: int | None, failed: ClaimRecord
+    settings: RunContext,
+    claim: StoredClaim,
+    lease: Lease,
+    check: LeaseCheck,
+    run_id: int | None,
+    failed: ClaimRecord,
 ) -> BatchItem:
     """The claim's review raised: its failed attempt recorded and counted, as any other."""
     try:
-        settings.store.record(failed, run_id, holder=lease.holder)
+        _record_and_settle(settings, claim, lease, check, failed, run_id, None, None)
     except LeaseLost as lost:
         return BatchItem(claim.path, None, str(lost), busy=True)
-    _settle(settings, claim, lease, failed)
     return BatchItem(claim.path, failed)
 
 
@@ -191,6 +228,7 @@ class LeaseCheck:
     def __init__(self, store: Store, claim_id: str, holder: str) -> None:
         self.store, self.claim_id, self.holder = store, claim_id, holder
         self._refused: Exception | None = None
+        self.released = False  # the lease went with the claim's record (_record_and_settle)
 
     def __call__(self) -> bool:
         if self._refused is None:
@@ -210,8 +248,7 @@ class LeaseCheck:
 def _settle(settings: RunContext, claim: StoredClaim, lease: Lease, record: ClaimRecord) -> None:
     """Its queue item after the attempt is recorded: done, or, where the claim failed with a
     fault of its own, counted and given up for another try, or parked (store/failures.py)."""
-    error = record.error
-    if record.status != "failed" or error is None or error.code not in CLAIM_FAULTS:
+    if not _counts_as_fault(record):
         _finish(settings, claim, lease)
         return
     holder = lease.holder if lease.taken is not None else None

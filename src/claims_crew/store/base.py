@@ -21,12 +21,14 @@ them (store.py says why).
 
 from __future__ import annotations
 
+import os
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import URL, make_url
 
 from claims_crew import settings
@@ -47,6 +49,19 @@ from claims_crew.vocabulary import stamp, utc_now
 # The advisory lock every PostgreSQL writer takes (any fixed 64-bit number; this one spells
 # "claims").
 WRITE_LOCK = 0x636C61696D73
+
+
+# Every store's engine in this process, for a forked copy to drop their pooled connections.
+_ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def _forget_pooled_connections() -> None:
+    for engine in list(_ENGINES):
+        engine.dispose(close=False)  # SQLAlchemy's way for a child: the parent's, left open
+
+
+if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no process is forked
+    os.register_at_fork(after_in_child=_forget_pooled_connections)
 
 
 def default_path() -> Path:
@@ -78,6 +93,11 @@ class StoreBase:
         self.path: Path | None = None if self.postgres else Path(self.url.database or "")
         self.clock = clock
         self.engine = open_engine(self.url)
+        # Pooled connections are closed when the store is collected or the process exits, so the
+        # last close checkpoints SQLite's WAL into the file; a forked copy of the process drops
+        # them unclosed, as they are its parent's.
+        weakref.finalize(self, self.engine.dispose)
+        _ENGINES.add(self.engine)
         self.outage = RideOut(wait_from_environment(), self.where)
         self.outage.call(lambda: upgrade(self.engine))
 

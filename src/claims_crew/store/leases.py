@@ -94,6 +94,9 @@ class Leases(StoreBase):
     @rides_out
     def release(self, claim_id: str, holder: str) -> None:
         with self.write() as conn:
-            conn.execute(
-                delete(leases).where(leases.c.claim_id == claim_id, leases.c.holder == holder)
-            )
+            let_go(conn, claim_id, holder)
+
+
+def let_go(conn: Connection, claim_id: str, holder: str) -> None:
+    """In the caller's transaction: the claim's lease released, if `holder` still holds it."""
+    conn.execute(delete(leases).where(leases.c.claim_id == claim_id, leases.c.holder == holder))

@@ -252,26 +252,19 @@ class WorkQueue(StoreBase):
     def finish(self, item: Taken) -> bool:
         """The item's claim was reviewed (decided, or its attempt failed and is recorded):
         done. False when the item was no longer this holder's."""
-        return self._done(item.claim_id, t.work_items.c.taken_by == item.holder)
+        return self._done(item.claim_id, held_by(item.holder))
 
     @rides_out
     def finish_claim(self, claim_id: str) -> bool:
         """The claim was reviewed by its lease's holder outside a take (a run working its own
         inbox): its waiting item is done, so no worker takes it. False when none was waiting
         (or a worker holds it: it finishes the item itself once it sees the decision)."""
-        return self._done(claim_id, t.work_items.c.taken_by.is_(None))
+        return self._done(claim_id, held_by(None))
 
     def _done(self, claim_id: str, held: ColumnElement[bool]) -> bool:
         """The claim's pending item, held as `held` says, marked done; False if there was none."""
-        w = t.work_items.c
         with self.write() as conn:
-            done = conn.execute(
-                update(t.work_items)
-                .where(w.claim_id == claim_id, held, w.state == "pending")
-                .values(state="done", finished_at=self.now(), expires_at=None)
-                .returning(w.claim_id)
-            ).first()
-        return done is not None
+            return mark_done(conn, claim_id, held, self.now())
 
     @rides_out
     def decided(self, claim_id: str) -> bool:
@@ -332,3 +325,22 @@ class WorkQueue(StoreBase):
 
     def _lease_end(self) -> str:
         return stamp(self.clock() + timedelta(seconds=WORK_LEASE_S))
+
+
+def held_by(holder: str | None) -> ColumnElement[bool]:
+    """An item taken by `holder`, or with None one no worker has taken (a run's own claim)."""
+    w = t.work_items.c
+    return w.taken_by.is_(None) if holder is None else w.taken_by == holder
+
+
+def mark_done(conn: Connection, claim_id: str, held: ColumnElement[bool], now: str) -> bool:
+    """In the caller's transaction: the claim's pending item, held as `held` says, done; False
+    if there was none (recording.py finishes it so, with the claim's record)."""
+    w = t.work_items.c
+    done = conn.execute(
+        update(t.work_items)
+        .where(w.claim_id == claim_id, held, w.state == "pending")
+        .values(state="done", finished_at=now, expires_at=None)
+        .returning(w.claim_id)
+    ).first()
+    return done is not None

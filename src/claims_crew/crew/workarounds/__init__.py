@@ -18,6 +18,8 @@ no longer behaves that way, and says which module to drop or revisit.
   the answer it refuses.
 - kickoff_log: every crew writes its task outputs to one SQLite file under a file lock.
 - generic_models: pydantic's generic-model cache is per context, and CrewAI copies contexts.
+- model_descriptions: CrewAI rewrites an answer's or a tool's JSON schema into its prompt form
+  afresh every time a prompt or a tool call needs it.
 - sdk_models: openai's and anthropic's response classes build themselves on first use, which
   is not safe from two threads at once (their `DEFER_PYDANTIC_BUILD`, not CrewAI's doing).
 """

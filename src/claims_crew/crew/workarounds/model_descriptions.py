@@ -1,0 +1,70 @@
+"""The structured-output and tool-argument descriptions of our own models, made once per class.
+
+No upstream issue; CrewAI behaviour (1.15.x): `generate_model_description` turns a pydantic
+class into the JSON schema a prompt or a native tool call carries, and CrewAI calls it afresh
+each time one is needed: for each task's answer model as its prompt is built (agent/utils.py)
+and in the converter's instructions (utilities/converter.py), and for each tool's description
+(tools/structured_tool.py) and native schema (utilities/agent_utils.py). That is 12 a claim,
+each taking the whole schema through eight rewriting passes (references inlined, formats
+stripped, every property required, ...), all of it CPU under the GIL while claims run side by
+side: about 6% of a claim's profiled CPU (docs/benchmarks.md, "Where one claim's CPU goes").
+
+The description depends only on the class and `strip_null_types`. So for our own answer and
+tool-argument models (`SchemaCached` subclasses: fixed classes, defined once, so the cache is
+as small as they are few) it is made once and kept; every caller gets its own deep copy, as
+CrewAI's callers edit what they are given (agent_utils pops the title). Any other class goes to
+CrewAI's own function. Each of the four modules imported the function by name, so `install`
+sets it in each, and fails loudly where one no longer has it.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import threading
+from typing import Any
+
+from crewai.utilities import pydantic_schema_utils
+from pydantic import BaseModel
+
+from claims_crew.schema_cache import SchemaCached
+
+CREWAI_CALLERS = (
+    "crewai.agent.utils",
+    "crewai.utilities.converter",
+    "crewai.tools.structured_tool",
+    "crewai.utilities.agent_utils",
+)
+
+_crewais = pydantic_schema_utils.generate_model_description
+_made: dict[tuple[type[BaseModel], bool], Any] = {}
+_lock = threading.Lock()
+
+
+def generate_model_description(model: type[BaseModel], *, strip_null_types: bool = True) -> Any:
+    """CrewAI's description of `model`, kept per class for our own models."""
+    if not (isinstance(model, type) and issubclass(model, SchemaCached)):
+        return _crewais(model, strip_null_types=strip_null_types)
+    key = (model, strip_null_types)
+    with _lock:
+        made = _made.get(key)
+    if made is None:
+        made = _crewais(model, strip_null_types=strip_null_types)
+        with _lock:
+            _made[key] = made  # two threads may both make it: the same description either way
+    return copy.deepcopy(made)
+
+
+def install() -> None:
+    """Our function in place of CrewAI's in each module that calls it."""
+    for name in CREWAI_CALLERS:
+        module = importlib.import_module(name)
+        if getattr(module, "generate_model_description", None) not in (
+            _crewais,
+            generate_model_description,
+        ):
+            raise RuntimeError(
+                f"{name} no longer calls CrewAI's generate_model_description by that name: "
+                "revisit crew/workarounds/model_descriptions.py"
+            )
+        module.generate_model_description = generate_model_description  # type: ignore[attr-defined]
