@@ -81,12 +81,15 @@ TRAINING_SET = "expected_training.yaml"
 # Thirteen gathered and listed blind by someone who never ran or read the reader; the reader
 # first saw them at reading version 3 (docs/policy-library.md gives that figure).
 HELD_OUT_SET = "expected_heldout.yaml"
+# A second set, gathered and listed blind as the first was, after reading version 4.
+HELD_OUT_2_SET = "expected_heldout2.yaml"
 
 LISTINGS: tuple[tuple[str, str], ...] = (
     ("first seven", FIRST_SET),
     ("five gathered later", LATER_SET),
     ("training set", TRAINING_SET),
     ("held out", HELD_OUT_SET),
+    ("second held out", HELD_OUT_2_SET),
 )
 
 

@@ -198,7 +198,6 @@ def test_does_not_apply_whole_and_in_part() -> None:
         ("Paragraphs 3. and 4. are deleted in their entirety.", "delete", "3"),
         ("Section 5 is replaced in its entirety by the following:", "replace", "5"),
         ("The following definitions are added to Part F:", "add", "Part F"),
-        ("The following exclusion is added:", "add", ""),
         ("Coverage A.1. is amended by the addition of paragraph h., as follows:", "add", "A.1"),
         ("Exclusion 9. is modified to include the following:", "add", "9"),
         ("Coverage A.3., Glass Breakage, replaced by the following:", "replace", "A.3"),

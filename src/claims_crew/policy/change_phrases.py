@@ -9,20 +9,19 @@ The phrases, each with its variants (case and line breaks do not matter):
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
   the addition of paragraph(s) …, as follows:", "X is changed by adding the following …:",
-  "X is amended to add (include) the following:", "Under X, the following is added:",
-  "Title is added under (to) X:", "The following are added, as "insureds," to X";
+  "X is amended to add (include) the following:", "… to include as an additional insured",
+  "Under X, the following is added:", "Title (Paragraph d.) is added under (to) X:", "The
+  following are added, as "insureds," to X"; "Tlie"/"Tile" (OCR) is "The";
 - not_apply: "X does (do) not apply" (whole), "X does not apply to …", "X applies only to …"
   (in part);
 - heading: "X is (are) changed (amended, modified, revised) [for …] [as follows]:", "The
   following revisions are made to X:" — the items listed under it hold the changes.
 
-X printed before the phrase runs back to the start of its sentence or list item; X printed after
-it runs to the colon (or the sentence's end). A reference that is not a clause of the form —
-"This exclusion does not apply to …", "the vehicle is deleted" in an endorsement's own wording —
-"Paragraphs a. and b. above do not apply" — is not a change: X must name a clause by a number,
-or by words in capitals, and not point at the endorsement's own words (this, above, below, we).
-An opening that says when the change applies ("For the purposes of this endorsement, …") is
-not part of X.
+X before the phrase runs back to its sentence's or list item's start; X after it, to the colon
+(or the sentence's end). A reference that is not the form's clause ("This exclusion does not
+apply to …", "Paragraphs a. and b. above do not apply") is no change: X names a clause by a
+number or by capitals, never the endorsement's own words (this, above, below, we). An opening
+saying when the change applies ("For the purposes of this endorsement, …") is not part of X.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from claims_crew.policy.change_targets import NUMBER, ROMAN, after_when
+from claims_crew.policy.change_targets import NUMBER, ROMAN, plausible
 from claims_crew.policy.ids import WRAPPING_WORDS
 from claims_crew.policy.line_shapes import successors
 
@@ -82,7 +81,9 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?"
             r"(?:amended|modified|changed|revised|supplemented)"
             r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
-            r"(?P<tail>[^:]{0,160}?):",
+            # ISO's additional insured endorsements (CG 20 family): "Section II – Who Is An
+            # Insured is amended to include as an additional insured …", the sentence itself
+            r"(?:\s+(?=as\s+(?:an?\s+)?additional\s+insureds?\b)|(?P<tail>[^:]{0,160}?):)",
             _F,
         ),
     ),
@@ -99,9 +100,8 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         ),
     ),
 )
-# "The exclusion set forth in Paragraph B. applies to all coverage under all forms and
-# endorsements that comprise this Coverage Part": the words that follow are an exclusion added
-# to every part's exclusions.
+# "The exclusion set forth in Paragraph B. applies to all coverage under all forms and endorsements
+# that comprise this Coverage Part": the words that follow are added to every part's exclusions.
 _EVERY_PART = re.compile(
     r"\bexclusions?\b[^:;]{0,80}?\bappl(?:y|ies)\s+to\s+all\s+coverage\s+under\s+all\s+forms?\s+"
     r"and\s+endorsements\b[^.]*\.",
@@ -117,7 +117,8 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
-            r"\bthe\s+following(?:\s+(?!is\b|are\b)[\w'“”\x22-]+){0,6}?\s+(?:is|are)\s+(?:hereby\s+)?"
+            # OCR reads a scanned "h" as "li" or "il": "Tlie following", "Tile following"
+            r"\bt(?:h|li|il)e\s+following(?:\s+(?!is\b|are\b)[\w'“”\x22-]+){0,6}?\s+(?:is|are)\s+(?:hereby\s+)?"
             # ", as "insureds," to …": additional-insured wording names what is added as first
             r"(?:added|inserted)\b(?:,\s+as\s+[^,:;.]{1,30},[\x22”]?)?"
             r"(?P<to>\s+(?:to|under|in|into|following|after|before)\b)?",
@@ -154,10 +155,11 @@ _PART_CAPTION = re.compile(
 # insurers' placing of an addition): the part the addition goes under, printed before the phrase.
 _UNDER_LEAD = re.compile(r"(?m)^(?:[A-Za-z]\.\s+)?under\s+", re.I)
 # "The Insuring Agreement—Trip Interruption Coverage is added under Part V—Roadside …:": a title
-# (title-cased words only, never "Paragraph E. of this endorsement") added where it says.
+# (title-cased words, never "Paragraph E. of this endorsement") added where it says.
 _TITLE_ADDED = re.compile(r"\s+(?:is|are)\s+(?:hereby\s+)?added\s+(?:to|under|in)\s+", re.I)
-_TITLE = re.compile(
-    r"(?:The\s+)?[A-Z][\w'’]*(?:(?:\s+|\s*[–—-]\s*)(?:[A-Z][\w'’]*|of|and|or|to|for|the|in)){0,9}"
+_TITLE = re.compile(  # or a new labelled paragraph: "Subparagraph d. is added to …"
+    r"(?:Sub-?)?[Pp]aragraphs?\s+(?:[a-z]|\d{1,2}|\([a-z0-9]{1,3}\))\.?"
+    r"|(?:The\s+)?[A-Z][\w'’]*(?:(?:\s+|\s*[–—-]\s*)(?:[A-Z][\w'’]*|of|and|or|to|for|the|in)){0,9}"
 )
 # A part of the form named in capitals just before the phrase, on its line: "DEFINITIONS",
 # "SECTION II – EXCLUSIONS"; only the names of a form's parts, never an endorsement's title.
@@ -167,24 +169,7 @@ _PART_IN_CAPITALS = re.compile(
 )
 # An item's own list label, at the start of a line: "2.", "B.", "(c)".
 _ITEM_LABEL = re.compile(r"(?m)^\s*(?:([A-Za-z]{1,4}|\d{1,2})\.|\((\w{1,3})\))\s")
-# Words that open an endorsement's own sentence rather than a reference to the form.
-_NOT_A_REFERENCE = re.compile(
-    r"^(?:this|that|these|those|it|its|such|any|each|every|no|if|we|you|your|our|they|there|"
-    r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
-    _F,
-)
-# Words that show a reference is to the endorsement's own text, not to the form's.
-_OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", _F)
 _LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
-# A part of a clause told by its place, not its label ("the second paragraph", "the first
-# sentence"): no change the reader states can reach it, so it is left for a correction.
-_PART_BY_PLACE = re.compile(
-    r"\b(?:first|second|third|fourth|fifth|last|final)\s+(?:paragraph|sentence)s?\b", _F
-)
-# The form or policy the endorsement amends, named from within it: "of this Policy".
-_THIS_POLICY = re.compile(
-    r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", _F
-)
 _MAX_REF = 300
 
 
@@ -267,19 +252,6 @@ def unit_start(text: str, start: int) -> int:
     return start
 
 
-def _plausible(reference: str) -> bool:
-    words = after_when(_LABEL.sub("", " ".join(after_when(reference).split()), count=1))
-    words = re.sub(r"^the\s+", "", words, flags=_F)
-    if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
-        return False
-    if _PART_BY_PLACE.search(words):
-        return False
-    if _OWN_WORDS.search(_THIS_POLICY.sub("", words)):
-        return False  # "Paragraphs a. and b. above", "C. Exclusions This insurance"
-    has_number = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
-    return has_number or any(w[:1].isupper() for w in words.split())
-
-
 def _item_label(text: str, item: Item) -> str:
     """The list label an item is printed under ("2" for "2. Exclusion …"), or ""."""
     labels = list(_ITEM_LABEL.finditer(text, item.start, item.phrase))
@@ -295,7 +267,7 @@ def _caption(text: str, pos: int) -> tuple[str, int] | None:
     amended = _AMENDED.search(text, max(0, cut - _MAX_REF), cut)
     if amended is not None:
         start = _start_of_sentence(text, amended.start())
-        if _plausible(text[start : amended.start()]):
+        if plausible(text[start : amended.start()]):
             return text[start : amended.start()], unit_start(text, start)
     part = _PART_IN_CAPITALS.search(text, line_start, cut)
     if part is not None:  # "DEFINITIONS The following is added:", as one run of text
@@ -321,7 +293,7 @@ def _found(text: str) -> list[Item]:
             if _LABEL.fullmatch(text[line_start:start]):
                 start = line_start  # the label goes with it: "B. Exclusion 6." names B.6
             reference = text[start : m.start()]
-            if _plausible(reference):
+            if plausible(reference):
                 groups = m.groupdict()
                 to = groups.get("to") is not None
                 under = _UNDER_ITEM.search(groups.get("tail") or "")
@@ -355,10 +327,11 @@ def _found(text: str) -> list[Item]:
     for m in _TITLE_ADDED.finditer(text):
         start = _start_of_sentence(text, m.start())
         reference, end = _reference_after(text, m.end())
+        reference = re.sub(r"\s+as\s+follows$", "", reference, flags=_F)
         if (
             _TITLE.fullmatch(text[start : m.start()])
             and text[end - 1] == ":"
-            and _plausible(reference)
+            and plausible(reference)
         ):
             items.append(Item("add", reference, unit_start(text, start), m.start(), end))
     return items
@@ -377,7 +350,7 @@ def _under_lead(text: str, pos: int) -> tuple[str, int] | None:
     words = words[:-1]
     numbered = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split())
     reference = words if numbered else f"Under {words}"
-    return (reference, unit_start(text, leads[-1].start())) if _plausible(words) else None
+    return (reference, unit_start(text, leads[-1].start())) if plausible(words) else None
 
 
 def items_in(text: str) -> list[Item]:

@@ -28,9 +28,15 @@ so the reduction keeps the number and sets the rest aside:
 - "Paragraph B. of the Out Of State Coverage Provision": the provision is where B lies;
 - "Paragraph 2., Exclusions of Section I – Coverage A … and Paragraph 2., Exclusions of Section
   I – Coverage B …" is two references, each with its own container (reduce_references);
-- "Who Is An Insured (Section II)": the part in brackets is where the clause lies;
+- "Who Is An Insured (Section II)", "Paragraph A. Coverage (SECTION II – LIABILITY COVERAGE)":
+  the part in brackets, wherever it stands, is where the clause lies;
+- "Paragraphs 5. b. and 5. c.": a label a line's spacing split is one label ("5.b", "5.c");
 - not read (no target at all): a clause label that cannot be placed among the reference's other
-  numbers ("SECTION 11 — LIABILITY COVERAGE — A.I."), and a clause of another endorsement.
+  numbers ("SECTION 11 — LIABILITY COVERAGE — A.I."), a clause of another endorsement, a
+  reference that names a part ("Section II") it does not keep in its target or `within`, and
+  an entry of the Declarations or the Schedule, which are not clauses of the form.
+
+`plausible` tells whether printed words can be a reference at all (change_phrases.py asks).
 """
 
 from __future__ import annotations
@@ -142,12 +148,18 @@ def _before(tokens: Sequence[str], i: int, found: Sequence[str], join: str) -> s
     return tokens[i - 1] if i else ""
 
 
+# "Paragraphs 5. b. and 5. c.": a justified or extracted line puts a space inside a label; a
+# number followed at once by a label of the next level down (ISO's A. → 1. → a. → (1)), in a
+# reference, is one label.
+_SPACED_LABEL = re.compile(r"(?<![\w.])(\d{1,2}\.)\s+(?=[a-z]\.(?:\s|$))")
+
+
 def _targets(clause: str) -> list[str] | None:
     """The numbers a clause names, or None where it prints a clause label that cannot be placed
     among the others ("SECTION 11 — LIABILITY COVERAGE — A.I."): a guess there could reach the
     wrong clause, and a change not read shows as the endorsement's uncovered words instead. A
     bare letter that is only a word ("Hitting a Bird") is passed over, as before."""
-    tokens = clause.split()
+    tokens = _SPACED_LABEL.sub(r"\1", clause).split()
     found: list[str] = []
     join = ""  # how the next number relates to the ones found: "and", "of", or ","
     last = -2  # where the last number was
@@ -174,8 +186,10 @@ def _targets(clause: str) -> list[str] | None:
             found[-1] = f"{found[-1]}.{number}"
         elif join == "," and _shape(number) == _shape(found[-1]):
             found.append(number)  # "Exclusions 6., 14., 15. and 16."
-        elif "." in token:
-            return None  # a clause label ("A.I.", "B.") that cannot be placed: not read
+        elif "." in token or number.split()[0] in ("Section", "Part"):
+            # A clause label ("A.I.", "B.") or a section ("… of BPM P 2—Section II") that
+            # cannot be placed: not read
+            return None
         join = "," if token.endswith(",") else ""
     return found
 
@@ -207,9 +221,23 @@ _NEXT_REFERENCE = re.compile(
     r"(?:\d|[A-Za-z]\.|\())",
     re.I,
 )
-# "Who Is An Insured (Section II)": a part named in brackets after the clause is where it lies
-# (insurers' own forms print their cross-references so).
-_IN_BRACKETS = re.compile(r"\s*\(((?:section|part)\s+(?:[IVX]{1,4}|\d{1,2}|[A-Z]))\)$", re.I)
+# "Who Is An Insured (Section II)", "Paragraph A. Coverage (SECTION II – LIABILITY COVERAGE)":
+# a part named in brackets after a clause is where it lies (insurers' own forms print their
+# cross-references so), wherever in the reference it stands.
+_IN_BRACKETS = re.compile(
+    r"\s*\(((?:section|part)\s+(?:[IVX]{1,4}|\d{1,2}|[A-Z])(?:\s+[–—-]\s+[^()]{1,60})?)\)",
+    re.I,
+)
+# A part of the form named by its Roman numeral or letter ("Section II", "PART B"). A reference
+# that prints one must keep it, in its target or where the clause lies: the same label sits in
+# several parts of a form ("C." under Section I and Section II), so a target whose part was
+# lost could reach the wrong clause, and is not read.
+_PART_NAMED = re.compile(r"\b(?i:section|part)\s+([IVX]{1,4}|[A-Z])\b")
+# The Declarations and the endorsement's own Schedule are not clauses of the form: "The Named
+# Insured shown in the Declarations is amended to include", "the premises shown in the
+# Schedule". A change to them is a change to what was issued, which no change to the form's
+# wording can state, so it is not read.
+_NOT_THE_FORM = re.compile(r"\b(?:declarations?|schedule)\b", re.I)
 # A clause of another endorsement ("Paragraph 2. Exclusions under the Miscellaneous Professional
 # Liability Coverage endorsement"): not a clause of the form the reading applies to.
 # ("… all forms and endorsements", the whole policy, is not one endorsement.)
@@ -219,6 +247,16 @@ _OF_AN_ENDORSEMENT = re.compile(r"\bendorsement$", re.I)
 def _unbroken(printed: str) -> str:
     """The words a narrow column breaks at a line's end ("Para-\ngraph 2."), whole again."""
     return re.sub(r"(?<=[a-z])-\n\s*(?=[a-z])", "", printed)
+
+
+def _parts_kept(clause: str, targets: Sequence[str], within: str) -> bool:
+    """Whether every part of the form the clause names ("Section II") is kept, in a target or
+    where the clause lies."""
+    kept = " ".join([*targets, within]).casefold()
+    return all(
+        f"{word.group().split()[0]} {word.group(1)}".casefold() in kept
+        for word in _PART_NAMED.finditer(clause)
+    )
 
 
 def reduce_references(printed: str) -> tuple[Reference, ...]:
@@ -235,11 +273,12 @@ def reduce_references(printed: str) -> tuple[Reference, ...]:
 def reduce_reference(printed: str) -> Reference:
     """The clause(s) a printed reference names, and where they lie."""
     text = " ".join(_unbroken(printed).split()).strip(' ,;:"“”')
-    # Web copies join a dash to the words around it ("Part V—Roadside Assistance Coverage").
-    text = re.sub(r"(?<=\w)([–—])(?=\w)", r" \1 ", text)
+    # Web and OCR'd copies join a dash to the words around it ("Part V—Roadside Assistance
+    # Coverage", "SECTION II— WHO IS AN INSURED").
+    text = re.sub(r"\s*([–—])\s*", r" \1 ", text)
     bracketed = _IN_BRACKETS.search(text)
     if bracketed:
-        inner = reduce_reference(text[: bracketed.start()])
+        inner = reduce_reference(text[: bracketed.start()] + text[bracketed.end() :])
         within = ", ".join(filter(None, (inner.within, bracketed.group(1))))
         return Reference(inner.targets, within, inner.numbered, inner.printed)
     text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
@@ -262,7 +301,12 @@ def reduce_reference(printed: str) -> Reference:
     clause, within = (text[: where.start()], text[where.end() :]) if where else (text, "")
     within = ", ".join(filter(None, (placed, within.strip(" ,."))))
     targets = _targets(clause)
-    if targets is None or _OF_AN_ENDORSEMENT.search(within):
+    if (
+        targets is None
+        or _OF_AN_ENDORSEMENT.search(within)
+        or _NOT_THE_FORM.search(f"{clause} {within}")
+        or not _parts_kept(clause, targets or [], within)
+    ):
         return Reference((), within, numbered=True, printed=clause.strip(" ,."))  # not read
     if targets:
         return Reference(tuple(targets), within, numbered=True, printed=clause.strip(" ,."))
@@ -270,3 +314,39 @@ def reduce_reference(printed: str) -> Reference:
     if _DOCUMENT.search(clause):
         return Reference(("",), ", ".join(filter(None, (clause, within))), numbered=False)
     return Reference((clause,), within, numbered=False)
+
+
+# Words that open an endorsement's own sentence rather than a reference to the form.
+_NOT_A_REFERENCE = re.compile(
+    r"^(?:this|that|these|those|it|its|such|any|each|every|no|if|we|you|your|our|they|there|"
+    r"all|when|where|which|who|coverage\s+(?:under|for)\s+this)\b",
+    re.I,
+)
+# Words that show a reference is to the endorsement's own text, not to the form's.
+_OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", re.I)
+# A part of a clause told by its place, not its label ("the second paragraph", "the first
+# sentence"): no change the reader states can reach it, so it is left for a correction.
+_PART_BY_PLACE = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|last|final)\s+(?:paragraph|sentence)s?\b", re.I
+)
+# The form or policy the endorsement amends, named from within it: "of this Policy".
+_THIS_POLICY = re.compile(
+    r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", re.I
+)
+# An endorsement's own list label before a reference ("e. ", "(2) ").
+_ITEM_LEAD = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
+
+
+def plausible(reference: str) -> bool:
+    """Whether a printed reference can name a clause of the form: not the endorsement's own
+    words, not a part told by its place, a number or words in capitals."""
+    words = after_when(_ITEM_LEAD.sub("", " ".join(after_when(reference).split()), count=1))
+    words = re.sub(r"^the\s+", "", words, flags=re.I)
+    if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
+        return False
+    if _PART_BY_PLACE.search(words):
+        return False
+    if _OWN_WORDS.search(_THIS_POLICY.sub("", words)):
+        return False  # "Paragraphs a. and b. above", "C. Exclusions This insurance"
+    has_number = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split()[1:])
+    return has_number or any(w[:1].isupper() for w in words.split())

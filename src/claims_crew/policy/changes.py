@@ -46,8 +46,10 @@ from claims_crew.policy.line_shapes import successors
 # ("Reading endorsements"), lists, placements, target words read whole. 3: one addition placed
 # in two containers, "Under X, the following is added", titles added under a part, part captions,
 # parts in brackets, caption paths, "amended to read", ranges ("a. through d."), and references
-# that cannot be reduced safely left unread.
-READING_VERSION = 3
+# that cannot be reduced safely left unread. 4: nothing guessed -- a change that names no clause,
+# a reference whose stated part (Section II) was not kept, and the Declarations or Schedule are
+# not read; parts in brackets anywhere; spaced labels ("5. b."); OCR'd section numerals.
+READING_VERSION = 4
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
@@ -114,7 +116,7 @@ def read_changes(pages: Sequence[str], check: Callable[[], None] = _no_deadline)
             own = reduce_reference(item.reference)
             words = tidy(text[item.end : scopes[i]])
             page = stream.page_at(item.phrase)
-            changes += [Change("add", t, words, page, within=own.within) for t in own.targets]
+            changes += [Change("add", t, words, page, within=own.within) for t in own.targets if t]
     return changes
 
 
@@ -166,6 +168,12 @@ def _changes_to(
     if item.under:  # "Coverage B … is amended to include the following under item c.:"
         within = ", ".join(filter(None, (reference.within, reference.printed)))
         targets = (item.under.strip("()"),)
+    targets = tuple(t for t in targets if t)
+    if not targets:
+        # "The following exclusion is added:" under no part, "… is added to the Coverage Form":
+        # no clause is named, so no change to the form can be placed (amend.py would leave it
+        # unmatched); its words stay the endorsement's uncovered text, for a person to place.
+        return []
     kind = item.kind
     assert kind != "heading"  # read_changes hands headings' items over, not headings
     if kind == "delete":

@@ -68,6 +68,20 @@ def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group())
 
 
+# OCR reads the Roman numeral I as the digit 1: "SECTION 11— WHO IS AN INSURED". Only where the
+# same endorsement names a section by a Roman numeral elsewhere ("Section III — Limits Of
+# Insurance") is a section "11" or "111" read as II or III: an endorsement numbers its form's
+# sections one way, and a form whose sections run to 11 is left as printed.
+_ROMAN_SECTION = re.compile(r"\b(?i:section|part)\s+[IV]{1,4}\b")
+_OCR_SECTION = re.compile(r"\b((?i:section|part)\s+)(1{1,3})(?=\s|[–—-]|$)")
+
+
+def _roman_sections(text: str) -> str:
+    if not _ROMAN_SECTION.search(text):
+        return text
+    return _OCR_SECTION.sub(lambda m: m.group(1) + "I" * len(m.group(2)), text)
+
+
 def stream_of(pages: Sequence[str]) -> Stream:
     """The endorsement's wording, page 1 first, furniture and boilerplate blanked out."""
     starts: list[int] = []
@@ -78,7 +92,7 @@ def stream_of(pages: Sequence[str]) -> Stream:
         cleaned = _clean_page(page) + "\n"
         parts.append(cleaned)
         offset += len(cleaned)
-    text = _BOILERPLATE.sub(_blank, "".join(parts))
+    text = _roman_sections(_BOILERPLATE.sub(_blank, "".join(parts)))  # same length
     return Stream(text, tuple(starts))
 
 
