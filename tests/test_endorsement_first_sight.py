@@ -11,7 +11,7 @@ from tests.support.scripts import load_script
 
 BENCH: ModuleType = load_script(ROOT / "bench" / "endorsement_first_sight.py")
 FIRST_SET, LATER_SET, TRAINING_SET = BENCH.FIRST_SET, BENCH.LATER_SET, BENCH.TRAINING_SET
-HELD_OUT_SET = BENCH.HELD_OUT_SET
+HELD_OUT_SET, HELD_OUT_2_SET = BENCH.HELD_OUT_SET, BENCH.HELD_OUT_2_SET
 report, scores = BENCH.report, BENCH.scores
 
 # (listing, found at least, listed): before the reader learnt their phrase families, the first
@@ -39,3 +39,13 @@ def test_the_held_out_set_is_read_without_inventing() -> None:
     assert sum(s.listed for s in found) == 23
     assert sum(s.found for s in found) >= 13, report(found)
     assert sum(s.invented for s in found) == 0, report(found)
+
+
+def test_the_second_held_out_set_is_read_no_worse_than_at_first_sight() -> None:
+    # Reading version 4 saw these five once, at first sight: 1 of 15 found and 2 invented. Both
+    # figures can only improve; the goal (80% found, nothing invented) is far from met.
+    found = scores(HELD_OUT_2_SET)
+    print(f"\n{HELD_OUT_2_SET}\n{report(found)}")
+    assert sum(s.listed for s in found) == 15
+    assert sum(s.found for s in found) >= 1, report(found)
+    assert sum(s.invented for s in found) <= 2, report(found)
