@@ -417,7 +417,7 @@ def kept_totals_hold(store: Any) -> bool:
 def measure(store: Any, n: int, templates: Templates, repeat: int) -> dict[str, float]:
     """Every figure at one size, in seconds; stops when the seeded store is not what real
     recording would have written."""
-    from claims_crew.report.build import report
+    from claims_crew.report import report
     from claims_crew.review.views import escalation_list
 
     if not kept_totals_hold(store):
