@@ -33,7 +33,7 @@ def report(
 ) -> Report:
     """The report from the store's facts (store/report_facts.py): its figures summed over
     groups of claims alike, a page of the claims left for a person, each level's seconds."""
-    desk = desk_figures(store.escalation_clocks(), clocks.today())
+    desk = desk_figures(store.clock_groups(), clocks.today())
     read = store.report_facts(since, LISTED)
     waiting = [
         escalation_link(

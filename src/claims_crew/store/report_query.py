@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from sqlalchemy import Connection, Select, select
+from sqlalchemy import Connection, Select, func, select
 
 from claims_crew.store.base import StoreBase
 from claims_crew.store.tables import (
@@ -145,6 +145,7 @@ class EscalationClock:
     decided_at: str | None
     acknowledge_by: str | None
     decide_by: str | None
+    count: int = 1  # the escalations alike in all of these (clock_groups)
 
 
 class ReportQuery(StoreBase):
@@ -164,6 +165,32 @@ class ReportQuery(StoreBase):
                 decided_at=row.decided_at,
                 acknowledge_by=row.acknowledge_by,
                 decide_by=row.decide_by,
+            )
+            for row in rows
+        ]
+
+    def clock_groups(self) -> list[EscalationClock]:
+        """The escalations in force grouped by all the desk's figures read of them: state,
+        the days opened and decided, and the two last days; each group with its count. As
+        many rows as there are such days, whatever the escalations."""
+        e = escalations.c
+        keys = (
+            e.state,
+            func.substr(e.opened_at, 1, 10),
+            func.substr(e.decided_at, 1, 10),
+            e.acknowledge_by,
+            e.decide_by,
+        )
+        with self.read() as conn:
+            rows = conn.execute(select(*keys, func.count()).group_by(*keys)).all()
+        return [
+            EscalationClock(
+                state=row[0],
+                opened_at=row[1],
+                decided_at=row[2],
+                acknowledge_by=row[3],
+                decide_by=row[4],
+                count=int(row[5]),
             )
             for row in rows
         ]
