@@ -125,7 +125,7 @@ class Templates:
 
 
 # Tables a claim's recording never writes, or that are not the claim's: not copied.
-NOT_COPIED = {"audit_head", "metric_totals", "reviewers", "runs"}
+NOT_COPIED = {"audit_head", "metric_totals", "report_shapes", "reviewers", "runs"}
 # Rows that name no claim are the claim's of the row they point at.
 OWNER = {"attempt_id": "attempts", "escalation_id": "escalations"}
 
@@ -174,6 +174,7 @@ def seed(store: Any, n: int, templates: Templates) -> float:
     from sqlalchemy import insert, select, text
 
     from claims_crew.store import service_tables as s
+    from claims_crew.store.report_tables import report_shapes
     from claims_crew.store.tables import metadata, metric_totals
 
     rows = template_rows(templates.store)
@@ -204,6 +205,9 @@ def seed(store: Any, n: int, templates: Templates) -> float:
         totals = [_times(r, copies[0]) for r in kept]
         totals.append({"figure": "deliveries", "a": "", "b": "", "n": deliveries, **_NO_TOKENS})
         conn.execute(insert(metric_totals), totals)
+        # The report's shapes are the kinds of claim, not the claims: the templates' own, once.
+        shapes = [dict(r) for r in source.execute(select(report_shapes)).mappings()]
+        conn.execute(insert(report_shapes), shapes)
         conn.execute(insert(_head()), {"id": 1, "seq": chain.seq, "hash": chain.last})
         if store.postgres:
             for table in (*metadata.sorted_tables, s.webhook_deliveries):
@@ -394,19 +398,24 @@ def median_s(repeat: int, job: Any) -> tuple[float, Any]:
 
 
 def kept_totals_hold(store: Any) -> bool:
-    """Whether the seeded totals are what recounting the seeded rows makes (metric_totals
-    .recount, the upgrade's way), checked in a transaction rolled back."""
+    """Whether the seeded totals and report facts are what recounting the seeded rows makes
+    (metric_totals.recount and report_facts.recount_facts, the upgrades' way), checked in a
+    transaction rolled back."""
     from sqlalchemy import select
 
     from claims_crew.store.metric_totals import recount
+    from claims_crew.store.report_facts import recount_facts
+    from claims_crew.store.report_tables import report_facts, report_shapes
     from claims_crew.store.tables import metric_totals
 
     def read(conn: Any) -> set[tuple[Any, ...]]:
-        return {tuple(row) for row in conn.execute(select(metric_totals))}
+        kept = (metric_totals, report_facts, report_shapes)
+        return {(t.name, *row) for t in kept for row in conn.execute(select(t))}
 
     with store.engine.connect() as conn, conn.begin() as transaction:
         seeded = read(conn)
         recount(conn)
+        recount_facts(conn)
         made = read(conn)
         transaction.rollback()
     for row in sorted(seeded ^ made):
