@@ -284,29 +284,25 @@ class LevelSeconds:
     longest: float | None
 
 
-def level_seconds(conn: Connection, since: str, level: str) -> LevelSeconds:
-    """A level's count, total, median and longest (person: opened → decided by a person)."""
-    column = report_facts.c[f"{level}_micros"]
-    where = (report_facts.c.decided_at >= since) & column.is_not(None)
-    summary = select(func.count(column), func.sum(column), func.max(column)).where(where)
-    counted, total, longest = conn.execute(summary).one()
-    claims = int(_number(counted))
+def level_seconds(conn: Connection, since: str, level: str, groups: list[ClaimRow]) -> LevelSeconds:
+    """A level's count and total from the groups (person: opened → decided by a person), its
+    median and longest walked along the level's index (column, decided_at): no sort."""
+    if level == "person":
+        seconds = [(g.weight, g.person_seconds) for g in groups if g.person_seconds is not None]
+    else:
+        seconds = [(g.weight, g.stage_seconds[level]) for g in groups if level in g.stage_seconds]
+    claims = sum(w for w, _ in seconds)
     if not claims:
         return LevelSeconds(0, 0.0, None, None)
-    middle: list[int] = list(
-        conn.execute(
-            select(column)
-            .where(where)
-            .order_by(column)
-            .offset((claims - 1) // 2)
-            .limit(1 if claims % 2 else 2)
-        )
-        .scalars()
-        .all()
-    )
+    column = report_facts.c[f"{level}_micros"]
+    where = column.is_not(None) & (report_facts.c.decided_at >= since)
+    in_order = select(column).where(where)
+    at = in_order.order_by(column).offset((claims - 1) // 2).limit(1 if claims % 2 else 2)
+    middle: list[int] = list(conn.execute(at).scalars())
+    longest: int = conn.execute(in_order.order_by(column.desc()).limit(1)).scalar_one()
     return LevelSeconds(
         claims=claims,
-        total=_number(total) / MICROS,
+        total=sum(s for _, s in seconds),
         median=sum(m / MICROS for m in middle) / len(middle),
         longest=_number(longest) / MICROS,
     )
@@ -346,8 +342,11 @@ class ReportFacts(ReportQuery):
         of the claims decided on or after `since` (UTC)."""
         cutoff = day_stamp(since)
         with self.read() as conn:
+            groups = fact_groups(conn, cutoff)
             return FactsRead(
-                groups=fact_groups(conn, cutoff),
-                levels={level: level_seconds(conn, cutoff, level) for level in DECISION_LEVELS},
+                groups=groups,
+                levels={
+                    level: level_seconds(conn, cutoff, level, groups) for level in DECISION_LEVELS
+                },
                 waiting=waiting_page(conn, cutoff, listed),
             )

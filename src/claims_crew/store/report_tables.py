@@ -66,3 +66,7 @@ report_facts = Table(
 
 Index("report_facts_decided", report_facts.c.decided_at)
 Index("report_facts_waiting", report_facts.c.escalation_state, report_facts.c.claim_id)
+# Each level's seconds in order, for its longest and its median without sorting the column.
+for _level in (*FACT_STAGES, "person"):
+    _column = report_facts.c[f"{_level}_micros"]
+    Index(f"report_facts_{_level}", _column, report_facts.c.decided_at)

@@ -62,4 +62,6 @@ def upgrade() -> None:
     )
     op.create_index("report_facts_decided", "report_facts", ["decided_at"])
     op.create_index("report_facts_waiting", "report_facts", ["escalation_state", "claim_id"])
+    for level in (*STAGES, "person"):
+        op.create_index(f"report_facts_{level}", "report_facts", [f"{level}_micros", "decided_at"])
     recount_facts(op.get_bind())
