@@ -73,14 +73,17 @@ def test_the_old_store_is_stamped_and_upgraded_in_place(old_store: Path) -> None
         assert current_revision(conn) == HEAD
     after = table_rows(old_store)
     # Every row it had is there as it was, in the columns it had; the tables added since are
-    # new and empty, but for /metrics' totals, made from the rows it had.
+    # new and empty, but for /metrics' totals and the report's facts, made from the rows it had.
     assert {
         name: [{k: row[k] for k in before[name][0]} for row in after[name]] if before[name] else []
         for name in before
     } == before
-    assert all(after[name] == [] for name in set(after) - set(before) - {"metric_totals"})
+    made = {"metric_totals", "report_facts", "report_shapes"}
+    assert all(after[name] == [] for name in set(after) - set(before) - made)
     counted = [row["n"] for row in after["metric_totals"] if row["figure"] == "decisions"]
     assert sum(counted) == len(before["decisions"]) > 0
+    facts = [(row["claim_id"], row["outcome"]) for row in after["report_facts"]]
+    assert facts == [(row["claim_id"], row["outcome"]) for row in before["decisions"]]
     assert set(after) == set(metadata.tables)
 
 

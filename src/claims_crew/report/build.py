@@ -26,7 +26,7 @@ Tokens, cost and time per level (usage.py) come with the figures: cost only when
 
 from __future__ import annotations
 
-import statistics
+import math
 from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime
@@ -34,11 +34,24 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from claims_crew.desk import clocks
-from claims_crew.report.desk import DeskFigures, desk_figures
-from claims_crew.report.metrics import Figures, Metric, count_where, figures, metric
-from claims_crew.report.rows import ClaimRow, load_rows
-from claims_crew.report.usage import CostFigures, LevelTime, cost_figures, time_per_level
+from claims_crew.records.claim_row import BUCKETS, bucket_of
+from claims_crew.report.desk import DeskFigures
+from claims_crew.report.metrics import (
+    Figures,
+    Metric,
+    count_where,
+    figures,
+    metric,
+    size,
+    tally,
+)
+from claims_crew.report.rows import ClaimRow
+from claims_crew.report.usage import (
+    CostFigures,
+    LevelTime,
+    cost_figures,
+    time_per_level,
+)
 from claims_crew.resolver.external_codes import ExternalCodes
 from claims_crew.vocabulary import (
     ABSTENTION,
@@ -52,17 +65,7 @@ from claims_crew.vocabulary import (
 
 if TYPE_CHECKING:
     from claims_crew.prices import PriceTable
-    from claims_crew.store import Store
 
-# Stated-confidence buckets for the calibration table: [low, high), the last one closed.
-BUCKETS: tuple[tuple[float, float], ...] = (
-    (0.0, 0.5),
-    (0.5, 0.6),
-    (0.6, 0.7),
-    (0.7, 0.8),
-    (0.8, 0.9),
-    (0.9, 1.0),
-)
 # (policy matches the reviewer, fraud matches the reviewer) → whom the reviewer sided with.
 SIDED = {
     (True, True): "both",
@@ -148,7 +151,9 @@ class Report(BaseModel):
     by_field: list[FieldRow]
     by_clause: list[ClauseRow]
     reviews: ReviewFigures
-    escalations: list[EscalationLink]
+    escalations: list[EscalationLink] = Field(
+        description="Claims left for a person, open ones first: the first 500 of them."
+    )
     cost: CostFigures = Field(description="Tokens and cost by task, per decision (usage.py).")
     time_per_level: list[LevelTime] = Field(description="Seconds at each level (usage.py).")
     desk: DeskFigures | None = Field(
@@ -195,13 +200,13 @@ def _field_row(
 
     return FieldRow(
         field=name,
-        null_in_conflicts=metric(count_where(conflicts, null), len(conflicts)),
-        unverified_in_conflicts=metric(count_where(conflicts, unverified), len(conflicts)),
-        disputed_in_conflicts=metric(count_where(conflicts, disputed), len(conflicts)),
-        open_in_conflicts=metric(count_where(conflicts, is_open), len(conflicts)),
-        relied_open_in_conflicts=metric(count_where(conflicts, relied_open), len(conflicts)),
-        open_in_agreements=metric(count_where(agreements, is_open), len(agreements)),
-        asked=metric(count_where(escalated, lambda r: name in r.missing_facts), len(escalated)),
+        null_in_conflicts=metric(count_where(conflicts, null), size(conflicts)),
+        unverified_in_conflicts=metric(count_where(conflicts, unverified), size(conflicts)),
+        disputed_in_conflicts=metric(count_where(conflicts, disputed), size(conflicts)),
+        open_in_conflicts=metric(count_where(conflicts, is_open), size(conflicts)),
+        relied_open_in_conflicts=metric(count_where(conflicts, relied_open), size(conflicts)),
+        open_in_agreements=metric(count_where(agreements, is_open), size(agreements)),
+        asked=metric(count_where(escalated, lambda r: name in r.missing_facts), size(escalated)),
         figures=figures([r for r in with_facts if is_open(r)]),
     )
 
@@ -227,12 +232,12 @@ def clause_rows(rows: Sequence[ClaimRow]) -> list[ClauseRow]:
             s = r.side(side)
             for clause, ok in zip(s.clauses, s.verified, strict=True):
                 key = (side, clause)
-                cited[key] += 1
-                verified[key] += ok
+                cited[key] += r.weight
+                verified[key] += ok * r.weight
                 bucket = citing.setdefault(key, [])
                 if not bucket or bucket[-1] is not r:
                     bucket.append(r)
-    keys = sorted(citing, key=lambda k: (SIDES.index(k[0]), -len(citing[k]), k[1]))
+    keys = sorted(citing, key=lambda k: (SIDES.index(k[0]), -size(citing[k]), k[1]))
     return [
         ClauseRow(
             side=side,
@@ -250,15 +255,8 @@ def loss_type_rows(rows: Sequence[ClaimRow]) -> list[LossTypeRow]:
         groups.setdefault(r.loss_type or "unknown", []).append(r)
     return [
         LossTypeRow(loss_type=name, figures=figures(group))
-        for name, group in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        for name, group in sorted(groups.items(), key=lambda kv: (-size(kv[1]), kv[0]))
     ]
-
-
-def _bucket_of(confidence: float) -> int:
-    for i, (low, high) in enumerate(BUCKETS):
-        if low <= confidence < high:
-            return i
-    return len(BUCKETS) - 1  # 1.0 belongs to the last, closed bucket
 
 
 def _agreement(agent: str, definite: Sequence[ClaimRow]) -> AgentAgreement:
@@ -270,21 +268,24 @@ def _agreement(agent: str, definite: Sequence[ClaimRow]) -> AgentAgreement:
     for r in answered:
         confidence = r.side(agent).confidence
         if confidence is not None:
-            buckets[_bucket_of(confidence)].append(r)
+            buckets[bucket_of(confidence)].append(r)
     calibration = []
     for (low, high), group in zip(BUCKETS, buckets, strict=True):
-        stated = [c for r in group if (c := r.side(agent).confidence) is not None]
+        # A row standing for several claims holds their mean confidence: weigh it by them.
+        stated = [(c, r.weight) for r in group if (c := r.side(agent).confidence) is not None]
+        claims = sum(w for _, w in stated)
+        mean = math.fsum(c * w for c, w in stated) / claims if claims else None
         calibration.append(
             Bucket(
                 low=low,
                 high=high,
-                mean_confidence=round(statistics.fmean(stated), 6) if stated else None,
-                agreed=metric(count_where(group, agreed), len(group)),
+                mean_confidence=None if mean is None else round(mean, 6),
+                agreed=metric(count_where(group, agreed), size(group)),
             )
         )
     return AgentAgreement(
         agent=agent,
-        agreed=metric(count_where(answered, agreed), len(answered)),
+        agreed=metric(count_where(answered, agreed), size(answered)),
         calibration=calibration,
     )
 
@@ -294,17 +295,37 @@ def review_figures(rows: Sequence[ClaimRow]) -> ReviewFigures:
     reviewed = [r for r in rows if r.review is not None]
     definite = [r for r in reviewed if r.review in DEFINITE_DECISIONS]
     both = [r for r in definite if r.compared]
-    sided: Counter[str] = Counter()
-    for r in both:
-        key = (r.policy.answer == r.review, r.fraud.answer == r.review)
-        sided[SIDED[key]] += 1
+    sided = tally(both, lambda r: SIDED[(r.policy.answer == r.review, r.fraud.answer == r.review)])
     agents = [_agreement(agent, definite) for agent in SIDES]
-    counts = Counter(r.review for r in reviewed)
+    counts = tally(reviewed, lambda r: r.review)
     return ReviewFigures(
-        reviewed=metric(len(reviewed), len(waiting)),
+        reviewed=metric(size(reviewed), size(waiting)),
         decisions={d: counts[d] for d in HUMAN_DECISIONS},
-        sided_with={k: metric(sided[k], len(both)) for k in SIDED.values()},
+        sided_with={k: metric(sided[k], size(both)) for k in SIDED.values()},
         agents=agents,
+    )
+
+
+def escalation_link(
+    claim_id: str,
+    escalation_id: int | None,
+    outcome: str,
+    reason_codes: Sequence[str],
+    question: str | None,
+    state: str | None,
+    review: str | None,
+    codes: ExternalCodes | None,
+) -> EscalationLink:
+    found = codes.for_reasons(tuple(reason_codes)) if codes else None
+    return EscalationLink(
+        claim_id=claim_id,
+        escalation_id=escalation_id,
+        outcome=outcome,
+        reason_codes=list(reason_codes),
+        question=question,
+        state=state,
+        review=review,
+        external_code=found[0] if found else None,
     )
 
 
@@ -315,33 +336,38 @@ def build_report(
     prices: PriceTable | None = None,
     desk: DeskFigures | None = None,
     codes: ExternalCodes | None = None,
+    listed: tuple[list[EscalationLink], list[LevelTime]] | None = None,
 ) -> Report:
     """The report over the rows decided on or after `since` (UTC); pure but for `now`.
     Costs are at `prices`; without a table, none are shown. `desk`: the desk's figures.
-    `codes` names the team's code beside each reason code; without a mapping, none is shown."""
+    `codes` names the team's code beside each reason code; without a mapping, none is shown.
+    `listed`: the escalations listed and the time per level, where the rows are groups
+    (ClaimRow.weight) that cannot give them; without it, both are taken from the rows."""
     cutoff = day_stamp(since)
     rows = [r for r in rows if r.decided_at >= cutoff]
-    escalations = [
-        EscalationLink(
-            claim_id=r.claim_id,
-            escalation_id=r.escalation_id,
-            outcome=r.outcome,
-            reason_codes=list(r.reason_codes),
-            question=r.question,
-            state=r.escalation_state,
-            review=r.review,
-            external_code=codes.for_reasons(r.reason_codes)[0]
-            if codes and codes.for_reasons(r.reason_codes)
-            else None,
-        )
-        for r in rows
-        if r.waiting
-    ]
+    if listed is None:
+        escalations = [
+            escalation_link(
+                r.claim_id,
+                r.escalation_id,
+                r.outcome,
+                r.reason_codes,
+                r.question,
+                r.escalation_state,
+                r.review,
+                codes,
+            )
+            for r in rows
+            if r.waiting
+        ]
+        # Open ones first: they are what a person still has to look at.
+        escalations.sort(key=lambda e: (e.state != "open", e.claim_id))
+        levels = time_per_level(rows)
+    else:
+        escalations, levels = listed
     # Where each claim stands, as store/claim_states.py says it: a claim left for a person is
     # escalated until a person decides it (no escalation row: open all the same).
-    still_open = sum(1 for r in rows if r.waiting and r.escalation_state != "decided")
-    # Open ones first: they are what a person still has to look at.
-    escalations.sort(key=lambda e: (e.state != "open", e.claim_id))
+    still_open = count_where(rows, lambda r: r.waiting and r.escalation_state != "decided")
     return Report(
         since=since,
         generated_at=now or utc_now(),
@@ -352,7 +378,7 @@ def build_report(
         reviews=review_figures(rows),
         escalations=escalations,
         cost=cost_figures(rows, prices),
-        time_per_level=time_per_level(rows),
+        time_per_level=levels,
         desk=desk,
         external_codes={
             c: codes.reason_codes[c]
@@ -360,16 +386,6 @@ def build_report(
             for c in r.reason_codes
             if codes is not None and c in codes.reason_codes
         },
-        decided=len(rows) - still_open,
+        decided=size(rows) - still_open,
         escalated=still_open,
     )
-
-
-def report(
-    store: Store,
-    since: date | None = None,
-    prices: PriceTable | None = None,
-    codes: ExternalCodes | None = None,
-) -> Report:
-    desk = desk_figures(store.escalation_clocks(), clocks.today())
-    return build_report(load_rows(store, since), since, prices=prices, desk=desk, codes=codes)

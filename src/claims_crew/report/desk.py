@@ -52,6 +52,7 @@ def _label(low: int, high: int | None) -> str:
 
 
 def desk_figures(rows: Sequence[EscalationClock], on: date) -> DeskFigures:
+    """The figures over escalations, each row counted for the escalations it stands for."""
     today = on.isoformat()
     counts = [0] * len(AGEING)
     open_rows = [r for r in rows if r.state == "open"]
@@ -59,23 +60,27 @@ def desk_figures(rows: Sequence[EscalationClock], on: date) -> DeskFigures:
         waited = (on - date.fromisoformat(r.opened_at[:10])).days
         for i, (low, high) in enumerate(AGEING):
             if waited >= low and (high is None or waited <= high):
-                counts[i] += 1
+                counts[i] += r.count
                 break
         else:  # opened after `on` (a clock moved back): the youngest bucket
-            counts[0] += 1
+            counts[0] += r.count
     clocked = [r for r in rows if r.decide_by is not None and r.acknowledge_by is not None]
-    acknowledged = sum(r.opened_at[:10] <= (r.acknowledge_by or "") for r in clocked)
+    acknowledged = sum(r.count for r in clocked if r.opened_at[:10] <= (r.acknowledge_by or ""))
     decided = [r for r in clocked if r.state == "decided" and r.decided_at is not None]
-    in_time = sum((r.decided_at or "")[:10] <= (r.decide_by or "") for r in decided)
+    in_time = sum(r.count for r in decided if (r.decided_at or "")[:10] <= (r.decide_by or ""))
     return DeskFigures(
         on=on,
-        open=len(open_rows),
-        overdue=sum(r.decide_by is not None and r.decide_by < today for r in open_rows),
+        open=_count(open_rows),
+        overdue=sum(r.count for r in open_rows if r.decide_by is not None and r.decide_by < today),
         ageing=[
             AgeBucket(label=_label(low, high), low=low, high=high, count=n)
             for (low, high), n in zip(AGEING, counts, strict=True)
         ],
-        acknowledged_on_time=metric(acknowledged, len(clocked)),
-        decided_on_time=metric(in_time, len(decided)),
-        no_clock=len(rows) - len(clocked),
+        acknowledged_on_time=metric(acknowledged, _count(clocked)),
+        decided_on_time=metric(in_time, _count(decided)),
+        no_clock=_count(rows) - _count(clocked),
     )
+
+
+def _count(rows: Sequence[EscalationClock]) -> int:
+    return sum(r.count for r in rows)

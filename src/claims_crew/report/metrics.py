@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -141,31 +142,53 @@ class Figures(BaseModel):
 
 
 def count_where(rows: Iterable[ClaimRow], test: Callable[[ClaimRow], bool]) -> int:
-    return sum(1 for r in rows if test(r))
+    """The claims among `rows` that pass `test`, each row counted for the claims it stands for."""
+    return sum(r.weight for r in rows if test(r))
+
+
+def size(rows: Iterable[ClaimRow]) -> int:
+    """The claims `rows` stand for (a row may stand for several: ClaimRow.weight)."""
+    return sum(r.weight for r in rows)
+
+
+def tally(rows: Iterable[ClaimRow], key: Callable[[ClaimRow], Any]) -> Counter[Any]:
+    """How many claims have each value of `key`."""
+    counts: Counter[Any] = Counter()
+    for r in rows:
+        counts[key(r)] += r.weight
+    return counts
 
 
 def figures(rows: Sequence[ClaimRow]) -> Figures:
-    n = len(rows)
-    outcome_counts = Counter(r.outcome for r in rows)
+    n = size(rows)
+    outcome_counts = tally(rows, lambda r: r.outcome)
     compared = count_where(rows, lambda r: r.compared)
     asked = [r for r in rows if r.adjudicator is not None]
     questioned = [r for r in rows if r.targeted is not None]
     debated = [r for r in rows if r.debate is not None]
     rebuttals = [u for r in debated for t, u in r.tokens_by_task.items() if t in REBUTTAL_TASKS]
-    adjudicated = Counter(r.adjudicator for r in asked)
+    adjudicated = tally(asked, lambda r: r.adjudicator)
     escalated = [r for r in rows if r.outcome == "ESCALATED"]
-    reasons = Counter(code for r in escalated for code in dict.fromkeys(r.reason_codes))
+    reasons: Counter[str] = Counter()
+    for r in escalated:
+        for code in dict.fromkeys(r.reason_codes):
+            reasons[code] += r.weight
     parse_errors = {}
     for agent in ANSWERING_AGENTS:
-        states = [e for e in (r.parse_error(agent) for r in rows) if e is not None]
-        parse_errors[agent] = metric(sum(states), len(states))
+        ran = [r for r in rows if r.parse_error(agent) is not None]
+        failed = [r for r in ran if r.parse_error(agent)]
+        parse_errors[agent] = metric(size(failed), size(ran))
     abstentions, abstention_reasons = {}, {}
     for side in SIDES:
-        answered = [r.side(side) for r in rows if r.side(side).parsed]
-        quiet = [a for a in answered if a.answer == ABSTENTION]
-        abstentions[side] = metric(len(quiet), len(answered))
-        why = Counter(a.abstain_reason for a in quiet)
-        abstention_reasons[side] = {code: metric(why[code], len(quiet)) for code in ABSTAIN_REASONS}
+        answered = [r for r in rows if r.side(side).parsed]
+        quiet = [r for r in answered if r.side(side).answer == ABSTENTION]
+        abstentions[side] = metric(size(quiet), size(answered))
+        why: Counter[str | None] = Counter()
+        for r in quiet:
+            why[r.side(side).abstain_reason] += r.weight
+        abstention_reasons[side] = {
+            code: metric(why[code], size(quiet)) for code in ABSTAIN_REASONS
+        }
     return Figures(
         claims=n,
         outcomes={o: metric(outcome_counts[o], n) for o in OUTCOMES},
@@ -173,19 +196,19 @@ def figures(rows: Sequence[ClaimRow]) -> Figures:
         material_conflict=metric(count_where(rows, lambda r: r.material_conflict), compared),
         automatic=metric(sum(outcome_counts[o] for o in AUTOMATIC_OUTCOMES), n),
         automatic_with_adjudicator=metric(sum(outcome_counts[o] for o in DECIDED_OUTCOMES), n),
-        adjudicator=metric(len(asked), n),
-        adjudicator_outcomes={o: metric(adjudicated[o], len(asked)) for o in ADJUDICATOR_OUTCOMES},
-        escalated=metric(len(escalated), n),
+        adjudicator=metric(size(asked), n),
+        adjudicator_outcomes={o: metric(adjudicated[o], size(asked)) for o in ADJUDICATOR_OUTCOMES},
+        escalated=metric(size(escalated), n),
         escalation_reasons={code: metric(c, n) for code, c in sorted(reasons.items())},
         parse_errors=parse_errors,
-        evidence_requests=metric(len(questioned), n),
+        evidence_requests=metric(size(questioned), n),
         evidence_resolution=metric(
-            count_where(questioned, lambda r: r.targeted == "settled"), len(questioned)
+            count_where(questioned, lambda r: r.targeted == "settled"), size(questioned)
         ),
-        debate_rounds=metric(len(debated), n),
-        debate_changed=metric(count_where(debated, lambda r: r.debate == "changed"), len(debated)),
-        debate_calls=amount(sum(u.calls for u in rebuttals), len(debated)),
-        debate_tokens=amount(sum(u.prompt + u.completion for u in rebuttals), len(debated)),
+        debate_rounds=metric(size(debated), n),
+        debate_changed=metric(count_where(debated, lambda r: r.debate == "changed"), size(debated)),
+        debate_calls=amount(sum(u.calls for u in rebuttals), size(debated)),
+        debate_tokens=amount(sum(u.prompt + u.completion for u in rebuttals), size(debated)),
         abstentions=abstentions,
         abstention_reasons=abstention_reasons,
         model_calls=amount(sum(r.model_calls for r in rows), n),

@@ -26,7 +26,8 @@ The definitions, all from each claim's decided attempt:
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +40,9 @@ from claims_crew.vocabulary import (
     TASKS,
     Outcome,
 )
+
+if TYPE_CHECKING:
+    from claims_crew.store.report_facts import LevelSeconds
 
 # Task name → the agent that runs it, for any task name a record holds.
 AGENT_BY_TASK: dict[str, str] = {task: agent for task, agent in AGENT_OF_TASK.items()}
@@ -106,14 +110,15 @@ def claim_cost(row: ClaimRow, prices: PriceTable) -> float | None:
     return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
-def _cost(values: Sequence[float | None]) -> Cost:
-    known = [v for v in values if v is not None]
-    total = sum(known)
+def _cost(values: Sequence[tuple[float | None, int]]) -> Cost:
+    """Costs, each of a row and the claims it stands for (its weight; its cost is theirs)."""
+    total = sum(v for v, _ in values if v is not None)
+    priced = sum(w for v, w in values if v is not None)
     return Cost(
-        figure=round(total / len(known), 9) if known else None,
+        figure=round(total / priced, 9) if priced else None,
         total=round(total, 9),
-        claims=len(known),
-        unpriced=len(values) - len(known),
+        claims=priced,
+        unpriced=sum(w for _, w in values) - priced,
     )
 
 
@@ -129,13 +134,13 @@ def cost_figures(rows: Sequence[ClaimRow], prices: PriceTable | None) -> CostFig
         by_task.append(
             TaskCost(
                 task=task,
-                claims=len(ran),
+                claims=sum(r.weight for r, _ in ran),
                 calls=sum(u.calls for _, u in ran),
                 prompt_tokens=sum(u.prompt for _, u in ran),
                 completion_tokens=sum(u.completion for _, u in ran),
                 cost=None
                 if prices is None
-                else _cost([task_cost(r, task, u, prices) for r, u in ran]),
+                else _cost([(task_cost(r, task, u, prices), r.weight) for r, u in ran]),
             )
         )
     if prices is None:
@@ -151,7 +156,7 @@ def cost_figures(rows: Sequence[ClaimRow], prices: PriceTable | None) -> CostFig
     costs = {r.claim_id: claim_cost(r, table) for r in rows}
 
     def over(test: Callable[[ClaimRow], bool]) -> Cost:
-        return _cost([costs[r.claim_id] for r in rows if test(r)])
+        return _cost([(costs[r.claim_id], r.weight) for r in rows if test(r)])
 
     used = {m for r in rows for a, m in r.models.items() if _ran(r, a)}
     return CostFigures(
@@ -189,6 +194,24 @@ def time_per_level(rows: Sequence[ClaimRow]) -> list[LevelTime]:
             seconds = [r.stage_seconds[level] for r in rows if level in r.stage_seconds]
         levels.append(_level(level, seconds))
     return levels
+
+
+def level_times(levels: Mapping[str, LevelSeconds]) -> list[LevelTime]:
+    """Time per level as the store's facts give it (store/report_facts.py): the same figures
+    as `time_per_level`, counted and summed in SQL."""
+    times = []
+    for level in DECISION_LEVELS:
+        at = levels[level]
+        times.append(
+            LevelTime(
+                level=level,
+                claims=at.claims,
+                mean=round(at.total / at.claims, 6) if at.claims else None,
+                median=None if at.median is None else round(at.median, 6),
+                longest=None if at.longest is None else round(at.longest, 6),
+            )
+        )
+    return times
 
 
 class AgentUsage(BaseModel):

@@ -22,6 +22,7 @@ from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.desk_rows import Assign, assigned, candidates
 from claims_crew.store.metric_totals import count_decision
+from claims_crew.store.report_facts import keep_facts
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -158,6 +159,7 @@ def decide(
         )
         where = (escalation_id, record.claim_id, entry.seq)
         assigned(conn, now, where, basis.line, chosen, why_nobody)
+    keep_facts(conn, record.claim_id)  # the report's, with its escalation
     validated(conn, record, attempt_id, entry.seq, now, until, basis)
     return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
 

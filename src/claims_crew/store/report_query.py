@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Connection, Select, func, select
 
 from claims_crew.store.base import StoreBase
 from claims_crew.store.tables import (
@@ -32,15 +32,16 @@ from claims_crew.store.tables import (
 from claims_crew.vocabulary import TASK_OF, day_stamp
 
 
-def _decided_query(since: str) -> Select[*tuple[Any, ...]]:
-    """The decided claims decided on or after `since`, each joined to everything the report
-    reads of it, in claim-id order. JSON columns come back as their text: the sums and fields
-    the report wants from them are taken in Python, the same on every engine."""
+def _decided_query(since: str, claim_id: str | None = None) -> Select[*tuple[Any, ...]]:
+    """The decided claims decided on or after `since` (only `claim_id`'s, given one), each
+    joined to everything the report reads of it, in claim-id order. JSON columns come back as
+    their text: the sums and fields the report wants from them are taken in Python, the same
+    on every engine."""
     intake = agent_outputs.alias("intake")
     policy = agent_outputs.alias("policy")
     fraud = agent_outputs.alias("fraud")
     d = decisions.c
-    return (
+    query = (
         select(
             d.claim_id,
             d.decided_at,
@@ -88,6 +89,7 @@ def _decided_query(since: str) -> Select[*tuple[Any, ...]]:
         .where(d.decided_at >= since)
         .order_by(d.claim_id, reviews.c.id)
     )
+    return query if claim_id is None else query.where(d.claim_id == claim_id)
 
 
 def _total(counts: str) -> int:
@@ -143,6 +145,7 @@ class EscalationClock:
     decided_at: str | None
     acknowledge_by: str | None
     decide_by: str | None
+    count: int = 1  # the escalations alike in all of these (clock_groups)
 
 
 class ReportQuery(StoreBase):
@@ -166,58 +169,92 @@ class ReportQuery(StoreBase):
             for row in rows
         ]
 
+    def clock_groups(self) -> list[EscalationClock]:
+        """The escalations in force grouped by all the desk's figures read of them: state,
+        the days opened and decided, and the two last days; each group with its count. As
+        many rows as there are such days, whatever the escalations."""
+        e = escalations.c
+        keys = (
+            e.state,
+            func.substr(e.opened_at, 1, 10),
+            func.substr(e.decided_at, 1, 10),
+            e.acknowledge_by,
+            e.decide_by,
+        )
+        with self.read() as conn:
+            rows = conn.execute(select(*keys, func.count()).group_by(*keys)).all()
+        return [
+            EscalationClock(
+                state=row[0],
+                opened_at=row[1],
+                decided_at=row[2],
+                acknowledge_by=row[3],
+                decide_by=row[4],
+                count=int(row[5]),
+            )
+            for row in rows
+        ]
+
     def decided_claims(self, since: date | None = None) -> Iterator[DecidedClaim]:
         """Every decided claim (on or after `since`, UTC) in claim-id order, from one snapshot.
 
         The read stays open until the iteration ends; read it through."""
-        loads = json.loads
         with self.read() as conn:
-            rows: Iterable[tuple[Any, ...]] = conn.execute(_decided_query(day_stamp(since)))
-            for (
-                claim_id,
-                decided_at,
-                outcome,
-                answer,
-                body,
-                model_calls,
-                tokens,
-                started,
-                finished,
-                intake,
-                policy,
-                fraud,
-                valid,
-                choice,
-                review,
-                escalation_id,
-                escalation_state,
-                fields,
-                models,
-                tokens_by_task,
-                stages,
-                opened_at,
-                reviewed_at,
-            ) in rows:
-                yield DecidedClaim(
-                    claim_id=claim_id,
-                    decided_at=decided_at,
-                    outcome=outcome,
-                    answer=answer,
-                    resolution=loads(body),
-                    intake=loads(intake) if intake else None,
-                    policy=loads(policy) if policy else None,
-                    fraud=loads(fraud) if fraud else None,
-                    adjudication=None if valid is None else (bool(valid), choice),
-                    review=review,
-                    escalation=None if escalation_id is None else (escalation_id, escalation_state),
-                    claim_file=_claim_file(fields),
-                    model_calls=_total(model_calls),
-                    tokens=_total(tokens),
-                    started_at=started,
-                    finished_at=finished,
-                    models=loads(models),
-                    tokens_by_task=loads(tokens_by_task),
-                    stages=loads(stages),
-                    opened_at=opened_at,
-                    reviewed_at=reviewed_at,
-                )
+            yield from decided_in(conn, day_stamp(since))
+
+
+def decided_in(
+    conn: Connection, since: str = "", claim_id: str | None = None
+) -> Iterator[DecidedClaim]:
+    """The decided claims decided on or after the stamp `since` (only `claim_id`'s, given one),
+    read in the caller's connection."""
+    loads = json.loads
+    rows: Iterable[tuple[Any, ...]] = conn.execute(_decided_query(since, claim_id))
+    for (
+        claim,
+        decided_at,
+        outcome,
+        answer,
+        body,
+        model_calls,
+        tokens,
+        started,
+        finished,
+        intake,
+        policy,
+        fraud,
+        valid,
+        choice,
+        review,
+        escalation_id,
+        escalation_state,
+        fields,
+        models,
+        tokens_by_task,
+        stages,
+        opened_at,
+        reviewed_at,
+    ) in rows:
+        yield DecidedClaim(
+            claim_id=claim,
+            decided_at=decided_at,
+            outcome=outcome,
+            answer=answer,
+            resolution=loads(body),
+            intake=loads(intake) if intake else None,
+            policy=loads(policy) if policy else None,
+            fraud=loads(fraud) if fraud else None,
+            adjudication=None if valid is None else (bool(valid), choice),
+            review=review,
+            escalation=None if escalation_id is None else (escalation_id, escalation_state),
+            claim_file=_claim_file(fields),
+            model_calls=_total(model_calls),
+            tokens=_total(tokens),
+            started_at=started,
+            finished_at=finished,
+            models=loads(models),
+            tokens_by_task=loads(tokens_by_task),
+            stages=loads(stages),
+            opened_at=opened_at,
+            reviewed_at=reviewed_at,
+        )

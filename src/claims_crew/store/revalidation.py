@@ -42,6 +42,7 @@ from claims_crew.store.decision_rows import (
     validated,
 )
 from claims_crew.store.metric_totals import uncount_claim
+from claims_crew.store.report_facts import keep_facts
 from claims_crew.store.tables import (
     assignments,
     attempts,
@@ -326,6 +327,7 @@ class Revalidations(StoreBase):
             if table is decisions:
                 conn.execute(delete(validations).where(validations.c.claim_id == claim_id))
             conn.execute(delete(table).where(table.c.claim_id == claim_id))
+        keep_facts(conn, claim_id)  # none now: the new decision writes its own
         # Who had the escalation goes with it (its entries stay); a new one is assigned anew.
         # Proposals stay, on an escalation that is no more (proposal_rows.py).
         conn.execute(delete(assignments).where(assignments.c.claim_id == claim_id))

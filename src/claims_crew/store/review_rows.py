@@ -17,6 +17,7 @@ from claims_crew.records import PersonClause
 from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.clause_json import clauses_of, clauses_text
+from claims_crew.store.report_facts import keep_facts
 from claims_crew.store.tables import audit_log, reviews
 
 if TYPE_CHECKING:
@@ -139,4 +140,5 @@ def record_review(
     new_id: int = conn.execute(
         insert(reviews).values(**values).returning(reviews.c.id)
     ).scalar_one()
+    keep_facts(conn, escalation.claim_id)  # the report counts the review
     return replace(review, id=int(new_id), payable=payable, clauses=tuple(clauses))
