@@ -31,7 +31,8 @@ from claims_crew.records.claim_row import (
     build_row,
     seconds_between,
 )
-from claims_crew.store.report_query import DecidedClaim, ReportQuery, decided_in
+from claims_crew.store.base import StoreBase
+from claims_crew.store.report_query import DecidedClaim, decided_in
 from claims_crew.store.report_tables import (
     FACT_STAGES,
     FACT_TASKS,
@@ -334,7 +335,7 @@ class FactsRead:
     waiting: list[dict[str, Any]]
 
 
-class ReportFacts(ReportQuery):
+class ReportFacts(StoreBase):
     """The report's facts, grouped, for `claims-crew report`."""
 
     def report_facts(self, since: date | None, listed: int) -> FactsRead:

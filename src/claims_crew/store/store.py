@@ -62,6 +62,7 @@ from claims_crew.store.queue import Queue
 from claims_crew.store.rate_windows import RateWindows
 from claims_crew.store.recording import Recording
 from claims_crew.store.report_facts import ReportFacts
+from claims_crew.store.report_query import ReportQuery
 from claims_crew.store.revalidation import Revalidations
 from claims_crew.store.reviewers import Reviewers
 from claims_crew.store.sign_ins import SignIns
@@ -79,6 +80,7 @@ class Store(
     SignIns,
     AuditReads,
     ReportFacts,
+    ReportQuery,
     WorkQueue,
     ClaimFailures,
     Letters,
