@@ -34,7 +34,6 @@ from claims_crew.records.claim_row import (
     SideRow,
     TaskTokens,
     build_row,
-    seconds_between,
 )
 from claims_crew.vocabulary import stamp
 
@@ -90,28 +89,8 @@ def row_from(
 
 def load_rows(store: Store, since: date | None = None) -> list[ClaimRow]:
     """Every decided claim (on or after `since`, UTC) in one read-only pass over the store."""
-    return [
-        build_row(
-            claim_id=c.claim_id,
-            decided_at=c.decided_at,
-            outcome=c.outcome,
-            answer=c.answer,
-            resolution=c.resolution,
-            intake=c.intake,
-            policy=c.policy,
-            fraud=c.fraud,
-            adjudication=c.adjudication,
-            review=c.review,
-            escalation=c.escalation,
-            claim_file=c.claim_file,
-            model_calls=c.model_calls,
-            tokens=c.tokens,
-            seconds=seconds_between(c.started_at, c.finished_at),
-            tokens_by_task=c.tokens_by_task,
-            models=c.models,
-            stages={stage: (started, finished) for stage, (started, finished) in c.stages.items()},
-            opened_at=c.opened_at,
-            reviewed_at=c.reviewed_at,
-        )
-        for c in store.decided_claims(since)
-    ]
+    # Imported here, as the store is only under TYPE_CHECKING above: a row made from a decision
+    # (row_from) needs no store.
+    from claims_crew.store.report_facts import claim_row
+
+    return [claim_row(c) for c in store.decided_claims(since)]
