@@ -5,6 +5,7 @@ Fixtures and pytest hooks only: what the tests share besides fixtures is in test
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from claims_crew.policy.cache import index_path, write_index
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, extract_pages, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
+from claims_crew.settings import policy_cache_dir
 from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, StartServer, Wire
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.provider import WIRES
@@ -142,12 +144,21 @@ def real_doc(session_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> O
     return open_real
 
 
+@pytest.fixture(scope="session")
+def _warm_indexes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("warm-index")
+
+
 @pytest.fixture
-def warm_index() -> None:
-    """The sample policies indexed where the workers look, so that no worker parses a PDF."""
-    library = PolicyLibrary()
+def warm_index(_warm_indexes: Path) -> None:
+    """The sample policies indexed where the workers look, so that no worker parses a PDF.
+
+    Indexed once per worker, into a folder of its own, and copied into each test's home: an
+    index is named by its PDF's hash, so the copy is the one the home would have made."""
+    library = PolicyLibrary(cache_dir=_warm_indexes)
     for policy_id in ("HM-HOME-001", "MR-AUTO-001", "WF-TRAVEL-001"):
         library.open(policy_id)
+    shutil.copytree(_warm_indexes, policy_cache_dir(), dirs_exist_ok=True)
 
 
 POSTGRES_FIXTURES = {"postgres_server", "postgres_url", "restartable_postgres"}

@@ -28,10 +28,35 @@ from claims_crew.config_check import (
     llm_problem,
 )
 from claims_crew.errors import ConfigError
+from claims_crew.settings import policy_cache_dir
 from claims_crew.vocabulary import AGENTS, KICKOFF_INPUTS, TASKS
-from tests.support.paths import ROOT
+from tests.support.paths import ROOT, SAMPLE_POLICIES
 
 TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.fixture(scope="module")
+def _sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample policies' index, as one check of the shipped config/ leaves it in its home:
+    made once here, so that no test's check reads the PDFs again (a second a check)."""
+    home = tmp_path_factory.mktemp("warm-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLAIMS_CREW_HOME", str(home))
+        patch.setenv("CLAIMS_CREW_POLICIES", str(SAMPLE_POLICIES))
+        patch.setenv("CLAIMS_CREW_LOCAL_THREADS", "1")
+        done = CliRunner().invoke(main, ["config", "check", "--config-dir", str(ROOT / "config")])
+    assert done.exit_code == 0, done.output
+    return home / "cache" / "policy-index"
+
+
+@pytest.fixture(autouse=True)
+def _warm_check(_private_home: None, _sample_index: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's home starts with the sample policies indexed, as a user's does after the
+    first run, and the local model's thread count comes from its setting: without it each
+    check watches the machine's load for a quarter second (llms/threads.py), which no test
+    here reads. tests/test_local_threads.py covers the load, tests/test_library.py the PDFs."""
+    shutil.copytree(_sample_index, policy_cache_dir())
+    monkeypatch.setenv("CLAIMS_CREW_LOCAL_THREADS", "1")
 
 
 def broken_copy(tmp_path: Path, file: str, old: str | None, new: str) -> tuple[Path, str]:

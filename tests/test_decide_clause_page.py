@@ -29,8 +29,10 @@ HIDDEN = re.compile(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">')
 
 
 @pytest.fixture
-def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
-    """C-1042 escalated as the design's example: policy's 4.2(b) verified by the re-read."""
+def store(tmp_path: Path, sample_library: PolicyLibrary, warm_index: None) -> Store:
+    """C-1042 escalated as the design's example: policy's 4.2(b) verified by the re-read. The
+    page opens the policy from the home's index, there already (warm_index): each test would
+    read the PDF again, and none is about reading it."""
     return water_escalated(tmp_path / "inbox", sample_library)
 
 

@@ -34,7 +34,9 @@ pytestmark = pytest.mark.usefixtures("engine")
 
 
 @pytest.fixture
-def store(tmp_path: Path, sample_library: PolicyLibrary) -> Store:
+def store(tmp_path: Path, sample_library: PolicyLibrary, warm_index: None) -> Store:
+    """C-1049 escalated with its split report kept; the policy's index already in the home
+    (warm_index), as none of these tests is about reading the policy's PDF."""
     store = Store()
     split_escalated(store, sample_library, tmp_path)
     return store

@@ -78,32 +78,56 @@ def _limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAIMS_CREW_CLAIM_DEADLINE", "0")
 
 
+@pytest.fixture(scope="module")
+def through_openai() -> dict[str, dict[str, ClaimRecord]]:
+    """The sample inbox's records through OpenAI's client, kept for the module under "openai":
+    every wire is compared with the same scripted run, so the first test that needs it runs it
+    (in its own home and settings) and the others read it."""
+    return {}
+
+
+def _sample_inbox_on(
+    wire_name: str,
+    paths: list[Path],
+    library: PolicyLibrary,
+    db: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[dict[str, ClaimRecord], OpenAIServer]:
+    """The sample inbox decided through WIRE_NAME's client, every request kept on 127.0.0.1."""
+    with OpenAIServer(sample_script(), wire=WIRES[wire_name][0]()) as server, watching() as hosts:
+        point_model_at(server, monkeypatch)
+        done = records(paths, library, Store(db))
+    assert hosts and hosts <= LOOPBACK, hosts
+    return done, server
+
+
 @pytest.mark.parametrize("name", ["anthropic", "gemini"])
 def test_the_sample_inbox_decides_alike_on_every_wire(
-    name: str, monkeypatch: pytest.MonkeyPatch, sample_library: PolicyLibrary, tmp_path: Path
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    sample_library: PolicyLibrary,
+    tmp_path: Path,
+    through_openai: dict[str, dict[str, ClaimRecord]],
 ) -> None:
     """The whole sample inbox through OpenAI's client, then through this provider's: the same
     facts, look-ups, ledger, decisions and calls, and tokens as this wire's server counted."""
     _limits(monkeypatch)
     paths = sorted(p for p in INBOX.iterdir() if p.suffix in {".json", ".yaml"})
-    runs: dict[str, dict[str, ClaimRecord]] = {}
-    servers: dict[str, OpenAIServer] = {}
-    for wire_name in ("openai", name):
-        with (
-            OpenAIServer(sample_script(), wire=WIRES[wire_name][0]()) as server,
-            watching() as hosts,
-        ):
-            point_model_at(server, monkeypatch)
-            runs[wire_name] = records(paths, sample_library, Store(tmp_path / f"{wire_name}.db"))
-            servers[wire_name] = server
-        assert hosts and hosts <= LOOPBACK, hosts
+    if "openai" not in through_openai:
+        through_openai["openai"], _ = _sample_inbox_on(
+            "openai", paths, sample_library, tmp_path / "openai.db", monkeypatch
+        )
+    runs = {"openai": through_openai["openai"]}
+    runs[name], server = _sample_inbox_on(
+        name, paths, sample_library, tmp_path / f"{name}.db", monkeypatch
+    )
 
     assert all(r.status == "reviewed" for r in runs[name].values()), {
         c: r.error for c, r in runs[name].items() if r.error
     }
     assert outcomes(runs[name]) == outcomes(runs["openai"])
     assert len(runs[name]) == len(paths)
-    sent = servers[name].calls
+    sent = server.calls
     for record in runs[name].values():
         usage = record.tokens_by_task
         assert all(u.prompt > 0 and u.completion > 0 for u in usage.values()), record.claim_id

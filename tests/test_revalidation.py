@@ -51,8 +51,10 @@ def agreeing_script() -> Script:
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the sample policies and of config/, which the commands read."""
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm_index: None) -> Path:
+    """A copy of the sample policies and of config/, which the commands read; the home holds
+    their index already (warm_index: an index is named by its PDF's bytes, which the copy
+    keeps), so a command reads only a PDF a test has changed."""
     policies = tmp_path / "policies"
     shutil.copytree(SAMPLE_POLICIES, policies)
     monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(policies))
