@@ -19,7 +19,7 @@ from claims_crew.cli import main
 from claims_crew.letters.wording import LetterStyle, money
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.store import Store
-from tests.support.browser import headless_chromium, needs_chromium, sign_in, wait_for
+from tests.support.browser import follow, headless_chromium, needs_chromium, sign_in, wait_for
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
 from tests.support.web import review_page
@@ -68,9 +68,9 @@ def test_a_reviewer_decides_an_escalation_in_the_browser(
     browser.get(f"{url}/escalations/C-1042")
     assert browser.current_url == f"{url}/login"  # no session yet
     browser.find_element(By.ID, "token").send_keys(token)
-    browser.find_element(By.ID, "sign-in").click()
+    follow(browser, browser.find_element(By.ID, "sign-in"))
     assert browser.find_element(By.ID, "reviewer-name").text == "ana"
-    browser.find_element(By.LINK_TEXT, "C-1042").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "C-1042"))
 
     wait_for(browser, "clause-offer")  # the page reads the policy for the clauses it offers
     policy = browser.find_element(By.ID, "side-policy")
@@ -98,8 +98,8 @@ def test_a_reviewer_decides_an_escalation_in_the_browser(
     browser.find_element(By.ID, "decision-covered").click()
     browser.find_element(By.CSS_SELECTOR, 'input[name="clause"][value="4.2(b)"]').click()
     browser.find_element(By.ID, "reason").send_keys("The plumber dates the leak to 3 November.")
-    browser.find_element(By.ID, "submit-decision").click()
-    wait_for(browser, "confirm-decision").click()  # nothing is recorded before it
+    follow(browser, browser.find_element(By.ID, "submit-decision"))
+    follow(browser, wait_for(browser, "confirm-decision"))  # nothing is recorded before it
     decided = wait_for(browser, "decided")
     assert "covered" in decided.text and "ana" in decided.text
     trail = browser.find_element(By.ID, "audit").text
@@ -138,25 +138,25 @@ def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
         browser.delete_all_cookies()
         browser.get(f"{url}/login")
         browser.find_element(By.ID, "token").send_keys(tokens[name])
-        browser.find_element(By.ID, "sign-in").click()
+        follow(browser, browser.find_element(By.ID, "sign-in"))
         assert browser.find_element(By.ID, "reviewer-name").text == name
 
     with review_page(store) as port:
         url = f"http://127.0.0.1:{port}"
         sign_in(url, "ana")
-        browser.find_element(By.ID, "my-queue").click()
+        follow(browser, browser.find_element(By.ID, "my-queue"))
         queue = browser.find_element(By.ID, "queue").text
         assert "My queue" in browser.find_element(By.TAG_NAME, "h1").text
         assert "C-1" in queue and "C-2" not in queue
-        browser.find_element(By.LINK_TEXT, "C-1").click()
+        follow(browser, browser.find_element(By.LINK_TEXT, "C-1"))
         wait_for(browser, "clause-offer")  # the page reads the policy for the clauses it offers
         assert "Assigned to ana" in browser.find_element(By.ID, "assigned").text
         browser.find_element(By.ID, "decision-not_covered").click()
         browser.find_element(By.ID, "other-clause").send_keys("7.1(a)")  # any clause in force
         browser.find_element(By.ID, "reason").send_keys("Seepage over weeks.")
-        browser.find_element(By.ID, "submit-decision").click()
+        follow(browser, browser.find_element(By.ID, "submit-decision"))
         assert "7.1(a)" in wait_for(browser, "chosen-clause-1").text
-        browser.find_element(By.ID, "confirm-decision").click()
+        follow(browser, browser.find_element(By.ID, "confirm-decision"))
         proposal = browser.find_element(By.ID, "proposal").text
         assert "not_covered proposed by ana" in proposal
         assert browser.find_elements(By.ID, "own-proposal")  # no Confirm for the proposer
@@ -167,7 +167,7 @@ def test_my_queue_and_a_denial_proposed_by_one_reviewer_confirmed_by_another(
         # The second reviewer sees the clause the denial rests on before confirming it.
         resting = browser.find_element(By.ID, "proposal-clause-1").text
         assert "7.1(a)" in resting and "continuous or repeated seepage" in resting
-        browser.find_element(By.ID, "confirm-proposal").click()
+        follow(browser, browser.find_element(By.ID, "confirm-proposal"))
         decided = wait_for(browser, "decided").text
         assert "not_covered" in decided and "cy" in decided
         trail = browser.find_element(By.ID, "audit").text
@@ -191,7 +191,7 @@ def test_a_person_decides_on_a_clause_and_the_letter_quotes_it(
         browser.find_element(By.ID, "decision-covered").click()
         first.click()
         browser.find_element(By.ID, "reason").send_keys(DATED)
-        browser.find_element(By.ID, "submit-decision").click()
+        follow(browser, browser.find_element(By.ID, "submit-decision"))
 
         step = wait_for(browser, "confirm-step")
         clause = step.find_element(By.ID, "chosen-clause-1")
@@ -201,7 +201,7 @@ def test_a_person_decides_on_a_clause_and_the_letter_quotes_it(
         assert amount == "3700 GBP"  # 4,200 claimed, less 4.2's 500 deductible
         assert store.reviews() == [] and store.escalation("C-1042").state == "open"
 
-        step.find_element(By.ID, "confirm-decision").click()
+        follow(browser, step.find_element(By.ID, "confirm-decision"))
         decided = wait_for(browser, "decided").text
         assert "covered" in decided and "ana" in decided
         assert DATED in browser.find_element(By.ID, "audit").text

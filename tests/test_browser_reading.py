@@ -12,7 +12,13 @@ import pytest
 from claims_crew.policy.confirmations import load_confirmations
 from claims_crew.records import ReviewerSettings
 from claims_crew.store import Store
-from tests.support.browser import console_errors, headless_chromium, needs_chromium, sign_in
+from tests.support.browser import (
+    console_errors,
+    follow,
+    headless_chromium,
+    needs_chromium,
+    sign_in,
+)
 from tests.support.paths import ROOT
 from tests.support.readings import unconfirmed_policies
 from tests.support.web import review_page
@@ -26,7 +32,6 @@ def test_a_lead_checks_a_reading_and_confirms_it(
     tmp_path: Path, session_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     root = unconfirmed_policies(tmp_path, session_cache, monkeypatch)
     store = Store(tmp_path / "claims.sqlite")
@@ -34,8 +39,8 @@ def test_a_lead_checks_a_reading_and_confirms_it(
     with review_page(store) as port, headless_chromium() as browser:
         url = f"http://127.0.0.1:{port}"
         sign_in(browser, url, token)
-        browser.find_element(By.ID, "readings-link").click()
-        browser.find_element(By.LINK_TEXT, "HM-E-09").click()
+        follow(browser, browser.find_element(By.ID, "readings-link"))
+        follow(browser, browser.find_element(By.LINK_TEXT, "HM-E-09"))
         assert browser.find_element(By.ID, "reading-state").text == "unconfirmed"
 
         added = browser.find_element(By.ID, "change-1").text
@@ -53,11 +58,9 @@ def test_a_lead_checks_a_reading_and_confirms_it(
         assert "Hot tubs and spa pools · Page 1 of 1" in uncovered
         assert "7.12" not in uncovered and "8.3" not in uncovered
 
-        browser.find_element(By.ID, "confirm-reading").click()
-        # The page after the POST, not the one the button was on: wait for its state.
-        WebDriverWait(browser, 300).until(
-            lambda b: b.find_element(By.ID, "reading-state").text == "confirmed"
-        )
+        # The page after the POST, not the one the button was on: `follow` waits for it.
+        follow(browser, browser.find_element(By.ID, "confirm-reading"))
+        assert browser.find_element(By.ID, "reading-state").text == "confirmed"
         why = browser.find_element(By.ID, "reading-why").text
         assert why.startswith("Confirmed by lee at ")
         ARTIFACTS.mkdir(exist_ok=True)

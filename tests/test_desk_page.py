@@ -18,7 +18,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.appeal import appeal
 from claims_crew.run.context import build_context
 from claims_crew.store import Basis, Store
-from tests.support.browser import headless_chromium, needs_chromium, wait_for
+from tests.support.browser import follow, headless_chromium, needs_chromium, wait_for
 from tests.support.crew import water_script
 from tests.support.paths import ROOT
 from tests.support.store import record_for, water_loaded
@@ -82,12 +82,12 @@ def test_due_dates_and_an_appeal_in_the_browser(
     url, store, token = served
     browser.get(f"{url}/login")
     browser.find_element(By.ID, "token").send_keys(token)
-    browser.find_element(By.ID, "sign-in").click()
+    follow(browser, browser.find_element(By.ID, "sign-in"))
     due = browser.find_element(By.CSS_SELECTOR, "#queue td.due")
     assert due.text == "overdue by 6 days" and "overdue" in (due.get_attribute("class") or "")
-    browser.find_element(By.ID, "overdue-only").click()
+    follow(browser, browser.find_element(By.ID, "overdue-only"))
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Overdue escalations 1")
-    browser.find_element(By.LINK_TEXT, "C-1042").click()
+    follow(browser, browser.find_element(By.LINK_TEXT, "C-1042"))
     wait_for(browser, "clause-offer")  # the page reads the policy for the clauses it offers
     clock = browser.find_element(By.ID, "clock").text
     assert "overdue by 6 days" in clock and "decide by 2025-12-04" in clock
@@ -95,8 +95,8 @@ def test_due_dates_and_an_appeal_in_the_browser(
     browser.find_element(By.ID, "decision-not_covered").click()
     browser.find_element(By.ID, "other-clause").send_keys("7.1(a)")
     browser.find_element(By.ID, "reason").send_keys("Seepage, as 7.1 says.")
-    browser.find_element(By.ID, "submit-decision").click()
-    wait_for(browser, "confirm-decision").click()
+    follow(browser, browser.find_element(By.ID, "submit-decision"))
+    follow(browser, wait_for(browser, "confirm-decision"))
     assert "ana" in wait_for(browser, "decided").text
     assert not browser.find_elements(By.ID, "due")  # a decided escalation's clock is stopped
 
@@ -104,7 +104,7 @@ def test_due_dates_and_an_appeal_in_the_browser(
     report.write_text(PLUMBER, encoding="utf-8")
     browser.find_element(By.ID, "appeal-files").send_keys(str(report))
     browser.find_element(By.ID, "appeal-reason").send_keys("The plumber dates the leak.")
-    browser.find_element(By.ID, "submit-appeal").click()
+    follow(browser, browser.find_element(By.ID, "submit-appeal"))
     # The answer comes once the claim is reviewed again: wait for the reopened escalation's
     # form, which the decided page did not have (a page condition, however long that takes).
     WebDriverWait(browser, 300).until(lambda driver: driver.find_elements(By.ID, "submit-decision"))

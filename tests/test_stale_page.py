@@ -15,7 +15,7 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.review.web import create_app, default_hosts
 from claims_crew.run.stale import Project
 from claims_crew.store import Store
-from tests.support.browser import CHROMEDRIVER, CHROMIUM, free_port
+from tests.support.browser import free_port, headless_chromium, needs_chromium, sign_in
 from tests.support.store import record_for, water_loaded
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -57,15 +57,10 @@ def test_the_page_marks_a_stale_decision_with_its_reason(
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="needs Debian's chromium and chromium-driver",
-)
+@needs_chromium
 def test_the_stale_mark_is_visible_in_the_browser(
     store: Store, sample_library: PolicyLibrary
 ) -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
     port = free_port()
@@ -80,25 +75,17 @@ def test_the_stale_mark_is_visible_in_the_browser(
     while not server.started:
         assert thread.is_alive(), "the review server did not start"
         thread.join(0.05)
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1500,1400"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(5)
     try:
-        url = f"http://127.0.0.1:{port}"
-        driver.get(f"{url}/login")
-        driver.find_element(By.ID, "token").send_keys(store.add_reviewer("ana"))
-        driver.find_element(By.ID, "sign-in").click()
-        mark = driver.find_element(By.CSS_SELECTOR, "#queue .stale")
-        assert mark.is_displayed() and mark.text == "stale: claim_file"
-        assert "C-1042.json is" in driver.find_element(By.ID, "stale-decisions").text
-        driver.get(f"{url}/escalations/C-1042")
-        note = driver.find_element(By.ID, "stale")
-        assert note.is_displayed() and "claim_file" in note.text
-        assert "claims-crew revalidate C-1042" in note.text
+        with headless_chromium() as driver:
+            url = f"http://127.0.0.1:{port}"
+            sign_in(driver, url, store.add_reviewer("ana"))
+            mark = driver.find_element(By.CSS_SELECTOR, "#queue .stale")
+            assert mark.is_displayed() and mark.text == "stale: claim_file"
+            assert "C-1042.json is" in driver.find_element(By.ID, "stale-decisions").text
+            driver.get(f"{url}/escalations/C-1042")
+            note = driver.find_element(By.ID, "stale")
+            assert note.is_displayed() and "claim_file" in note.text
+            assert "claims-crew revalidate C-1042" in note.text
     finally:
-        driver.quit()
         server.should_exit = True
         thread.join(10)

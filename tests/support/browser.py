@@ -65,8 +65,21 @@ def sign_in(driver: WebDriver, url: str, token: str) -> None:
 
     driver.get(f"{url}/login")
     driver.find_element(By.ID, "token").send_keys(token)
-    driver.find_element(By.ID, "sign-in").click()
+    follow(driver, driver.find_element(By.ID, "sign-in"))
     driver.find_element(By.ID, "reviewer-name")  # waits, as the driver's implicit wait allows
+
+
+def follow(driver: WebDriver, element: WebElement, seconds: float = 300) -> None:
+    """Click `element`, a link or a submit button, and wait until the page it was on is gone.
+    The next page can share ids with this one (a state, a heading, a queue): an element found
+    before the browser has moved on is the old page's, and it goes stale as it is read."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, seconds).until(expected_conditions.staleness_of(page))
 
 
 def wait_for(driver: WebDriver, element_id: str, seconds: float = 300) -> WebElement:
