@@ -3,8 +3,8 @@ engine, on SQLite and on PostgreSQL, while the claim routine decides a claim thr
 scripted crew.
 
 A claim's routine writes twice: its lease taken, then its record with its queue item finished
-and its lease released in the same transaction (store/recording.py, `Done`). And it opens no
-connection once the store has one to reuse (store/engine.py's pool).
+and its lease released in the same transaction (store/recording.py, `Done`). And it opens a
+connection only when every one the pool keeps is in use (store/engine.py's pool).
 """
 
 from __future__ import annotations
@@ -41,9 +41,12 @@ WRITES = ("INSERT", "UPDATE", "DELETE")
 
 @dataclass
 class Tally:
-    """The store's connections opened, transactions, and transactions that wrote a row."""
+    """The store's connections opened, transactions, and transactions that wrote a row; how many
+    of the pool's connections were in use at once, at most."""
 
     connections: int = 0
+    in_use: int = 0
+    most_in_use: int = 0
     transactions: int = 0
     writes: int = 0
     wrote: set[int] = field(default_factory=set)  # connections whose open transaction wrote
@@ -61,6 +64,15 @@ def counting(engine: Engine, tally: Tally) -> None:
     @event.listens_for(engine, "connect")
     def _connect(*_args: Any) -> None:
         tally.connections += 1
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(*_args: Any) -> None:
+        tally.in_use += 1
+        tally.most_in_use = max(tally.most_in_use, tally.in_use)
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(*_args: Any) -> None:
+        tally.in_use -= 1
 
     @event.listens_for(engine, "begin")
     def _begin(*_args: Any) -> None:
@@ -107,7 +119,7 @@ def decide(run: RunContext, folder: Path, claim_id: str) -> None:
     assert item.record.status == "reviewed"
 
 
-def test_one_claim_writes_twice_and_opens_no_connection(
+def test_one_claim_writes_twice_and_reuses_the_pools_connections(
     sample_library: PolicyLibrary,
     tmp_path: Path,
     tally: tuple[Tally, list[Engine]],
@@ -116,12 +128,16 @@ def test_one_claim_writes_twice_and_opens_no_connection(
     run = context(sample_library, tmp_path)
     engines.append(run.store.engine)
     decide(run, tmp_path / "inbox", "CW-1")  # the first claim opens what later ones reuse
+    pooled = run.store.engine.pool.checkedin()  # a QueuePool on either store
     counting(run.store.engine, counts)
 
     decide(run, tmp_path / "inbox", "CW-2")
     # ingest's own write (the claim queued) is not the routine's: a worker's claims arrive so.
     assert counts.writes == 1 + 2, counts
-    assert counts.connections == 0, counts
+    # A connection is opened only while every pooled one is in use: how many run at once
+    # depends on how the claim's threads overlap, which is the machine's, not the store's.
+    assert pooled >= 1 and counts.most_in_use >= 1, (pooled, counts)
+    assert counts.connections == max(0, counts.most_in_use - pooled), (pooled, counts)
     assert counts.transactions >= counts.writes  # the events were heard at all
 
     # Nothing is left behind for another holder: the lease is gone, the queue item done.
