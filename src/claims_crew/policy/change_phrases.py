@@ -39,6 +39,8 @@ ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
 _F = re.IGNORECASE
 _ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
+# A full stop that ends no sentence: before more text ("4.b"), or a letter's list label ("d., e.").
+_DOT = r"\.(?=\S)|(?<=\W\w)\."
 # Phrases printed after the reference: (kind, pattern).
 _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
@@ -84,10 +86,11 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
             # ISO's additional insured endorsements (CG 20 family): "Section II – Who Is An
             # Insured is amended to include as an additional insured …", the sentence itself
-            r"(?:\s+(?=as\s+(?:an?\s+)?additional\s+insureds?\b)|(?P<tail>(?:[^:.]|\.(?=\S)){0,160}?):"
+            r"(?:\s+(?=as\s+(?:an?\s+)?additional\s+insureds?\b)"
+            r"|(?P<tail>(?:[^:.]|" + _DOT + r"){0,160}?):"
             # "FF. Incident is amended to add a Cyber Crime Incident.": the words added are the
             # sentence's own (claims-made forms widen a definition so); never past its end
-            r"|(?=\s(?:[^:.]|\.(?=\S)){1,160}?\.(?:\s|$)))",
+            r"|(?=\s(?:[^:.]|" + _DOT + r"){1,160}?\.(?:\s|$)))",
             _F,
         ),
     ),
@@ -328,16 +331,14 @@ def _found(text: str) -> list[Item]:
                 reference, end = _reference_after(text, m.end())
                 if re.match(r"\s*(?:and|or)\s", reference):
                     continue  # "added to and incorporated into the policy": no place named
-                # "… is added to 2. Exclusions of Section I": after the phrase a bare label is
-                # the form's paragraph (ISO prints it so), not the endorsement's list label.
+                # "… is added to 2. Exclusions": a bare label there is the form's (ISO's print).
                 if re.match(r"\s*(?:[A-Z]|\d{1,2})\.\s", reference):
                     reference = "Paragraph " + reference.lstrip()
             elif text[end : end + 2].strip()[:1] in (":", "."):
                 end = text.index(text[end : end + 2].strip()[:1], end) + 1
             own = ""
             if (label := OWN_LABEL.search(m.group())) is not None:
-                # "Paragraph D. of this endorsement replaces …": its words are the endorsement's
-                # own Paragraph D.; where that paragraph is not printed, nothing is guessed.
+                # "Paragraph D. of this endorsement replaces …": its own D., if printed; no guess.
                 own = own_paragraph(text, label[1], end)
                 if not own:
                     continue
