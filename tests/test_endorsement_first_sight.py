@@ -12,6 +12,7 @@ from tests.support.scripts import load_script
 BENCH: ModuleType = load_script(ROOT / "bench" / "endorsement_first_sight.py")
 FIRST_SET, LATER_SET, TRAINING_SET = BENCH.FIRST_SET, BENCH.LATER_SET, BENCH.TRAINING_SET
 HELD_OUT_SET, HELD_OUT_2_SET = BENCH.HELD_OUT_SET, BENCH.HELD_OUT_2_SET
+HELD_OUT_3_SET = BENCH.HELD_OUT_3_SET
 report, scores = BENCH.report, BENCH.scores
 
 # (listing, found at least, listed): before the reader learnt their phrase families, the first
@@ -51,3 +52,13 @@ def test_the_second_held_out_set_is_read_no_worse_than_at_first_sight() -> None:
     assert sum(s.listed for s in found) == 15
     assert sum(s.found for s in found) >= 12, report(found)
     assert sum(s.invented for s in found) == 0, report(found)
+
+
+def test_the_third_held_out_set_is_read_no_worse_than_at_first_sight() -> None:
+    # Reading version 5 saw these thirteen once, at first sight: 7 of 22 found and 7 invented,
+    # far from the goal (80% found, nothing invented). The ceiling holds it from getting worse.
+    found = scores(HELD_OUT_3_SET)
+    print(f"\n{HELD_OUT_3_SET}\n{report(found)}")
+    assert sum(s.listed for s in found) == 22
+    assert sum(s.found for s in found) >= 7, report(found)
+    assert sum(s.invented for s in found) <= 7, report(found)
