@@ -83,6 +83,8 @@ TRAINING_SET = "expected_training.yaml"
 HELD_OUT_SET = "expected_heldout.yaml"
 # A second set, gathered and listed blind as the first was, after reading version 4.
 HELD_OUT_2_SET = "expected_heldout2.yaml"
+# A third, gathered and listed blind after reading version 5.
+HELD_OUT_3_SET = "expected_heldout3.yaml"
 
 LISTINGS: tuple[tuple[str, str], ...] = (
     ("first seven", FIRST_SET),
@@ -90,6 +92,7 @@ LISTINGS: tuple[tuple[str, str], ...] = (
     ("training set", TRAINING_SET),
     ("held out", HELD_OUT_SET),
     ("second held out", HELD_OUT_2_SET),
+    ("third held out", HELD_OUT_3_SET),
 )
 
 

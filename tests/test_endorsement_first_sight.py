@@ -12,12 +12,14 @@ from tests.support.scripts import load_script
 BENCH: ModuleType = load_script(ROOT / "bench" / "endorsement_first_sight.py")
 FIRST_SET, LATER_SET, TRAINING_SET = BENCH.FIRST_SET, BENCH.LATER_SET, BENCH.TRAINING_SET
 HELD_OUT_SET, HELD_OUT_2_SET = BENCH.HELD_OUT_SET, BENCH.HELD_OUT_2_SET
+HELD_OUT_3_SET = BENCH.HELD_OUT_3_SET
 report, scores = BENCH.report, BENCH.scores
 
 # (listing, found at least, listed): before the reader learnt their phrase families, the first
 # seven gave 3 of 17 with 10 invented, the five gathered later 0 of 9 with 4 invented, the
-# training set 5 of 14 with 4 invented.
-FLOORS = [(FIRST_SET, 15, 17), (LATER_SET, 4, 9), (TRAINING_SET, 10, 14)]
+# training set 5 of 14 with 4 invented. Every figure since is TUNED on these sets; reading version
+# 5 (references read by how they are built) raised the five gathered later from 4 to 7.
+FLOORS = [(FIRST_SET, 15, 17), (LATER_SET, 7, 9), (TRAINING_SET, 10, 14)]
 
 
 def test_first_sight_figures_hold_and_nothing_is_invented() -> None:
@@ -42,10 +44,21 @@ def test_the_held_out_set_is_read_without_inventing() -> None:
 
 
 def test_the_second_held_out_set_is_read_no_worse_than_at_first_sight() -> None:
-    # Reading version 4 saw these five once, at first sight: 1 of 15 found and 2 invented. Both
-    # figures can only improve; the goal (80% found, nothing invented) is far from met.
+    # Reading version 4 saw these five once, at first sight: 1 of 15 found and 2 invented.
+    # Reading version 5 was then TUNED on them (caption paths, definitions by term, "amended to
+    # add" in the sentence): 12 of 15 found and none invented, no longer a first-sight figure.
     found = scores(HELD_OUT_2_SET)
     print(f"\n{HELD_OUT_2_SET}\n{report(found)}")
     assert sum(s.listed for s in found) == 15
-    assert sum(s.found for s in found) >= 1, report(found)
-    assert sum(s.invented for s in found) <= 2, report(found)
+    assert sum(s.found for s in found) >= 12, report(found)
+    assert sum(s.invented for s in found) == 0, report(found)
+
+
+def test_the_third_held_out_set_is_read_no_worse_than_at_first_sight() -> None:
+    # Reading version 5 saw these thirteen once, at first sight: 7 of 22 found and 7 invented,
+    # far from the goal (80% found, nothing invented). The ceiling holds it from getting worse.
+    found = scores(HELD_OUT_3_SET)
+    print(f"\n{HELD_OUT_3_SET}\n{report(found)}")
+    assert sum(s.listed for s in found) == 22
+    assert sum(s.found for s in found) >= 7, report(found)
+    assert sum(s.invented for s in found) <= 7, report(found)

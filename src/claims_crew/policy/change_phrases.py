@@ -33,11 +33,14 @@ from typing import Literal
 from claims_crew.policy.change_targets import NUMBER, ROMAN, plausible
 from claims_crew.policy.ids import WRAPPING_WORDS
 from claims_crew.policy.line_shapes import successors
+from claims_crew.policy.references import OWN_LABEL, OWN_PART, own_paragraph
 
 ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
 _F = re.IGNORECASE
 _ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
+# A full stop that ends no sentence: before more text ("4.b"), or a letter's list label ("d., e.").
+_DOT = r"\.(?=\S)|(?<=\W\w)\."
 # Phrases printed after the reference: (kind, pattern).
 _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
@@ -83,7 +86,11 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
             # ISO's additional insured endorsements (CG 20 family): "Section II – Who Is An
             # Insured is amended to include as an additional insured …", the sentence itself
-            r"(?:\s+(?=as\s+(?:an?\s+)?additional\s+insureds?\b)|(?P<tail>[^:]{0,160}?):)",
+            r"(?:\s+(?=as\s+(?:an?\s+)?additional\s+insureds?\b)"
+            r"|(?P<tail>(?:[^:.]|" + _DOT + r"){0,160}?):"
+            # "FF. Incident is amended to add a Cyber Crime Incident.": the words added are the
+            # sentence's own (claims-made forms widen a definition so); never past its end
+            r"|(?=\s(?:[^:.]|" + _DOT + r"){1,160}?\.(?:\s|$)))",
             _F,
         ),
     ),
@@ -126,6 +133,11 @@ _BEFORE_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         ),
     ),
     ("replace", re.compile(r"\bthe\s+following\s+(?:replaces|is\s+substituted\s+for)\b", _F)),
+    # The active voice, the endorsement's own paragraph as subject (insurers' exclusion
+    # endorsements): "Paragraph D. of this endorsement replaces exclusion a. of 2. Exclusions …",
+    # "Paragraph E. of this endorsement is added to 2. Exclusions of Section I – Coverage B".
+    ("replace", re.compile(OWN_PART + r"replaces\b", _F)),
+    ("add", re.compile(OWN_PART + r"(?:is|are)\s+added(?P<to>\s+to)\b", _F)),
     (
         "heading",
         re.compile(
@@ -186,6 +198,7 @@ class Item:
     under: str = ""  # the clause of the reference the words go under ("under item c.")
     also_add: bool = False  # a delete whose words are added in its place
     caption: bool = False  # the reference is a caption the phrase is listed under
+    own_words: str = ""  # the words of the endorsement's own paragraph the phrase brings in
 
 
 def _is_boundary(text: str, dot: int) -> bool:
@@ -216,8 +229,9 @@ def _start_of_sentence(text: str, end: int) -> int:
     """Where the sentence or list item that ends at `end` (a phrase) begins."""
     low = max(0, end - _MAX_REF)
     start = low
-    for match in re.finditer(r"[.:;](?=\s)", text[low:end]):
-        if _is_boundary(text, low + match.start()):
+    for match in re.finditer(r"[.:;](?=\s)|\.\)(?=\s+[A-Z])", text[low:end]):
+        # ".) " closes a sentence in brackets ("(This is Paragraph D.6. in Form HO 00 06.)")
+        if match.group() == ".)" or _is_boundary(text, low + match.start()):
             start = low + match.end()
     while start < end and text[start].isspace():
         start += 1
@@ -315,15 +329,28 @@ def _found(text: str) -> list[Item]:
             reference, end = "", m.end()
             if "to" not in m.groupdict() or m.group("to") is not None:
                 reference, end = _reference_after(text, m.end())
+                if re.match(r"\s*(?:and|or)\s", reference):
+                    continue  # "added to and incorporated into the policy": no place named
+                # "… is added to 2. Exclusions": a bare label there is the form's (ISO's print).
+                if re.match(r"\s*(?:[A-Z]|\d{1,2})\.\s", reference):
+                    reference = "Paragraph " + reference.lstrip()
             elif text[end : end + 2].strip()[:1] in (":", "."):
                 end = text.index(text[end : end + 2].strip()[:1], end) + 1
+            own = ""
+            if (label := OWN_LABEL.search(m.group())) is not None:
+                # "Paragraph D. of this endorsement replaces …": its own D., if printed; no guess.
+                own = own_paragraph(text, label[1], end)
+                if not own:
+                    continue
             start = unit_start(text, _start_of_sentence(text, m.start()))
             if not reference and (lead := _under_lead(text, m.start())):
                 reference, start = lead
             caption = _caption(text, m.start()) if not reference else None
             if caption is not None:
                 reference, start = caption
-            items.append(Item(kind, reference, start, m.start(), end, caption=bool(caption)))
+            items.append(
+                Item(kind, reference, start, m.start(), end, caption=bool(caption), own_words=own)
+            )
     for m in _TITLE_ADDED.finditer(text):
         start = _start_of_sentence(text, m.start())
         reference, end = _reference_after(text, m.end())

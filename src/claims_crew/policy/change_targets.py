@@ -46,10 +46,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claims_crew.policy.ids import KEPT_WORDS, NUMBERING_WORDS
+from claims_crew.policy.references import after_captions, caption_path, defined_term
 
 _PART = r"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{1,4}\))"
+# Past Z, lettered lists go on doubled ("AA.", "FF.", "JJ."): claims-made forms (cyber,
+# professional liability) letter their definitions so.
+_DOUBLED = "|".join(c + c for c in "ABCDEFGHJKLMNOPQRSTUWYZ")  # not II, VV, XX: Roman numerals
 NUMBER = re.compile(
-    rf"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{{1,4}}\))(?:\.{_PART}|\([A-Za-z0-9]{{1,4}}\))*\.?"
+    rf"(?:\d+|[A-Za-z]|{_DOUBLED}|\([A-Za-z0-9]{{1,4}}\))(?:\.{_PART}|\([A-Za-z0-9]{{1,4}}\))*\.?"
 )
 ROMAN = re.compile(r"[IVX]{1,4}")
 _LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
@@ -65,7 +69,8 @@ _WHERE = re.compile(
 # the start of the reference or of one of its lines (after a caption: "B. Changes In Definitions").
 WHEN = re.compile(
     r"(?:^|(?<=\n))\s*(?:(?:[A-Za-z]|\d{1,2})\.\s+)?"
-    r"(?:For|With respect to|As respects|As regards|In respect of)\b[^,]*,\s*"
+    # "With respect tothe …": extracted text joins a word to the next now and then
+    r"(?:For|With respect to(?:the)?|As respects|As regards|In respect of)\b[^,]*,\s*"
 )
 # "B. Exclusion 6.": a capital letter before "Exclusion" and a bare number is the form's lettered
 # paragraph of exclusions (B. Exclusions), not the endorsement's own label.
@@ -81,8 +86,14 @@ _AGREED = re.compile(
 )
 
 
+# "On Page 3, Definitions is modified …": insurers' own amendatory endorsements say on which
+# page of the printed form the clause stands; the page is no part of the clause's name.
+_ON_PAGE = re.compile(r"^\s*on\s+page\s+\d{1,3}\s*,\s*", re.I)
+
+
 def after_when(text: str) -> str:
     """The reference after an opening that says when the change applies."""
+    text = _ON_PAGE.sub("", text)
     if agreed := _AGREED.match(text):
         text = text[agreed.end() :]
         text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
@@ -276,6 +287,12 @@ def reduce_reference(printed: str) -> Reference:
     # Web and OCR'd copies join a dash to the words around it ("Part V—Roadside Assistance
     # Coverage", "SECTION II— WHO IS AN INSURED").
     text = re.sub(r"\s*([–—])\s*", r" \1 ", text)
+    if (path := caption_path(text)) is not None:
+        return Reference(path.targets, path.within, numbered=True, printed=text)
+    if (headed := after_captions(text)) is not None:
+        inner = reduce_reference(headed[0])
+        within = ", ".join(filter(None, (inner.within, headed[1])))
+        return Reference(inner.targets, within, inner.numbered, inner.printed)
     bracketed = _IN_BRACKETS.search(text)
     if bracketed:
         inner = reduce_reference(text[: bracketed.start()] + text[bracketed.end() :])
@@ -284,6 +301,8 @@ def reduce_reference(printed: str) -> Reference:
     text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
     text = after_when(_LABEL.sub("", text, count=1))
     text = re.sub(r"^the\s+", "", text, flags=re.I)
+    if (defined := defined_term(text)) is not None:
+        return Reference((defined[0],), defined[1], numbered=False)
     placed = ""
     if _UNDER.match(text) and "," in text:
         placed, text = _placed(_UNDER.sub("", text))
@@ -342,6 +361,8 @@ def plausible(reference: str) -> bool:
     words, not a part told by its place, a number or words in capitals."""
     words = after_when(_ITEM_LEAD.sub("", " ".join(after_when(reference).split()), count=1))
     words = re.sub(r"^the\s+", "", words, flags=re.I)
+    if caption_path(words) is not None:
+        return True  # a long list of clauses, each by label and title (references.py)
     if not words or _NOT_A_REFERENCE.match(words) or len(words.split()) > 30:
         return False
     if _PART_BY_PLACE.search(words):

@@ -48,8 +48,12 @@ from claims_crew.policy.line_shapes import successors
 # parts in brackets, caption paths, "amended to read", ranges ("a. through d."), and references
 # that cannot be reduced safely left unread. 4: nothing guessed -- a change that names no clause,
 # a reference whose stated part (Section II) was not kept, and the Declarations or Schedule are
-# not read; parts in brackets anywhere; spaced labels ("5. b."); OCR'd section numerals.
-READING_VERSION = 4
+# not read; parts in brackets anywhere; spaced labels ("5. b."); OCR'd section numerals. 5:
+# references read by how they are built (references.py: caption paths listing several
+# clauses, a labelled reference after its captions, definitions by term), "amended to add" with
+# the words in the sentence, the active voice ("Paragraph D. of this endorsement replaces"),
+# pages printed as one run of text, doubled letters ("FF.") as labels.
+READING_VERSION = 5
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
@@ -148,7 +152,7 @@ def _changes_to(
     item: Item, reference: Reference, said: str, page: int, parent: Reference | None
 ) -> list[Change]:
     """The change(s) one phrase states to one reference."""
-    words = said[item.end - item.phrase :]
+    words = item.own_words or said[item.end - item.phrase :]
     if not reference.targets:
         return []  # a reference that cannot be reduced safely is not read
     within = reference.within or (", ".join(filter(None, parent.targets)) if parent else "")

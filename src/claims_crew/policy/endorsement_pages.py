@@ -58,14 +58,39 @@ class Stream:
         return max(1, bisect.bisect_right(self.starts, offset))
 
 
+# A page whose public copy is one run of text (web copies of ISO and insurers' forms print the
+# whole page on one line) holds its header and footer inside that line: a line that long is the
+# wording, so only the furniture in it goes, not the line. The pieces: ISO's "© Insurance
+# Services Office, Inc., 2012" (to its year), "Page 1 of 7", the "includes copyrighted
+# material … with its permission" notice, and ISO's form number ("HO 01 31 12 12").
+_RUN_WORDS = 40
+_RUN_FURNITURE = re.compile(
+    r"©[^©\n]{0,60}?\b(?:19|20)\d\d\b|\bpage \d+ of \d+\b"
+    r"|includes copyrighted material[^\n]{0,120}?with its permission\.?"
+    r"|\b[A-Z]{2} \d\d \d\d \d\d \d\d\b",
+    re.IGNORECASE,
+)
+
+
+def _clean_line(line: str) -> str:
+    if not _FURNITURE.search(line):
+        return line
+    if len(line.split()) < _RUN_WORDS:
+        return ""
+    return " ".join(_RUN_FURNITURE.sub(" ", line).split())
+
+
 def _clean_page(page: str) -> str:
-    lines = [line.strip() for line in page.splitlines()]
-    return "\n".join(line for line in lines if line and not _FURNITURE.search(line))
+    lines = [_clean_line(line.strip()) for line in page.splitlines()]
+    return "\n".join(line for line in lines if line)
 
 
 def _blank(match: re.Match[str]) -> str:
-    # Same length, newlines kept: positions (and so pages) stay where they were.
-    return re.sub(r"[^\n]", " ", match.group())
+    # Same length, newlines kept: positions (and so pages) stay where they were. It ends in a
+    # line break: the boilerplate was a sentence of its own, so no reference runs back over it
+    # into the title above (one-run copies print title, boilerplate and wording on one line).
+    blank = re.sub(r"[^\n]", " ", match.group())
+    return blank[:-1] + "\n" if blank and not blank.endswith("\n") else blank
 
 
 # OCR reads the Roman numeral I as the digit 1: "SECTION 11— WHO IS AN INSURED". Only where the
