@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -154,18 +155,7 @@ class PolicyDocument:
     def clauses_with(self, terms: Sequence[str]) -> dict[str, frozenset[str]]:
         """The ids of the clauses each term occurs in, its forms matched as the search matches
         them ("leaks" finds the clauses that say "leak")."""
-        with self._connect() as conn:
-            return {
-                term: frozenset(
-                    cid
-                    for (cid,) in conn.execute(
-                        "SELECT c.id FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
-                        "WHERE clause_fts MATCH ?",
-                        (f'"{term}"',),
-                    )
-                )
-                for term in dict.fromkeys(terms)
-            }
+        return {term: _clauses_with(self.index_path, term) for term in dict.fromkeys(terms)}
 
     def ancestors(self, clause_id: str) -> list[str]:
         """The ids of the clauses a clause sits within, nearest first."""
@@ -180,6 +170,22 @@ class PolicyDocument:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         with contextlib.closing(sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True)) as c:
             yield c
+
+
+# The index at a path never changes (its name holds the PDF's hash and the index version), so a
+# term's clauses are read once a process: the exclusion search asks for the same words claim
+# after claim.
+@functools.lru_cache(maxsize=4096)
+def _clauses_with(index_path: Path, term: str) -> frozenset[str]:
+    with contextlib.closing(sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)) as conn:
+        return frozenset(
+            cid
+            for (cid,) in conn.execute(
+                "SELECT c.id FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
+                "WHERE clause_fts MATCH ?",
+                (f'"{term}"',),
+            )
+        )
 
 
 def _best(candidates: list[Clause], children: dict[str, list[Clause]]) -> Clause:
