@@ -230,6 +230,60 @@ def test_the_executor_s_flow_definition_is_built_once_by_threads_asking_together
     assert _builds_on_two_first_calls(monkeypatch, ClaimsAgentExecutor.flow_definition, 1) == 1
 
 
+# --- listener_index.py -----------------------------------------------------------------------
+
+
+def _conditions_checked(executor: Any) -> tuple[list[list[str]], list[tuple[str, str]]]:
+    """Every event of the executor's definition (its methods' names and its routers' routes)
+    finished in turn, twice (so a pending "and" or a fired "or" is met again), each asked for
+    its routers and then its plain listeners: what each triggered, and every (listener, event)
+    whose condition was checked on the way."""
+    checked: list[tuple[str, str]] = []
+    real = executor._condition_met
+
+    def spy(condition: Any, trigger: str, key: str) -> bool:
+        checked.append((str(key), str(trigger)))
+        return bool(real(condition, trigger, key))
+
+    object.__setattr__(executor, "_condition_met", spy)  # on this one object only
+    names = dict.fromkeys(executor._definition.methods)
+    for _, _, condition in executor._listener_methods():
+        names.update(dict.fromkeys(flow_runtime._iter_condition_events(condition)))
+    found = [executor._find_triggered_methods(n, r) for n in [*names] * 2 for r in (True, False)]
+    return found, checked
+
+
+def _naming(executor: Any) -> dict[str, set[str]]:
+    """Each listener → the events its condition names."""
+    return {
+        str(name): set(flow_runtime._iter_condition_events(condition))
+        for name, _, condition in executor._listener_methods()
+    }
+
+
+def test_crewai_checks_every_listener_after_every_step() -> None:
+    for name in ("_find_triggered_methods", "_condition_met", "_listener_methods"):
+        assert callable(getattr(AgentExecutor, name, None)), revisit(
+            "listener_index.py", f"Flow.{name} gone"
+        )
+    executor = AgentExecutor()
+    _, checked = _conditions_checked(executor)
+    first = {listener for listener, event in checked if event == "step_executed"}
+    assert len(first) > 20 and first == set(_naming(executor)), drop(
+        "listener_index.py", "CrewAI no longer checks every listener after every step"
+    )
+
+
+def test_the_executor_triggers_what_crewai_does_checking_only_listeners_naming_the_step() -> None:
+    ours, theirs = ClaimsAgentExecutor(), AgentExecutor()
+    found, checked = _conditions_checked(ours)
+    assert found == _conditions_checked(theirs)[0]
+    assert sum(map(len, found)) > 50  # most events trigger a listener, some several
+    assert ours._fired_or_listeners == theirs._fired_or_listeners != set()
+    naming = _naming(ours)
+    assert checked != [] and [(k, e) for k, e in checked if e not in naming[k]] == []
+
+
 # --- verbatim_answers.py ---------------------------------------------------------------------
 
 EXTRA_KEY = '{"answers": [], "note": "a key the schema does not allow"}'
