@@ -153,11 +153,7 @@ def decide(
     )
     count_decision(conn, record.claim_id)
     escalation_id = None
-    # The version decided, as stored: from the file in hand, else read (one row by its key).
-    if loaded is not None and loaded.sha256 == record.claim_sha256:
-        fields: str | None = loaded.claim.model_dump_json()
-    else:
-        fields = _claim_fields(conn, record)
+    fields = _decided_fields(conn, record, loaded)
     if waits:
         claim = loaded.claim if loaded is not None else _parsed(fields)
         escalation_id = _escalate(
@@ -241,8 +237,13 @@ def _parsed(fields: str | None) -> ClaimFile | None:
     return ClaimFile.model_validate_json(fields) if fields else None
 
 
-def _claim_fields(conn: Connection, record: ClaimRecord) -> str | None:
-    """The stored fields (JSON) of the claim file version the record decided, if kept."""
+def _decided_fields(
+    conn: Connection, record: ClaimRecord, loaded: LoadedClaim | None
+) -> str | None:
+    """The stored fields (JSON) of the claim file version the record decided, if kept: from
+    the file in hand, else read (one row by its key)."""
+    if loaded is not None and loaded.sha256 == record.claim_sha256:
+        return loaded.claim.model_dump_json()
     fields: str | None = conn.execute(
         select(claim_files.c.fields).where(
             claim_files.c.claim_id == record.claim_id,
