@@ -6,13 +6,15 @@ attachments handed to the model) live in a process-wide in-memory cache
 cache's coroutine through `_run_sync`, which, called from a running event loop (as the agent
 executor's flow engine runs its steps), starts a thread with a new event loop for every
 lookup. A claim makes about twenty of them (`get_all_files` before each model call,
-`clear_files` and `clear_task_files` after each crew and task), and none of our crews hands
-CrewAI a file: six per cent of a claim's profiled CPU went into threads and loops that looked
-up an empty dictionary (docs/benchmarks.md, "Where one claim's CPU goes").
+`clear_files` and `clear_task_files` after each crew and task), and only a claim with photos
+hands CrewAI a file (its intake task's, crew/images.py): for the others, six per cent of a
+claim's profiled CPU went into threads and loops that looked up an empty dictionary
+(docs/benchmarks.md, "Where one claim's CPU goes").
 
 While the cache holds no entry at all, a lookup finds nothing (CrewAI's `get_all_files` then
 returns None) and a clear deletes nothing, so these answer that at once; once anything is
-stored, by any crew, every call goes to CrewAI's own function, unchanged. `install` sets them
+stored, by any crew (a claim's photos, until its task clears them), every call goes to
+CrewAI's own function, unchanged. `install` sets them
 in each module that imported CrewAI's by name, and fails loudly where one no longer has it;
 tests/test_crewai_workarounds.py checks that the cache is still an aiocache memory cache whose
 entries are where this looks for them.
