@@ -5,25 +5,33 @@ upgrade changes that. They exercise CrewAI's own objects, offline, with no model
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import gc
 import subprocess
 import sys
 import threading
+import uuid
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import pytest
 import yaml
 from crewai import LLM, Agent, Crew, Process, Task
+from crewai import crew as crewai_crew
+from crewai import task as crewai_task
+from crewai.agents import agent_executor as crewai_agent_executor
 from crewai.agents.agent_executor import AgentExecutor
 from crewai.flow import runtime as flow_runtime
 from crewai.project import CrewBase, task
 from crewai.project.utils import cache as crewbase_cache
+from crewai.utilities import file_store as crewai_file_store
 from crewai.utilities.converter import Converter
 from crewai.utilities.task_output_storage_handler import TaskOutputStorageHandler
 from pydantic import BaseModel, PrivateAttr, ValidationError
 
+import claims_crew.crew.crew  # noqa: F401  (installs the workarounds the crew module installs)
+from claims_crew.crew.workarounds import file_store as ours_file_store
 from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
 from claims_crew.crew.workarounds.kickoff_log import NoKickoffLog
 from claims_crew.crew.workarounds.verbatim_answers import verbatim
@@ -230,6 +238,120 @@ def test_the_executor_s_flow_definition_is_built_once_by_threads_asking_together
     assert _builds_on_two_first_calls(monkeypatch, ClaimsAgentExecutor.flow_definition, 1) == 1
 
 
+# --- file_store.py ---------------------------------------------------------------------------
+
+
+def _threads_started(monkeypatch: pytest.MonkeyPatch, lookups: Any) -> tuple[Any, int]:
+    """What `lookups` returns, run inside a running event loop (as the agent executor's steps
+    run), and how many threads CrewAI's file store started for it."""
+    started: list[int] = []
+    real = crewai_file_store.concurrent.futures.ThreadPoolExecutor
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            started.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(crewai_file_store.concurrent.futures, "ThreadPoolExecutor", Counted)
+
+    async def in_a_loop() -> Any:
+        return lookups()
+
+    return asyncio.run(in_a_loop()), len(started)
+
+
+def test_crewai_starts_a_thread_to_look_its_file_store_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    crewais = ours_file_store._crewais["get_all_files"]
+    found, threads = _threads_started(monkeypatch, lambda: crewais(uuid.uuid4(), uuid.uuid4()))
+    assert found is None and threads == 1, drop(
+        "file_store.py", "CrewAI no longer starts a thread to look its file store up"
+    )
+    store = crewai_file_store._file_store
+    assert store is not None and store._cache == {}, revisit(
+        "file_store.py", "CrewAI's file store is no aiocache memory cache keeping `_cache`"
+    )
+
+
+def test_the_crew_looks_up_an_empty_file_store_without_a_thread_and_a_full_one_as_crewai(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    crew_id, task_id = uuid.uuid4(), uuid.uuid4()
+    # What CrewAI's own modules call, once the crew module has installed ours.
+    calls = (
+        lambda: crewai_task.get_all_files(crew_id, task_id),
+        lambda: crewai_crew.get_all_files(crew_id, task_id),
+        lambda: crewai_agent_executor.get_all_files(crew_id, task_id),
+        lambda: crewai_crew.clear_files(crew_id),
+        lambda: crewai_task.clear_task_files(task_id),
+    )
+    assert [_threads_started(monkeypatch, call) for call in calls] == [(None, 0)] * 5
+    crewai_file_store.store_files(crew_id, {"photo": "bytes of a photo"})
+    try:
+        assert not ours_file_store.holds_nothing()
+        found, threads = _threads_started(monkeypatch, calls[2])
+        assert found == {"photo": "bytes of a photo"} and threads == 1
+        assert crewai_crew.get_all_files(uuid.uuid4()) is None  # another crew's: none
+    finally:
+        crewai_crew.clear_files(crew_id)
+    assert ours_file_store.holds_nothing()
+
+
+# --- listener_index.py -----------------------------------------------------------------------
+
+
+def _conditions_checked(executor: Any) -> tuple[list[list[str]], list[tuple[str, str]]]:
+    """Every event of the executor's definition (its methods' names and its routers' routes)
+    finished in turn, twice (so a pending "and" or a fired "or" is met again), each asked for
+    its routers and then its plain listeners: what each triggered, and every (listener, event)
+    whose condition was checked on the way."""
+    checked: list[tuple[str, str]] = []
+    real = executor._condition_met
+
+    def spy(condition: Any, trigger: str, key: str) -> bool:
+        checked.append((str(key), str(trigger)))
+        return bool(real(condition, trigger, key))
+
+    object.__setattr__(executor, "_condition_met", spy)  # on this one object only
+    names = dict.fromkeys(executor._definition.methods)
+    for _, _, condition in executor._listener_methods():
+        names.update(dict.fromkeys(flow_runtime._iter_condition_events(condition)))
+    found = [executor._find_triggered_methods(n, r) for n in [*names] * 2 for r in (True, False)]
+    return found, checked
+
+
+def _naming(executor: Any) -> dict[str, set[str]]:
+    """Each listener → the events its condition names."""
+    return {
+        str(name): set(flow_runtime._iter_condition_events(condition))
+        for name, _, condition in executor._listener_methods()
+    }
+
+
+def test_crewai_checks_every_listener_after_every_step() -> None:
+    for name in ("_find_triggered_methods", "_condition_met", "_listener_methods"):
+        assert callable(getattr(AgentExecutor, name, None)), revisit(
+            "listener_index.py", f"Flow.{name} gone"
+        )
+    executor = AgentExecutor()
+    _, checked = _conditions_checked(executor)
+    first = {listener for listener, event in checked if event == "step_executed"}
+    assert len(first) > 20 and first == set(_naming(executor)), drop(
+        "listener_index.py", "CrewAI no longer checks every listener after every step"
+    )
+
+
+def test_the_executor_triggers_what_crewai_does_checking_only_listeners_naming_the_step() -> None:
+    ours, theirs = ClaimsAgentExecutor(), AgentExecutor()
+    found, checked = _conditions_checked(ours)
+    assert found == _conditions_checked(theirs)[0]
+    assert sum(map(len, found)) > 50  # most events trigger a listener, some several
+    assert ours._fired_or_listeners == theirs._fired_or_listeners != set()
+    naming = _naming(ours)
+    assert checked != [] and [(k, e) for k, e in checked if e not in naming[k]] == []
+
+
 # --- verbatim_answers.py ---------------------------------------------------------------------
 
 EXTRA_KEY = '{"answers": [], "note": "a key the schema does not allow"}'
@@ -405,7 +527,6 @@ def test_crewai_describes_a_model_afresh_every_time() -> None:
 def test_our_models_are_described_once_and_each_caller_gets_its_own_copy() -> None:
     import importlib
 
-    import claims_crew.crew.crew  # noqa: F401  (installs the workaround, as a run does)
     from claims_crew.crew.workarounds import model_descriptions
     from claims_crew.tools.policy_lookup import PolicyLookupArgs
 

@@ -1,5 +1,6 @@
 """The report's facts (store/report_facts.py): kept with each decision, review and supersession
-as a recount from the rows in force makes them; the report summed over them gives every figure
+as a recount from the rows in force makes them, a decision's made from its record without
+reading its rows back; the report summed over them gives every figure
 the report over the whole rows gives; and it reads as many rows at five times the claims.
 
 On both stores, over the thirteen known decisions (tests/support/report.py).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from claims_crew.store.decision_rows import Basis
 from claims_crew.store.report_facts import recount_facts
 from claims_crew.store.report_tables import report_facts, report_shapes
 from claims_crew.store.tables import metadata
-from tests.support.report import PRICES, known_store
+from tests.support.report import KNOWN, PRICES, known_store, loaded_claim, make_record
 from tests.support.store import record_for, water_loaded
 
 pytestmark = [pytest.mark.usefixtures("engine"), pytest.mark.slow]
@@ -91,6 +93,59 @@ def test_facts_kept_as_recorded_reviewed_and_superseded_are_a_recount(
     assert after == recounted(known)
     (fact,) = [row for row in after if row[0] == again]
     assert fact[10] is None and fact[9] == "open"  # no review now: open again
+
+
+def statements(store: Store, run: Callable[[], Any]) -> list[str]:
+    """The SQL statements `run` has the store execute, in order."""
+    ran: list[str] = []
+
+    def keep(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        ran.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", keep)
+    try:
+        run()
+    finally:
+        event.remove(store.engine, "before_cursor_execute", keep)
+    return ran
+
+
+# Accepted (R01), preferred (R03), escalated (R04), adjudicated (R07), escalated over a side's
+# unreadable answer (R10), and a policy no model was asked about (R13).
+KINDS = ("R01", "R03", "R04", "R07", "R10", "R13")
+
+
+def test_a_decision_s_fact_is_made_from_its_record_as_a_recount_of_its_rows(
+    sample_library: PolicyLibrary, tmp_path: Path
+) -> None:
+    store = Store()
+    outcomes = {}
+    for claim_id in KINDS:
+        intake, policy, fraud, ruling, changes, _ = KNOWN[claim_id]
+        loaded = loaded_claim(tmp_path, claim_id, **changes)
+        record = make_record(sample_library, loaded, intake, policy, fraud, ruling)
+        ran = statements(store, partial(store.record, record, None, loaded))
+        # The rows just written are not read back: no statement joins the agents' outputs.
+        assert [
+            s for s in ran if s.lstrip().upper().startswith("SELECT") and "agent_outputs" in s
+        ] == []
+        assert record.resolution is not None
+        outcomes[claim_id] = record.resolution.outcome
+    # A failed attempt decides nothing (no fact), but keeps its claim file: decided next
+    # without the file in hand, its stored fields are read. R15 was never kept at all.
+    again = loaded_claim(tmp_path, "R14")
+    reviewed = make_record(sample_library, again, *KNOWN["R01"][:3])
+    store.record(reviewed.model_copy(update={"status": "failed"}), None, again)
+    assert {row[0] for row in facts(store)} == set(KINDS)
+    store.record(reviewed)
+    store.record(make_record(sample_library, loaded_claim(tmp_path, "R15"), *KNOWN["R04"][:3]))
+
+    assert set(outcomes.values()) >= {"ACCEPTED", "PREFERRED", "ESCALATED", "ADJUDICATED"}
+    kept = facts(store)
+    assert {row[0] for row in kept} == {*KINDS, "R14", "R15"}
+    assert kept == recounted(store)
+    by_claim = {row[0]: row for row in kept}
+    assert by_claim["R04"][9] == "open" and by_claim["R01"][9] is None
 
 
 def report_dump(found: Any) -> dict[str, Any]:

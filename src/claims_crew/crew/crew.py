@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from claims_crew import settings
 from claims_crew.crew.images import intake_files
 from claims_crew.crew.waves import run_in_waves
-from claims_crew.crew.workarounds import memo_cache, model_descriptions, yaml_cache
+from claims_crew.crew.workarounds import file_store, memo_cache, model_descriptions, yaml_cache
 from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
 from claims_crew.crew.workarounds.config_files import use_config_dir
 from claims_crew.crew.workarounds.generic_models import share_generic_models
@@ -33,8 +33,10 @@ from claims_crew.policy.library import PolicyLibrary
 from claims_crew.tools.policy_lookup import PolicyLookupTool
 from claims_crew.vocabulary import ON_DEMAND_TASKS, REBUTTAL_TASK_OF, Side
 
-# Once a process: our models' schema descriptions made once (crew/workarounds/).
+# Once a process: our models' schema descriptions made once, and CrewAI's file store left
+# unasked while it holds no file (crew/workarounds/).
 model_descriptions.install()
+file_store.install()
 
 
 @CrewBase

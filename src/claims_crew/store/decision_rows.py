@@ -22,7 +22,8 @@ from claims_crew.store import audit
 from claims_crew.store.audit_key import AuditKey
 from claims_crew.store.desk_rows import Assign, assigned, candidates
 from claims_crew.store.metric_totals import count_decision
-from claims_crew.store.report_facts import keep_facts
+from claims_crew.store.report_facts import add_fact, claim_row
+from claims_crew.store.report_query import decided_of
 from claims_crew.store.sql import upsert
 from claims_crew.store.tables import claim_files, decisions, escalations, validations
 from claims_crew.vocabulary import OPEN_OUTCOMES, parse_stamp, stamp
@@ -152,14 +153,18 @@ def decide(
     )
     count_decision(conn, record.claim_id)
     escalation_id = None
+    fields = _decided_fields(conn, record, loaded)
     if waits:
-        claim = loaded.claim if loaded is not None else _claim_file(conn, record)
+        claim = loaded.claim if loaded is not None else _parsed(fields)
         escalation_id = _escalate(
             conn, now, record, resolution, resolution_id, claim, entry.seq, basis
         )
         where = (escalation_id, record.claim_id, entry.seq)
         assigned(conn, now, where, basis.line, chosen, why_nobody)
-    keep_facts(conn, record.claim_id)  # the report's, with its escalation
+    # The report's fact, with its escalation, from the record rather than a read of the rows
+    # just written: nothing else in force is the claim's (no decision stood before this one,
+    # or revalidation.py superseded it with its review and escalation).
+    add_fact(conn, claim_row(decided_of(record, resolution, now, escalation_id, fields)))
     validated(conn, record, attempt_id, entry.seq, now, until, basis)
     return Recorded(attempt_id, True, resolution.outcome, escalation_id, entry.seq)
 
@@ -228,11 +233,21 @@ def validated(
     )
 
 
-def _claim_file(conn: Connection, record: ClaimRecord) -> ClaimFile | None:
-    fields = conn.execute(
+def _parsed(fields: str | None) -> ClaimFile | None:
+    return ClaimFile.model_validate_json(fields) if fields else None
+
+
+def _decided_fields(
+    conn: Connection, record: ClaimRecord, loaded: LoadedClaim | None
+) -> str | None:
+    """The stored fields (JSON) of the claim file version the record decided, if kept: from
+    the file in hand, else read (one row by its key)."""
+    if loaded is not None and loaded.sha256 == record.claim_sha256:
+        return loaded.claim.model_dump_json()
+    fields: str | None = conn.execute(
         select(claim_files.c.fields).where(
             claim_files.c.claim_id == record.claim_id,
             claim_files.c.sha256 == record.claim_sha256,
         )
     ).scalar()
-    return ClaimFile.model_validate_json(fields) if fields else None
+    return fields

@@ -1,9 +1,11 @@
 """The report's facts (report_tables.py): written with the decision they summarize, read grouped.
 
-`keep_facts` makes a claim's fact again from its rows in force, in the caller's transaction:
-decision_rows.py calls it when a decision is written, review_rows.py when a person's review
-is, revalidation.py when the rows in force are superseded (the claim's fact goes with them;
-the new decision writes its own). `recount_facts` makes them all again (migration 0022).
+`add_fact` writes a decision's fact from the row it makes in memory (decision_rows.py, as the
+decision is written: report_query.decided_of, no read). `keep_facts` makes a claim's fact again
+from its rows in force, in the caller's transaction: review_rows.py calls it when a person's
+review is written, revalidation.py when the rows in force are superseded (the claim's fact goes
+with them; the new decision adds its own). `recount_facts` makes them all again (migration
+0022); tests/test_report_facts.py holds the two ways of making a fact to the same rows.
 
 `fact_groups` is what the report sums: one row per shape with how many claims it stands for
 and their sums (a `ClaimRow` of that weight, records/claim_row.py), so the report reads as
@@ -176,6 +178,11 @@ def _insert_facts(conn: Connection, rows: Iterable[ClaimRow]) -> None:
         insert_new(conn, report_shapes, {"key": key, "shape": shape}, ["key"])
     if facts:
         conn.execute(insert(report_facts), facts)
+
+
+def add_fact(conn: Connection, row: ClaimRow) -> None:
+    """The fact of a claim that has none yet (one per claim: a second is refused)."""
+    _insert_facts(conn, (row,))
 
 
 def keep_facts(conn: Connection, claim_id: str) -> None:

@@ -1,5 +1,8 @@
 """The report's one read: every decided claim, joined across eight tables in a single pass.
 
+`decided_of` makes the same DecidedClaim from a first decision as it is being written, from the
+record in memory: the row the read would give once the transaction commits, without the read.
+
 The report needs, per decided claim, the decision, the resolution, the three parsed answers of
 the decided attempt, the adjudicator's verdict, any human review, the escalation's state, two
 fields of the claim file and the attempt's cost and stage times, and when the escalation opened
@@ -18,6 +21,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, func, select
 
+from claims_crew.records import ClaimRecord
+from claims_crew.records.resolution import Resolution
 from claims_crew.store.base import StoreBase
 from claims_crew.store.tables import (
     adjudications,
@@ -29,7 +34,7 @@ from claims_crew.store.tables import (
     resolutions,
     reviews,
 )
-from claims_crew.vocabulary import TASK_OF, day_stamp
+from claims_crew.vocabulary import TASK_OF, day_stamp, stamp
 
 
 def _decided_query(since: str, claim_id: str | None = None) -> Select[*tuple[Any, ...]]:
@@ -258,3 +263,47 @@ def decided_in(
             opened_at=opened_at,
             reviewed_at=reviewed_at,
         )
+
+
+def _dumped(model: Any) -> dict[str, Any] | None:
+    """A stored model as the read decodes its JSON column (None where the record has none)."""
+    if model is None:
+        return None
+    dumped: dict[str, Any] = model.model_dump(mode="json")
+    return dumped
+
+
+def decided_of(
+    record: ClaimRecord,
+    resolution: Resolution,
+    decided_at: str,
+    escalation_id: int | None,
+    claim_fields: str | None,
+) -> DecidedClaim:
+    """A claim's first decision as `decided_in` reads it back, from the record being written
+    (attempt_rows.py writes these same values): no review yet; its escalation, if any, just
+    opened at `decided_at`; `claim_fields` the stored fields of the claim file decided."""
+    adjudication = record.adjudication
+    return DecidedClaim(
+        claim_id=record.claim_id,
+        decided_at=decided_at,
+        outcome=resolution.outcome,
+        answer=resolution.answer,
+        resolution=resolution.model_dump(mode="json"),
+        intake=_dumped(record.intake),
+        policy=_dumped(record.policy),
+        fraud=_dumped(record.fraud),
+        adjudication=None if adjudication is None else (adjudication.valid, adjudication.choice),
+        review=None,
+        escalation=None if escalation_id is None else (escalation_id, "open"),
+        claim_file=_claim_file(claim_fields),
+        model_calls=sum(record.model_calls.values()),
+        tokens=sum(record.tokens.values()),
+        started_at=stamp(record.started_at),
+        finished_at=stamp(record.finished_at),
+        models=dict(record.models),
+        tokens_by_task={t: u.model_dump() for t, u in record.tokens_by_task.items()},
+        stages={s: [stamp(t.started_at), stamp(t.finished_at)] for s, t in record.stages.items()},
+        opened_at=None if escalation_id is None else decided_at,
+        reviewed_at=None,
+    )

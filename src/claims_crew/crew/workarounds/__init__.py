@@ -14,6 +14,10 @@ no longer behaves that way, and says which module to drop or revisit.
 - strict_converter: CrewAI's converter asks a model to fix an answer that does not parse.
 - agent_executor: AgentExecutor declares a throw-away Flow state class per executor, and
   builds its flow definition on first use, unguarded between threads.
+- file_store: CrewAI looks its (empty) file store up in a new thread and event loop before
+  each model call and after each task and crew.
+- listener_index: CrewAI's flow engine checks every listener's condition after every step of
+  an agent executor; the executor checks those that name the step only.
 - verbatim_answers: a provider's client validates native structured output itself, and loses
   the answer it refuses.
 - kickoff_log: every crew writes its task outputs to one SQLite file under a file lock.

@@ -28,6 +28,9 @@ first, adds the finished definition to them ("dictionary changed size during ite
 first claims of a process reviewed side by side failed so. The definition is built under a lock
 here: once, by whichever thread is first.
 
+Its flow engine finds the listeners a step triggers among those naming the step only
+(listener_index.py, `TriggerIndexed`).
+
 It also hands the provider's client `verbatim(schema)` wherever CrewAI hands it the task's
 output schema (verbatim_answers.py), so a native structured answer is kept as the provider sent
 it and validated by the pipeline, never lost in the client.
@@ -42,6 +45,7 @@ from crewai.agents.agent_executor import AgentExecutor, AgentExecutorState
 from crewai.flow.flow_definition import FlowDefinition
 from pydantic import BaseModel, field_validator
 
+from claims_crew.crew.workarounds.listener_index import TriggerIndexed
 from claims_crew.crew.workarounds.verbatim_answers import verbatim
 
 _building_definition = threading.Lock()
@@ -53,9 +57,10 @@ def _kept(schema: Any) -> Any:
     )
 
 
-class ClaimsAgentExecutor(AgentExecutor):
+class ClaimsAgentExecutor(TriggerIndexed, AgentExecutor):
     """AgentExecutor whose initial Flow state is the AgentExecutorState it ends up with anyway,
-    and whose structured answers are kept verbatim."""
+    whose structured answers are kept verbatim, and whose steps trigger their listeners
+    through an index (listener_index.py)."""
 
     # CrewAI passes the task's schema when it builds the executor and sets it again for each
     # task (Agent._update_executor_parameters); pydantic validates only the first, so the
