@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from claims_crew.llms.threads import usable_cores
 from claims_crew.policy.cache import index_path, write_index
 from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, extract_pages, open_pdf, sha256_of
@@ -179,6 +180,13 @@ SLOW_FILES = {
 }
 # real_doc parses a real policy PDF of up to a few hundred pages on its first use.
 SLOW_FIXTURES = {"real_doc"}
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker more than the cores this run may use. Some tests spend much of their
+    time waiting (on a scripted provider's deadline, a rate limit's window, a worker process's
+    start), and a third worker on two cores has work ready for the core they leave idle."""
+    return usable_cores() + 1
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own tmp_path set-up, before xdist's workers
