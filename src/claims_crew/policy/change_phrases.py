@@ -4,7 +4,8 @@ The phrases, each with its variants (case and line breaks do not matter):
 
 - replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by", "X
   is amended (changed, revised) to read as follows:", "X is replaced in its entirety by", "X,
-  replaced by" (no "is"), "The following replaces X", "The following is substituted for X";
+  replaced by" (no "is"), "The following replaces X", "The following is substituted for X",
+  "X is deleted [in its entirety] and the following is inserted (substituted)";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
@@ -46,6 +47,10 @@ ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
 _F = re.IGNORECASE
 _ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
+_INSERTED = (
+    _ENTIRETY + r"\s+and\s+the\s+following(?:\s+[\w-]+){0,3}?\s+(?:is|are|shall\s+be)\s+"
+    r"(?:hereby\s+)?(?:inserted|substituted)(?:\s+(?:in\s+(?:its|their)\s+place|therefor))?\s*:?"
+)
 # A full stop that ends no sentence: before more text ("4.b"), or a letter's list label ("d., e.").
 _DOT = r"\.(?=\S)|(?<=\W\w)\."
 # Phrases printed after the reference: (kind, pattern).
@@ -62,6 +67,9 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             _F,
         ),
     ),
+    # "X is deleted in its entirety and the following is inserted:", "… deleted and the following
+    # is substituted": insurers' own and state amendatory wording for new words in X's place.
+    ("replace", re.compile(r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?deleted" + _INSERTED, _F)),
     # "X is amended (changed, revised) to read as follows:": state amendatory and AAIS wording.
     (
         "replace",
@@ -76,7 +84,9 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?deleted\b(?!"
             + _ENTIRETY
-            + r"\s+and\s+replaced)"
+            + r"\s+and\s+replaced|"
+            + _INSERTED
+            + ")"
             + _ENTIRETY
             + r"(?:\s+from\s+(?:the|this)\s+(?:policy|coverage\s+form))?"
             # "… shall be deleted and the following exclusion shall apply:": new words in its place
