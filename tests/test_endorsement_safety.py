@@ -95,3 +95,41 @@ def test_a_quoted_term_printed_whole_is_still_read() -> None:
         'following:\n"Actual cash value" means the cost to repair, less depreciation.\n'
     )
     assert _read(text) == [("replace", "actual cash value", "Definitions")]
+
+
+def test_a_condition_restated_in_its_entirety_is_a_replace() -> None:
+    text = (
+        "Condition 8 is restated in its entirety to read:\n"
+        "8. CONTRACT OF INDEMNITY\nThis policy is a contract of indemnity.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target) for c in read] == [("replace", "8")]
+    assert read[0].text.startswith("8. CONTRACT OF INDEMNITY")
+
+
+def test_a_clause_further_amended_by_adding_gets_the_addition() -> None:
+    text = (
+        "Condition 7.a. of this policy is deleted and replaced with the following:\n"
+        "a. To Pay the Amount of Insurance.\n"
+        "Condition 1 of this policy is further amended by adding the following subparagraph v.:\n"
+        'v. "Bond": the evidence of indebtedness.\n'
+    )
+    assert [(c.kind, c.target) for c in read_changes([text])] == [("replace", "7.a"), ("add", "1")]
+
+
+def test_a_reference_begins_at_the_line_that_names_its_clause() -> None:
+    # The line before ends no sentence (a copy's cut): its words are not the reference's.
+    text = (
+        "ii. With regard to Condition 1.j.i.(c), the Company reserves all rights and defenses\n"
+        "Condition 1 of this policy is further amended by adding the following subparagraph v.:\n"
+        'v. "Bond": the evidence of indebtedness.\n'
+    )
+    assert [(c.kind, c.target) for c in read_changes([text])] == [("add", "1")]
+
+
+def test_a_reference_wrapped_after_of_keeps_its_first_line() -> None:
+    text = (
+        "2. Paragraph 4. of\nSection IV – Conditions is deleted and replaced by the following:\n"
+        "4. Other Insurance\nThis insurance is primary.\n"
+    )
+    assert _read(text) == [("replace", "4", "Section IV – Conditions")]

@@ -3,9 +3,10 @@
 The phrases, each with its variants (case and line breaks do not matter):
 
 - replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by", "X
-  is amended (changed, revised) to read as follows:", "X is replaced in its entirety by", "X,
-  replaced by" (no "is"), "The following replaces X", "The following is substituted for X",
-  "X is deleted [in its entirety] and the following is inserted (substituted)";
+  is amended (changed, revised, restated in its entirety) to read as follows:", "X is replaced
+  in its entirety by", "X, replaced by" (no "is"), "The following replaces X", "The following is
+  substituted for X", "X is deleted [in its entirety] and the following is inserted
+  (substituted)";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
@@ -74,7 +75,10 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "replace",
         re.compile(
-            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised)\s+to\s+read"
+            # "… is restated in its entirety to read:" (title insurers' conditions)
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised|restated)"
+            + _ENTIRETY
+            + r"\s+to\s+read"
             r"(?:\s+as\s+follows)?\s*:",
             _F,
         ),
@@ -98,7 +102,8 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
-            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?"
+            # "Condition 1 … is further amended by adding …": a second change to one clause
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+|further\s+)?"
             r"(?:amended|modified|changed|revised|supplemented)"
             r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
             # ISO's additional insured endorsements (CG 20 family): "Section II – Who Is An

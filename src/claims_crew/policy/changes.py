@@ -56,7 +56,9 @@ from claims_crew.policy.line_shapes import successors
 # entirety and the following is inserted" is a replace; a part named before its clause ("Section
 # X. OTHER CONDITIONS, subsection A.", "CONDITIONS Section 6.8") is where it lies; a heading's
 # own part is kept under it; a part said to lie in a paragraph, a reference with a quotation
-# opened outside it, and a part of a clause told by its place ("preamble sentence") not read.
+# opened outside it, and a part of a clause told by its place ("preamble sentence") not read;
+# "restated in its entirety to read", "further amended by adding"; a reference begins at the
+# line that opens with its clause's numbering word.
 READING_VERSION = 6
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;

@@ -13,6 +13,12 @@ from claims_crew.policy.ids import WRAPPING_WORDS
 
 # A list label at the start of a reference or line: "e. ", "2. ", "iv. ", "(c) ".
 LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
+# A line that opens with a clause's numbering word and its number: "Condition 1 of this policy".
+_NAMED_LINE = re.compile(
+    r"(?m)^(?:Condition|Paragraph|Subparagraph|Section|Exclusion|Provision)s?\s+(?:\d|[A-Z]\.|\()"
+)
+# Words that lead into what the next line names ("… of\nSection IV").
+_LEADING = frozenset({"of", "in", "to", "under", "and", "or", "the", "for", "at", "by", "with"})
 # How far back (or on) from a phrase its reference may run.
 MAX_REF = 300
 
@@ -55,6 +61,14 @@ def start_of_sentence(text: str, end: int) -> int:
         line_start = text.rfind("\n", 0, start + match.start()) + 1
         if caps_line(text[line_start : start + match.start()]):
             start = start + match.end()  # after a caption in capitals
+    for match in _NAMED_LINE.finditer(text, start, end):
+        # "… reserves all rights and defenses\nCondition 1 of this policy is further amended":
+        # a line opening with a clause's numbering word and number begins the reference, unless
+        # the line before leads into it ("Paragraph 4. of\nSection IV", "… and\nParagraph 5.").
+        above = text[start : match.start()].split()
+        lead = above[-1].lower() if above else ""
+        if lead and lead not in WRAPPING_WORDS | _LEADING and not lead.endswith((",", "–", "-")):
+            start = match.start()
     return start
 
 
