@@ -3,8 +3,10 @@
 The phrases, each with its variants (case and line breaks do not matter):
 
 - replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by", "X
-  is amended (changed, revised) to read as follows:", "X is replaced in its entirety by", "X,
-  replaced by" (no "is"), "The following replaces X", "The following is substituted for X";
+  is amended (changed, revised, restated in its entirety) to read as follows:", "X is replaced
+  in its entirety by", "X, replaced by" (no "is"), "The following replaces X", "The following is
+  substituted for X", "X is deleted [in its entirety] and the following is inserted
+  (substituted)";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
@@ -30,15 +32,26 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from claims_crew.policy.change_targets import NUMBER, ROMAN, plausible
-from claims_crew.policy.ids import WRAPPING_WORDS
+from claims_crew.policy.change_targets import NUMBER, plausible
 from claims_crew.policy.line_shapes import successors
 from claims_crew.policy.references import OWN_LABEL, OWN_PART, own_paragraph
+from claims_crew.policy.sentence_bounds import (
+    LABEL,
+    MAX_REF,
+    is_boundary,
+    reference_after,
+    start_of_sentence,
+    unit_start,
+)
 
 ItemKind = Literal["replace", "add", "delete", "not_apply", "heading"]
 
 _F = re.IGNORECASE
 _ENTIRETY = r"(?:\s+in\s+(?:its|their)\s+entirety)?"
+_INSERTED = (
+    _ENTIRETY + r"\s+and\s+the\s+following(?:\s+[\w-]+){0,3}?\s+(?:is|are|shall\s+be)\s+"
+    r"(?:hereby\s+)?(?:inserted|substituted)(?:\s+(?:in\s+(?:its|their)\s+place|therefor))?\s*:?"
+)
 # A full stop that ends no sentence: before more text ("4.b"), or a letter's list label ("d., e.").
 _DOT = r"\.(?=\S)|(?<=\W\w)\."
 # Phrases printed after the reference: (kind, pattern).
@@ -55,11 +68,17 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
             _F,
         ),
     ),
+    # "X is deleted in its entirety and the following is inserted:", "… deleted and the following
+    # is substituted": insurers' own and state amendatory wording for new words in X's place.
+    ("replace", re.compile(r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?deleted" + _INSERTED, _F)),
     # "X is amended (changed, revised) to read as follows:": state amendatory and AAIS wording.
     (
         "replace",
         re.compile(
-            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised)\s+to\s+read"
+            # "… is restated in its entirety to read:" (title insurers' conditions)
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised|restated)"
+            + _ENTIRETY
+            + r"\s+to\s+read"
             r"(?:\s+as\s+follows)?\s*:",
             _F,
         ),
@@ -69,7 +88,9 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?deleted\b(?!"
             + _ENTIRETY
-            + r"\s+and\s+replaced)"
+            + r"\s+and\s+replaced|"
+            + _INSERTED
+            + ")"
             + _ENTIRETY
             + r"(?:\s+from\s+(?:the|this)\s+(?:policy|coverage\s+form))?"
             # "… shall be deleted and the following exclusion shall apply:": new words in its place
@@ -81,7 +102,8 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
     (
         "add",
         re.compile(
-            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?"
+            # "Condition 1 … is further amended by adding …": a second change to one clause
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+|further\s+)?"
             r"(?:amended|modified|changed|revised|supplemented)"
             r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
             # ISO's additional insured endorsements (CG 20 family): "Section II – Who Is An
@@ -181,8 +203,6 @@ _PART_IN_CAPITALS = re.compile(
 )
 # An item's own list label, at the start of a line: "2.", "B.", "(c)".
 _ITEM_LABEL = re.compile(r"(?m)^\s*(?:([A-Za-z]{1,4}|\d{1,2})\.|\((\w{1,3})\))\s")
-_LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
-_MAX_REF = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,71 +221,6 @@ class Item:
     own_words: str = ""  # the words of the endorsement's own paragraph the phrase brings in
 
 
-def _is_boundary(text: str, dot: int) -> bool:
-    """Whether the full stop, colon or semicolon at `dot` ends a sentence or list label."""
-    if text[dot] in ":;":
-        return True
-    after = text[dot + 1 : dot + 3].lstrip()
-    if after[:1].islower() or after[:1] in ",)":
-        return False  # "Paragraph 1. of", "B.5., Fellow Employee"
-    line_start = text.rfind("\n", 0, dot) + 1
-    token_start = max(text.rfind(" ", 0, dot), line_start - 1) + 1
-    token = text[token_start:dot]
-    numbered = bool(NUMBER.fullmatch(token) or ROMAN.fullmatch(token))
-    # A number mid-sentence ("of a. Supplementary") goes on; a label at a line's start ends,
-    # unless the line before ends with the word that names it ("… added to Paragraph\nB.1.").
-    if not numbered or token_start != line_start:
-        return not numbered
-    above = text[max(0, line_start - 30) : line_start].split()
-    # ids.WRAPPING_WORDS, printed in lower case or capitalized; in capitals it ends a caption.
-    return not above or above[-1].isupper() or above[-1].lower() not in WRAPPING_WORDS
-
-
-def _caps_line(line: str) -> bool:
-    return any(c.isalpha() for c in line) and not any(c.islower() for c in line)
-
-
-def _start_of_sentence(text: str, end: int) -> int:
-    """Where the sentence or list item that ends at `end` (a phrase) begins."""
-    low = max(0, end - _MAX_REF)
-    start = low
-    for match in re.finditer(r"[.:;](?=\s)|\.\)(?=\s+[A-Z])", text[low:end]):
-        # ".) " closes a sentence in brackets ("(This is Paragraph D.6. in Form HO 00 06.)")
-        if match.group() == ".)" or _is_boundary(text, low + match.start()):
-            start = low + match.end()
-    while start < end and text[start].isspace():
-        start += 1
-    for match in re.finditer(r"\n", text[start:end]):
-        line_start = text.rfind("\n", 0, start + match.start()) + 1
-        if _caps_line(text[line_start : start + match.start()]):
-            start = start + match.end()  # after a caption in capitals
-    return start
-
-
-def _reference_after(text: str, pos: int) -> tuple[str, int]:
-    """The reference printed from `pos` to its colon or sentence end, and where it ends."""
-    window = text[pos : pos + _MAX_REF]
-    for match in re.finditer(r"[.:;](?=\s|$)", window):
-        if _is_boundary(text, pos + match.start()):
-            return window[: match.start()], pos + match.end()
-    line_end = window.find("\n")
-    cut = line_end if line_end >= 0 else len(window)
-    return window[:cut], pos + cut
-
-
-def unit_start(text: str, start: int) -> int:
-    """Where a list item begins: before its label ("e. ") and any caption in capitals above."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if _LABEL.fullmatch(text[line_start:start]) or not text[line_start:start].strip():
-        start = line_start
-    while start > 0:
-        prev = text.rfind("\n", 0, start - 1) + 1
-        if not _caps_line(text[prev : start - 1]):
-            break
-        start = prev
-    return start
-
-
 def _item_label(text: str, item: Item) -> str:
     """The list label an item is printed under ("2" for "2. Exclusion …"), or ""."""
     labels = list(_ITEM_LABEL.finditer(text, item.start, item.phrase))
@@ -277,10 +232,10 @@ def _caption(text: str, pos: int) -> tuple[str, int] | None:
     where its item starts: the sentence "X is amended." before it, or a caption line above."""
     line_start = text.rfind("\n", 0, pos) + 1
     own = text[line_start:pos]
-    cut = line_start if not own.strip() or _LABEL.fullmatch(own) else pos
-    amended = _AMENDED.search(text, max(0, cut - _MAX_REF), cut)
+    cut = line_start if not own.strip() or LABEL.fullmatch(own) else pos
+    amended = _AMENDED.search(text, max(0, cut - MAX_REF), cut)
     if amended is not None:
-        start = _start_of_sentence(text, amended.start())
+        start = start_of_sentence(text, amended.start())
         if plausible(text[start : amended.start()]):
             return text[start : amended.start()], unit_start(text, start)
     part = _PART_IN_CAPITALS.search(text, line_start, cut)
@@ -298,13 +253,13 @@ def _caption(text: str, pos: int) -> tuple[str, int] | None:
 def _found(text: str) -> list[Item]:
     items: list[Item] = []
     for m in _EVERY_PART.finditer(text):
-        start = unit_start(text, _start_of_sentence(text, m.start()))
+        start = unit_start(text, start_of_sentence(text, m.start()))
         items.append(Item("add", _EVERY_PART_REFERENCE, start, m.start(), m.end()))
     for kind, pattern in _AFTER_REF:
         for m in pattern.finditer(text):
-            start = _start_of_sentence(text, m.start())
+            start = start_of_sentence(text, m.start())
             line_start = text.rfind("\n", 0, start) + 1
-            if _LABEL.fullmatch(text[line_start:start]):
+            if LABEL.fullmatch(text[line_start:start]):
                 start = line_start  # the label goes with it: "B. Exclusion 6." names B.6
             reference = text[start : m.start()]
             if plausible(reference):
@@ -328,7 +283,7 @@ def _found(text: str) -> list[Item]:
         for m in pattern.finditer(text):
             reference, end = "", m.end()
             if "to" not in m.groupdict() or m.group("to") is not None:
-                reference, end = _reference_after(text, m.end())
+                reference, end = reference_after(text, m.end())
                 if re.match(r"\s*(?:and|or)\s", reference):
                     continue  # "added to and incorporated into the policy": no place named
                 # "… is added to 2. Exclusions": a bare label there is the form's (ISO's print).
@@ -342,7 +297,7 @@ def _found(text: str) -> list[Item]:
                 own = own_paragraph(text, label[1], end)
                 if not own:
                     continue
-            start = unit_start(text, _start_of_sentence(text, m.start()))
+            start = unit_start(text, start_of_sentence(text, m.start()))
             if not reference and (lead := _under_lead(text, m.start())):
                 reference, start = lead
             caption = _caption(text, m.start()) if not reference else None
@@ -352,8 +307,8 @@ def _found(text: str) -> list[Item]:
                 Item(kind, reference, start, m.start(), end, caption=bool(caption), own_words=own)
             )
     for m in _TITLE_ADDED.finditer(text):
-        start = _start_of_sentence(text, m.start())
-        reference, end = _reference_after(text, m.end())
+        start = start_of_sentence(text, m.start())
+        reference, end = reference_after(text, m.end())
         reference = re.sub(r"\s+as\s+follows$", "", reference, flags=_F)
         if (
             _TITLE.fullmatch(text[start : m.start()])
@@ -367,12 +322,12 @@ def _found(text: str) -> list[Item]:
 def _under_lead(text: str, pos: int) -> tuple[str, int] | None:
     """The part named by "Under X, " before a phrase at `pos`, and where its item starts; the
     words "Under" keeps when X is named by words only (change_targets: where it lies, first)."""
-    leads = list(_UNDER_LEAD.finditer(text, max(0, pos - _MAX_REF), pos))
+    leads = list(_UNDER_LEAD.finditer(text, max(0, pos - MAX_REF), pos))
     if not leads:
         return None
     words = text[leads[-1].end() : pos].rstrip()
     ends = [m.start() for m in re.finditer(r"[.:;](?=\s)", words)]
-    if not words.endswith(",") or any(_is_boundary(text, leads[-1].end() + e) for e in ends):
+    if not words.endswith(",") or any(is_boundary(text, leads[-1].end() + e) for e in ends):
         return None
     words = words[:-1]
     numbered = any(NUMBER.fullmatch(w.strip(",;")) for w in words.split())

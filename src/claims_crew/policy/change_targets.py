@@ -34,7 +34,11 @@ so the reduction keeps the number and sets the rest aside:
 - not read (no target at all): a clause label that cannot be placed among the reference's other
   numbers ("SECTION 11 — LIABILITY COVERAGE — A.I."), a clause of another endorsement, a
   reference that names a part ("Section II") it does not keep in its target or `within`, and
-  an entry of the Declarations or the Schedule, which are not clauses of the form.
+  an entry of the Declarations or the Schedule, which are not clauses of the form; a part said to
+  lie in its own paragraph, and a reference with a quotation opened or closed outside it (words
+  of another column read across);
+- "Section X. OTHER CONDITIONS, subsection A.", "CONDITIONS Section 6.8": the part named first is
+  where the clause lies (references.part_first).
 
 `plausible` tells whether printed words can be a reference at all (change_phrases.py asks).
 """
@@ -46,7 +50,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claims_crew.policy.ids import KEPT_WORDS, NUMBERING_WORDS
-from claims_crew.policy.references import after_captions, caption_path, defined_term
+from claims_crew.policy.references import (
+    after_captions,
+    caption_path,
+    defined_term,
+    inverted,
+    part_first,
+)
 
 _PART = r"(?:\d+|[A-Za-z]|\([A-Za-z0-9]{1,4}\))"
 # Past Z, lettered lists go on doubled ("AA.", "FF.", "JJ."): claims-made forms (cyber,
@@ -287,6 +297,14 @@ def reduce_reference(printed: str) -> Reference:
     # Web and OCR'd copies join a dash to the words around it ("Part V—Roadside Assistance
     # Coverage", "SECTION II— WHO IS AN INSURED").
     text = re.sub(r"\s*([–—])\s*", r" \1 ", text)
+    if sum(printed.count(q) for q in '"“”') % 2:
+        # A quotation opened or closed outside the reference: its words run on into other text
+        # (a second column read straight across), and no change is read from them.
+        return Reference((), "", numbered=True, printed=text)
+    if (named_first := part_first(text)) is not None:
+        inner = reduce_reference(named_first[0])
+        within = ", ".join(filter(None, (inner.within, named_first[1])))
+        return Reference(inner.targets, within, inner.numbered, inner.printed)
     if (path := caption_path(text)) is not None:
         return Reference(path.targets, path.within, numbered=True, printed=text)
     if (headed := after_captions(text)) is not None:
@@ -325,6 +343,7 @@ def reduce_reference(printed: str) -> Reference:
         or _OF_AN_ENDORSEMENT.search(within)
         or _NOT_THE_FORM.search(f"{clause} {within}")
         or not _parts_kept(clause, targets or [], within)
+        or inverted(targets or [], within)
     ):
         return Reference((), within, numbered=True, printed=clause.strip(" ,."))  # not read
     if targets:
@@ -344,9 +363,13 @@ _NOT_A_REFERENCE = re.compile(
 # Words that show a reference is to the endorsement's own text, not to the form's.
 _OWN_WORDS = re.compile(r"\b(?:above|below|this|these|we|you|it)\b", re.I)
 # A part of a clause told by its place, not its label ("the second paragraph", "the first
-# sentence"): no change the reader states can reach it, so it is left for a correction.
+# sentence", "the preamble sentence of Section IX."): no change the reader states can reach it,
+# and read as a change to the whole clause it would replace all of it, so it is left for a
+# correction.
 _PART_BY_PLACE = re.compile(
-    r"\b(?:first|second|third|fourth|fifth|last|final)\s+(?:paragraph|sentence)s?\b", re.I
+    r"\b(?:first|second|third|fourth|fifth|last|final|preamble|introductory|opening)"
+    r"\s+(?:paragraph|sentence)s?\b",
+    re.I,
 )
 # The form or policy the endorsement amends, named from within it: "of this Policy".
 _THIS_POLICY = re.compile(

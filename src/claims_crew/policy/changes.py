@@ -52,8 +52,14 @@ from claims_crew.policy.line_shapes import successors
 # references read by how they are built (references.py: caption paths listing several
 # clauses, a labelled reference after its captions, definitions by term), "amended to add" with
 # the words in the sentence, the active voice ("Paragraph D. of this endorsement replaces"),
-# pages printed as one run of text, doubled letters ("FF.") as labels.
-READING_VERSION = 5
+# pages printed as one run of text, doubled letters ("FF.") as labels. 6: "deleted in its
+# entirety and the following is inserted" is a replace; a part named before its clause ("Section
+# X. OTHER CONDITIONS, subsection A.", "CONDITIONS Section 6.8") is where it lies; a heading's
+# own part is kept under it; a part said to lie in a paragraph, a reference with a quotation
+# opened outside it, and a part of a clause told by its place ("preamble sentence") not read;
+# "restated in its entirety to read", "further amended by adding"; a reference begins at the
+# line that opens with its clause's numbering word.
+READING_VERSION = 6
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
@@ -155,7 +161,12 @@ def _changes_to(
     words = item.own_words or said[item.end - item.phrase :]
     if not reference.targets:
         return []  # a reference that cannot be reduced safely is not read
-    within = reference.within or (", ".join(filter(None, parent.targets)) if parent else "")
+    # Listed under "Paragraph 4. of Section IV … is amended as follows:", a clause lies in 4 and
+    # 4 in Section IV: the part the heading states is kept, never lost (a "Paragraph a." of
+    # another part would be another clause).
+    within = reference.within or (
+        ", ".join(filter(None, (parent.within, *parent.targets))) if parent else ""
+    )
     targets = reference.targets
     if targets == ("",) and parent is not None:
         targets = parent.targets  # "The following condition is added to the Coverage Forms:"

@@ -26,6 +26,7 @@ whose rules then decide (and leave unread what cannot be reduced safely).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claims_crew.policy.line_shapes import successors
@@ -151,3 +152,46 @@ def own_paragraph(text: str, label: str, after: int) -> str:
     nexts = "|".join(re.escape(n) for n in successors(label))
     stop = re.compile(rf"(?m)^(?:{nexts})\.\s").search(text, at.end()) if nexts else None
     return text[at.start() : stop.start() if stop else len(text)].strip()
+
+
+# "Section X. OTHER CONDITIONS, subsection A. Cancellation", "SECTION I – COVERED AUTOS,
+# paragraph C. Certain Trailers …", "SECTION II – LIABILITY COVERAGE in Paragraph A. …":
+# insurers' own forms name the part by its number and caption first, then the clause of it by
+# its numbering word and label. The clause lies in the part, as "subsection A. of Section X."
+# says it; the part is not a clause of its own with A. under it.
+_PART_THEN_CLAUSE = re.compile(
+    r"(?P<part>(?i:section|part)\s+(?:[IVX]{1,4}|\d{1,2})\.?(?:\s+[–—-])?\s+[A-Z][A-Z'’ ]{2,60}?)"
+    r"\s*(?:,|\s+in)\s+"
+    r"(?P<clause>(?i:sub-?)?(?i:sections?|subsections?|paragraphs?|items?)\s+"
+    r"(?:[A-Za-z]|\d{1,2})\..*)"
+)
+# "CONDITIONS Section 6.8 NOTICE OF CANCELLATION": the caption of the part the clause lies in,
+# in capitals, printed on the clause's line before its numbering word.
+_CAPTION_BEFORE = re.compile(
+    r"(?P<part>(?:[A-Z]{3,}\s+){0,2}(?:DEFINITIONS|EXCLUSIONS|CONDITIONS))\s+"
+    r"(?P<clause>(?i:sub-?)?(?i:sections?|subsections?|paragraphs?|conditions?|exclusions?)\s+"
+    r"(?:[A-Za-z]|\d{1,2})[.\d]*(?:\s.*)?)"
+)
+
+
+def part_first(printed: str) -> tuple[str, str] | None:
+    """The clause and the part it lies in, where the part is named before the clause ("Section X.
+    OTHER CONDITIONS, subsection A. Cancellation", "CONDITIONS Section 6.8 …"), or None."""
+    # less the endorsement's own list label ("2. Section X. …") and the comma it goes on at
+    text = re.sub(r"^(?:[A-Za-z]|\d{1,2})\.\s+(?=\S)", "", " ".join(printed.split())).rstrip(" ,")
+    found = _PART_THEN_CLAUSE.fullmatch(text) or _CAPTION_BEFORE.fullmatch(text)
+    return (found["clause"], found["part"].strip()) if found else None
+
+
+def inverted(targets: Sequence[str], within: str) -> bool:
+    """Whether a part of the form ("Section II") is said to lie in a clause of its own ("Paragraph
+    A. …"): the words were read the wrong way round (a part, then "in" a clause of it), or across
+    another column's text, and no change is read from them."""
+    return (
+        bool(targets)
+        and bool(re.match(r"(?i:(?:sub-?)?paragraphs?)\s+\S+\.", within))
+        and all(
+            re.fullmatch(r"(?:Section|Part) [IVX]{1,4}|[A-Z]", t) is not None
+            for t in (t.split(".")[0] for t in targets)
+        )
+    )

@@ -1,0 +1,135 @@
+"""Reading version 6: amendatory wording of insurers' own and state amendatory forms read by how
+it is built ("deleted in its entirety and the following is inserted", a part named before its
+clause, a heading's part kept under it), and words the reader must refuse rather than guess at (a
+part of a clause told by its place, a part said to lie in its own paragraph, a reference whose
+quotation runs in from another column's text)."""
+
+from __future__ import annotations
+
+from claims_crew.policy.changes import read_changes
+
+
+def _read(text: str) -> list[tuple[str, str, str]]:
+    return [(c.kind, c.target, c.within) for c in read_changes([text])]
+
+
+def test_deleted_and_the_following_inserted_is_a_replace_under_its_part() -> None:
+    text = (
+        "2. Section X. OTHER CONDITIONS, subsection A. Cancellation, is deleted in its entirety "
+        "and the following is inserted:\n"
+        "A. CANCELLATION: This policy may be cancelled by the Named Insured by mailing notice.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [
+        ("replace", "A", "Section X. OTHER CONDITIONS")
+    ]
+    assert read[0].text.startswith("A. CANCELLATION: This policy may be cancelled")
+
+
+def test_deleted_and_the_following_substituted_is_a_replace() -> None:
+    text = (
+        "1. Exclusion 3. of Section II – Exclusions is deleted and the following is "
+        "substituted:\n3. Pollution, unless sudden and accidental.\n"
+    )
+    assert _read(text) == [("replace", "3", "Section II – Exclusions")]
+
+
+def test_a_caption_in_capitals_before_the_clause_is_where_it_lies() -> None:
+    text = (
+        "CONDITIONS Section 6.8 NOTICE OF CANCELLATION is deleted and replaced by the following:\n"
+        "6.8a Cancellation\n1. The first Named Insured may cancel this policy.\n"
+    )
+    assert _read(text) == [("replace", "6.8", "CONDITIONS")]
+
+
+def test_a_part_named_before_its_paragraph_is_where_the_paragraph_lies() -> None:
+    text = (
+        "SECTION I – COVERED AUTOS , paragraph C. Certain Trailers, Mobile Equipment and "
+        "Temporary Substitute Autos is amended by adding the following at the end of the "
+        "existing language:\nAny auto you hire while a covered auto is out of service.\n"
+    )
+    assert _read(text) == [("add", "C", "SECTION I – COVERED AUTOS")]
+
+
+def test_a_heading_keeps_the_part_it_states_for_the_clauses_under_it() -> None:
+    text = (
+        "2. Paragraph 4. of Section IV – Commercial General Liability Conditions is amended as "
+        "follows:\na. The following is added to Paragraph a. Primary Insurance:\n"
+        "This insurance is primary to the additional insured's own policy.\n"
+    )
+    assert _read(text) == [("add", "a", "Section IV – Commercial General Liability Conditions, 4")]
+
+
+def test_a_part_of_a_clause_told_by_its_place_is_not_read() -> None:
+    # Read as a change to Section IX, the new sentence would replace all of Section IX.
+    text = (
+        "1. The preamble sentence of Section IX. EXTENDED REPORTING PERIODS, is deleted in its "
+        "entirety and the following is inserted:\nIf the Named Insured nonrenews this policy, "
+        "the Named Insured shall have the right to an extended reporting period.\n"
+    )
+    assert _read(text) == []
+
+
+def test_a_part_said_to_lie_in_its_own_paragraph_is_not_read() -> None:
+    # Two columns read straight across: a caption's last word, then the part, then "in" a
+    # paragraph of it; "Section II" is no clause of "Paragraph A.".
+    text = (
+        "DAMAGE\nSECTION II – LIABILITY COVERAGE in Paragraph A.\nCoverage at 1. Who Is An "
+        "Insured is amended to include the following:\nd. Any subsidiary of yours.\n"
+    )
+    assert _read(text) == []
+
+
+def test_a_reference_whose_quotation_runs_in_from_another_column_is_not_read() -> None:
+    text = (
+        'The following is added to SECTION IV — damage" to premises rented to the\n'
+        "COMMERCIAL GENERAL LIABILITY CONDITIONS, Additional Insured or temporarily occupied\n"
+        "Paragraph 4. Other Insurance:\nThis insurance is primary.\n"
+    )
+    assert _read(text) == []
+
+
+def test_a_quoted_term_printed_whole_is_still_read() -> None:
+    text = (
+        '1. Under Definitions, the definition of "actual cash value" is replaced by the '
+        'following:\n"Actual cash value" means the cost to repair, less depreciation.\n'
+    )
+    assert _read(text) == [("replace", "actual cash value", "Definitions")]
+
+
+def test_a_condition_restated_in_its_entirety_is_a_replace() -> None:
+    text = (
+        "Condition 8 is restated in its entirety to read:\n"
+        "8. CONTRACT OF INDEMNITY\nThis policy is a contract of indemnity.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target) for c in read] == [("replace", "8")]
+    assert read[0].text.startswith("8. CONTRACT OF INDEMNITY")
+
+
+def test_a_clause_further_amended_by_adding_gets_the_addition() -> None:
+    text = (
+        "Condition 7.a. of this policy is deleted and replaced with the following:\n"
+        "a. To Pay the Amount of Insurance.\n"
+        "Condition 1 of this policy is further amended by adding the following subparagraph v.:\n"
+        'v. "Bond": the evidence of indebtedness.\n'
+    )
+    assert [(c.kind, c.target) for c in read_changes([text])] == [("replace", "7.a"), ("add", "1")]
+
+
+def test_a_reference_begins_at_the_line_that_names_its_clause() -> None:
+    # The line before ends no sentence (a copy's cut): its words are not the reference's.
+    text = (
+        "ii. With regard to Condition 1.j.i.(c), the Company reserves all rights and defenses\n"
+        "Condition 1 of this policy is further amended by adding the following subparagraph v.:\n"
+        'v. "Bond": the evidence of indebtedness.\n'
+    )
+    assert [(c.kind, c.target) for c in read_changes([text])] == [("add", "1")]
+
+
+def test_a_reference_wrapped_after_of_keeps_its_first_line() -> None:
+    text = (
+        "2. Paragraph 4. of\nSection IV – Conditions is deleted and replaced by the following:\n"
+        "4. Other Insurance\nThis insurance is primary.\n"
+    )
+    assert _read(text) == [("replace", "4", "Section IV – Conditions")]
