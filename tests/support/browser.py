@@ -70,16 +70,24 @@ def sign_in(driver: WebDriver, url: str, token: str) -> None:
 
 
 def follow(driver: WebDriver, element: WebElement, seconds: float = 300) -> None:
-    """Click `element`, a link or a submit button, and wait until the page it was on is gone.
+    """Click `element`, a link or a submit button, and wait until the next page has loaded.
     The next page can share ids with this one (a state, a heading, a queue): an element found
-    before the browser has moved on is the old page's, and it goes stale as it is read."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
+    before the browser has moved on is the old page's, and it goes stale as it is read.
+
+    The old page is marked in its own window object, which the next page does not have. Asking
+    an element of the old page whether it is stale instead can fail mid-navigation with an
+    error of Chromium's own ("Node with given id does not belong to the document"), so each
+    question here is asked afresh of whatever page is shown, until one answers."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    page = driver.find_element(By.TAG_NAME, "html")
+    driver.execute_script("window.claimsCrewPageBefore = true;")
     element.click()
-    WebDriverWait(driver, seconds).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, seconds, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return !window.claimsCrewPageBefore && document.readyState === 'complete';"
+        )
+    )
 
 
 def wait_for(driver: WebDriver, element_id: str, seconds: float = 300) -> WebElement:
