@@ -5,10 +5,7 @@ to add" with the words in the sentence, the active voice, pages printed as one r
 from __future__ import annotations
 
 from claims_crew.policy.changes import read_changes
-
-
-def _read(text: str) -> list[tuple[str, str, str]]:
-    return [(c.kind, c.target, c.within) for c in read_changes([text])]
+from tests.support.changes_read import read_as
 
 
 def test_a_caption_path_names_each_clause_by_its_full_label_path() -> None:
@@ -19,7 +16,7 @@ def test_a_caption_path_names_each_clause_by_its_full_label_path() -> None:
         "c. Fire Department Service Charge\nWe will pay up to $10,000.\n"
     )
     within = "A. Coverage, 5. Additional Coverages"
-    assert _read(text) == [
+    assert read_as(text) == [
         ("replace", t, within) for t in ("A.5.c", "A.5.i", "A.5.k.(4)", "A.5.m.(1)", "A.5.m.(5)(a)")
     ]
 
@@ -30,7 +27,7 @@ def test_a_list_that_skips_a_level_is_not_a_caption_path() -> None:
         "A. Coverage, c. Fire Department Service Charge, i. Civil Authority, k. Forgery Or "
         "Alteration are replaced by the following:\nWe will pay.\n"
     )
-    assert all(t not in ("A.c", "A.i", "A.k") for _, t, _ in _read(text))
+    assert all(t not in ("A.c", "A.i", "A.k") for _, t, _ in read_as(text))
 
 
 def test_a_labelled_reference_after_its_captions_lies_where_they_say() -> None:
@@ -39,7 +36,7 @@ def test_a_labelled_reference_after_its_captions_lies_where_they_say() -> None:
         "replaced by the following: 8. Vandalism Or Malicious Mischief This peril does not "
         "include loss."
     )
-    assert _read(text) == [
+    assert read_as(text) == [
         ("replace", "8", "SECTION I – PERILS INSURED AGAINST Forms HO 00 02 And HO 00 08")
     ]
 
@@ -81,7 +78,7 @@ def test_a_page_printed_as_one_run_of_text_keeps_its_wording() -> None:
         "Card, Electronic Fund Transfer Card Or Access Device, Forgery And Counterfeit Money "
         "Paragraph 6.a. is replaced by the following: a. We will pay up to $1,000 for the loss."
     )
-    assert [(k, t) for k, t, _ in _read(text)] == [("replace", "6.a")]
+    assert [(k, t) for k, t, _ in read_as(text)] == [("replace", "6.a")]
 
 
 def test_a_page_named_before_the_clause_is_no_part_of_its_name() -> None:
@@ -91,7 +88,7 @@ def test_a_page_named_before_the_clause_is_no_part_of_its_name() -> None:
         "On Page 3, Definitions is modified by adding the following: 11. Personal Vehicle "
         "Sharing Program means a program."
     )
-    assert _read(text) == [("add", "Definitions", "")]
+    assert read_as(text) == [("add", "Definitions", "")]
 
 
 def test_added_to_and_incorporated_into_names_no_place() -> None:
@@ -100,4 +97,4 @@ def test_added_to_and_incorporated_into_names_no_place() -> None:
         "and shall replace\nand supersede any existing and comparable provision:\n1. The policy "
         "shall exclude:\n"
     )
-    assert _read(text) == []
+    assert read_as(text) == []

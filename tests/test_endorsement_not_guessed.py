@@ -6,20 +6,17 @@ from __future__ import annotations
 
 from claims_crew.policy.change_targets import reduce_reference
 from claims_crew.policy.changes import read_changes
-
-
-def _read(text: str) -> list[tuple[str, str, str]]:
-    return [(c.kind, c.target, c.within) for c in read_changes([text])]
+from tests.support.changes_read import read_as
 
 
 def test_an_addition_that_names_no_clause_is_not_read() -> None:
     # ISO's "The following condition is added:" printed under no part of the form: it reaches
     # nothing, so a change with an empty target is not stated.
     text = "D. The following condition is added:\nMailing Of Notices\nWe will mail notice.\n"
-    assert _read(text) == []
+    assert read_as(text) == []
     # The same words under a part of the form name that part.
     named = "D. The following condition is added to the General Conditions:\nWe will mail it.\n"
-    assert _read(named) == [("add", "General Conditions", "")]
+    assert read_as(named) == [("add", "General Conditions", "")]
 
 
 def test_a_part_named_in_brackets_anywhere_is_where_the_clause_lies() -> None:
@@ -28,7 +25,7 @@ def test_a_part_named_in_brackets_anywhere_is_where_the_clause_lies() -> None:
         "(SECTION II – LIABILITY COVERAGE) is amended to include the following:\n"
         "a. Any subsidiary of yours.\n"
     )
-    assert _read(printed) == [("add", "A.1", "SECTION II – LIABILITY COVERAGE")]
+    assert read_as(printed) == [("add", "A.1", "SECTION II – LIABILITY COVERAGE")]
 
 
 def test_a_section_that_cannot_be_kept_leaves_the_reference_unread() -> None:
@@ -51,7 +48,7 @@ def test_the_declarations_and_the_schedule_are_not_clauses_of_the_form() -> None
         "(1) A subsidiary organization of yours.\n"
         "B. Item 2 of the Schedule is replaced by the following:\n$5,000\n"
     )
-    assert _read(text) == []
+    assert read_as(text) == []
     assert reduce_reference("Paragraph A.2. of the Declarations").targets == ()
 
 
@@ -97,4 +94,4 @@ def test_a_labelled_paragraph_added_to_a_clause_is_an_addition_to_it() -> None:
         "Subparagraph d. is added to Subparagraph 1. Who is An Insured of Paragraph A. Coverage "
         "(SECTION II - LIABILITY COVERAGE) as follows:\nd. The lessor of a covered auto.\n"
     )
-    assert _read(text) == [("add", "A.1", "SECTION II - LIABILITY COVERAGE")]
+    assert read_as(text) == [("add", "A.1", "SECTION II - LIABILITY COVERAGE")]

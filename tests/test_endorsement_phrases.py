@@ -8,10 +8,7 @@ from __future__ import annotations
 from claims_crew.policy.changes import Change, read_changes
 from claims_crew.policy.segment import segment
 from claims_crew.policy.target_clauses import find_target, target_parts
-
-
-def _read(text: str) -> list[tuple[str, str, str]]:
-    return [(c.kind, c.target, c.within) for c in read_changes([text])]
+from tests.support.changes_read import read_as
 
 
 def _pairs(changes: list[Change]) -> list[tuple[str, str]]:
@@ -24,7 +21,7 @@ def test_a_provision_a_paragraph_sits_in_is_kept() -> None:
         "B. No one will be entitled to duplicate payments.\n"
         "Paragraph 2. of the Insuring Agreement is deleted.\n"
     )
-    assert _read(text) == [
+    assert read_as(text) == [
         ("replace", "B", "Duplicate Payments Provision"),
         ("delete", "2", "Insuring Agreement"),
     ]
@@ -35,7 +32,7 @@ def test_a_place_named_with_of_keeps_all_its_words() -> None:
         "1. Paragraph A.5.i.(5). of the Increased Cost of\nConstruction Additional Coverage "
         "is replaced\nby the following:\n(5) We will not pay for mould.\n"
     )
-    [(kind, target, within)] = _read(text)
+    [(kind, target, within)] = read_as(text)
     assert (kind, target) == ("replace", "A.5.i.(5)")
     assert within.startswith("Increased Cost of Construction")
 
@@ -50,7 +47,7 @@ def test_aais_under_placement_names_the_last_part() -> None:
         "Private Structures, is amended to include the following under item c.:\n"
         "6) barns used for farming.\n"
     )
-    assert _read(text) == [
+    assert read_as(text) == [
         ("replace", "actual cash value", "Definitions"),
         (
             "add",
@@ -88,7 +85,7 @@ def test_lists_of_numbers_are_expanded() -> None:
         "exclusions c and d of the Exclusions to Section 1 of the Policy shall be deleted and "
         'the following exclusion shall apply:\n"loss due to faulty design"\n'
     )
-    assert _read(london) == [
+    assert read_as(london) == [
         ("delete", "c", "Exclusions to Section 1 of the Policy"),
         ("delete", "d", "Exclusions to Section 1 of the Policy"),
         ("add", "Exclusions to Section 1", ""),
@@ -132,7 +129,7 @@ def test_a_heading_runs_over_its_own_lettered_items() -> None:
         "B. The following definition of Newly acquired auto is added:\n"
         '"Newly acquired auto" means a vehicle you become the owner of.\n'
     )
-    assert _read(text) == [
+    assert read_as(text) == [
         ("replace", "Your covered auto", "Definitions Section"),
         ("add", "Definitions Section", "Definitions Section"),
     ]

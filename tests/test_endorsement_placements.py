@@ -8,10 +8,7 @@ cannot be reduced safely."""
 from __future__ import annotations
 
 from claims_crew.policy.changes import read_changes
-
-
-def _read(text: str) -> list[tuple[str, str, str]]:
-    return [(c.kind, c.target, c.within) for c in read_changes([text])]
+from tests.support.changes_read import read_as
 
 
 def test_one_addition_placed_in_two_coverages_is_two_changes_each_with_its_container() -> None:
@@ -21,13 +18,13 @@ def test_one_addition_placed_in_two_coverages_is_two_changes_each_with_its_conta
         "Section I – Coverage B – Personal And Advertising Injury Liability:\n"
         "This insurance does not apply to injury arising out of fireworks.\n"
     )
-    assert _read(text) == [
+    assert read_as(text) == [
         ("add", "2", "Section I – Coverage A – Bodily Injury And Property Damage Liability"),
         ("add", "2", "Section I – Coverage B – Personal And Advertising Injury Liability"),
     ]
     # "Paragraphs A.4. and A.5." share one container: still one reference, two targets
     both = "Paragraphs A.4. and A.5. of the Common Policy Conditions are deleted.\n"
-    assert _read(both) == [
+    assert read_as(both) == [
         ("delete", "A.4", "Common Policy Conditions"),
         ("delete", "A.5", "Common Policy Conditions"),
     ]
@@ -39,9 +36,9 @@ def test_under_a_part_the_following_is_added() -> None:
         "MENT of SECTION I – COVERED AUTOS, the following is added:\n"
         "Any auto you lease for 30 days or more.\n"
     )
-    assert _read(text) == [("add", "C", "SECTION I – COVERED AUTOS")]
+    assert read_as(text) == [("add", "C", "SECTION I – COVERED AUTOS")]
     words = "Under Property Coverages, Incidental Property Coverages, the following is added:\nX.\n"
-    assert _read(words) == [("add", "Incidental Property Coverages", "Property Coverages")]
+    assert read_as(words) == [("add", "Incidental Property Coverages", "Property Coverages")]
 
 
 def test_a_title_added_under_a_part_is_an_addition_to_the_part() -> None:
@@ -50,10 +47,10 @@ def test_a_title_added_under_a_part_is_an_addition_to_the_part() -> None:
         "The Insuring Agreement—Key Replacement Coverage is added under Part VI—Towing Coverage:\n"
         "We will pay to replace lost keys.\n"
     )
-    assert _read(text) == [("add", "Part VI", "")]
+    assert read_as(text) == [("add", "Part VI", "")]
     # the endorsement's own paragraph placed in the form: its words are elsewhere, not read
     own = "Paragraph E. of this endorsement is added to 2. Exclusions of Section I - Coverage B.\n"
-    assert _read(own) == []
+    assert read_as(own) == []
 
 
 def test_a_numbered_parts_caption_names_what_an_exclusion_is_added_to() -> None:
@@ -64,7 +61,7 @@ def test_a_numbered_parts_caption_names_what_an_exclusion_is_added_to() -> None:
         "This exclusion applies only to collision coverage.\n"
     )
     # its exceptions are its own words, not changes
-    assert _read(text) == [("add", "Part D", "")]
+    assert read_as(text) == [("add", "Part D", "")]
 
 
 def test_a_part_in_brackets_is_where_the_clause_lies() -> None:
@@ -72,7 +69,7 @@ def test_a_part_in_brackets_is_where_the_clause_lies() -> None:
         'A. Who Is An Insured\nThe following are added, as "insureds," to Who Is An Insured '
         "(Section II):\n1. Any volunteer worker.\n"
     )
-    assert _read(text) == [("add", "Who Is An Insured", "Section II")]
+    assert read_as(text) == [("add", "Who Is An Insured", "Section II")]
 
 
 def test_references_that_cannot_be_reduced_safely_are_not_read() -> None:
@@ -81,13 +78,13 @@ def test_references_that_cannot_be_reduced_safely_are_not_read() -> None:
         "SECTION 11 — LIABILITY COVERAGE — A.I. WHO IS AN INSURED provision is amended by the "
         "addition of the following:\nd. Any partnership you form.\n"
     )
-    assert _read(path) == []
+    assert read_as(path) == []
     # a clause of another endorsement, not of the form
     other = (
         "Paragraph 2. Exclusions under the Miscellaneous Professional Liability Coverage "
         "endorsement is replaced by the following:\n2. Exclusions\n"
     )
-    assert _read(other) == []
+    assert read_as(other) == []
 
 
 def test_a_caption_path_under_a_section_reaches_the_clause_after_it() -> None:
@@ -95,7 +92,7 @@ def test_a_caption_path_under_a_section_reaches_the_clause_after_it() -> None:
         "SECTION II — LIABILITY COVERAGE — A.1. WHO IS AN INSURED provision is amended by the "
         "addition of the following:\nd. Any partnership you form.\n"
     )
-    assert _read(text) == [("add", "Section II.A.1", "")]
+    assert read_as(text) == [("add", "Section II.A.1", "")]
 
 
 def test_amended_to_read_is_a_replacement() -> None:
@@ -103,7 +100,7 @@ def test_amended_to_read_is_a_replacement() -> None:
         "Paragraph 3. of the Appraisal Condition is amended to read as follows:\n"
         "3. Each party will pay its own appraiser.\n"
     )
-    assert _read(text) == [("replace", "3", "Appraisal Condition")]
+    assert read_as(text) == [("replace", "3", "Appraisal Condition")]
 
 
 def test_a_range_names_each_label_in_it() -> None:

@@ -7,10 +7,7 @@ quotation runs in from another column's text)."""
 from __future__ import annotations
 
 from claims_crew.policy.changes import read_changes
-
-
-def _read(text: str) -> list[tuple[str, str, str]]:
-    return [(c.kind, c.target, c.within) for c in read_changes([text])]
+from tests.support.changes_read import read_as
 
 
 def test_deleted_and_the_following_inserted_is_a_replace_under_its_part() -> None:
@@ -31,7 +28,7 @@ def test_deleted_and_the_following_substituted_is_a_replace() -> None:
         "1. Exclusion 3. of Section II – Exclusions is deleted and the following is "
         "substituted:\n3. Pollution, unless sudden and accidental.\n"
     )
-    assert _read(text) == [("replace", "3", "Section II – Exclusions")]
+    assert read_as(text) == [("replace", "3", "Section II – Exclusions")]
 
 
 def test_a_caption_in_capitals_before_the_clause_is_where_it_lies() -> None:
@@ -39,7 +36,7 @@ def test_a_caption_in_capitals_before_the_clause_is_where_it_lies() -> None:
         "CONDITIONS Section 6.8 NOTICE OF CANCELLATION is deleted and replaced by the following:\n"
         "6.8a Cancellation\n1. The first Named Insured may cancel this policy.\n"
     )
-    assert _read(text) == [("replace", "6.8", "CONDITIONS")]
+    assert read_as(text) == [("replace", "6.8", "CONDITIONS")]
 
 
 def test_a_part_named_before_its_paragraph_is_where_the_paragraph_lies() -> None:
@@ -48,7 +45,7 @@ def test_a_part_named_before_its_paragraph_is_where_the_paragraph_lies() -> None
         "Temporary Substitute Autos is amended by adding the following at the end of the "
         "existing language:\nAny auto you hire while a covered auto is out of service.\n"
     )
-    assert _read(text) == [("add", "C", "SECTION I – COVERED AUTOS")]
+    assert read_as(text) == [("add", "C", "SECTION I – COVERED AUTOS")]
 
 
 def test_a_heading_keeps_the_part_it_states_for_the_clauses_under_it() -> None:
@@ -57,7 +54,9 @@ def test_a_heading_keeps_the_part_it_states_for_the_clauses_under_it() -> None:
         "follows:\na. The following is added to Paragraph a. Primary Insurance:\n"
         "This insurance is primary to the additional insured's own policy.\n"
     )
-    assert _read(text) == [("add", "a", "Section IV – Commercial General Liability Conditions, 4")]
+    assert read_as(text) == [
+        ("add", "a", "Section IV – Commercial General Liability Conditions, 4")
+    ]
 
 
 def test_a_part_of_a_clause_told_by_its_place_is_not_read() -> None:
@@ -67,7 +66,7 @@ def test_a_part_of_a_clause_told_by_its_place_is_not_read() -> None:
         "entirety and the following is inserted:\nIf the Named Insured nonrenews this policy, "
         "the Named Insured shall have the right to an extended reporting period.\n"
     )
-    assert _read(text) == []
+    assert read_as(text) == []
 
 
 def test_a_part_said_to_lie_in_its_own_paragraph_is_not_read() -> None:
@@ -77,7 +76,7 @@ def test_a_part_said_to_lie_in_its_own_paragraph_is_not_read() -> None:
         "DAMAGE\nSECTION II – LIABILITY COVERAGE in Paragraph A.\nCoverage at 1. Who Is An "
         "Insured is amended to include the following:\nd. Any subsidiary of yours.\n"
     )
-    assert _read(text) == []
+    assert read_as(text) == []
 
 
 def test_a_reference_whose_quotation_runs_in_from_another_column_is_not_read() -> None:
@@ -86,7 +85,7 @@ def test_a_reference_whose_quotation_runs_in_from_another_column_is_not_read() -
         "COMMERCIAL GENERAL LIABILITY CONDITIONS, Additional Insured or temporarily occupied\n"
         "Paragraph 4. Other Insurance:\nThis insurance is primary.\n"
     )
-    assert _read(text) == []
+    assert read_as(text) == []
 
 
 def test_a_quoted_term_printed_whole_is_still_read() -> None:
@@ -94,7 +93,7 @@ def test_a_quoted_term_printed_whole_is_still_read() -> None:
         '1. Under Definitions, the definition of "actual cash value" is replaced by the '
         'following:\n"Actual cash value" means the cost to repair, less depreciation.\n'
     )
-    assert _read(text) == [("replace", "actual cash value", "Definitions")]
+    assert read_as(text) == [("replace", "actual cash value", "Definitions")]
 
 
 def test_a_condition_restated_in_its_entirety_is_a_replace() -> None:
@@ -132,4 +131,4 @@ def test_a_reference_wrapped_after_of_keeps_its_first_line() -> None:
         "2. Paragraph 4. of\nSection IV – Conditions is deleted and replaced by the following:\n"
         "4. Other Insurance\nThis insurance is primary.\n"
     )
-    assert _read(text) == [("replace", "4", "Section IV – Conditions")]
+    assert read_as(text) == [("replace", "4", "Section IV – Conditions")]
