@@ -107,12 +107,17 @@ def write_index(
     return final
 
 
+def read_only(path: Path) -> contextlib.closing[sqlite3.Connection]:
+    """An index file opened read only, closed when the block ends."""
+    return contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+
+
 def read_index(path: Path) -> StoredIndex | None:
     """The contents of an index file, or None if it is absent, stale or unreadable."""
     if not path.exists():
         return None
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        with read_only(path) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if meta.get("version") != str(INDEX_VERSION) or meta.get("python") != _PYTHON:
                 return None

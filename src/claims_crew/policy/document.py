@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
 import re
-import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims_crew.policy.cache import StoredIndex
+from claims_crew.policy.cache import StoredIndex, read_only
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.query import CANDIDATES_PER_RESULT, Ranked, rerank, search_terms
 from claims_crew.policy.segment import Clause
@@ -136,7 +134,7 @@ class PolicyDocument:
         if not terms or limit < 1:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
-        with self._connect() as conn:
+        with read_only(self.index_path) as conn:
             rows = conn.execute(
                 "SELECT c.id, snippet(clause_fts, 1, '[', ']', '…', 16), "
                 "bm25(clause_fts, 3.0, 1.0) AS rank "
@@ -166,18 +164,13 @@ class PolicyDocument:
             parent = self._by_id[parent].parent if parent in self._by_id else None
         return out
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with contextlib.closing(sqlite3.connect(f"file:{self.index_path}?mode=ro", uri=True)) as c:
-            yield c
-
 
 # The index at a path never changes (its name holds the PDF's hash and the index version), so a
 # term's clauses are read once a process: the exclusion search asks for the same words claim
 # after claim.
 @functools.lru_cache(maxsize=4096)
 def _clauses_with(index_path: Path, term: str) -> frozenset[str]:
-    with contextlib.closing(sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)) as conn:
+    with read_only(index_path) as conn:
         return frozenset(
             cid
             for (cid,) in conn.execute(
