@@ -32,11 +32,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from claims_crew.policy.change_targets import NUMBER, plausible
+from claims_crew.policy.change_targets import ITEM_LABEL, NUMBER, plausible
 from claims_crew.policy.line_shapes import successors
 from claims_crew.policy.references import OWN_LABEL, OWN_PART, own_paragraph
 from claims_crew.policy.sentence_bounds import (
-    LABEL,
     MAX_REF,
     is_boundary,
     reference_after,
@@ -232,7 +231,7 @@ def _caption(text: str, pos: int) -> tuple[str, int] | None:
     where its item starts: the sentence "X is amended." before it, or a caption line above."""
     line_start = text.rfind("\n", 0, pos) + 1
     own = text[line_start:pos]
-    cut = line_start if not own.strip() or LABEL.fullmatch(own) else pos
+    cut = line_start if not own.strip() or ITEM_LABEL.fullmatch(own) else pos
     amended = _AMENDED.search(text, max(0, cut - MAX_REF), cut)
     if amended is not None:
         start = start_of_sentence(text, amended.start())
@@ -259,7 +258,7 @@ def _found(text: str) -> list[Item]:
         for m in pattern.finditer(text):
             start = start_of_sentence(text, m.start())
             line_start = text.rfind("\n", 0, start) + 1
-            if LABEL.fullmatch(text[line_start:start]):
+            if ITEM_LABEL.fullmatch(text[line_start:start]):
                 start = line_start  # the label goes with it: "B. Exclusion 6." names B.6
             reference = text[start : m.start()]
             if plausible(reference):

@@ -66,6 +66,9 @@ NUMBER = re.compile(
     rf"(?:\d+|[A-Za-z]|{_DOUBLED}|\([A-Za-z0-9]{{1,4}}\))(?:\.{_PART}|\([A-Za-z0-9]{{1,4}}\))*\.?"
 )
 ROMAN = re.compile(r"[IVX]{1,4}")
+# An endorsement's own list label at the start of a reference or line: "e. ", "2. ", "iv. ",
+# "(c) " (sentence_bounds.py finds list items by it too).
+ITEM_LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 _LABEL = re.compile(r"^(?:[A-Za-z]|\d{1,2}|[ivx]{1,4}|\(\w{1,3}\))\.?\s+(?=\S)")
 # Where a clause lies: "under …", "in …", "of the Common Policy Conditions", "of Section IV",
 # but not the "of" of a title ("C. Limit of Insurance") or of a number ("(5) of a.").
@@ -375,14 +378,12 @@ _PART_BY_PLACE = re.compile(
 _THIS_POLICY = re.compile(
     r",?\s+(?:of|in|under|to)\s+this\s+(?:policy|coverage\s+(?:part|form))\b", re.I
 )
-# An endorsement's own list label before a reference ("e. ", "(2) ").
-_ITEM_LEAD = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 
 
 def plausible(reference: str) -> bool:
     """Whether a printed reference can name a clause of the form: not the endorsement's own
     words, not a part told by its place, a number or words in capitals."""
-    words = after_when(_ITEM_LEAD.sub("", " ".join(after_when(reference).split()), count=1))
+    words = after_when(ITEM_LABEL.sub("", " ".join(after_when(reference).split()), count=1))
     words = re.sub(r"^the\s+", "", words, flags=re.I)
     if caption_path(words) is not None:
         return True  # a long list of clauses, each by label and title (references.py)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 
-from claims_crew.policy.change_targets import NUMBER, ROMAN
+from claims_crew.policy.change_targets import ITEM_LABEL, NUMBER, ROMAN
 from claims_crew.policy.ids import WRAPPING_WORDS
 
-# A list label at the start of a reference or line: "e. ", "2. ", "iv. ", "(c) ".
-LABEL = re.compile(r"^(?:(?:[A-Za-z]|\d{1,2}|[ivx]{1,4})\.|\(\w{1,3}\))\s*")
 # A line that opens with a clause's numbering word and its number: "Condition 1 of this policy".
 _NAMED_LINE = re.compile(
     r"(?m)^(?:Condition|Paragraph|Subparagraph|Section|Exclusion|Provision)s?\s+(?:\d|[A-Z]\.|\()"
@@ -86,7 +84,7 @@ def reference_after(text: str, pos: int) -> tuple[str, int]:
 def unit_start(text: str, start: int) -> int:
     """Where a list item begins: before its label ("e. ") and any caption in capitals above."""
     line_start = text.rfind("\n", 0, start) + 1
-    if LABEL.fullmatch(text[line_start:start]) or not text[line_start:start].strip():
+    if ITEM_LABEL.fullmatch(text[line_start:start]) or not text[line_start:start].strip():
         start = line_start
     while start > 0:
         prev = text.rfind("\n", 0, start - 1) + 1
