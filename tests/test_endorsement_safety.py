@@ -132,3 +132,31 @@ def test_a_reference_wrapped_after_of_keeps_its_first_line() -> None:
         "4. Other Insurance\nThis insurance is primary.\n"
     )
     assert read_as(text) == [("replace", "4", "Section IV – Conditions")]
+
+
+def test_an_exclusion_sentence_in_the_words_an_exclusion_brings_is_no_change_of_its_own() -> None:
+    # ISO's wording: the exclusion's own sentence, inside the words the phrase brings in
+    text = (
+        "The following exclusion is added to Paragraph 2. Exclusions of Section I:\n"
+        "This insurance does not apply to any injury arising out of a virus.\n"
+        "This policy does not apply to any loss arising out of mould.\n"
+    )
+    assert read_as(text) == [("add", "2", "Section I")]
+
+
+def test_we_and_this_insurance_exclude_nothing_of_the_policy_on_their_own() -> None:
+    # an endorsement granting a coverage of its own, then limiting it
+    text = (
+        "We will pay up to $5,000 for spoiled food.\n"
+        "We will not pay for loss caused by a power outage off the premises.\n"
+        "This insurance does not apply to food held for sale.\n"
+    )
+    assert read_as(text) == []
+
+
+def test_an_exclusion_of_the_policy_after_a_condition_or_by_the_endorsement_is_not_read() -> None:
+    text = (
+        "If the insured fails to report a loss, this policy does not cover the loss.\n"
+        "This endorsement shall not exclude damage which results from a Defined Peril.\n"
+    )
+    assert read_as(text) == []

@@ -34,6 +34,8 @@ from typing import Literal
 
 from claims_crew.policy.change_targets import ITEM_LABEL, NUMBER, plausible
 from claims_crew.policy.line_shapes import successors
+from claims_crew.policy.own_exclusions import REFERENCE as _WHOLE_POLICY_EXCLUSIONS
+from claims_crew.policy.own_exclusions import found as _own_exclusions
 from claims_crew.policy.references import OWN_LABEL, OWN_PART, own_paragraph
 from claims_crew.policy.sentence_bounds import (
     MAX_REF,
@@ -218,6 +220,9 @@ class Item:
     also_add: bool = False  # a delete whose words are added in its place
     caption: bool = False  # the reference is a caption the phrase is listed under
     own_words: str = ""  # the words of the endorsement's own paragraph the phrase brings in
+    # An exclusion the endorsement states of the whole policy in its own words (own_exclusions.py):
+    # 1 read anywhere outside another change's words, 2 under a sentence amending the policy.
+    own_exclusion: int = 0
 
 
 def _item_label(text: str, item: Item) -> str:
@@ -254,6 +259,12 @@ def _found(text: str) -> list[Item]:
     for m in _EVERY_PART.finditer(text):
         start = unit_start(text, start_of_sentence(text, m.start()))
         items.append(Item("add", _EVERY_PART_REFERENCE, start, m.start(), m.end()))
+    for start, sentence, headed in _own_exclusions(text):
+        items.append(
+            Item(
+                "add", _WHOLE_POLICY_EXCLUSIONS, start, sentence, sentence, own_exclusion=1 + headed
+            )
+        )
     for kind, pattern in _AFTER_REF:
         for m in pattern.finditer(text):
             start = start_of_sentence(text, m.start())
@@ -347,7 +358,7 @@ def items_in(text: str) -> list[Item]:
             continue
         label = _item_label(text, item)
         inside = words_of is not None and label not in successors(words_of)
-        if item.kind == "not_apply" and inside:
+        if (item.kind == "not_apply" or item.own_exclusion == 1) and inside:
             continue
         kept.append(item)
         words_of = label if item.kind in ("add", "replace") else None

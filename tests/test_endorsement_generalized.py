@@ -1,0 +1,48 @@
+"""Amendatory wording read by how it is drafted (reading version 7): an exclusion a stand-alone
+endorsement states of the whole policy in its own words, a sentence that ends with a quoted
+term, a list item's reference on a line of its own, OCR's "I" for "1" in a label, and
+definitions added or given anew with no part named."""
+
+from __future__ import annotations
+
+from claims_crew.policy.changes import read_changes
+from tests.support.changes_read import read_as
+
+WHOLE_POLICY = ("add", "Exclusions", "policy")
+
+
+def test_the_policy_as_subject_of_an_exclusion_adds_it_to_the_policys_exclusions() -> None:
+    # London-market clause: its operative sentence opens with "notwithstanding …"
+    text = (
+        "1. This policy covers losses attributable to direct physical loss.\n"
+        "Consequently and notwithstanding any other provision of this policy to the contrary,\n"
+        "this policy does not insure any loss arising out of a Communicable Disease.\n"
+        "2. For the purposes of this endorsement, loss includes any cost to clean-up.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [WHOLE_POLICY]
+    assert read[0].text.startswith("Consequently and notwithstanding")
+
+
+def test_an_insurer_or_the_insurance_of_the_policy_as_subject_adds_an_exclusion() -> None:
+    assert read_as(
+        "EXCLUSION OF SNOWPLOW OPERATIONS SG 02 (Ed. 6-96)\nIt is agreed that the insurance "
+        "afforded by this policy shall not apply with respect to any claim arising from snow.\n"
+    ) == [WHOLE_POLICY]
+    assert read_as("The policy shall exclude:\n1.1.1. any loss arising from a cyber act;\n") == [
+        WHOLE_POLICY
+    ]
+
+
+def test_we_exclude_under_a_sentence_amending_the_whole_policy() -> None:
+    text = (
+        "On Page 3, Definitions is modified by adding the following: 11. Program means a plan. "
+        "The policy is additionally modified by this endorsement, as follows: While your auto "
+        "is: a. Enrolled; and b. Being used. We will not pay for any claim for injury.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [
+        ("add", "Definitions", ""),
+        WHOLE_POLICY,
+    ]
+    assert "The policy is additionally" not in read[0].text
