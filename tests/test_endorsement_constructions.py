@@ -97,4 +97,8 @@ def test_added_to_and_incorporated_into_names_no_place() -> None:
         "and shall replace\nand supersede any existing and comparable provision:\n1. The policy "
         "shall exclude:\n"
     )
-    assert read_as(text) == []
+    # nothing is read from "added to and incorporated into"; the policy's own exclusion that
+    # follows is (reading version 7, own_exclusions.py), its words its own sentence only
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [("add", "Exclusions", "policy")]
+    assert read[0].text == "The policy shall exclude:"

@@ -46,3 +46,30 @@ def test_we_exclude_under_a_sentence_amending_the_whole_policy() -> None:
         WHOLE_POLICY,
     ]
     assert "The policy is additionally" not in read[0].text
+
+
+def test_a_sentence_ending_on_a_quoted_term_ends_before_the_next_items_reference() -> None:
+    text = (
+        'This provision does not apply to the additional insured\'s "autos."\n'
+        "Additional Insured When Required by Contract\n"
+        "(1) Paragraph A.1. — WHO IS AN INSURED —\nof Section II — Liability Coverage is\n"
+        "amended to add:\nd. When you have agreed in a written contract.\n"
+    )
+    assert read_as(text) == [("add", "A.1", "Section II — Liability Coverage")]
+
+
+def test_ocr_i_or_l_after_a_capital_letters_full_stop_is_the_figure_one() -> None:
+    assert read_as(
+        "Paragraph A.I. of Section II is deleted.\nParagraph B.l.b. of Section II is deleted."
+    ) == [
+        ("delete", "A.1", "Section II"),
+        ("delete", "B.1.b", "Section II"),
+    ]
+
+
+def test_a_part_numbered_in_figures_before_a_dash_and_a_label_path_is_where_it_lies() -> None:
+    text = (
+        "SECTION 11 — LIABILITY COVERAGE — A.1. WHO IS AN INSURED provision is amended by the "
+        "addition of the following:\nd. Any business entity newly acquired.\n"
+    )
+    assert read_as(text) == [("add", "A.1", "SECTION 11 — LIABILITY COVERAGE")]

@@ -160,3 +160,18 @@ def test_an_exclusion_of_the_policy_after_a_condition_or_by_the_endorsement_is_n
         "This endorsement shall not exclude damage which results from a Defined Peril.\n"
     )
     assert read_as(text) == []
+
+
+def test_a_roman_numeral_standing_alone_or_as_a_part_is_not_read_as_a_figure() -> None:
+    # only an I right after a capital letter's full stop is OCR's 1; "Section II.A" stays
+    assert read_as("Paragraph C. of Section I is deleted.") == [("delete", "C", "Section I")]
+    assert read_as(
+        "SECTION II – COVERED AUTOS LIABILITY COVERAGE – A.1. WHO IS AN INSURED is deleted."
+    ) == [("delete", "Section II.A.1", "")]
+
+
+def test_a_quoted_term_closing_mid_sentence_does_not_cut_the_reference() -> None:
+    # '."' ends a sentence only where the next word does not go on in lower case: the
+    # reference reads as it would with no full stop there
+    text = 'Paragraph 2. of the "Insured Contract." definition in Section V is deleted.'
+    assert read_as(text) == read_as(text.replace('."', '"')) != []

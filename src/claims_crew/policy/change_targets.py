@@ -124,6 +124,12 @@ class Reference:
     printed: str = ""  # the clause's part of the reference as printed, its label and words
 
 
+# "A.I.", "A.l.": OCR reads the digit 1 as a capital I or a small l. In ISO's outline a capital
+# letter's paragraphs are numbered (A. → 1. → a.), never lettered by a Roman numeral, so an I or
+# l right after a capital letter's full stop is the figure 1.
+_OCR_ONE = re.compile(r"^([A-Z])\.[Il](?=$|[.(])")
+
+
 def _number(token: str, before: str) -> str | None:
     """The clause number a token prints, or None; `before` is the word printed before it."""
     bare = token.strip(",;:")
@@ -132,7 +138,7 @@ def _number(token: str, before: str) -> str | None:
         return f"{before.title()} {bare.rstrip('.')}" if before.lower() in KEPT_WORDS else None
     if not NUMBER.fullmatch(bare):
         return None
-    number = bare.rstrip(".")
+    number = _OCR_ONE.sub(r"\1.1", bare.rstrip("."))
     single_letter = len(number) == 1 and number.isalpha()
     if single_letter and not bare.endswith(".") and not kind_word:
         return None  # the article "a", a capital in a title

@@ -14,6 +14,8 @@ form:
   Paragraph 6.a. is replaced by the following"): ISO's state amendatory endorsements print the
   form's captions down to the paragraph and then the sentence; the reference is "Paragraph
   6.a.", the captions above it say where it lies;
+- a part named by its figure and caption before a clause's label path, after a dash ("SECTION 1
+  — COVERED AUTOS — C.", part_first): the part is where the clause lies;
 - a definition named under its part with its label and term ("SECTION III – DEFINITIONS, FF.
   Incident"): claims-made forms (cyber, professional liability) letter their definitions, and
   the letters move between editions; the term is what the form defines, so the term is the
@@ -174,12 +176,26 @@ _CAPTION_BEFORE = re.compile(
 )
 
 
+# "SECTION 11 — LIABILITY COVERAGE — A.1. WHO IS AN INSURED": ISO's caption path, the part's
+# number and caption, a dash, then the clause's label path. A part numbered in Roman numerals
+# joins the label ("Section II.A.1", change_targets.py); one numbered in figures (insurers' own
+# forms, or OCR reading II as 11) is where the clause lies, since a figure is no part of a label.
+_PART_DASH_CLAUSE = re.compile(
+    r"(?P<part>(?i:section|part)\s+\d{1,2}\s+[–—-]\s+[A-Z][A-Z'’ ]{2,60}?)\s+[–—-]\s+"
+    r"(?P<clause>[A-Z]\.(?:\d{1,2}|[IVX]{1,4})\.(?:[a-z]\.)?(?:\s.*)?)"
+)
+
+
 def part_first(printed: str) -> tuple[str, str] | None:
     """The clause and the part it lies in, where the part is named before the clause ("Section X.
     OTHER CONDITIONS, subsection A. Cancellation", "CONDITIONS Section 6.8 …"), or None."""
     # less the endorsement's own list label ("2. Section X. …") and the comma it goes on at
     text = re.sub(r"^(?:[A-Za-z]|\d{1,2})\.\s+(?=\S)", "", " ".join(printed.split())).rstrip(" ,")
-    found = _PART_THEN_CLAUSE.fullmatch(text) or _CAPTION_BEFORE.fullmatch(text)
+    found = (
+        _PART_THEN_CLAUSE.fullmatch(text)
+        or _CAPTION_BEFORE.fullmatch(text)
+        or _PART_DASH_CLAUSE.fullmatch(text)
+    )
     return (found["clause"], found["part"].strip()) if found else None
 
 

@@ -12,8 +12,9 @@ from claims_crew.policy.change_targets import ITEM_LABEL, NUMBER, ROMAN
 from claims_crew.policy.ids import WRAPPING_WORDS
 
 # A line that opens with a clause's numbering word and its number: "Condition 1 of this policy".
+# Its list label may open the line first: "(1) Paragraph A.1. — WHO IS AN INSURED —".
 _NAMED_LINE = re.compile(
-    r"(?m)^(?:Condition|Paragraph|Subparagraph|Section|Exclusion|Provision)s?\s+(?:\d|[A-Z]\.|\()"
+    r"(?m)^(?:\(\w{1,3}\)\s+)?(?:Condition|Paragraph|Subparagraph|Section|Exclusion|Provision)s?\s+(?:\d|[A-Z]\.|\()"
 )
 # Words that lead into what the next line names ("… of\nSection IV").
 _LEADING = frozenset({"of", "in", "to", "under", "and", "or", "the", "for", "at", "by", "with"})
@@ -25,7 +26,7 @@ def is_boundary(text: str, dot: int) -> bool:
     """Whether the full stop, colon or semicolon at `dot` ends a sentence or list label."""
     if text[dot] in ":;":
         return True
-    after = text[dot + 1 : dot + 3].lstrip()
+    after = text[dot + 1 : dot + 4].lstrip("\x22”’").lstrip()  # past a closing quotation mark
     if after[:1].islower() or after[:1] in ",)":
         return False  # "Paragraph 1. of", "B.5., Fellow Employee"
     line_start = text.rfind("\n", 0, dot) + 1
@@ -49,8 +50,10 @@ def start_of_sentence(text: str, end: int) -> int:
     """Where the sentence or list item that ends at `end` (a phrase) begins."""
     low = max(0, end - MAX_REF)
     start = low
-    for match in re.finditer(r"[.:;](?=\s)|\.\)(?=\s+[A-Z])", text[low:end]):
-        # ".) " closes a sentence in brackets ("(This is Paragraph D.6. in Form HO 00 06.)")
+    for match in re.finditer(r"[.:;](?=\s)|\.\)(?=\s+[A-Z])|\.[\x22”’](?=\s)", text[low:end]):
+        # ".) " closes a sentence in brackets ("(This is Paragraph D.6. in Form HO 00 06.)");
+        # '." ' one that ends on a quoted term: American punctuation sets the full stop inside
+        # the closing quotation mark (ISO's '… use of the additional insured's "autos."').
         if match.group() == ".)" or is_boundary(text, low + match.start()):
             start = low + match.end()
     while start < end and text[start].isspace():
