@@ -73,3 +73,18 @@ def test_a_part_numbered_in_figures_before_a_dash_and_a_label_path_is_where_it_l
         "addition of the following:\nd. Any business entity newly acquired.\n"
     )
     assert read_as(text) == [("add", "A.1", "SECTION 11 — LIABILITY COVERAGE")]
+
+
+def test_a_definition_given_anew_replaces_the_term_it_defines_in_the_definitions() -> None:
+    text = (
+        "The following definition is amended as it relates to covered equipment : 2. Accident "
+        "means sudden and accidental breakdown. The following definitions are added: 41. Case "
+        "Management Service means services of a manager.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [
+        ("replace", "Accident", "Definitions"),
+        ("add", "Definitions", ""),
+    ]
+    assert read[0].text == "2. Accident means sudden and accidental breakdown."
+    assert read[1].text.startswith("41. Case Management Service")

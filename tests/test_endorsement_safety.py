@@ -175,3 +175,13 @@ def test_a_quoted_term_closing_mid_sentence_does_not_cut_the_reference() -> None
     # reference reads as it would with no full stop there
     text = 'Paragraph 2. of the "Insured Contract." definition in Section V is deleted.'
     assert read_as(text) == read_as(text.replace('."', '"')) != []
+
+
+def test_definitions_amended_together_or_words_that_define_nothing_are_not_read() -> None:
+    # several definitions given anew: where each one's words end is not read
+    several = "The following definitions are amended: 2. Accident means a. 5. Loss means b.\n"
+    assert read_as(several) == []
+    # words that are no definition ("means" never follows a term)
+    assert read_as("The following definition is amended: delete the word sudden.\n") == []
+    # an addition that is not a definition names no place, as before
+    assert read_as("The following is added:\nWe will pay for food.\n") == []

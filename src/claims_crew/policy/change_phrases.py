@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from claims_crew.policy.change_targets import ITEM_LABEL, NUMBER, plausible
+from claims_crew.policy.definition_phrases import given_anew
 from claims_crew.policy.line_shapes import successors
 from claims_crew.policy.own_exclusions import REFERENCE as _WHOLE_POLICY_EXCLUSIONS
 from claims_crew.policy.own_exclusions import found as _own_exclusions
@@ -316,6 +317,9 @@ def _found(text: str) -> list[Item]:
             items.append(
                 Item(kind, reference, start, m.start(), end, caption=bool(caption), own_words=own)
             )
+    for phrase, end, reference in given_anew(text):
+        start = unit_start(text, start_of_sentence(text, phrase))
+        items.append(Item("replace", reference, start, phrase, end))
     for m in _TITLE_ADDED.finditer(text):
         start = start_of_sentence(text, m.start())
         reference, end = reference_after(text, m.end())

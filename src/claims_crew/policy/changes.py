@@ -35,6 +35,7 @@ from typing import Literal, get_args
 
 from claims_crew.policy.change_phrases import Item, items_in
 from claims_crew.policy.change_targets import Reference, reduce_reference, reduce_references
+from claims_crew.policy.definition_phrases import ADDS_A_DEFINITION
 from claims_crew.policy.endorsement_pages import stream_of, tidy
 from claims_crew.policy.line_shapes import successors
 
@@ -184,6 +185,8 @@ def _changes_to(
         within = ", ".join(filter(None, (reference.within, reference.printed)))
         targets = (item.under.strip("()"),)
     targets = tuple(t for t in targets if t)
+    if not targets and _adds_definitions(item, said):
+        targets = ("Definitions",)  # a definition lies in the form's definitions, nowhere else
     if not targets:
         # "The following exclusion is added:" under no part, "… is added to the Coverage Form":
         # no clause is named, so no change to the form can be placed (amend.py would leave it
@@ -205,6 +208,11 @@ def _changes_to(
         Change(kind, t, part, page, within=within)
         for t, part in zip(targets, _split(tidy(words), targets), strict=True)
     ]
+
+
+def _adds_definitions(item: Item, said: str) -> bool:
+    """Whether the phrase is "The following definition(s) is (are) added" (definition_phrases)."""
+    return item.kind == "add" and bool(ADDS_A_DEFINITION.search(said[: item.end - item.phrase]))
 
 
 def _split(words: str, targets: Sequence[str]) -> list[str]:
