@@ -88,3 +88,26 @@ def test_a_definition_given_anew_replaces_the_term_it_defines_in_the_definitions
     ]
     assert read[0].text == "2. Accident means sudden and accidental breakdown."
     assert read[1].text.startswith("41. Case Management Service")
+
+
+RUN_TOGETHER = (
+    "3.WithrespecttotheseAdditionalInsureds,thefollowingisaddedto\n"
+    "SECTIONIII-LIMITSOFINSURANCE:\n"
+    "Themostwewillpayistheamountofinsurancerequiredbythecontractoragreement.\n"
+    "Condition4.OtherInsuranceofSECTIONIV-COMMERCIALGENERALLIABILITYCONDITIONS\n"
+    "isamendedasfollows:\n"
+    "a.Thefollowingisaddedtoparagrapha.PrimaryInsurance:\n"
+    "Thisinsuranceisprimarytoandwillnotseekcontributionfromanyotherinsurance.\n"
+)
+
+
+def test_a_page_that_lost_its_spaces_is_read_by_the_readers_own_words() -> None:
+    read = read_changes([RUN_TOGETHER])
+    assert [(c.kind, c.target, c.within) for c in read] == [
+        ("add", "Section III", ""),
+        ("add", "a", "SECTION IV - COMMERCIALGENERALLIABILITYCONDITIONS, 4"),
+    ]
+    # the words a change brings stay as printed
+    assert (
+        read[1].text == "Thisinsuranceisprimarytoandwillnotseekcontributionfromanyotherinsurance."
+    )

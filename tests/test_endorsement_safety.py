@@ -7,6 +7,7 @@ quotation runs in from another column's text)."""
 from __future__ import annotations
 
 from claims_crew.policy.changes import read_changes
+from claims_crew.policy.run_together import respaced
 from tests.support.changes_read import read_as
 
 
@@ -185,3 +186,14 @@ def test_definitions_amended_together_or_words_that_define_nothing_are_not_read(
     assert read_as("The following definition is amended: delete the word sudden.\n") == []
     # an addition that is not a definition names no place, as before
     assert read_as("The following is added:\nWe will pay for food.\n") == []
+
+
+def test_a_page_with_its_spaces_is_left_as_printed_whatever_its_words() -> None:
+    page = (
+        "Paragraph 4. of Section IV is amended as follows: the words\n"
+        "thefollowingisaddedtoparagrapha. are a product name printed as one word in a long line.\n"
+    )
+    assert respaced(page) == page
+    # run together, a verb inside a longer word is no phrase: "crisisamended" stays one word
+    joined = "Theinsuredscrisisamendedplanappliesonlyduringthepolicyperiodasdeclared.\n" * 3
+    assert read_as(joined) == []

@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from claims_crew.policy.run_together import respaced
+
 # A form number printed alone on a line: ISO's "CA 01 28 01 21", an insurer's "AU1003 (01-20)".
 _FORM_NUMBER = r"(?:[A-Z]{2} \d\d \d\d(?: \d\d){1,2}|[A-Z]{2,4}\s?\d{3,5}(?: \(\d\d[-/]\d\d\))?)"
 _FURNITURE = re.compile(
@@ -114,7 +116,8 @@ def stream_of(pages: Sequence[str]) -> Stream:
     offset = 0
     for page in pages:
         starts.append(offset)
-        cleaned = _clean_page(page) + "\n"
+        # a page whose copy lost its spaces gets the reader's words spaced (run_together.py)
+        cleaned = _clean_page(respaced(page)) + "\n"
         parts.append(cleaned)
         offset += len(cleaned)
     text = _roman_sections(_BOILERPLATE.sub(_blank, "".join(parts)))  # same length
