@@ -111,3 +111,16 @@ def test_a_page_that_lost_its_spaces_is_read_by_the_readers_own_words() -> None:
     assert (
         read[1].text == "Thisinsuranceisprimarytoandwillnotseekcontributionfromanyotherinsurance."
     )
+
+
+def test_a_sum_increased_to_read_as_follows_from_a_date_is_restated_whole() -> None:
+    text = (
+        "CONTRACT CHANGES It is understood and agreed that with effect from 9 th July, 2015 the "
+        "Outdoor Sculptures Sum Insured is increased by USD254,500 to read as follows: SUM "
+        "INSURED: Outdoor sculptures: 1. USD3,497,330 any one loss.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [
+        ("replace", "Outdoor Sculptures Sum Insured", "")
+    ]
+    assert read[0].text.startswith("SUM INSURED: Outdoor sculptures")

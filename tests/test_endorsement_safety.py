@@ -197,3 +197,14 @@ def test_a_page_with_its_spaces_is_left_as_printed_whatever_its_words() -> None:
     # run together, a verb inside a longer word is no phrase: "crisisamended" stays one word
     joined = "Theinsuredscrisisamendedplanappliesonlyduringthepolicyperiodasdeclared.\n" * 3
     assert read_as(joined) == []
+
+
+def test_a_limit_increased_with_no_words_restated_and_a_date_are_not_read() -> None:
+    # the amount changes, no wording is given in the clause's place: left for a person
+    assert read_as("The Fire Department Service Charge Limit is increased to $5,000.\n") == []
+    # the date a change applies from is never a clause's number
+    text = (
+        "It is agreed that with effect from 1 July, 2020 the policy is amended to read as "
+        "follows: cover ends at 70.\n"
+    )
+    assert all(t not in ("1", "2020") for _, t, _ in read_as(text))

@@ -78,7 +78,11 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         "replace",
         re.compile(
             # "… is restated in its entirety to read:" (title insurers' conditions)
-            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised|restated)"
+            r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:amended|changed|revised|restated"
+            # "the Sum Insured is increased by USD254,500 to read as follows:": a sum or limit
+            # restated whole, the change of amount named first (London-market and schedule
+            # endorsements)
+            r"|(?:increased|decreased|reduced)\s+(?:by|from)\s+[^:;\n]{1,40}?)"
             + _ENTIRETY
             + r"\s+to\s+read"
             r"(?:\s+as\s+follows)?\s*:",

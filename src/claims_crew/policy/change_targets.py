@@ -91,9 +91,11 @@ _LETTERED_EXCLUSION = re.compile(r"^([A-Z])\.\s+(exclusion\s+)(\d+)\b", re.I)
 _DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
 
 
-# "It is further agreed and understood that …": the opening of a London-market endorsement.
+# "It is further agreed and understood that …": the opening of a London-market endorsement,
+# after the endorsement's caption in capitals where a page is one run of text ("CONTRACT CHANGES
+# It is understood and agreed that …").
 _AGREED = re.compile(
-    r"^\s*it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
+    r"^\s*(?:[A-Z][A-Z&'’-]+\s+){0,8}it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
     r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+",
     re.I,
 )
@@ -104,11 +106,23 @@ _AGREED = re.compile(
 _ON_PAGE = re.compile(r"^\s*on\s+page\s+\d{1,3}\s*,\s*", re.I)
 
 
+# "with effect from 9 th July, 2015", "with effect from inception": London-market endorsements
+# say from when a change applies before naming what they change; a date is no clause.
+_EFFECT_FROM = re.compile(
+    r"^\s*with\s+effect\s+from\s+(?:(?:\d{1,2}\s*(?:st|nd|rd|th)?\s+)?[A-Z][a-z]+\s*"
+    r"(?:\d{1,2}\s*)?,?\s*\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|(?:the\s+)?inception(?:\s+date)?)"
+    r"\s*,?\s+",
+    re.I,
+)
+
+
 def after_when(text: str) -> str:
     """The reference after an opening that says when the change applies."""
     text = _ON_PAGE.sub("", text)
     if agreed := _AGREED.match(text):
         text = text[agreed.end() :]
+    text = _EFFECT_FROM.sub("", text, count=1)
+    if agreed:
         text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
     when = WHEN.search(text)
     return text[when.end() :] if when else text
