@@ -124,3 +124,32 @@ def test_a_sum_increased_to_read_as_follows_from_a_date_is_restated_whole() -> N
         ("replace", "Outdoor Sculptures Sum Insured", "")
     ]
     assert read[0].text.startswith("SUM INSURED: Outdoor sculptures")
+
+
+def test_an_exclusion_added_to_this_policy_goes_to_its_exclusions_once() -> None:
+    text = (
+        "It is hereby noted and agreed that the following exclusion is added to this policy:\n"
+        "WAR EXCLUSION\nThis policy does not cover loss arising from war.\n"
+    )
+    read = read_changes([text])
+    assert [(c.kind, c.target, c.within) for c in read] == [("add", "Exclusions", "this policy")]
+    assert read[0].text.endswith("This policy does not cover loss arising from war.")
+
+
+def test_the_openings_of_insurers_and_london_market_exclusions() -> None:
+    for text in (
+        "This policy is amended to exclude any loss arising from terrorism.",
+        "In consideration of the premium charged, it is agreed that this policy shall not apply "
+        "to any claim made by one insured against another insured.",
+        "Notwithstanding any provision to the contrary within this insurance, this insurance "
+        "excludes any loss arising from asbestos.",
+    ):
+        assert read_as(text) == [WHOLE_POLICY], text
+
+
+def test_a_definition_named_by_its_quoted_term_lies_in_the_part_after_it() -> None:
+    text = (
+        'The definition of "insured contract" in the Definitions Section is replaced by the '
+        'following:\n9. "Insured contract" means a lease of premises.\n'
+    )
+    assert read_as(text) == [("replace", "insured contract", "Definitions Section")]

@@ -208,3 +208,12 @@ def test_a_limit_increased_with_no_words_restated_and_a_date_are_not_read() -> N
         "follows: cover ends at 70.\n"
     )
     assert all(t not in ("1", "2020") for _, t, _ in read_as(text))
+
+
+def test_an_exclusion_with_no_place_or_said_of_one_coverage_is_not_read_as_the_policys() -> None:
+    assert (
+        read_as("The following exclusion is added:\nThis insurance does not apply to mould.\n")
+        == []
+    )
+    assert read_as("With respect to Coverage E, the insurance does not apply to dog bites.\n") == []
+    assert read_as("This insurance does not cover any loss arising from nuclear radiation.\n") == []

@@ -242,6 +242,10 @@ def _targets(clause: str) -> list[str] | None:
 # Coverages, Trees, …": where the clause lies comes first, the clause last.
 _UNDER = re.compile(r"^under\s+", re.I)
 _DEFINITION_OF = re.compile(r"^(?:the\s+)?definition\s+of\s+", re.I)
+_QUOTED_THEN_PART = re.compile(
+    r"[\x22“](?P<term>[^\x22“”]{1,60})[\x22”]\s*,?\s+(?:in|of|under)\s+(?:the\s+)?(?P<part>.+)",
+    re.I,
+)
 
 
 def _placed(text: str) -> tuple[str, str]:
@@ -348,8 +352,13 @@ def reduce_reference(printed: str) -> Reference:
     if _UNDER.match(text) and "," in text:
         placed, text = _placed(_UNDER.sub("", text))
     if _DEFINITION_OF.match(text):
-        words = _DEFINITION_OF.sub("", text).strip(' "“”')
-        return Reference((words,), placed, numbered=False)
+        words = _DEFINITION_OF.sub("", text)
+        # 'The definition of "insured contract" in the Definitions Section' (ISO's CGL
+        # endorsements): the quoted term is the clause, the part after it is where it lies
+        if (quoted := _QUOTED_THEN_PART.fullmatch(words)) is not None:
+            within = ", ".join(filter(None, (placed, quoted["part"].strip(" ,."))))
+            return Reference((quoted["term"],), within, numbered=False)
+        return Reference((words.strip(' "“”'),), placed, numbered=False)
     # Where the clause lies is told after its number: "the exclusion for … in sub-paragraph 3.a.
     # of B. Exclusions" lies in B, not in "sub-paragraph".
     tokens = list(re.finditer(r"\S+", text))

@@ -38,6 +38,7 @@ from claims_crew.policy.change_targets import Reference, reduce_reference, reduc
 from claims_crew.policy.definition_phrases import ADDS_A_DEFINITION
 from claims_crew.policy.endorsement_pages import stream_of, tidy
 from claims_crew.policy.line_shapes import successors
+from claims_crew.policy.own_exclusions import to_the_policy
 
 # The version of the reading code (this module, change_phrases.py, change_targets.py): bump it
 # whenever the rules would read the same words differently. It is part of every endorsement's
@@ -187,6 +188,8 @@ def _changes_to(
     targets = tuple(t for t in targets if t)
     if not targets and _adds_definitions(item, said):
         targets = ("Definitions",)  # a definition lies in the form's definitions, nowhere else
+    if not targets and item.kind == "add" and to_the_policy(item_phrase(item, said), within):
+        targets = ("Exclusions",)  # "The following exclusion is added to this policy:"
     if not targets:
         # "The following exclusion is added:" under no part, "… is added to the Coverage Form":
         # no clause is named, so no change to the form can be placed (amend.py would leave it
@@ -212,7 +215,12 @@ def _changes_to(
 
 def _adds_definitions(item: Item, said: str) -> bool:
     """Whether the phrase is "The following definition(s) is (are) added" (definition_phrases)."""
-    return item.kind == "add" and bool(ADDS_A_DEFINITION.search(said[: item.end - item.phrase]))
+    return item.kind == "add" and bool(ADDS_A_DEFINITION.search(item_phrase(item, said)))
+
+
+def item_phrase(item: Item, said: str) -> str:
+    """The phrase itself, from the words said from it on."""
+    return said[: item.end - item.phrase]
 
 
 def _split(words: str, targets: Sequence[str]) -> list[str]:

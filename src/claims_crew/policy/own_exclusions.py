@@ -14,12 +14,19 @@ Under a sentence that amends the policy as a whole ("The policy is additionally 
 endorsement, as follows:", "this policy is hereby amended as follows:"), the form's own voice
 excludes too: "We will not pay for …", "This insurance does not apply to …".
 
-Not read: the same sentences anywhere else. "This insurance does not apply to:" and "We will not
-pay" are how the words an ISO endorsement brings in are written, and how an endorsement that
-grants a coverage of its own limits it; read there they would be inventions. A sentence whose
-subject is the endorsement ("This endorsement shall not exclude …") or that opens with a
-condition ("If …, this policy does not apply") is no exclusion added either. The sentence is read
-only outside the words another change brings in (change_phrases.items_in sees to that).
+After the London-market opening "Notwithstanding any provision to the contrary within this
+insurance, …", "this insurance" is the policy too. "In consideration of the premium charged, it
+is agreed that …" (insurers' own forms) may open the sentence, and "This policy is amended to
+exclude …" says the same. "The following exclusion is added to this policy:" names the policy
+as its place (changes.py reads it as an addition to its exclusions).
+
+Not read: "This insurance does not apply to:" and "We will not pay" anywhere else. They are how
+the words an ISO endorsement brings in are written, and how an endorsement that grants a
+coverage of its own limits it; read there they would be inventions. A sentence whose subject is
+the endorsement ("This endorsement shall not exclude …") or that opens with a condition ("If …,
+this policy does not apply") or a coverage ("With respect to Coverage E, …") adds no exclusion
+to the policy either. The sentence is read only outside the words another change brings in
+(change_phrases.items_in sees to that).
 """
 
 from __future__ import annotations
@@ -27,6 +34,22 @@ from __future__ import annotations
 import re
 
 from claims_crew.policy.sentence_bounds import start_of_sentence, unit_start
+
+# "The following exclusion is added to this policy:" (London-market and insurers' own wording):
+# an addition to the policy as a whole, so to its exclusions (changes.py, where the reference
+# names only the policy).
+ADDS_AN_EXCLUSION = re.compile(
+    r"t(?:h|li|il)e\s+following\s+(?:new\s+|additional\s+)?exclusions?\s+(?:is|are)\s+"
+    r"(?:hereby\s+)?added\b",
+    re.IGNORECASE,
+)
+_THE_POLICY = re.compile(r"(?:(?:this|the)\s+)?(?:insurance\s+)?polic(?:y|ies)", re.IGNORECASE)
+
+
+def to_the_policy(phrase: str, within: str) -> bool:
+    """Whether a phrase adds an exclusion to the policy as a whole ("… is added to this policy")."""
+    return bool(ADDS_AN_EXCLUSION.match(phrase)) and bool(_THE_POLICY.fullmatch(within.strip()))
+
 
 # What the reference of every such change reduces to (change_targets.reduce_reference): the
 # exclusions of the policy, target "Exclusions", lying in "policy".
@@ -42,7 +65,7 @@ _VOICE = r"(?:we|this\s+insurance)"
 _EXCLUDES = (
     r"\s+(?:(?:does|do|shall|will)\s+not\s+(?:insure|cover|pay|indemnify|be\s+liable"
     r"|apply\s+(?:to|with\s+respect\s+to|in\s+respect\s+of)\b)|shall\s+exclude|excludes?"
-    r"|(?:is|are)\s+not\s+liable)\b"
+    r"|(?:is|are)\s+not\s+liable|is\s+(?:hereby\s+)?amended\s+to\s+exclude)\b"
 )
 _F = re.IGNORECASE
 _BY_POLICY = re.compile(rf"\b{_POLICY}{_EXCLUDES}", _F)
@@ -52,6 +75,8 @@ _IN_VOICE = re.compile(rf"\b(?:{_POLICY}|{_VOICE}){_EXCLUDES}", _F)
 # ("Consequently and notwithstanding any other provision of this policy to the contrary, ").
 _LEAD = re.compile(
     r"(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[a-z]\.|\(\w{1,3}\))\s+)?"
+    # "In consideration of the premium charged, it is agreed that …" (insurers' own forms)
+    r"(?:in\s+consideration\s+of\s+[^,.;:]{1,60},\s+)?"
     r"(?:it\s+is\s+(?:(?:hereby|further|also|noted|declared|understood)\s+(?:and\s+)?)*"
     r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood))?\s+that\s+"
     r"|(?:consequently|accordingly|nevertheless|however|furthermore|in\s+addition)?"
@@ -85,9 +110,13 @@ def found(text: str) -> list[tuple[int, int, int]]:
     """Each exclusion of the whole policy an endorsement's stream states, as (item start, sentence
     start, heading-led: 1 or 0); the words run from the sentence start."""
     seen: dict[int, tuple[int, int, int]] = {}
-    for m in _BY_POLICY.finditer(text):
+    for m in _IN_VOICE.finditer(text):
         start = _opens_sentence(text, m.start())
-        if start is not None:
+        # "this insurance" and "we" stand for the policy only after the London-market opening
+        # "Notwithstanding any provision to the contrary within this insurance, …"
+        by_policy = _BY_POLICY.match(text, m.start()) is not None
+        led = start is not None and "notwithstanding" in text[start : m.start()].lower()
+        if start is not None and (by_policy or led):
             seen[start] = (unit_start(text, start), start, 0)
     for heading in _WHOLE_POLICY.finditer(text):
         window = text[heading.end() : heading.end() + _UNDER_REACH]
