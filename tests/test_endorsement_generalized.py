@@ -143,6 +143,9 @@ def test_the_openings_of_insurers_and_london_market_exclusions() -> None:
         "to any claim made by one insured against another insured.",
         "Notwithstanding any provision to the contrary within this insurance, this insurance "
         "excludes any loss arising from asbestos.",
+        # LMA3030's war and terrorism exclusion
+        "Notwithstanding any provision to the contrary within this insurance or any endorsement "
+        "thereto it is agreed that this insurance excludes loss caused by war.",
     ):
         assert read_as(text) == [WHOLE_POLICY], text
 
@@ -153,3 +156,11 @@ def test_a_definition_named_by_its_quoted_term_lies_in_the_part_after_it() -> No
         'following:\n9. "Insured contract" means a lease of premises.\n'
     )
     assert read_as(text) == [("replace", "insured contract", "Definitions Section")]
+
+
+def test_a_part_extended_to_include_gets_the_addition() -> None:
+    text = (
+        "It is agreed that Section 4 Exclusions is extended to include the following:\n"
+        "4.12 Asbestos\n"
+    )
+    assert read_as(text) == [("add", "4", "")]

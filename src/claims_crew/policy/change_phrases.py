@@ -110,7 +110,8 @@ _AFTER_REF: tuple[tuple[ItemKind, re.Pattern[str]], ...] = (
         re.compile(
             # "Condition 1 … is further amended by adding …": a second change to one clause
             r"\s+(?:is|are|shall\s+be)\s+(?:hereby\s+|further\s+)?"
-            r"(?:amended|modified|changed|revised|supplemented)"
+            # "Section 4 Exclusions is extended to include the following:" (London market)
+            r"(?:amended|modified|changed|revised|supplemented|extended)"
             r"\s+(?:by\s+(?:the\s+)?(?:addition\s+of|adding)|to\s+(?:add|include))\b"
             # ISO's additional insured endorsements (CG 20 family): "Section II – Who Is An
             # Insured is amended to include as an additional insured …", the sentence itself

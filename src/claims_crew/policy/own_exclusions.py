@@ -73,14 +73,20 @@ _IN_VOICE = re.compile(rf"\b(?:{_POLICY}|{_VOICE}){_EXCLUDES}", _F)
 # What may stand before the subject in its sentence: nothing, a list label, "It is (noted and)
 # agreed that", or the opening London-market clauses give their operative sentence
 # ("Consequently and notwithstanding any other provision of this policy to the contrary, ").
+_AGREED_THAT = (
+    r"it\s+is\s+(?:(?:hereby|further|also|noted|declared|understood)\s+(?:and\s+)?)*"
+    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood))?\s+that\s+"
+)
 _LEAD = re.compile(
     r"(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[a-z]\.|\(\w{1,3}\))\s+)?"
     # "In consideration of the premium charged, it is agreed that …" (insurers' own forms)
     r"(?:in\s+consideration\s+of\s+[^,.;:]{1,60},\s+)?"
-    r"(?:it\s+is\s+(?:(?:hereby|further|also|noted|declared|understood)\s+(?:and\s+)?)*"
-    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood))?\s+that\s+"
-    r"|(?:consequently|accordingly|nevertheless|however|furthermore|in\s+addition)?"
-    r"(?:\s*(?:and\s+)?notwithstanding\b[^.;:]{0,160})?,\s+)?",
+    # LMA3030: "Notwithstanding any provision to the contrary within this insurance or any
+    # endorsement thereto it is agreed that this insurance excludes …"
+    r"(?:(?:(?:consequently|accordingly|nevertheless|however|furthermore|in\s+addition)"
+    r"(?:\s+and)?\s+)?notwithstanding\b[^.;:]{0,160}?(?:,\s+|\s+(?=it\s+is\b)))?"
+    rf"(?:{_AGREED_THAT}"
+    r"|(?:consequently|accordingly|nevertheless|however|furthermore|in\s+addition),\s+)?",
     _F,
 )
 # A sentence amending the policy as a whole, its words listed after the colon.
