@@ -164,3 +164,23 @@ def test_a_part_extended_to_include_gets_the_addition() -> None:
         "4.12 Asbestos\n"
     )
     assert read_as(text) == [("add", "4", "")]
+
+
+def test_the_captions_above_a_bare_label_say_where_it_lies() -> None:
+    text = (
+        "SECTION II – EXCLUSIONS\n"
+        "E. Coverage E – Personal Liability And Coverage F – Medical Payments To Others\n"
+        "Paragraph 1. Expected Or Intended Injury is replaced by the following:\n"
+        "1. Expected Or Intended Injury\nBodily injury which is expected.\n"
+        "PART D – COVERAGE FOR DAMAGE TO YOUR AUTO\n"
+        "Exclusion 2. is replaced by the following:\n2. Loss due to wear.\n"
+    )
+    assert read_as(text) == [
+        (
+            "replace",
+            "1",
+            "SECTION II – EXCLUSIONS, E. Coverage E – Personal Liability And Coverage F – "
+            "Medical Payments To Others",
+        ),
+        ("replace", "2", "PART D – COVERAGE FOR DAMAGE TO YOUR AUTO"),
+    ]

@@ -217,3 +217,15 @@ def test_an_exclusion_with_no_place_or_said_of_one_coverage_is_not_read_as_the_p
     )
     assert read_as("With respect to Coverage E, the insurance does not apply to dog bites.\n") == []
     assert read_as("This insurance does not cover any loss arising from nuclear radiation.\n") == []
+
+
+def test_captions_not_topped_by_a_part_or_after_a_sentence_give_no_place() -> None:
+    # no part of the form above the caption: nothing is taken from it
+    text = "E. Additional Coverages\nParagraph 6.a. is replaced by the following:\na. We pay.\n"
+    assert read_as(text) == [("replace", "6.a", "")]
+    # a sentence between the part and the change ends the caption run
+    text = (
+        "SECTION II – LIABILITY\nWe cover you.\nParagraph 3. is deleted.\n"
+        "SECTION I – CONDITIONS\nParagraph 2. of the Loss Payment Condition is deleted.\n"
+    )
+    assert read_as(text) == [("delete", "3", ""), ("delete", "2", "Loss Payment Condition")]

@@ -29,9 +29,10 @@ saying when the change applies ("For the purposes of this endorsement, …") is 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from claims_crew.policy.captions_above import captions_above
 from claims_crew.policy.change_targets import ITEM_LABEL, NUMBER, plausible
 from claims_crew.policy.definition_phrases import given_anew
 from claims_crew.policy.line_shapes import successors
@@ -40,6 +41,7 @@ from claims_crew.policy.own_exclusions import found as _own_exclusions
 from claims_crew.policy.references import OWN_LABEL, OWN_PART, own_paragraph
 from claims_crew.policy.sentence_bounds import (
     MAX_REF,
+    caps_line,
     is_boundary,
     reference_after,
     start_of_sentence,
@@ -229,6 +231,7 @@ class Item:
     # An exclusion the endorsement states of the whole policy in its own words (own_exclusions.py):
     # 1 read anywhere outside another change's words, 2 under a sentence amending the policy.
     own_exclusion: int = 0
+    captions: str = ""  # the captions above it naming its part (captions_above.py), or ""
 
 
 def _item_label(text: str, item: Item) -> str:
@@ -354,15 +357,30 @@ def _under_lead(text: str, pos: int) -> tuple[str, int] | None:
     return (reference, unit_start(text, leads[-1].start())) if plausible(words) else None
 
 
+def _below_captions(text: str, item: Item) -> int:
+    """Where an item's own sentence begins: its line, below the captions in capitals that
+    unit_start counted in the item."""
+    at = text.rfind("\n", 0, item.start) + 1
+    while at < item.phrase:
+        end = text.find("\n", at, item.phrase)
+        if end < 0 or not caps_line(text[at:end]):
+            break
+        at = end + 1
+    return at
+
+
 def items_in(text: str) -> list[Item]:
     """The phrases in an endorsement's stream (endorsement_pages.Stream.text), in order; where
     two overlap, the first printed stands."""
     kept: list[Item] = []
+    found = [
+        replace(i, captions=captions_above(text, _below_captions(text, i))) for i in _found(text)
+    ]
     # The label of the last addition or replacement, while its words run on: a "does not apply"
     # inside them ("This exclusion does not apply to …", "The exclusion in Paragraph A. does not
     # apply to …") is those words, unless it opens the next item of the same list.
     words_of: str | None = None
-    for item in sorted(_found(text), key=lambda i: i.phrase):
+    for item in sorted(found, key=lambda i: i.phrase):
         if kept and item.phrase < kept[-1].end:
             continue
         label = _item_label(text, item)

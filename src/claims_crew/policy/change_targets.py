@@ -50,6 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claims_crew.policy.ids import KEPT_WORDS, NUMBERING_WORDS
+from claims_crew.policy.reference_openings import after_when
 from claims_crew.policy.references import (
     after_captions,
     caption_path,
@@ -77,55 +78,10 @@ _WHERE = re.compile(
     r"|(?:(?:[A-Z][\w'’-]*|of|and|the)\s+){0,6}(?i:conditions?|coverages?|forms?|polic(?:y|ies)|parts?"
     r"|declarations|exclusions?|definitions|sections?|provisions?|agreements?)\b))"
 )
-# An opening that says when the change applies, before the reference: "For the purpose of this
-# coverage, Paragraph d. of B.5. …", "For temporary substitute … autos …, Paragraph C. …", at
-# the start of the reference or of one of its lines (after a caption: "B. Changes In Definitions").
-WHEN = re.compile(
-    r"(?:^|(?<=\n))\s*(?:(?:[A-Za-z]|\d{1,2})\.\s+)?"
-    # "With respect tothe …": extracted text joins a word to the next now and then
-    r"(?:For|With respect to(?:the)?|As respects|As regards|In respect of)\b[^,]*,\s*"
-)
 # "B. Exclusion 6.": a capital letter before "Exclusion" and a bare number is the form's lettered
 # paragraph of exclusions (B. Exclusions), not the endorsement's own label.
 _LETTERED_EXCLUSION = re.compile(r"^([A-Z])\.\s+(exclusion\s+)(\d+)\b", re.I)
 _DOCUMENT = re.compile(r"(?:coverage\s+forms?|coverage\s+parts?|policy|policies)$", re.I)
-
-
-# "It is further agreed and understood that …": the opening of a London-market endorsement,
-# after the endorsement's caption in capitals where a page is one run of text ("CONTRACT CHANGES
-# It is understood and agreed that …").
-_AGREED = re.compile(
-    r"^\s*(?:[A-Z][A-Z&'’-]+\s+){0,8}it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
-    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+",
-    re.I,
-)
-
-
-# "On Page 3, Definitions is modified …": insurers' own amendatory endorsements say on which
-# page of the printed form the clause stands; the page is no part of the clause's name.
-_ON_PAGE = re.compile(r"^\s*on\s+page\s+\d{1,3}\s*,\s*", re.I)
-
-
-# "with effect from 9 th July, 2015", "with effect from inception": London-market endorsements
-# say from when a change applies before naming what they change; a date is no clause.
-_EFFECT_FROM = re.compile(
-    r"^\s*with\s+effect\s+from\s+(?:(?:\d{1,2}\s*(?:st|nd|rd|th)?\s+)?[A-Z][a-z]+\s*"
-    r"(?:\d{1,2}\s*)?,?\s*\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|(?:the\s+)?inception(?:\s+date)?)"
-    r"\s*,?\s+",
-    re.I,
-)
-
-
-def after_when(text: str) -> str:
-    """The reference after an opening that says when the change applies."""
-    text = _ON_PAGE.sub("", text)
-    if agreed := _AGREED.match(text):
-        text = text[agreed.end() :]
-    text = _EFFECT_FROM.sub("", text, count=1)
-    if agreed:
-        text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
-    when = WHEN.search(text)
-    return text[when.end() :] if when else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,8 +166,10 @@ def _changes_to(
     # Listed under "Paragraph 4. of Section IV … is amended as follows:", a clause lies in 4 and
     # 4 in Section IV: the part the heading states is kept, never lost (a "Paragraph a." of
     # another part would be another clause).
-    within = reference.within or (
-        ", ".join(filter(None, (parent.within, *parent.targets))) if parent else ""
+    within = (
+        reference.within
+        or (", ".join(filter(None, (parent.within, *parent.targets))) if parent else "")
+        or item.captions  # the captions above it, "SECTION II – EXCLUSIONS, E. Coverage E …"
     )
     targets = reference.targets
     if targets == ("",) and parent is not None:

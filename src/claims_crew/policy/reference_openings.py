@@ -1,0 +1,55 @@
+"""The openings an endorsement prints before the reference of a change, which say when, from
+when or on what page the change applies and are no part of the clause's name (change_targets.py
+reads the reference after them): "For the purpose of this coverage, …", "With respect to …,",
+"It is further agreed and understood that …", "with effect from 9 th July, 2015 …", "On Page 3,
+…".
+"""
+
+from __future__ import annotations
+
+import re
+
+# An opening that says when the change applies, before the reference: "For the purpose of this
+# coverage, Paragraph d. of B.5. …", "For temporary substitute … autos …, Paragraph C. …", at
+# the start of the reference or of one of its lines (after a caption: "B. Changes In Definitions").
+WHEN = re.compile(
+    r"(?:^|(?<=\n))\s*(?:(?:[A-Za-z]|\d{1,2})\.\s+)?"
+    # "With respect tothe …": extracted text joins a word to the next now and then
+    r"(?:For|With respect to(?:the)?|As respects|As regards|In respect of)\b[^,]*,\s*"
+)
+
+# "It is further agreed and understood that …": the opening of a London-market endorsement,
+# after the endorsement's caption in capitals where a page is one run of text ("CONTRACT CHANGES
+# It is understood and agreed that …").
+_AGREED = re.compile(
+    r"^\s*(?:[A-Z][A-Z&'’-]+\s+){0,8}it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
+    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+",
+    re.I,
+)
+
+
+# "On Page 3, Definitions is modified …": insurers' own amendatory endorsements say on which
+# page of the printed form the clause stands; the page is no part of the clause's name.
+_ON_PAGE = re.compile(r"^\s*on\s+page\s+\d{1,3}\s*,\s*", re.I)
+
+
+# "with effect from 9 th July, 2015", "with effect from inception": London-market endorsements
+# say from when a change applies before naming what they change; a date is no clause.
+_EFFECT_FROM = re.compile(
+    r"^\s*with\s+effect\s+from\s+(?:(?:\d{1,2}\s*(?:st|nd|rd|th)?\s+)?[A-Z][a-z]+\s*"
+    r"(?:\d{1,2}\s*)?,?\s*\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|(?:the\s+)?inception(?:\s+date)?)"
+    r"\s*,?\s+",
+    re.I,
+)
+
+
+def after_when(text: str) -> str:
+    """The reference after an opening that says when the change applies."""
+    text = _ON_PAGE.sub("", text)
+    if agreed := _AGREED.match(text):
+        text = text[agreed.end() :]
+    text = _EFFECT_FROM.sub("", text, count=1)
+    if agreed:
+        text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
+    when = WHEN.search(text)
+    return text[when.end() :] if when else text
