@@ -85,6 +85,8 @@ HELD_OUT_SET = "expected_heldout.yaml"
 HELD_OUT_2_SET = "expected_heldout2.yaml"
 # A third, gathered and listed blind after reading version 5.
 HELD_OUT_3_SET = "expected_heldout3.yaml"
+# A fourth, gathered and listed blind after reading version 7 (skipped while absent).
+HELD_OUT_4_SET = "expected_heldout4.yaml"
 
 LISTINGS: tuple[tuple[str, str], ...] = (
     ("first seven", FIRST_SET),
@@ -93,6 +95,7 @@ LISTINGS: tuple[tuple[str, str], ...] = (
     ("held out", HELD_OUT_SET),
     ("second held out", HELD_OUT_2_SET),
     ("third held out", HELD_OUT_3_SET),
+    ("fourth held out", HELD_OUT_4_SET),
 )
 
 

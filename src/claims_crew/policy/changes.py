@@ -60,8 +60,14 @@ from claims_crew.policy.own_exclusions import to_the_policy
 # own part is kept under it; a part said to lie in a paragraph, a reference with a quotation
 # opened outside it, and a part of a clause told by its place ("preamble sentence") not read;
 # "restated in its entirety to read", "further amended by adding"; a reference begins at the
-# line that opens with its clause's numbering word.
-READING_VERSION = 6
+# line that opens with its clause's numbering word. 7: constructions of drafting families rather
+# than of the sets: an exclusion stated of the whole policy in its own words (own_exclusions.py),
+# "The following exclusion is added to this policy", definitions added or given anew with no
+# part named (definition_phrases.py), the captions above a bare label (captions_above.py), pages
+# that lost their spaces (run_together.py), a sentence ending on a quoted term, OCR's "A.I." for
+# A.1, a part in figures before a dash and a label path, a sum "increased by … to read",
+# "extended to include", "with effect from <date>", a definition's quoted term "in" its part.
+READING_VERSION = 7
 
 # replace: the target's text (and its sub-clauses) gives way to `text`;
 # add: `text` is added under the target (a section, or a clause it extends);
