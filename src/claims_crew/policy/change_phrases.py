@@ -3,19 +3,23 @@
 The phrases, each with its variants (case and line breaks do not matter):
 
 - replace: "X is (are) replaced by (with) the following", "X is deleted and replaced by", "X
-  is amended (changed, revised, restated in its entirety) to read as follows:", "X is replaced
-  in its entirety by", "X, replaced by" (no "is"), "The following replaces X", "The following is
-  substituted for X", "X is deleted [in its entirety] and the following is inserted
-  (substituted)";
+  is amended (changed, revised, restated in its entirety, increased by …) to read as
+  follows:", "X is replaced in its entirety by", "X, replaced by" (no "is"), "The following
+  replaces X", "The following is substituted for X", "X is deleted [in its entirety] and the
+  following is inserted (substituted)";
 - delete: "X is (are) deleted" (not "… deleted and replaced"), "… in its entirety";
 - add: "The following [exclusion, condition, paragraph, definition …] is (are) added [to,
   under, in X]", "… is inserted following (after, before, in) X", "X is amended (modified) by
   the addition of paragraph(s) …, as follows:", "X is changed by adding the following …:",
-  "X is amended to add (include) the following:", "… to include as an additional insured",
-  "Under X, the following is added:", "Title (Paragraph d.) is added under (to) X:", "The
-  following are added, as "insureds," to X"; "Tlie"/"Tile" (OCR) is "The";
+  "X is amended (extended) to add (include) the following:", "… to include as an additional
+  insured", "Under X, the following is added:", "Title (Paragraph d.) is added under (to) X:",
+  "The following are added, as "insureds," to X"; "Tlie"/"Tile" (OCR) is "The"; an exclusion
+  of the whole policy in the endorsement's own words (own_exclusions.py) and a definition
+  given anew (definition_phrases.py);
 - not_apply: "X does (do) not apply" (whole), "X does not apply to …", "X applies only to …"
   (in part);
+- own_exclusions.py and definition_phrases.py find an exclusion of the whole policy in the
+  endorsement's own words and a definition given anew, which name no clause before a phrase;
 - heading: "X is (are) changed (amended, modified, revised) [for …] [as follows]:", "The
   following revisions are made to X:" — the items listed under it hold the changes.
 
