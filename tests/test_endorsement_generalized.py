@@ -184,3 +184,16 @@ def test_the_captions_above_a_bare_label_say_where_it_lies() -> None:
         ),
         ("replace", "2", "PART D – COVERAGE FOR DAMAGE TO YOUR AUTO"),
     ]
+
+
+def test_an_item_under_the_captions_of_a_homeowners_form_lies_where_they_say() -> None:
+    text = (
+        "SECTION I – PROPERTY COVERAGES\nCOVERAGE C – Personal Property\n"
+        "Special Limits Of Liability\nItem 3. is replaced by the following:\n"
+        "3. $2,500 on property used for business.\n"
+    )
+    within = (
+        "SECTION I – PROPERTY COVERAGES, COVERAGE C – Personal Property, "
+        "Special Limits Of Liability"
+    )
+    assert read_as(text) == [("replace", "3", within)]

@@ -229,3 +229,10 @@ def test_captions_not_topped_by_a_part_or_after_a_sentence_give_no_place() -> No
         "SECTION I – CONDITIONS\nParagraph 2. of the Loss Payment Condition is deleted.\n"
     )
     assert read_as(text) == [("delete", "3", ""), ("delete", "2", "Loss Payment Condition")]
+
+
+def test_the_of_of_a_title_does_not_put_a_number_under_the_label_before_it() -> None:
+    # "Coverage C … Limits Of Liability Item 3." is no "3. of C."
+    text = "Coverage C – Special Limits Of Liability Item 3. is deleted.\n"
+    assert all(t != "3.C" for _, t, _ in read_as(text))
+    assert read_as("Paragraph (5) of a. is deleted.\n") == [("delete", "a.(5)", "")]

@@ -154,6 +154,11 @@ def _before(tokens: Sequence[str], i: int, found: Sequence[str], join: str) -> s
 _SPACED_LABEL = re.compile(r"(?<![\w.])(\d{1,2}\.)\s+(?=[a-z]\.(?:\s|$))")
 
 
+# What may stand between "of" and the number it says the clause lies in: "(5) of exclusion a.",
+# "2. of the Condition C.".
+_OF_GOES_ON = NUMBERING_WORDS | {"the", "–", "—", "-"}
+
+
 def _targets(clause: str) -> list[str] | None:
     """The numbers a clause names, or None where it prints a clause label that cannot be placed
     among the others ("SECTION 11 — LIABILITY COVERAGE — A.I."): a guess there could reach the
@@ -168,6 +173,9 @@ def _targets(clause: str) -> list[str] | None:
         if number is None:
             word = token.lower()
             joins = ("and", "of", "or", "through", "thru")
+            if join == "of" and word not in joins and word.strip(",;:") not in _OF_GOES_ON:
+                # "Special Limits Of Liability Item 3.": the "of" of a title, not "3. of C."
+                join = ""
             join = word if word in joins else ("," if token.endswith(",") else join)
             continue
         dashed = any(t in ("–", "—", "-") for t in tokens[last + 1 : i])

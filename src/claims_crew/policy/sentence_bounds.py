@@ -14,7 +14,7 @@ from claims_crew.policy.ids import WRAPPING_WORDS
 # A line that opens with a clause's numbering word and its number: "Condition 1 of this policy".
 # Its list label may open the line first: "(1) Paragraph A.1. — WHO IS AN INSURED —".
 _NAMED_LINE = re.compile(
-    r"(?m)^(?:\(\w{1,3}\)\s+)?(?:Condition|Paragraph|Subparagraph|Section|Exclusion|Provision)s?\s+(?:\d|[A-Z]\.|\()"
+    r"(?m)^(?:\(\w{1,3}\)\s+)?(?:Condition|Paragraph|Subparagraph|Section|Exclusion|Provision|Item|Clause|Definition)s?\s+(?:\d|[A-Z]\.|\()"
 )
 # Words that lead into what the next line names ("… of\nSection IV").
 _LEADING = frozenset({"of", "in", "to", "under", "and", "or", "the", "for", "at", "by", "with"})
