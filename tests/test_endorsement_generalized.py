@@ -197,3 +197,17 @@ def test_an_item_under_the_captions_of_a_homeowners_form_lies_where_they_say() -
         "Special Limits Of Liability"
     )
     assert read_as(text) == [("replace", "3", within)]
+
+
+def test_a_part_caption_after_the_forms_listed_and_a_line_naming_forms_keep_the_place() -> None:
+    text = (
+        "This endorsement modifies insurance provided under the following:\n"
+        "HOMEOWNERS 3 – SPECIAL FORM\nSECTION I – PERILS INSURED AGAINST\nIn Form HO 00 03:\n"
+        "Coverage A – Dwelling And Coverage B – Other Structures\n"
+        "Paragraph 2.c.(6)(c) is deleted.\n"
+    )
+    within = (
+        "SECTION I – PERILS INSURED AGAINST, Coverage A – Dwelling And Coverage B – Other "
+        "Structures"
+    )
+    assert read_as(text) == [("delete", "2.c.(6)(c)", within)]

@@ -236,3 +236,12 @@ def test_the_of_of_a_title_does_not_put_a_number_under_the_label_before_it() -> 
     text = "Coverage C – Special Limits Of Liability Item 3. is deleted.\n"
     assert all(t != "3.C" for _, t, _ in read_as(text))
     assert read_as("Paragraph (5) of a. is deleted.\n") == [("delete", "a.(5)", "")]
+
+
+def test_the_forms_an_endorsement_modifies_are_still_no_part_of_its_wording() -> None:
+    text = (
+        "This endorsement modifies insurance provided under the following:\n"
+        "COMMERCIAL GENERAL LIABILITY COVERAGE PART\nPRODUCTS/COMPLETED OPERATIONS LIABILITY "
+        "COVERAGE PART\nParagraph 2. is deleted.\n"
+    )
+    assert read_as(text) == [("delete", "2", "")]

@@ -11,7 +11,8 @@ coverage's or provision's caption, then the sentence with the clause's bare labe
 Paragraph 1 is the one of Section II's coverages E and F; read without the captions it could be
 any paragraph 1 of the form. So a reference that says nowhere where its clause lies gets the
 captions above it as where it lies (changes.py). Read only where the lines right above the
-sentence are captions (no sentence ends on them, at most three), the top one a part of the form
+sentence are captions (no sentence ends on them, at most four; a line naming the forms the
+change applies to, "In Form HO 00 03:", is passed over), the top one a part of the form
 named in capitals by its number ("SECTION II – …", "PART D – …"); anything else is no caption
 run, and nothing is taken from it.
 """
@@ -30,7 +31,13 @@ _BELOW = re.compile(
     r"(?:(?:[A-Z]|\d{1,2})\.\s+)?[A-Z][\w'’-]*"
     r"(?:\s+(?:[A-Z][\w'’-]*|[–—-]|of|and|or|to|the|for|in|a|an|your|by))*"
 )
-_MOST = 3
+# "In Form HO 00 03:", "Forms HO 00 02 And HO 00 08 Only": ISO's homeowners state endorsements
+# say, among the captions, to which of the forms they amend the change applies.
+_FORMS = re.compile(
+    r"(?:In\s+)?Forms?\s+[A-Z]{2}\s\d\d\s\d\d(?:(?:\s*,\s*|\s+(?:And|and|Or|or)\s+)[A-Z]{2}\s\d\d\s\d\d)*"
+    r"(?:\s+Only)?:?"
+)
+_MOST = 4
 
 
 def captions_above(text: str, start: int) -> str:
@@ -43,6 +50,9 @@ def captions_above(text: str, start: int) -> str:
         line = " ".join(text[top:end].split())
         if _PART.fullmatch(line):
             return ", ".join([line, *reversed(lines)])
+        if _FORMS.fullmatch(line):
+            end = top - 1
+            continue  # which forms it applies to: no part of where the clause lies
         if not line or not (caps_line(line) or _BELOW.fullmatch(line)) or len(line.split()) > 16:
             return ""
         lines.append(line)

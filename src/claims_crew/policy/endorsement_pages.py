@@ -36,11 +36,12 @@ def _words(phrase: str) -> str:
 
 _BOILERPLATE = re.compile(
     _words(r"this endorsement changes the policy\.?(?: please read it carefully\.?)?")
-    # "… modifies insurance provided under the following:" and the forms it lists, in capitals.
+    # "… modifies insurance provided under the following:" and the forms it lists, in capitals;
+    # a part's caption after them ("SECTION I – PERILS INSURED AGAINST") is the wording's own.
     + r"|(?:[^.:\n]*\n)?[^.:\n]*"
     + _words(r"this endorsement modifies insurance provided under the following")
     + r"\s*:"
-    + r"(?:\s*\n(?-i:[^a-z\n])+(?=\n))*|"
+    + r"(?:\s*\n(?!\s*(?:section|part)\s+(?:[IVX]{1,4}|\d{1,2})\s+[–—-])(?-i:[^a-z\n])+(?=\n))*|"
     + _words(
         r"with respect to (?:the )?coverage provided by this endorsement, the provisions of the"
         r" (?:coverage form|policy) apply unless modified by (?:the|this) endorsement\.?"
