@@ -211,3 +211,16 @@ def test_a_part_caption_after_the_forms_listed_and_a_line_naming_forms_keep_the_
         "Structures"
     )
     assert read_as(text) == [("delete", "2.c.(6)(c)", within)]
+
+
+def test_an_opening_naming_a_part_by_its_title_places_the_paragraph_after_it() -> None:
+    text = (
+        "A. In the Legal Action Against Us Condition, Paragraph 2. is replaced by the "
+        "following:\n2. Within 3 years.\n"
+        "B. With respect to the Cancellation Common Policy Condition, Paragraph 3. is "
+        "deleted.\n"
+    )
+    assert read_as(text) == [
+        ("replace", "2", "Legal Action Against Us Condition"),
+        ("delete", "3", "Cancellation Common Policy Condition"),
+    ]

@@ -245,3 +245,11 @@ def test_the_forms_an_endorsement_modifies_are_still_no_part_of_its_wording() ->
         "COVERAGE PART\nParagraph 2. is deleted.\n"
     )
     assert read_as(text) == [("delete", "2", "")]
+
+
+def test_an_opening_about_the_endorsements_own_coverage_places_nothing() -> None:
+    text = (
+        "With respect to coverage provided by this endorsement, Paragraph 2. of Section IV is "
+        "deleted.\n"
+    )
+    assert read_as(text) == [("delete", "2", "Section IV")]

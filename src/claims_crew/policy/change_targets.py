@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from claims_crew.policy.ids import KEPT_WORDS, NUMBERING_WORDS
-from claims_crew.policy.reference_openings import after_when
+from claims_crew.policy.reference_openings import after_when, part_opening
 from claims_crew.policy.references import (
     after_captions,
     caption_path,
@@ -308,6 +308,10 @@ def reduce_reference(printed: str) -> Reference:
         within = ", ".join(filter(None, (inner.within, bracketed.group(1))))
         return Reference(inner.targets, within, inner.numbered, inner.printed)
     text = _LETTERED_EXCLUSION.sub(r"\2\1.\3", text, count=1)
+    if (opened := part_opening(_LABEL.sub("", text, count=1))) is not None:
+        inner = reduce_reference(opened[1])  # "In the … Condition, Paragraph 2."
+        within = ", ".join(filter(None, (inner.within, opened[0])))
+        return Reference(inner.targets, within, inner.numbered, inner.printed)
     text = after_when(_LABEL.sub("", text, count=1))
     text = re.sub(r"^the\s+", "", text, flags=re.I)
     if (defined := defined_term(text)) is not None:

@@ -53,3 +53,23 @@ def after_when(text: str) -> str:
         text = text[:1].upper() + text[1:]  # "that for the machinery …, exclusions c and d"
     when = WHEN.search(text)
     return text[when.end() :] if when else text
+
+
+# "In the Legal Action Against Us Condition, Paragraph 2. …", "With respect to the Cancellation
+# Common Policy Condition, Paragraph 2. …": an opening that names a part of the form by its
+# title, then the clause by its numbering word and label, places the clause (state amendatory
+# endorsements word it so); it says where, not when. Title-cased words only, ending in what
+# names a part ("Condition", "Section", "Exclusions" …), never the endorsement's own ("this").
+_PART_OPENING = re.compile(
+    r"^\s*(?i:in|with\s+respect\s+to|as\s+respects|as\s+regards|in\s+respect\s+of)\s+"
+    r"(?:(?i:the)\s+)?(?P<part>(?:(?:[A-Z][\w'’-]*|of|and|to|the|in|[–—-])\s+){0,8}"
+    r"(?:Conditions?|Section(?:\s+[IVX]{1,4})?|Exclusions|Definitions|Coverage\s+(?:Form|Part)"
+    r"|Provisions?|Agreement))\s*,\s+"
+    r"(?P<rest>(?i:(?:sub-?)?paragraphs?|exclusions?|items?|conditions?)\s+(?:\d|[A-Za-z]\.|\().*)$"
+)
+
+
+def part_opening(text: str) -> tuple[str, str] | None:
+    """The part an opening names and the reference after it, or None."""
+    found = _PART_OPENING.match(text)
+    return (found["part"], found["rest"]) if found else None
