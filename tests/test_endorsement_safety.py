@@ -253,3 +253,11 @@ def test_an_opening_about_the_endorsements_own_coverage_places_nothing() -> None
         "deleted.\n"
     )
     assert read_as(text) == [("delete", "2", "Section IV")]
+
+
+def test_we_exclude_in_the_words_of_a_change_listed_under_the_policys_amendment() -> None:
+    text = (
+        "This policy is amended as follows:\nA. The following is added to Coverage C:\n"
+        "Golf carts are covered. We will not pay for loss to a golf cart while racing.\n"
+    )
+    assert read_as(text) == [("add", "C", "")]

@@ -95,6 +95,12 @@ _WHOLE_POLICY = re.compile(
     r"(?:amended|modified|changed)(?:\s+by\s+this\s+endorsement)?,?\s+as\s+follows\s*:",
     _F,
 )
+# An amendatory phrase of another change listed under such a sentence.
+_ANOTHER_CHANGE = re.compile(
+    r"\b(?:is|are)\s+(?:hereby\s+)?(?:replaced|deleted|added|inserted|amended|changed|modified"
+    r"|revised)\b|\bthe\s+following\b|\bdoes\s+not\s+apply\b",
+    _F,
+)
 # How far into the words listed under such a sentence its exclusion may open.
 _UNDER_REACH = 600
 
@@ -126,6 +132,10 @@ def found(text: str) -> list[tuple[int, int, int]]:
             seen[start] = (unit_start(text, start), start, 0)
     for heading in _WHOLE_POLICY.finditer(text):
         window = text[heading.end() : heading.end() + _UNDER_REACH]
+        # only before the first change listed under it: after one, "We will not pay" is in the
+        # words that change brings ("A. The following is added to Coverage C: … We will not pay")
+        if (other := _ANOTHER_CHANGE.search(window)) is not None:
+            window = window[: other.start()]
         for m in _IN_VOICE.finditer(window):
             at = heading.end() + m.start()
             start = _opens_sentence(text, at)
