@@ -85,8 +85,10 @@ HELD_OUT_SET = "expected_heldout.yaml"
 HELD_OUT_2_SET = "expected_heldout2.yaml"
 # A third, gathered and listed blind after reading version 5.
 HELD_OUT_3_SET = "expected_heldout3.yaml"
-# A fourth, gathered and listed blind after reading version 7 (skipped while absent).
+# A fourth and a fifth, gathered and listed blind while reading version 7 was written; versions 6
+# and 7 each read them once, at first sight.
 HELD_OUT_4_SET = "expected_heldout4.yaml"
+HELD_OUT_5_SET = "expected_heldout5.yaml"
 
 LISTINGS: tuple[tuple[str, str], ...] = (
     ("first seven", FIRST_SET),
@@ -96,6 +98,7 @@ LISTINGS: tuple[tuple[str, str], ...] = (
     ("second held out", HELD_OUT_2_SET),
     ("third held out", HELD_OUT_3_SET),
     ("fourth held out", HELD_OUT_4_SET),
+    ("fifth held out", HELD_OUT_5_SET),
 )
 
 
