@@ -93,19 +93,19 @@ def review_total(opened_at: str, decided_at: str) -> Total:
 
 def add(conn: Connection, shares: Iterable[Total], sign: int = 1) -> None:
     """Add the shares to the totals (sign -1: take them off), in the caller's transaction."""
-    for share in shares:
-        share = share.times(sign)
-        add_to(
-            conn,
-            metric_totals,
-            {"figure": share.figure, "a": share.a, "b": share.b},
-            {
-                "n": share.n,
-                "prompt_tokens": share.prompt_tokens,
-                "completion_tokens": share.completion_tokens,
-                "micros": share.micros,
-            },
-        )
+    rows = [
+        {
+            "figure": share.figure,
+            "a": share.a,
+            "b": share.b,
+            "n": share.n,
+            "prompt_tokens": share.prompt_tokens,
+            "completion_tokens": share.completion_tokens,
+            "micros": share.micros,
+        }
+        for share in (share.times(sign) for share in shares)
+    ]
+    add_to(conn, metric_totals, ("figure", "a", "b"), rows)
 
 
 def _decision_of(conn: Connection, claim_id: str) -> list[Total]:

@@ -50,17 +50,29 @@ def upsert(
     return result
 
 
+# add_to's statements, one per dialect, table, keys and amounts: built once, as building one
+# (its ON CONFLICT clause, its sums) cost more than running it, six times a decision.
+_adding: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
+
+
 def add_to(
-    conn: Connection, table: Table, keys: Mapping[str, Any], amounts: Mapping[str, int]
+    conn: Connection, table: Table, keys: Sequence[str], rows: Sequence[Mapping[str, Any]]
 ) -> None:
-    """Add `amounts` to the row with these `keys`, made with them when there is none yet: one
-    statement, so two writers adding at once both count."""
-    statement = _insert(conn, table).values(**keys, **amounts)
-    statement = statement.on_conflict_do_update(
-        index_elements=list(keys),
-        set_={name: table.c[name] + statement.excluded[name] for name in amounts},
-    )
-    conn.execute(statement)
+    """Add each row's other values to the row with its `keys`' values, made with them when
+    there is none yet: one statement a row, so two writers adding at once both count; all the
+    rows (each with the same names) sent in one call."""
+    if not rows:
+        return
+    amounts = tuple(name for name in rows[0] if name not in keys)
+    key = (conn.dialect.name, table.name, tuple(keys), amounts)
+    statement = _adding.get(key)
+    if statement is None:
+        statement = _insert(conn, table)
+        statement = _adding[key] = statement.on_conflict_do_update(
+            index_elements=list(keys),
+            set_={name: table.c[name] + statement.excluded[name] for name in amounts},
+        )
+    conn.execute(statement, list(rows))
 
 
 def insert_with_id(conn: Connection, table: Table, row: R) -> R:
