@@ -545,3 +545,23 @@ def test_our_models_are_described_once_and_each_caller_gets_its_own_copy() -> No
     described = model_descriptions.generate_model_description(Answer)
     assert described == crewais(Answer)
     assert not any(model is Answer for model, _ in model_descriptions._made)
+
+
+def test_our_models_descriptions_are_copied_from_their_json_text_type_for_type() -> None:
+    from claims_crew.crew.workarounds import model_descriptions
+    from claims_crew.tools.policy_lookup import PolicyLookupArgs
+
+    crewais = model_descriptions._crewais
+    for model, strip in [
+        (AdjudicatorAnswer, True),
+        (TargetedAnswer, False),
+        (PolicyLookupArgs, True),
+    ]:
+        kept = model_descriptions.generate_model_description(model, strip_null_types=strip)
+        assert model_descriptions.same(kept, crewais(model, strip_null_types=strip))
+        description, text = model_descriptions._made[(model, strip)]
+        assert text is not None and kept is not description, model  # parsed, not deep-copied
+    # What JSON would not give back is told apart, and copied the slow way.
+    assert not model_descriptions.same({"maximum": 1}, {"maximum": 1.0})
+    assert not model_descriptions.same({"enum": ("a",)}, {"enum": ["a"]})
+    assert not model_descriptions.same({"a": 1, "b": 2}, {"b": 2, "a": 1})
