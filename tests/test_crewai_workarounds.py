@@ -565,3 +565,33 @@ def test_our_models_descriptions_are_copied_from_their_json_text_type_for_type()
     assert not model_descriptions.same({"maximum": 1}, {"maximum": 1.0})
     assert not model_descriptions.same({"enum": ("a",)}, {"enum": ["a"]})
     assert not model_descriptions.same({"a": 1, "b": 2}, {"b": 2, "a": 1})
+
+
+def test_the_converter_s_instructions_depend_on_the_model_alone_and_are_kept() -> None:
+    """CrewAI writes the same instructions whether the model calls functions or not (else
+    revisit model_descriptions.py, which keeps them per class); the converter asks ours."""
+    from crewai.utilities import converter
+
+    from claims_crew.crew.workarounds import model_descriptions
+    from claims_crew.crew.workarounds.strict_converter import StrictConverter
+
+    crewais = model_descriptions._crewais_instructions
+    # No call is made: the client only says what it supports.
+    calling = LLM(model="openai/gpt-4o-mini", api_key="k", base_url="http://127.0.0.1:9/v1")
+    plain = ScriptedLLM([])
+    assert calling.supports_function_calling() and not plain.supports_function_calling()
+    assert crewais(model=TargetedAnswer, llm=calling) == crewais(model=TargetedAnswer, llm=plain), (
+        revisit("model_descriptions.py", "CrewAI's instructions now depend on the model")
+    )
+    assert converter.get_conversion_instructions is model_descriptions.get_conversion_instructions
+    agent = Agent(role="r", goal="g", backstory="b", llm=calling)
+    answer = '{"answer": "covered", "reason": "r", "evidence": []}'
+    converter.convert_to_model(answer, AdjudicatorAnswer, None, agent, StrictConverter)
+    kept = model_descriptions._instructions[AdjudicatorAnswer]
+    assert kept == crewais(model=AdjudicatorAnswer, llm=calling)
+    assert model_descriptions.get_conversion_instructions(AdjudicatorAnswer, calling) is kept
+    # Not ours: CrewAI's own, nothing kept.
+    assert model_descriptions.get_conversion_instructions(Answer, calling) == crewais(
+        model=Answer, llm=calling
+    )
+    assert Answer not in model_descriptions._instructions

@@ -18,6 +18,12 @@ parsing the description's JSON text, kept with it, where `copy.deepcopy` walked 
 value for value and type for type, is copied by `copy.deepcopy` as before. Any other class goes to
 CrewAI's own function. Each of the four modules imported the function by name, so `install`
 sets it in each, and fails loudly where one no longer has it.
+
+The converter's instructions (`get_conversion_instructions`: the description as indented JSON
+in CrewAI's "formatted_task_instructions" text) are made for every answer a task converts, two
+a claim, though our StrictConverter never reads them (strict_converter.py); CrewAI's function
+makes the same text whether the model calls functions or not, so for our models it is made
+once per class too, and the converter module's name set to ours.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import json
 import threading
 from typing import Any
 
-from crewai.utilities import pydantic_schema_utils
+from crewai.utilities import converter, pydantic_schema_utils
 from pydantic import BaseModel
 
 from claims_crew.schema_cache import SchemaCached
@@ -43,6 +49,8 @@ CREWAI_CALLERS = (
 _crewais = pydantic_schema_utils.generate_model_description
 # The description and, where it comes back from it exactly, its JSON text.
 _made: dict[tuple[type[BaseModel], bool], tuple[Any, str | None]] = {}
+_crewais_instructions = converter.get_conversion_instructions
+_instructions: dict[type[BaseModel], str] = {}
 _lock = threading.Lock()
 
 
@@ -74,8 +82,27 @@ def same(a: Any, b: Any) -> bool:
     return type(a) in (str, int, float, bool, type(None)) and a == b
 
 
+def get_conversion_instructions(model: type[BaseModel], llm: Any) -> str:
+    """CrewAI's conversion instructions for `model`, kept per class for our own models."""
+    if not (isinstance(model, type) and issubclass(model, SchemaCached)):
+        return _crewais_instructions(model=model, llm=llm)
+    made = _instructions.get(model)
+    if made is None:
+        made = _instructions[model] = _crewais_instructions(model=model, llm=llm)
+    return made
+
+
 def install() -> None:
-    """Our function in place of CrewAI's in each module that calls it."""
+    """Our functions in place of CrewAI's in each module that calls them."""
+    if converter.get_conversion_instructions not in (
+        _crewais_instructions,
+        get_conversion_instructions,
+    ):
+        raise RuntimeError(
+            "crewai.utilities.converter's get_conversion_instructions is no longer its own: "
+            "revisit crew/workarounds/model_descriptions.py"
+        )
+    converter.get_conversion_instructions = get_conversion_instructions
     for name in CREWAI_CALLERS:
         module = importlib.import_module(name)
         if getattr(module, "generate_model_description", None) not in (
