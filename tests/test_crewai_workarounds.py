@@ -595,3 +595,65 @@ def test_the_converter_s_instructions_depend_on_the_model_alone_and_are_kept() -
         model=Answer, llm=calling
     )
     assert Answer not in model_descriptions._instructions
+
+
+def _signatures_computed(monkeypatch: pytest.MonkeyPatch, build: Any) -> int:
+    """How many functions' signatures `inspect` works out (not finds kept) while `build` runs."""
+    import inspect
+
+    computed: list[object] = []
+    real = inspect._signature_from_function  # type: ignore[attr-defined]
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        computed.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inspect, "_signature_from_function", counting)
+    build()
+    return len(computed)
+
+
+def _executor(executor_class: type) -> Any:
+    agent = Agent(role="r", goal="g", backstory="b", llm=ScriptedLLM([]))
+    work = Task(description="d", expected_output="e", agent=agent)
+    return executor_class(
+        llm=agent.llm,
+        task=work,
+        crew=None,
+        agent=agent,
+        prompt={},
+        max_iter=1,
+        tools=[],
+        tools_names="",
+        stop_words=[],
+        tools_description="",
+        tools_handler=None,
+    )
+
+
+def test_crewai_works_out_every_flow_method_s_signature_for_each_executor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from crewai.flow import flow_wrappers
+
+    assert flow_wrappers.inspect.signature is not None
+    first = _executor(ClaimsAgentExecutor)  # anything built once a process is built now
+    # Once kept, no flow method's signature is worked out again for the next executor.
+    assert _signatures_computed(monkeypatch, lambda: _executor(ClaimsAgentExecutor)) == 0
+    import inspect
+
+    for name in type(first).flow_definition().methods:
+        method = getattr(AgentExecutor, name)._meth
+        kept = method.__dict__.pop("__signature__")
+        try:  # the kept signature is the one inspect works out
+            assert inspect.signature(method) == kept, name
+        finally:
+            method.__signature__ = kept
+    # CrewAI's binding still asks for each.
+    asked: list[object] = []
+    real = flow_wrappers.inspect.signature
+    monkeypatch.setattr(flow_wrappers.inspect, "signature", lambda f: asked.append(f) or real(f))
+    _executor(AgentExecutor)
+    assert len(asked) >= len(first.flow_definition().methods), drop(
+        "agent_executor.py's keep_signatures", "CrewAI no longer binds each flow method anew"
+    )
