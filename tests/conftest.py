@@ -19,10 +19,10 @@ from claims_crew.policy.segment import segment
 from claims_crew.settings import policy_cache_dir
 from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, StartServer, Wire
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
-from tests.support.provider import WIRES
 from tests.support.real_policies import OpenReal, RealPolicy
 from tests.support.run_cache import file_once, held, keep_bytecode, run_folder, texts_once
 from tests.support.skips import reason_of, skip_summary
+from tests.support.wires import WIRES
 
 # postgres_server, postgres_url and restartable_postgres: throwaway PostgreSQL clusters
 # (tests/support/postgres.py).
