@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -213,6 +214,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.postgres)
         if item.path.name in SLOW_FILES or SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+    items[:] = slowest_files_first(items)
+
+
+def slowest_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The files with the most slow tests first, then those with the most tests; each file's
+    tests kept together and in their order. pytest-xdist (`--dist loadfile`, with
+    `--no-loadscope-reorder` in pyproject.toml) hands a worker the next file in this order
+    whenever it runs short: a file of a few long tests (the local model, a service's outage)
+    handed out last ran on alone after the others had finished. xdist's own order, by the
+    count of tests alone, put those files near the end."""
+    slow: Counter[Path] = Counter()
+    tests: Counter[Path] = Counter()
+    for item in items:
+        tests[item.path] += 1
+        slow[item.path] += item.get_closest_marker("slow") is not None
+    return sorted(items, key=lambda item: (-slow[item.path], -tests[item.path]))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
