@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, Start
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.real_policies import OpenReal, RealPolicy
 from tests.support.run_cache import file_once, held, keep_bytecode, run_folder, texts_once
+from tests.support.schedule import slowest_files_first
 from tests.support.skips import reason_of, skip_summary
 from tests.support.wires import WIRES
 
@@ -214,22 +214,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.postgres)
         if item.path.name in SLOW_FILES or SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
-    items[:] = slowest_files_first(items)
-
-
-def slowest_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The files with the most slow tests first, then those with the most tests; each file's
-    tests kept together and in their order. pytest-xdist (`--dist loadfile`, with
-    `--no-loadscope-reorder` in pyproject.toml) hands a worker the next file in this order
-    whenever it runs short: a file of a few long tests (the local model, a service's outage)
-    handed out last ran on alone after the others had finished. xdist's own order, by the
-    count of tests alone, put those files near the end."""
-    slow: Counter[Path] = Counter()
-    tests: Counter[Path] = Counter()
-    for item in items:
-        tests[item.path] += 1
-        slow[item.path] += item.get_closest_marker("slow") is not None
-    return sorted(items, key=lambda item: (-slow[item.path], -tests[item.path]))
+    # The files with the most slow tests go to the workers first (tests/support/schedule.py).
+    items[:] = slowest_files_first(
+        items, lambda item: item.path, lambda item: item.get_closest_marker("slow") is not None
+    )
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
