@@ -19,10 +19,11 @@ from claims_crew.policy.segment import segment
 from claims_crew.settings import policy_cache_dir
 from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, StartServer, Wire
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
-from tests.support.provider import WIRES
 from tests.support.real_policies import OpenReal, RealPolicy
 from tests.support.run_cache import file_once, held, keep_bytecode, run_folder, texts_once
+from tests.support.schedule import slowest_files_first
 from tests.support.skips import reason_of, skip_summary
+from tests.support.wires import WIRES
 
 # postgres_server, postgres_url and restartable_postgres: throwaway PostgreSQL clusters
 # (tests/support/postgres.py).
@@ -213,6 +214,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.postgres)
         if item.path.name in SLOW_FILES or SLOW_FIXTURES & fixtures:
             item.add_marker(pytest.mark.slow)
+    # The files with the most slow tests go to the workers first (tests/support/schedule.py).
+    items[:] = slowest_files_first(
+        items, lambda item: item.path, lambda item: item.get_closest_marker("slow") is not None
+    )
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

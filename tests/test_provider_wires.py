@@ -34,7 +34,6 @@ from tests.support.openai_server import (
 from tests.support.provider import (
     CALLS_PER_REVIEW,
     CLAUDE_NATIVE,
-    WIRES,
     CrewScript,
     agent_of,
     answer,
@@ -44,6 +43,7 @@ from tests.support.provider import (
     water_replies,
 )
 from tests.support.sample_inbox import INBOX, sample_script
+from tests.support.wires import WIRES
 
 
 def records(paths: list[Path], library: PolicyLibrary, store: Store) -> dict[str, ClaimRecord]:

@@ -26,7 +26,6 @@ from claims_crew.records.resolution import Resolution
 from claims_crew.run.batch import run_batch
 from claims_crew.run.context import RunContext, build_context
 from claims_crew.store import Store
-from tests.support.anthropic_wire import AnthropicWire
 from tests.support.crew import (
     FRAUD_EXCLUDED,
     INTAKE_WATER,
@@ -34,19 +33,17 @@ from tests.support.crew import (
     QUESTION_TAIL,
     start_date_answer,
 )
-from tests.support.gemini_wire import GeminiWire
 from tests.support.openai_server import (
     ChatRequest,
     OpenAIServer,
-    OpenAIWire,
     Reply,
     StartServer,
     Status,
     Text,
     ToolCall,
-    Wire,
 )
 from tests.support.paths import ROOT
+from tests.support.wires import WIRES
 
 ROLES: dict[str, str] = {
     str(agent["role"]): name
@@ -154,14 +151,6 @@ def water_claims(folder: Path, *claim_ids: str) -> list[Path]:
     return paths
 
 
-# Each wire's provider as a user names it: the model (a Claude name old enough for CrewAI's
-# structured-output tool fallback; CLAUDE_NATIVE takes the beta) and the key variable its
-# client reads.
-WIRES: dict[str, tuple[Callable[[], Wire], str, str]] = {
-    "openai": (OpenAIWire, "openai/gpt-4o-mini", "OPENAI_API_KEY"),
-    "anthropic": (AnthropicWire, "anthropic/claude-3-5-haiku-latest", "ANTHROPIC_API_KEY"),
-    "gemini": (GeminiWire, "gemini/gemini-2.0-flash", "GEMINI_API_KEY"),
-}
 CLAUDE_NATIVE = "anthropic/claude-sonnet-4-5"
 
 
