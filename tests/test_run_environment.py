@@ -125,7 +125,9 @@ def test_a_run_keeps_crewais_files_at_home_and_its_telemetry_off(
     holding = [f for f in written if b"C-1042" in (user / f).read_bytes()]
     store = "project/.claims-crew/tuned/claims.sqlite"
     assert [f for f in holding if not f.startswith((store, INBOX))] == [], written
-    assert store in holding
+    # The store is the database file and its write-ahead log: while the run's pooled
+    # connections stay open in this process, the claim may still be in the log alone.
+    assert [f for f in holding if f.startswith(store)], written
 
 
 @pytest.mark.parametrize(
