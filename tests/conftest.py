@@ -25,8 +25,8 @@ from tests.support.schedule import slowest_files_first
 from tests.support.skips import reason_of, skip_summary
 from tests.support.wires import WIRES
 
-# postgres_server, postgres_url and restartable_postgres: throwaway PostgreSQL clusters
-# (tests/support/postgres.py).
+# postgres_server, postgres_url, engine_postgres_url and restartable_postgres: throwaway
+# PostgreSQL clusters and databases (tests/support/postgres.py).
 pytest_plugins = ["tests.support.postgres"]
 
 
@@ -51,9 +51,14 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Run the test once on each store engine. `Store()` is then the SQLite file in the test's
     CLAIMS_CREW_HOME, or a fresh PostgreSQL database named by CLAIMS_CREW_DATABASE_URL (as a
     user would set it); subprocesses the test starts inherit the same. Use it with
-    `pytestmark = pytest.mark.usefixtures("engine")` or as an argument."""
+    `pytestmark = pytest.mark.usefixtures("engine")` or as an argument.
+
+    The PostgreSQL database is already at the current schema, holding no rows (a copy of one
+    that a first `Store()` migrated, tests/support/postgres.py); a test of what a first
+    `Store()` does to a new database is marked `empty_database` and gets an empty one."""
     if request.param == "postgresql":
-        monkeypatch.setenv("CLAIMS_CREW_DATABASE_URL", request.getfixturevalue("postgres_url"))
+        url = request.getfixturevalue("engine_postgres_url")
+        monkeypatch.setenv("CLAIMS_CREW_DATABASE_URL", url)
     return str(request.param)
 
 
@@ -163,7 +168,14 @@ def warm_index(_warm_indexes: Path) -> None:
     shutil.copytree(_warm_indexes, policy_cache_dir(), dirs_exist_ok=True)
 
 
-POSTGRES_FIXTURES = {"postgres_server", "postgres_url", "restartable_postgres"}
+POSTGRES_FIXTURES = {
+    "postgres_server",
+    "postgres_url",
+    "engine_postgres_url",
+    "migrated_postgres_url",
+    "postgres_template",
+    "restartable_postgres",
+}
 # Files whose tests start processes, load the local model or run scripted-server batches: each
 # takes seconds. A slow test elsewhere carries @pytest.mark.slow itself.
 SLOW_FILES = {

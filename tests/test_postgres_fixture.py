@@ -1,8 +1,10 @@
-"""The PostgreSQL the store's tests stand on: a fresh, empty database per test, on a server that
-does what the work queue needs (row locks that another transaction can skip)."""
+"""The PostgreSQL the store's tests stand on: a fresh database per test (empty, or for the `engine`
+fixture already at the store's schema), on a server that does what the work queue needs (row
+locks that another transaction can skip)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import psycopg
@@ -10,18 +12,69 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from claims_crew.store import HEAD, Store
+from claims_crew.store.schema import current_revision
 from tests.support.postgres import (
     NOT_INSTALLED,
     REQUIRE_ENV,
+    TEMPLATE_ROWS,
     find_bin_dir,
     fresh_database,
     libpq_url,
+    migrated_template,
+    rows_in_tables,
     sqlalchemy_url,
     unavailable,
 )
 
 # The databases the runs of test_a_fresh_database_is_empty were given.
 SEEN: set[str] = set()
+# Those the runs of test_the_engine_s_database_starts_migrated_and_holds_no_rows were given.
+SEEN_MIGRATED: set[str] = set()
+
+on_postgres = pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
+
+
+def _revision(url: str) -> str | None:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return current_revision(conn)
+    finally:
+        engine.dispose()
+
+
+@on_postgres
+@pytest.mark.parametrize("run", ["first", "second"])
+def test_the_engine_s_database_starts_migrated_and_holds_no_rows(engine: str, run: str) -> None:
+    """At the current schema before any Store() opens it, with no store's rows in it (no claim,
+    entry, reviewer or audit head); and each test's own: a reviewer one run adds, the other
+    would see were the copy shared."""
+    url = os.environ["CLAIMS_CREW_DATABASE_URL"]
+    assert _revision(url) == HEAD
+    rows = rows_in_tables(url)
+    assert {"claim_files", "decisions", "audit_log", "reviewers"} <= set(rows)
+    assert {table: n for table, n in rows.items() if n} == TEMPLATE_ROWS == {"alembic_version": 1}
+    Store().add_reviewer(f"reviewer-{run}")
+    name = str(make_url(url).database)
+    assert name not in SEEN_MIGRATED
+    SEEN_MIGRATED.add(name)
+
+
+@on_postgres
+def test_postgres_url_beside_the_engine_is_still_empty(engine: str, postgres_url: str) -> None:
+    assert postgres_url != os.environ["CLAIMS_CREW_DATABASE_URL"]
+    assert rows_in_tables(postgres_url) == {}
+    assert _revision(postgres_url) is None
+
+
+@on_postgres
+@pytest.mark.empty_database
+def test_a_test_of_a_new_store_gets_an_empty_database(engine: str) -> None:
+    url = os.environ["CLAIMS_CREW_DATABASE_URL"]
+    assert rows_in_tables(url) == {}
+    Store()
+    assert _revision(url) == HEAD
 
 
 @pytest.mark.parametrize("run", ["first", "second"])
@@ -125,3 +178,21 @@ def test_a_missing_postgres_fails_where_it_is_required(monkeypatch: pytest.Monke
 )
 def test_a_given_server_url_gets_the_psycopg_driver(given: str, expected: str) -> None:
     assert sqlalchemy_url(given) == expected
+
+
+def test_a_template_a_first_store_wrote_rows_in_is_refused(
+    postgres_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were opening a store to write a row of its own (a key, an id), every copy would share it."""
+
+    class SeedingStore(Store):
+        def __init__(self, url: str) -> None:
+            super().__init__(url=url)
+            self.add_reviewer("seeded")
+
+    monkeypatch.setattr("claims_crew.store.Store", SeedingStore)
+    with (
+        pytest.raises(RuntimeError, match="'reviewers': 1"),
+        migrated_template(postgres_server, tmp_path),
+    ):
+        pass

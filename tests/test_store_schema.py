@@ -58,6 +58,7 @@ def differences(store: Store, described: MetaData = metadata) -> list[Any]:
     return [d for d in found if not _noise(d)]
 
 
+@pytest.mark.empty_database  # the schema a first Store() makes, not a copy of one
 def test_the_migrated_schema_is_the_one_the_queries_are_written_on() -> None:
     store = Store()
     with store.engine.connect() as conn:

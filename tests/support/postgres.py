@@ -1,4 +1,4 @@
-"""A real PostgreSQL for the tests: one throwaway cluster per session, one empty database per test.
+"""A real PostgreSQL for the tests: one throwaway cluster per session, one database per test.
 
 The cluster is Debian's `postgresql` package run from a temporary folder: initdb, then pg_ctl,
 listening on a unix socket in that folder and on no TCP port at all, so it collides with nothing
@@ -11,10 +11,15 @@ databases). Where neither is there, the tests that need PostgreSQL skip, saying 
 `CLAIMS_CREW_REQUIRE_POSTGRES=1` (CI) they fail instead, so CI never skips them silently.
 
 Fixtures: `postgres_server` (session) is the server's URL, on its admin database;
-`postgres_url` is the URL of a fresh, empty database for one test, dropped when it ends. Both are
-SQLAlchemy URLs for psycopg 3 (`postgresql+psycopg://…`). `restartable_postgres` is a cluster
-of one test's own (a `Cluster`), which the test may stop and start again. `throwaway_cluster`
-and `fresh_database` are the same machinery for scripts outside pytest.
+`postgres_url` is the URL of a fresh, empty database for one test, dropped when it ends;
+`migrated_postgres_url` is the same but already at the store's current schema: a copy of
+`postgres_template`, a database a first `Store()` migrated once per session (per xdist worker),
+since migrating took each test of the `engine` fixture 0.5-1 s where a copy takes a fraction.
+`engine_postgres_url` is the one of the two the `engine` fixture (conftest.py) hands a test: the
+migrated copy, or the empty database for a test marked `empty_database`. All are SQLAlchemy
+URLs for psycopg 3 (`postgresql+psycopg://…`). `restartable_postgres` is a cluster of one test's
+own (a `Cluster`), which the test may stop and start again. `throwaway_cluster` and
+`fresh_database` are the same machinery for scripts outside pytest.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from psycopg import sql
 from sqlalchemy.engine import make_url
 
 SERVER_ENV = "CLAIMS_CREW_TEST_POSTGRES_URL"
+# The marker for a test of what a first Store() does to a new database (see pytest_configure).
+EMPTY_DATABASE = "empty_database"
 REQUIRE_ENV = "CLAIMS_CREW_REQUIRE_POSTGRES"
 NOT_INSTALLED = (
     "PostgreSQL is not installed (initdb not found): "
@@ -232,13 +239,17 @@ def admin_connection(server_url: str) -> psycopg.Connection[tuple[object, ...]]:
 
 
 @contextmanager
-def fresh_database(server_url: str) -> Iterator[str]:
-    """Create an empty database with a unique name and yield its URL; drop it afterwards, even
-    with connections still open to it."""
+def fresh_database(server_url: str, template: str = "template0") -> Iterator[str]:
+    """Create a database with a unique name, a copy of `template`, and yield its URL; drop it
+    afterwards, even with connections still open to it. The default, template0, is empty:
+    nothing anyone added to template1 leaks in. No connection to `template` may be open."""
     name = f"test_{uuid.uuid4().hex[:16]}"
     with admin_connection(server_url) as admin:
-        # template0: nothing anyone added to template1 leaks in.
-        admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name)))
+        admin.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(name), sql.Identifier(template)
+            )
+        )
     try:
         yield database_url(server_url, name)
     finally:
@@ -246,6 +257,51 @@ def fresh_database(server_url: str) -> Iterator[str]:
             admin.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
             )
+
+
+def rows_in_tables(url: str) -> dict[str, int]:
+    """How many rows each table of the database's public schema holds."""
+    with psycopg.connect(libpq_url(url), autocommit=True) as conn:
+        tables = [
+            str(row[0])
+            for row in conn.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+            )
+        ]
+        counted: dict[str, int] = {}
+        for name in tables:
+            query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(name))
+            found = conn.execute(query).fetchone()
+            counted[name] = int(found[0]) if found is not None else 0
+        return counted
+
+
+# What a first Store() may write besides the schema, and so what a template may hold: every test
+# copied from it starts with the same rows, so none may be a store's own (a key, an id, a claim).
+TEMPLATE_ROWS = {"alembic_version": 1}
+
+
+@contextmanager
+def migrated_template(server_url: str, home: Path) -> Iterator[str]:
+    """Create an empty database, let a first `Store()` migrate it (with `home` as its
+    CLAIMS_CREW_HOME, so no setting of the developer's is read), close every connection to it
+    (CREATE DATABASE … TEMPLATE needs none open), and yield its name; drop it afterwards.
+
+    Refused if the store wrote rows beyond TEMPLATE_ROWS: a copy would then hand every test the
+    rows of one store, where each test's store must be its own."""
+    from claims_crew.store import Store  # the store's import, only for the sessions that use it
+
+    with fresh_database(server_url) as url:
+        with pytest.MonkeyPatch.context() as env:  # undone before the tests run
+            env.setenv("CLAIMS_CREW_HOME", str(home))
+            Store(url=url).close()
+        written = {table: n for table, n in rows_in_tables(url).items() if n}
+        if written != TEMPLATE_ROWS:
+            raise RuntimeError(
+                f"a first Store() wrote {written}, not only {TEMPLATE_ROWS}: "
+                "its database cannot be every test's template"
+            )
+        yield str(make_url(url).database)
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -289,3 +345,38 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     """The URL of a fresh, empty PostgreSQL database for one test, dropped when it ends."""
     with fresh_database(postgres_server) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_template(
+    postgres_server: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The name of a database at the store's current schema, holding no store's rows, made once
+    per session (per xdist worker, each with its own name) and copied by `migrated_postgres_url`.
+    Nothing may connect to it: a copy is refused while anyone does."""
+    with migrated_template(postgres_server, tmp_path_factory.mktemp("template-home")) as name:
+        yield name
+
+
+@pytest.fixture
+def migrated_postgres_url(postgres_server: str, postgres_template: str) -> Iterator[str]:
+    """The URL of a fresh PostgreSQL database for one test, already at the store's current
+    schema (a copy of `postgres_template`), dropped when it ends."""
+    with fresh_database(postgres_server, postgres_template) as url:
+        yield url
+
+
+@pytest.fixture
+def engine_postgres_url(request: pytest.FixtureRequest) -> str:
+    """The database the `engine` fixture's postgresql case names: `migrated_postgres_url`, or
+    `postgres_url` (empty) for a test marked `empty_database`."""
+    empty = request.node.get_closest_marker(EMPTY_DATABASE) is not None
+    return str(request.getfixturevalue("postgres_url" if empty else "migrated_postgres_url"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{EMPTY_DATABASE}: the engine fixture's postgresql case gives the test an empty database "
+        "(postgres_url), which its first Store() migrates, not one already migrated",
+    )
