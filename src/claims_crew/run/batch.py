@@ -9,10 +9,10 @@ claims meanwhile; whoever holds a claim's lease reviews it, and the other skips 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from claims_crew.run import routine
+from claims_crew.run import awake, routine
 from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import Ingested, ingest
 from claims_crew.run.routine import BatchItem, Lease
@@ -60,7 +60,7 @@ def review_ingested(
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = {pool.submit(one, item): item.path for item in ingested}
-        for future in as_completed(futures):
+        for future in awake.as_completed(futures):  # a stop is heard meanwhile
             result = future.result()
             done[futures[future]] = result
             if on_done is not None:

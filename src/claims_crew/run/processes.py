@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claims_crew.run import awake
 from claims_crew.run.routine import BatchItem
 from claims_crew.settings import Limits, rpm_share
 from claims_crew.store import Store
@@ -181,7 +182,7 @@ def run_in_workers(
         for listener in listeners:
             listener.start()
         for listener in listeners:
-            listener.join()
+            awake.join(listener)  # a stop is heard meanwhile
     finally:  # interrupted: no worker outlives the run
         stop_processes([w.process for w in pool])
     dead = [

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from claims_crew.run import routine
+from claims_crew.run import awake, routine
 from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import StoredClaim
 from claims_crew.run.routine import BatchItem, Lease
@@ -81,7 +81,7 @@ class Worker:
         try:
             with ThreadPoolExecutor(self.concurrency, thread_name_prefix="work") as pool:
                 for future in [pool.submit(self._loop, run_id) for _ in range(self.concurrency)]:
-                    future.result()
+                    awake.result(future)  # a stop is heard meanwhile
         finally:
             beating.set()
             heart.join()
