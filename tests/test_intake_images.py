@@ -22,6 +22,7 @@ from PIL import Image
 
 from claims_crew.claim_files import LoadedClaim, load_claim
 from claims_crew.crew.images import MAX_SIDE, SETTING, shown_image
+from claims_crew.documents.limits import MAX_PIXELS
 from claims_crew.errors import ConfigError
 from claims_crew.policy.library import PolicyLibrary
 from claims_crew.run.crew_review import review_claim
@@ -175,8 +176,8 @@ def test_a_large_photo_is_scaled_down_and_a_bomb_is_refused() -> None:
     big = Image.open(io.BytesIO(shown_image("big.jpg", photo.getvalue())))
     assert max(big.size) == MAX_SIDE
     header = io.BytesIO()
-    # A PNG of 63 megapixels (a few kilobytes, one colour): refused from its header, not decoded.
-    Image.new("1", (9000, 7000)).save(header, "PNG")
+    # A PNG just over the cap (a few kilobytes, one colour): refused from its header, not decoded.
+    Image.new("1", (9000, MAX_PIXELS // 9000 + 1)).save(header, "PNG")
     with pytest.raises(ValueError, match="over the cap"):
         shown_image("bomb.png", header.getvalue())
 

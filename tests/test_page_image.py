@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+from claims_crew.documents.limits import MAX_PIXELS
 from claims_crew.review.page_image import MAX_SIDE, PageImageError, page_png
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 
@@ -68,7 +69,7 @@ def test_a_photo_and_the_pages_of_a_tiff(tmp_path: Path) -> None:
 
 def test_a_decompression_bomb_is_refused_from_its_header(tmp_path: Path) -> None:
     bomb = tmp_path / "bomb.png"
-    Image.new("1", (9000, 7000)).save(bomb)  # 63 megapixels in a few kilobytes
+    Image.new("1", (9000, MAX_PIXELS // 9000 + 1)).save(bomb)  # just over the cap, a few KB
     assert bomb.stat().st_size < 100_000
     assert problem(bomb, sha(bomb)) == "too_large"
 

@@ -29,14 +29,12 @@ from crewai_files import ImageFile
 from PIL import Image, UnidentifiedImageError
 
 from claims_crew.documents.images.opener import ImageTooLarge, open_image, shrunk
+from claims_crew.documents.limits import MAX_PIXELS
 from claims_crew.errors import ConfigError
 
 SETTING = "CLAIMS_CREW_INTAKE_IMAGES"
 # Enough to read a printed estimate or see the damage; a provider scales larger ones down.
 MAX_SIDE = 1600
-# A photo is decoded only up to this many pixels (a 60-megapixel camera's); more is refused
-# before decoding, as a decompression bomb would be.
-MAX_PIXELS = 60_000_000
 # Under every provider's cap on images a request (images_per_request in llms/providers/:
 # OpenAI's chat completions take ten).
 MAX_IMAGES = 8

@@ -35,7 +35,10 @@ MAX_FORM_TEXT_CHARS = MAX_TEXT_BYTES
 # does. 0.80 is where an OCR line is shown as low-confidence (record.LOW_CONFIDENCE): words the
 # engine doubts never displace the file's own. A layer with no words at all is always replaced.
 OCR_OVER_TEXT_LAYER_CONFIDENCE = 0.80
-# A 300-dpi A4 page is 8.7 million pixels, a 48-megapixel phone photo 48 million.
+# A 300-dpi A4 page is 8.7 million pixels, a 48-megapixel phone photo 48 million. An image or
+# page over this is refused from its header, before it is decoded, as a decompression bomb
+# would be: when a claim's attachment is read, when a photo is shown to the model
+# (crew/images.py), and when a page is drawn for a reviewer (review/page_image.py).
 MAX_PIXELS = 64_000_000
 MAX_CLAIM_PIXELS = 600_000_000
 OCR_DPI = 300

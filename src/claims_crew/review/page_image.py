@@ -26,7 +26,12 @@ from PIL import Image, ImageSequence, UnidentifiedImageError
 
 from claims_crew.documents.images.opener import ImageTooLarge, open_image, shrunk
 from claims_crew.documents.kept import read_plain_file
-from claims_crew.documents.limits import PAGE_IMAGE_SECONDS, RENDER_MEMORY_BYTES, RenderLimits
+from claims_crew.documents.limits import (
+    MAX_PIXELS,
+    PAGE_IMAGE_SECONDS,
+    RENDER_MEMORY_BYTES,
+    RenderLimits,
+)
 from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
 from claims_crew.documents.record import PAGED_KINDS
 from claims_crew.errors import KeptFileError
@@ -35,8 +40,6 @@ from claims_crew.store import Store
 PageImageProblem = Literal["changed", "missing", "no_such_page", "unsupported_type", "too_large"]
 
 MAX_FILE_BYTES = 32 << 20
-# An image is decoded only up to this many pixels (a 60-megapixel camera's).
-MAX_PIXELS = 60_000_000
 # The longer side of the PNG sent: an A4 page at about 150 dpi, enough to read a form.
 MAX_SIDE = 1754
 # A PDF page larger than this (in points, 1/72 inch) is no page of a document: 5 m a side.
