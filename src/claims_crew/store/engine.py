@@ -8,7 +8,9 @@ at a time); every connection waits up to BUSY_TIMEOUT_MS for the file's
 lock, writes with synchronous=FULL and checks foreign keys. The driver's own transaction
 handling is switched off and the store says BEGIN itself, so a write takes the database lock
 first (`BEGIN IMMEDIATE`) and a read is one snapshot (`BEGIN`): pysqlite otherwise begins late,
-and never for a SELECT.
+and never for a SELECT. Every transaction first checks that the file is still the one the engine
+opened: a connection keeps writing into a file deleted or replaced under it, and every such
+write is lost when the process ends, so the store refuses instead (DatabaseUnavailable).
 
 PostgreSQL: psycopg 3, a pool per process, pre-pinged so a restarted server costs one retry
 rather than an error.
@@ -16,6 +18,7 @@ rather than an error.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +28,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import QueuePool
 
+from claims_crew.errors import DatabaseUnavailable
 from claims_crew.settings import current
 
 DATABASE_URL_VARIABLE = "CLAIMS_CREW_DATABASE_URL"
@@ -83,6 +87,8 @@ def _sqlite_engine(url: URL) -> Engine:
         max_overflow=-1,  # never wait for a connection: the file's lock does the waiting
     )
 
+    file = FileIdentity(url.database)
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # the store says BEGIN itself (below)
@@ -92,13 +98,50 @@ def _sqlite_engine(url: URL) -> Engine:
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+        file.opened()
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
+        file.check()
         mode = connection.get_execution_options().get(BEGIN_MODE, "")
         connection.exec_driver_sql(f"BEGIN {mode}".strip())
 
     return engine
+
+
+class FileIdentity:
+    """The SQLite file an engine first opened (its device and inode), checked before each
+    transaction. Nothing to check for a database in memory, which has no file to lose."""
+
+    def __init__(self, database: str | None) -> None:
+        self.path = Path(database) if database and database != ":memory:" else None
+        self.identity: tuple[int, int] | None = None
+
+    def _now(self) -> tuple[int, int] | None:
+        assert self.path is not None
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (found.st_dev, found.st_ino)
+
+    def opened(self) -> None:
+        if self.path is not None and self.identity is None:
+            self.identity = self._now()
+
+    def check(self) -> None:
+        """DatabaseUnavailable when the file opened first is no longer at its path."""
+        if self.path is None or self.identity is None:
+            return
+        now = self._now()
+        if now == self.identity:
+            return
+        what = "deleted or moved" if now is None else "replaced by another file"
+        raise DatabaseUnavailable(
+            f"the store {self.path} was {what} while this process had it open; nothing more is "
+            "written to it. Put the store back (or point CLAIMS_CREW_HOME at it) and run again: "
+            "a claim whose decision is not in it is reviewed again"
+        )
 
 
 @contextmanager
