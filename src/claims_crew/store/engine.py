@@ -114,7 +114,8 @@ class FileIdentity:
     transaction. Nothing to check for a database in memory, which has no file to lose."""
 
     def __init__(self, database: str | None) -> None:
-        self.path = Path(database) if database and database != ":memory:" else None
+        # Absolute now: a later change of working folder must not read as the file gone.
+        self.path = Path(database).absolute() if database and database != ":memory:" else None
         self.identity: tuple[int, int] | None = None
 
     def _now(self) -> tuple[int, int] | None:
