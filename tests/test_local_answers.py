@@ -13,7 +13,13 @@ import yaml
 
 from claims_crew.crew.crew import ClaimsCrew
 from claims_crew.llms.base import Request
-from claims_crew.llms.local import MAX_TOKENS, LocalLLM, answer_schema_for
+from claims_crew.llms.local import (
+    MAX_TOKENS,
+    SCHEMA_OPENING,
+    LocalLLM,
+    answer_schema_for,
+    compact_schemas,
+)
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.models import (
     AdjudicatorAnswer,
@@ -178,3 +184,35 @@ def test_the_grammar_asks_only_for_what_the_task_asks_and_the_code_does_not_comp
     facts = parse_intake(json.dumps({"loss_type": "theft", "cause": None, "date_of_loss": None}))
     assert isinstance(facts, IntakeFacts)
     assert facts.unknowns == ["cause", "date_of_loss", "damage_start_date", "amount_claimed"]
+
+
+def test_the_schema_crewai_writes_into_a_prompt_reaches_the_model_compact(
+    sample_library: PolicyLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The policy task's prompt as CrewAI builds it: the same schema and the same words around
+    it, with the schema's indentation gone."""
+    from crewai.agent.utils import build_task_prompt_with_schema
+
+    monkeypatch.delenv("MODEL", raising=False)
+    crew = ClaimsCrew("HM-HOME-001", default_llm_factory(), sample_library, ROOT / "config")
+    task = crew.policy_task()
+    prompt = build_task_prompt_with_schema(task, task.prompt())
+    compact = compact_schemas(prompt)
+    before, _, schema_text = prompt.partition(SCHEMA_OPENING)
+    after_before, _, compact_text = compact.partition(SCHEMA_OPENING)
+    assert after_before == before
+    schema, end = json.JSONDecoder().raw_decode(schema_text)
+    compact_schema, compact_end = json.JSONDecoder().raw_decode(compact_text)
+    assert compact_schema == schema and "properties" in schema
+    assert compact_text[compact_end:] == schema_text[end:]  # CrewAI's words after it
+    assert "\n" not in compact_text[:compact_end] and compact_end < 0.8 * end
+
+
+def test_text_without_a_schema_after_the_opening_is_left_as_it_is() -> None:
+    for text in (
+        "Review claim C-1042.",
+        f"{SCHEMA_OPENING}not JSON {SCHEMA_OPENING}",
+        f'{SCHEMA_OPENING}{{"a": [1, 2]}} then {SCHEMA_OPENING}{{"b":',
+    ):
+        expected = text.replace('{"a": [1, 2]}', '{"a":[1,2]}')
+        assert compact_schemas(text) == expected
