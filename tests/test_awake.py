@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from types import FrameType
 
 import pytest
@@ -65,51 +66,37 @@ def signal_once_the_main_thread_sleeps(thread_id: Callable[[], int]) -> threadin
     return sender
 
 
-def waited_for(release: threading.Event, started: list[int], ended: list[bool]) -> None:
-    started.append(threading.get_ident())
-    release.wait(GUARD_S)
-    ended.append(True)
+def waiting_on(kind: str, work: Callable[[], None], stack: ExitStack) -> Callable[[], object]:
+    """`work` started in a thread of its own, and the `kind` of awake's waits for it."""
+    if kind == "join":
+        thread = threading.Thread(target=work)
+        thread.start()
+        stack.callback(thread.join)
+        return lambda: awake.join(thread)
+    future = stack.enter_context(ThreadPoolExecutor(1)).submit(work)
+    if kind == "as_completed":
+        return lambda: list(awake.as_completed([future]))
+    return lambda: awake.result(future)
 
 
-def test_as_completed_hears_a_signal_sent_to_the_thread_it_waits_for() -> None:
+@pytest.mark.parametrize("kind", ["as_completed", "result", "join"])
+def test_a_wait_hears_a_signal_sent_to_the_thread_it_waits_for(kind: str) -> None:
     release, started, ended = threading.Event(), [], []
-    with ThreadPoolExecutor(1) as pool:
-        future = pool.submit(waited_for, release, started, ended)
-        try:
-            signal_once_the_main_thread_sleeps(lambda: started[0])
-            with pytest.raises(Heard):
-                list(awake.as_completed([future]))
-            assert not ended
-        finally:
-            release.set()
 
+    def work() -> None:
+        started.append(threading.get_ident())
+        release.wait(GUARD_S)
+        ended.append(True)
 
-def test_result_hears_a_signal_sent_to_the_thread_it_waits_for() -> None:
-    release, started, ended = threading.Event(), [], []
-    with ThreadPoolExecutor(1) as pool:
-        future = pool.submit(waited_for, release, started, ended)
-        try:
-            signal_once_the_main_thread_sleeps(lambda: started[0])
-            with pytest.raises(Heard):
-                awake.result(future)
-            assert not ended
-        finally:
-            release.set()
-
-
-def test_join_hears_a_signal_sent_to_the_thread_it_waits_for() -> None:
-    release, started, ended = threading.Event(), [], []
-    thread = threading.Thread(target=waited_for, args=(release, started, ended))
-    thread.start()
-    try:
+    with ExitStack() as stack:
+        wait = waiting_on(kind, work, stack)
+        stack.callback(release.set)  # first on the way out: the thread ends, then is waited for
         signal_once_the_main_thread_sleeps(lambda: started[0])
         with pytest.raises(Heard):
-            awake.join(thread)
-        # (not is_alive(): a join cut short by a handler's exception marks the thread ended)
+            wait()
+        # Its own flag, not is_alive() or done(): a join cut short by a handler's exception
+        # marks the thread ended.
         assert not ended
-    finally:
-        release.set()
-        thread.join()
 
 
 def test_what_the_waits_give_is_what_concurrent_futures_gives() -> None:
