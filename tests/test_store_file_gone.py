@@ -15,15 +15,14 @@ import pytest
 
 from claims_crew.errors import DatabaseUnavailable
 from claims_crew.store import Store
-
-SIDE_FILES = ("-wal", "-shm")
+from claims_crew.store.engine import sqlite_files
 
 
 def test_a_deleted_store_file_is_named_and_nothing_more_is_written(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite"
     store = Store(path)
     store.start_run("before")
-    for file in (path, *(path.with_name(path.name + end) for end in SIDE_FILES)):
+    for file in sqlite_files(path):
         file.unlink(missing_ok=True)
     with pytest.raises(DatabaseUnavailable, match="deleted or moved") as refused:
         store.start_run("after")

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from claims_crew.store import Store
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-# SQLite's own files beside a database in WAL mode.
-_SIDE_FILES = ("-wal", "-shm")
 
 
 def shadows_dir() -> Path:
@@ -55,10 +53,11 @@ def open_shadow(name: str, fresh: bool = False) -> Store:
     """The shadow's store for a run, made on first use; `fresh` discards its earlier records
     first, so that every claim is reviewed again."""
     from claims_crew.store import Store  # here: a refused run never loads the store
+    from claims_crew.store.engine import sqlite_files
 
     path = shadow_path(name)
     if fresh:
-        for file in (path, *(path.with_name(path.name + end) for end in _SIDE_FILES)):
+        for file in sqlite_files(path):
             file.unlink(missing_ok=True)
     return Store(path)
 

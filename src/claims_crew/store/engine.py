@@ -47,6 +47,11 @@ def sqlite_url(path: Path) -> URL:
     return URL.create("sqlite", database=str(path))
 
 
+def sqlite_files(path: Path) -> tuple[Path, ...]:
+    """The database file and the files SQLite keeps beside it in WAL mode."""
+    return (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm")))
+
+
 def is_postgres(url: URL | str) -> bool:
     return make_url(url).get_backend_name() == "postgresql"
 
