@@ -27,7 +27,10 @@ def test_a_deleted_store_file_is_named_and_nothing_more_is_written(tmp_path: Pat
     with pytest.raises(DatabaseUnavailable, match="deleted or moved") as refused:
         store.start_run("after")
     assert str(path) in str(refused.value)
-    assert not path.exists()  # the refusal made no new, empty store in its place
+    store.engine.dispose()  # the next transaction needs a new connection
+    with pytest.raises(DatabaseUnavailable, match="deleted or moved"):
+        store.start_run("after")
+    assert not path.exists()  # the refusals made no new, empty store in its place
 
 
 def test_a_replaced_store_file_is_named(tmp_path: Path) -> None:

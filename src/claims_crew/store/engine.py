@@ -94,6 +94,10 @@ def _sqlite_engine(url: URL) -> Engine:
 
     file = FileIdentity(url.database)
 
+    @event.listens_for(engine, "do_connect")
+    def _before_connect(*_args: Any) -> None:
+        file.check()  # SQLite would make a new, empty file where the store was
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # the store says BEGIN itself (below)
@@ -115,8 +119,10 @@ def _sqlite_engine(url: URL) -> Engine:
 
 
 class FileIdentity:
-    """The SQLite file an engine first opened (its device and inode), checked before each
-    transaction. Nothing to check for a database in memory, which has no file to lose."""
+    """The SQLite file an engine first opened (its device and inode), checked before each new
+    connection and each transaction. Nothing to check for a database in memory, which has no
+    file to lose. A file made where a deleted one was may get its inode number, so the check
+    before a new connection matters: it finds the path empty before SQLite would make that file."""
 
     def __init__(self, database: str | None) -> None:
         # Absolute now: a later change of working folder must not read as the file gone.
