@@ -3,8 +3,8 @@ engine, on SQLite and on PostgreSQL, while the claim routine decides a claim thr
 scripted crew.
 
 A claim's routine writes twice: its lease taken, then its record with its queue item finished
-and its lease released in the same transaction (store/recording.py, `Done`). And it opens a
-connection only when every one the pool keeps is in use (store/engine.py's pool).
+and its lease released in the same transaction (store/recording.py, `Done`). And it reuses the
+pool's connections (store/engine.py's pool) rather than opening one a transaction.
 """
 
 from __future__ import annotations
@@ -134,10 +134,15 @@ def test_one_claim_writes_twice_and_reuses_the_pools_connections(
     decide(run, tmp_path / "inbox", "CW-2")
     # ingest's own write (the claim queued) is not the routine's: a worker's claims arrive so.
     assert counts.writes == 1 + 2, counts
-    # A connection is opened only while every pooled one is in use: how many run at once
-    # depends on how the claim's threads overlap, which is the machine's, not the store's.
+    # The pool's connections are reused: never more opened than were in use at once (each of
+    # the claim's transactions would open its own without a pool). How many run at once depends
+    # on how the claim's threads overlap, which is the machine's, not the store's. Not `most in
+    # use - pooled`: SQLAlchemy fires `checkin` just before it puts the connection back, so for
+    # an instant a connection counted as returned is not in the pool yet, and a thread checking
+    # out then opens a new one (pool/base.py, _ConnectionRecord.checkin).
     assert pooled >= 1 and counts.most_in_use >= 1, (pooled, counts)
-    assert counts.connections == max(0, counts.most_in_use - pooled), (pooled, counts)
+    assert counts.connections <= counts.most_in_use, (pooled, counts)
+    assert counts.connections < counts.transactions, (pooled, counts)
     assert counts.transactions >= counts.writes  # the events were heard at all
 
     # Nothing is left behind for another holder: the lease is gone, the queue item done.
