@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from claims_crew.policy.reference_openings import AGREED_THAT
 from claims_crew.policy.sentence_bounds import start_of_sentence, unit_start
 
 # "The following exclusion is added to this policy:" (London-market and insurers' own wording):
@@ -73,10 +74,6 @@ _IN_VOICE = re.compile(rf"\b(?:{_POLICY}|{_VOICE}){_EXCLUDES}", _F)
 # What may stand before the subject in its sentence: nothing, a list label, "It is (noted and)
 # agreed that", or the opening London-market clauses give their operative sentence
 # ("Consequently and notwithstanding any other provision of this policy to the contrary, ").
-_AGREED_THAT = (
-    r"it\s+is\s+(?:(?:hereby|further|also|noted|declared|understood)\s+(?:and\s+)?)*"
-    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood))?\s+that\s+"
-)
 _LEAD = re.compile(
     r"(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[a-z]\.|\(\w{1,3}\))\s+)?"
     # "In consideration of the premium charged, it is agreed that …" (insurers' own forms)
@@ -85,7 +82,7 @@ _LEAD = re.compile(
     # endorsement thereto it is agreed that this insurance excludes …"
     r"(?:(?:(?:consequently|accordingly|nevertheless|however|furthermore|in\s+addition)"
     r"(?:\s+and)?\s+)?notwithstanding\b[^.;:]{0,160}?(?:,\s+|\s+(?=it\s+is\b)))?"
-    rf"(?:{_AGREED_THAT}"
+    rf"(?:{AGREED_THAT}"
     r"|(?:consequently|accordingly|nevertheless|however|furthermore|in\s+addition),\s+)?",
     _F,
 )

@@ -18,14 +18,15 @@ WHEN = re.compile(
     r"(?:For|With respect to(?:the)?|As respects|As regards|In respect of)\b[^,]*,\s*"
 )
 
-# "It is further agreed and understood that …": the opening of a London-market endorsement,
-# after the endorsement's caption in capitals where a page is one run of text ("CONTRACT CHANGES
-# It is understood and agreed that …").
-_AGREED = re.compile(
-    r"^\s*(?:[A-Z][A-Z&'’-]+\s+){0,8}it\s+is\s+(?:(?:further|hereby|also|noted|declared)\s+(?:and\s+)?)*"
-    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+",
-    re.I,
+# "It is further agreed and understood that …": how a London-market endorsement, or an insurer's
+# own, opens the sentence that makes its change (own_exclusions.py reads it before a subject too).
+AGREED_THAT = (
+    r"it\s+is\s+(?:(?:further|hereby|also|noted|declared|understood)\s+(?:and\s+)?)*"
+    r"(?:agreed|understood|noted|declared)(?:\s+and\s+(?:agreed|understood|declared))?\s+that\s+"
 )
+# The opening after the endorsement's caption in capitals, where a page is one run of text
+# ("CONTRACT CHANGES It is understood and agreed that …").
+_AGREED = re.compile(rf"^\s*(?:[A-Z][A-Z&'’-]+\s+){{0,8}}{AGREED_THAT}", re.I)
 
 
 # "On Page 3, Definitions is modified …": insurers' own amendatory endorsements say on which
