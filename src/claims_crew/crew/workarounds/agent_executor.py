@@ -56,7 +56,7 @@ from claims_crew.crew.workarounds.listener_index import TriggerIndexed
 from claims_crew.crew.workarounds.verbatim_answers import verbatim
 
 _building_definition = threading.Lock()
-_signatures_kept: list[bool] = []
+_signatures_kept = threading.Event()  # set once keep_signatures has run
 
 
 def keep_signatures(definition: FlowDefinition) -> None:
@@ -93,9 +93,9 @@ class ClaimsAgentExecutor(TriggerIndexed, AgentExecutor):
     def flow_definition(cls) -> FlowDefinition:
         with _building_definition:  # built on first use, not thread-safe (docstring)
             definition = AgentExecutor.flow_definition()
-            if not _signatures_kept:
+            if not _signatures_kept.is_set():
                 keep_signatures(definition)
-                _signatures_kept.append(True)
+                _signatures_kept.set()
             return definition
 
     def _create_initial_state(self) -> AgentExecutorState:
