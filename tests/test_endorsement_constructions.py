@@ -4,7 +4,11 @@ to add" with the words in the sentence, the active voice, pages printed as one r
 
 from __future__ import annotations
 
+import pytest
+
 from claims_crew.policy.changes import read_changes
+from claims_crew.policy.own_exclusions import found
+from claims_crew.policy.reference_openings import after_when
 from tests.support.changes_read import read_as
 
 
@@ -102,3 +106,14 @@ def test_added_to_and_incorporated_into_names_no_place() -> None:
     read = read_changes([text])
     assert [(c.kind, c.target, c.within) for c in read] == [("add", "Exclusions", "policy")]
     assert read[0].text == "The policy shall exclude:"
+
+
+@pytest.mark.parametrize(
+    "opening", ["It is agreed and declared that", "It is understood and further agreed that"]
+)
+def test_either_agreed_opening_leads_a_reference_and_an_exclusion(opening: str) -> None:
+    # Each was once known to one of two copies of the pattern only (reference_openings.py).
+    assert after_when(f"{opening} for the machinery insured, exclusions c and d") == (
+        "exclusions c and d"
+    )
+    assert found(f"{opening} this policy excludes loss caused by war.") == [(0, 0, 0)]
