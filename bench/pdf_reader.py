@@ -15,6 +15,11 @@ alike, the median of:
 
 and prints each minus bare (the cost of the child) and cold index / bare. It also times a bare
 child interpreter (`python -P -c pass`) and one that imports pypdf, the floor of a fresh child.
+
+Last, the CPU of an open, the reader's included, on the smallest sample policy: processes making
+20 opens each with every reader a fresh interpreter, and with readers forked from a warm fork
+server (documents/forked_children.py, from a process's second open on), interleaved, and the
+ratio forked/plain. CPU is what a busy machine, or a test run on two cores, runs short of.
 Only an open that builds the index pays any of this: a warm open reads the cache. It uses only
 `extract_pages` and `open_pdf`, so it measures any version of the library the same way.
 
@@ -102,6 +107,46 @@ def measure(path: Path, workdir: Path, repeats: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in runs.items()}
 
 
+CPU_OPENS = """
+import resource, sys
+from pathlib import Path
+from claims_crew.documents import forked_children
+from claims_crew.documents.pdf import reader_process
+from claims_crew.policy.library import extract_pages
+path, opens, forked = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "forked"
+if not forked:
+    forked_children.SERVER_AFTER_OPENS = 10**9
+data = path.read_bytes()
+extract_pages(path, data)  # the parent's own first-use costs, outside the count
+
+
+def cpu():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+start = cpu()
+for _ in range(opens):
+    extract_pages(path, data)
+reader_process._FORKS.close()  # reaps the fork server, whose CPU counts its children's
+print(cpu() - start)
+"""
+
+
+def cpu_per_open(path: Path, opens: int, forked: bool) -> float:
+    """CPU seconds per `extract_pages` in a process making `opens` of them, the readers'
+    included (every child, and a fork server's children, reaped before the count)."""
+    mode = "forked" if forked else "plain"
+    done = subprocess.run(
+        [sys.executable, "-c", CPU_OPENS, str(path), str(opens), mode],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1]) / opens
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.0f}"
 
@@ -171,6 +216,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     console.print(
         "cost of the child per open (median over files of open - bare): "
         + "; ".join(f"{name} {ms(statistics.median(values))} ms" for name, values in costs.items())
+    )
+    # CPU, not time: what a fresh child per open costs a busy machine, forked or started plain.
+    opens = 4 if args.small else 20
+    cpu: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.repeats):  # interleaved, so that a noisy machine hits both alike
+        for forked in (False, True):
+            cpu[forked].append(cpu_per_open(smallest, opens, forked))
+    plain, forked_cpu = (statistics.median(cpu[mode]) for mode in (False, True))
+    console.print(
+        f"CPU per open of {smallest.name}, readers included (median of {args.repeats} processes "
+        f"of {opens} opens): plain child {ms(plain)} ms, forked from the fork server "
+        f"{ms(forked_cpu)} ms; forked/plain {forked_cpu / plain:.2f}"
     )
     console.print(f"[dim]Total wall time {time.perf_counter() - started:.1f} s.[/]")
 

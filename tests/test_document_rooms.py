@@ -35,6 +35,8 @@ SHARED = {
     "kept.py",
     "instructions.py",
     "child_process.py",
+    "forked_children.py",
+    "fork_server.py",
 }
 OPENER = "documents/images/opener.py"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from claims_crew.documents import child_process
+from claims_crew.documents.forked_children import ForkedChild, new_fork_servers
 from claims_crew.documents.limits import (
     MAX_PAGES,
     MAX_ZIP_ENTRIES,
@@ -231,19 +232,19 @@ def test_an_office_reader_past_its_time_limit_is_killed(
     script = tmp_path / "office_reader.py"
     script.write_text("import time\ntime.sleep(600)\n")
     monkeypatch.setattr(office, "OFFICE_SCRIPT", script)
-    spares = child_process.new_spares()
-    monkeypatch.setattr(office, "_SPARES", spares)
+    servers = new_fork_servers()
+    monkeypatch.setattr(office, "_FORKS", servers)
     stopped: list[int] = []
     stop = child_process.stop_child
 
-    def recorded(process: subprocess.Popen[bytes]) -> None:
+    def recorded(process: subprocess.Popen[bytes] | ForkedChild) -> None:
         stopped.append(process.pid)
         stop(process)
 
     monkeypatch.setattr(child_process, "stop_child", recorded)
     monkeypatch.setenv("CLAIMS_CREW_PDF_TIMEOUT", "2")
     error = _refused("note.docx", word_note())
-    spares.close()
+    servers.close()
     assert error.code == "too_large" and "did not finish within 2 s" in str(error)
     assert stopped, "the child past its limit was not stopped"
     with pytest.raises(ProcessLookupError):

@@ -16,14 +16,14 @@ import pytest
 
 import claims_crew
 from claims_crew.documents import child_process
+from claims_crew.documents.forked_children import ForkedChild, ForkServers
 from claims_crew.documents.pdf import reader_process
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import open_pdf
 from tests.support.paths import SAMPLE_POLICIES
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
-# The process-wide spare keeper: the one a fork hook was registered for.
-PROCESS_SPARES = reader_process._SPARES
+READY_S = 120  # a guard on a fork server's warm-up, which takes a fraction of a second
 
 # A caller's script with no `if __name__ == "__main__":` guard. Each run of its top level adds a
 # line to ran.txt, so a child that re-imported it would show as a second line.
@@ -45,21 +45,32 @@ print(len(doc.clauses))
 """
 
 
-class _Recording(child_process._Spares):
-    """The spare keeper, noting the pid of every child started and of every child used."""
+class _Recording(ForkServers):
+    """The readers' fork server keeper, noting the pid of every child forked."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.taken: list[int] = []
+        self.forked: list[int] = []
 
-    def take(self, command: list[str]) -> subprocess.Popen[bytes]:
-        process = super().take(command)
-        self.taken.append(process.pid)
-        return process
+    def fork(self, command: list[str], limit_s: float) -> ForkedChild | None:
+        child = super().fork(command, limit_s)
+        if child is not None:
+            self.forked.append(child.pid)
+        return child
+
+    def ready_server(self) -> subprocess.Popen[bytes]:
+        """The fork server's process, once it has warmed up."""
+        server = self._server
+        assert server is not None, "no fork server was started"
+        with server._condition:
+            server._condition.wait_for(lambda: server.ready or server.ended, READY_S)
+        assert server.ready, "the fork server never said it was ready"
+        return server.process
 
 
 @pytest.fixture(autouse=True)
-def spares(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Recording, list[int]]]:
+def readers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Recording, list[int]]]:
+    """A fresh keeper for the PDF reader, and the pid of every reader started plainly."""
     started: list[int] = []
     real_start = child_process._start
 
@@ -69,7 +80,7 @@ def spares(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Recording, list[i
         return process
 
     keeper = _Recording()
-    monkeypatch.setattr(reader_process, "_SPARES", keeper)
+    monkeypatch.setattr(reader_process, "_FORKS", keeper)
     monkeypatch.setattr(child_process, "_start", start)
     yield keeper, started
     keeper.close()
@@ -206,57 +217,45 @@ def test_the_reader_passes_on_the_environment(
 
 
 def test_one_open_leaves_no_reader_behind(
-    tmp_path: Path, spares: tuple[_Recording, list[int]]
+    tmp_path: Path, readers: tuple[_Recording, list[int]]
 ) -> None:
-    keeper, started = spares
+    keeper, started = readers
     open_pdf(HOME_PDF, tmp_path / "cache")
-    assert started == keeper.taken
-    assert not any(_alive(pid) for pid in started)
+    # A one-off open starts one reader of its own, and no fork server.
+    assert len(started) == 1 and keeper.forked == []
+    assert keeper._server is None
+    assert not _alive(started[0])
 
 
-def test_from_the_second_open_a_spare_reader_is_ready(
-    tmp_path: Path, spares: tuple[_Recording, list[int]]
+def test_from_the_second_open_readers_are_forked_from_a_warm_server(
+    tmp_path: Path, readers: tuple[_Recording, list[int]]
 ) -> None:
-    keeper, started = spares
-    counts = [len(open_pdf(HOME_PDF, tmp_path / f"cache-{n}").clauses) for n in range(3)]
-    assert counts == [counts[0]] * 3 and counts[0] > 0
-    # Opens 1 and 2 start their own child; the spare started after open 2 serves open 3, and
-    # another spare waits for an open 4.
-    assert len(started) == 4
-    assert keeper.taken == [started[0], started[1], started[2]]
-    assert [_alive(pid) for pid in started] == [False, False, False, True]
+    keeper, started = readers
+    counts = [len(open_pdf(HOME_PDF, tmp_path / f"cache-{n}").clauses) for n in range(2)]
+    server = keeper.ready_server()  # started by open 2, warming up while it read
+    counts += [len(open_pdf(HOME_PDF, tmp_path / f"cache-{n}").clauses) for n in range(2, 4)]
+    assert counts == [counts[0]] * 4 and counts[0] > 0
+    # Opens 1 and 2 start their own reader; opens 3 and 4 each get a fresh fork.
+    assert len(started) == 2 and len(keeper.forked) == 2
+    assert len(set(started + keeper.forked)) == 4
+    assert not any(_alive(pid) for pid in started + keeper.forked)
+    assert server.poll() is None
     keeper.close()
-    assert not _alive(started[3])
+    assert server.poll() is not None
 
 
-def test_a_spare_for_another_sys_path_is_not_used(
-    tmp_path: Path, spares: tuple[_Recording, list[int]], monkeypatch: pytest.MonkeyPatch
+def test_a_server_for_another_sys_path_is_not_used(
+    tmp_path: Path, readers: tuple[_Recording, list[int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    keeper, started = spares
+    keeper, started = readers
     open_pdf(HOME_PDF, tmp_path / "cache-1")
     open_pdf(HOME_PDF, tmp_path / "cache-2")
-    spare = started[-1]
+    server = keeper.ready_server()
     monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
     open_pdf(HOME_PDF, tmp_path / "cache-3")
-    assert keeper.taken[-1] != spare
-    assert not _alive(spare)
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
-def test_a_forked_copy_forgets_the_parents_spare(monkeypatch: pytest.MonkeyPatch) -> None:
-    idle = subprocess.Popen(
-        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
-    )
-    monkeypatch.setattr(PROCESS_SPARES, "_spare", (["reader"], idle))
-    monkeypatch.setattr(PROCESS_SPARES, "_opens", 5)
-    pid = os.fork()
-    if pid == 0:  # the forked copy: report what it sees, and leave without running anything
-        os._exit(0 if PROCESS_SPARES._spare is None and PROCESS_SPARES._opens == 0 else 1)
-    _, status = os.waitpid(pid, 0)
-    idle.kill()
-    idle.communicate()
-    assert os.waitstatus_to_exitcode(status) == 0
-    assert PROCESS_SPARES._spare == (["reader"], idle)
+    assert len(started) == 3 and keeper.forked == []
+    assert server.poll() is not None  # closed, and one for the new sys.path started instead
+    assert keeper._server is not None and keeper._server.process is not server
 
 
 def test_without_an_interpreter_to_start_the_pdf_is_refused_with_a_reason(
@@ -270,15 +269,16 @@ def test_without_an_interpreter_to_start_the_pdf_is_refused_with_a_reason(
 
 
 def test_threads_opening_at_once_each_get_their_own_reader(
-    tmp_path: Path, spares: tuple[_Recording, list[int]]
+    tmp_path: Path, readers: tuple[_Recording, list[int]]
 ) -> None:
-    keeper, started = spares
+    keeper, started = readers
     expected = _clause_count(tmp_path)
     with ThreadPoolExecutor(max_workers=4) as pool:
         counts = list(
             pool.map(lambda n: len(open_pdf(HOME_PDF, tmp_path / f"cache-{n}").clauses), range(4))
         )
     assert counts == [expected] * 4
-    assert len(set(keeper.taken)) == len(keeper.taken) == 5  # no child read two PDFs
+    readers_used = started + keeper.forked
+    assert len(set(readers_used)) == len(readers_used) == 5  # no child read two PDFs
     keeper.close()
-    assert not any(_alive(pid) for pid in started)
+    assert not any(_alive(pid) for pid in readers_used)

@@ -1,26 +1,25 @@
-"""Children that read or draw documents: a fresh interpreter per file, the next one started early.
+"""Children that read or draw documents: a fresh process per file.
 
 Every PDF is read by its own child running pdf/reader.py as a script (`python -P`), so the
 child never imports the caller's main module, a time limit can kill it, and nothing one file
 does to pypdf's state reaches the next. Starting a child costs an interpreter and pypdf's import
-(a few hundred ms), paid by every open that builds an index. A process that has opened two PDFs
-is likely to open more (a run over new wordings, a test session, a benchmark), so from the
-second open on, each open also starts a spare child: it imports pypdf while this PDF is read,
-segmented and indexed, then waits on stdin for the next PDF. A one-off command opens one PDF
-and starts no spare.
+(a few hundred ms of CPU), paid by every open that builds an index. A process that has opened
+two files is likely to open more (a run over new wordings, a test session, a benchmark), so
+from the second open on, the PDF text reader (pdf/reader_process.py) and the Office reader
+(office/read.py) keep a fork server (forked_children.py): one interpreter that has imported the
+script's libraries, forking a fresh child per file for a few ms. A one-off command opens one
+file and starts no server; until a server is ready, a child is started here as before.
 
-The spare is used only for the same command line (the same interpreter, script and sys.path),
-is forgotten by a forked copy of the process, and is killed at exit.
-
-The PDF text reader (pdf/reader_process.py), the page renderer (pdf/rendering.py) and the Office
-reader (office/read.py) start their children here, each from a script of its own and with a
-keeper of spares of its own, so that reading a PDF's text, drawing its pages and reading a Word
-file do not throw away each other's spare.
+The page renderer (pdf/rendering.py) talks with its child page by page, so it keeps a spare
+instead: from its second document on, the next child is started while this one draws, and
+waits on stdin. The spare is used only for the same command line (the same interpreter, script
+and sys.path), is forgotten by a forked copy of the process, and is killed at exit.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import subprocess
 import sys
@@ -28,9 +27,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_crew.documents.forked_children import ForkedChild, ForkServers
 from claims_crew.settings import current
 
-# From this many opens on, a spare reader is kept ready.
+# From this many documents drawn on, a spare renderer is kept ready.
 SPARE_AFTER_OPENS = 2
 
 
@@ -67,10 +67,12 @@ def _start(command: list[str]) -> subprocess.Popen[bytes]:
     )
 
 
-def stop_child(process: subprocess.Popen[bytes]) -> None:
+def stop_child(process: subprocess.Popen[bytes] | ForkedChild) -> None:
     """Kill a child and reap it; its pipes are closed when this returns."""
     process.kill()
-    process.communicate()
+    # An OSError: a forked child's server has gone, killing it too (forked_children.py).
+    with contextlib.suppress(OSError):
+        process.communicate()
 
 
 class _Spares:
@@ -120,15 +122,17 @@ def new_spares() -> _Spares:
     return spares
 
 
-def run_child(command: list[str], spares: _Spares, data: bytes, limit_s: float) -> Finished:
-    """Give `data` to a child running `command` (the spare from `spares` where it fits), and
-    collect what it writes; as pdf/reader_process.py's run_reader, and the Office reader's."""
-    process = spares.take(command)
+def run_child(command: list[str], servers: ForkServers, data: bytes, limit_s: float) -> Finished:
+    """Give `data` to a child running `command` (forked by the fork server in `servers` where
+    one is ready, else started now), and collect what it writes; as pdf/reader_process.py's
+    run_reader, and the Office reader's."""
+    process: subprocess.Popen[bytes] | ForkedChild = servers.fork(command, limit_s) or _start(
+        command
+    )
     try:
-        # The next child starts now, so that it imports its libraries while this one reads.
-        spares.refill(command)
         stdout, stderr = process.communicate(data, timeout=limit_s)
     except BaseException:  # a timeout, or the caller interrupted: the child must not outlive it
         stop_child(process)
         raise
+    assert process.returncode is not None  # communicate returns once the child has exited
     return Finished(process.returncode, stdout, stderr)

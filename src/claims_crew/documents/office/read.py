@@ -26,11 +26,11 @@ from typing import Any
 
 from claims_crew.documents.child_process import (
     Finished,
-    new_spares,
     run_child,
     script_command,
     timeout_from_env,
 )
+from claims_crew.documents.forked_children import new_fork_servers
 from claims_crew.documents.limits import (
     MAX_OFFICE_TEXT_CHARS,
     MAX_SHEET_ROWS,
@@ -67,7 +67,7 @@ _DIRECTORY_BYTES_PER_PART = 1 << 10
 # What a child that ran out of its address space says on its way out (Python, libxml2).
 _OUT_OF_MEMORY = (b"MemoryError", b"emory allocation failed")
 _MIB = 1 << 20
-_SPARES = new_spares()
+_FORKS = new_fork_servers()
 
 
 def _directory(name: str, data: bytes) -> list[zipfile.ZipInfo]:
@@ -175,7 +175,7 @@ def office_pages(
     command = script_command(OFFICE_SCRIPT, str(memory))
     message = json.dumps(request).encode("ascii") + b"\n" + data
     try:
-        done = run_child(command, _SPARES, message, limit)
+        done = run_child(command, _FORKS, message, limit)
     except (subprocess.TimeoutExpired, OSError) as exc:
         raise _not_read(name, exc, limit) from exc
     texts = _texts(name, done, memory)

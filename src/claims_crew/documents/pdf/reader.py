@@ -4,7 +4,8 @@ reader_process.py starts this file as a script in a fresh interpreter (`python -
 .../pdf/reader.py`), so the child imports only the standard library, pypdf and lxml: never the
 caller's main module, never the rest of claims_crew. That keeps a script without an
 `if __name__ == "__main__":` guard working, and keeps start-up to the cost of importing pypdf,
-which is done before stdin is read so that a spare child is ready when its PDF comes.
+which is done before stdin is read: a fork server (documents/fork_server.py) runs this file
+once with an empty stdin to import them, then forks a copy per PDF that finds them imported.
 
 Protocol, kept small so the parent can check it:
 - argv[1:]: `--form-caps=FIELDS,CHARS,TOTAL` (the caps on a form: its fields, a value's

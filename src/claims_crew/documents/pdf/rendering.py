@@ -5,9 +5,9 @@ Form XObject that draws the next twice, twenty levels down, and pdfium then hold
 millions of copies, for gigabytes and minutes. In the process that asked, nothing could stop
 that: a Python thread cannot be interrupted, and pdfium's failed allocation aborts the whole
 process (a batch of claims, the review page). So every PDF page is drawn by a child running
-page_renderer.py, started as the PDF text reader's children are (child_process.py: a
-fresh `python -P` interpreter that never imports the caller, a spare kept ready once a process
-has drawn twice). The child caps its own address space; the parent kills it when a page takes
+page_renderer.py, started by child_process.py as the PDF text reader's children are (a
+fresh `python -P` interpreter that never imports the caller), with a spare kept ready once a
+process has drawn twice. The child caps its own address space; the parent kills it when a page takes
 longer than its limit. Either way only that child dies, and the page is refused with the limit
 it went over.
 
