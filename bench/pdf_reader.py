@@ -19,7 +19,8 @@ child interpreter (`python -P -c pass`) and one that imports pypdf, the floor of
 Last, the CPU of an open, the reader's included, on the smallest sample policy: processes making
 20 opens each with every reader a fresh interpreter, and with readers forked from a warm fork
 server (documents/forked_children.py, from a process's second open on), interleaved, and the
-ratio forked/plain. CPU is what a busy machine, or a test run on two cores, runs short of.
+ratio forked/plain; and the same for drawing its first page in the page renderer. CPU is what a
+busy machine, or a test run on two cores, runs short of.
 Only an open that builds the index pays any of this: a warm open reads the cache. It uses only
 `extract_pages` and `open_pdf`, so it measures any version of the library the same way.
 
@@ -111,13 +112,23 @@ CPU_OPENS = """
 import resource, sys
 from pathlib import Path
 from claims_crew.documents import forked_children
-from claims_crew.documents.pdf import reader_process
+from claims_crew.documents.limits import RenderLimits
+from claims_crew.documents.pdf import reader_process, rendering
 from claims_crew.policy.library import extract_pages
-path, opens, forked = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "forked"
+path, opens, mode, kind = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+forked = mode == "forked"
 if not forked:
     forked_children.SERVER_AFTER_OPENS = 10**9
 data = path.read_bytes()
-extract_pages(path, data)  # the parent's own first-use costs, outside the count
+
+
+def draw(path, data):
+    with rendering.PdfRenderer(path.name, data, RenderLimits()) as renderer:
+        renderer.draw(1, 1.0, grey=True)
+
+
+action = extract_pages if kind == "read" else draw
+action(path, data)  # the parent's own first-use costs, outside the count
 
 
 def cpu():
@@ -128,18 +139,20 @@ def cpu():
 
 start = cpu()
 for _ in range(opens):
-    extract_pages(path, data)
-reader_process._FORKS.close()  # reaps the fork server, whose CPU counts its children's
+    action(path, data)
+for keeper in (reader_process._FORKS, rendering._FORKS):
+    keeper.close()  # reaps the fork server, whose CPU counts its children's
 print(cpu() - start)
 """
 
 
-def cpu_per_open(path: Path, opens: int, forked: bool) -> float:
-    """CPU seconds per `extract_pages` in a process making `opens` of them, the readers'
-    included (every child, and a fork server's children, reaped before the count)."""
+def cpu_per_open(path: Path, opens: int, forked: bool, kind: str = "read") -> float:
+    """CPU seconds per `extract_pages` (kind "read") or per document's first page drawn
+    ("draw") in a process making `opens` of them, the children's included (every child, and a
+    fork server's children, reaped before the count)."""
     mode = "forked" if forked else "plain"
     done = subprocess.run(
-        [sys.executable, "-c", CPU_OPENS, str(path), str(opens), mode],
+        [sys.executable, "-c", CPU_OPENS, str(path), str(opens), mode, kind],
         capture_output=True,
         text=True,
         check=True,
@@ -219,16 +232,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     # CPU, not time: what a fresh child per open costs a busy machine, forked or started plain.
     opens = 4 if args.small else 20
-    cpu: dict[bool, list[float]] = {False: [], True: []}
-    for _ in range(args.repeats):  # interleaved, so that a noisy machine hits both alike
-        for forked in (False, True):
-            cpu[forked].append(cpu_per_open(smallest, opens, forked))
-    plain, forked_cpu = (statistics.median(cpu[mode]) for mode in (False, True))
-    console.print(
-        f"CPU per open of {smallest.name}, readers included (median of {args.repeats} processes "
-        f"of {opens} opens): plain child {ms(plain)} ms, forked from the fork server "
-        f"{ms(forked_cpu)} ms; forked/plain {forked_cpu / plain:.2f}"
-    )
+    for kind, what in (("read", "open"), ("draw", "document drawn (page 1)")):
+        cpu: dict[bool, list[float]] = {False: [], True: []}
+        for _ in range(args.repeats):  # interleaved, so that a noisy machine hits both alike
+            for forked in (False, True):
+                cpu[forked].append(cpu_per_open(smallest, opens, forked, kind))
+        plain, forked_cpu = (statistics.median(cpu[mode]) for mode in (False, True))
+        console.print(
+            f"CPU per {what} of {smallest.name}, children included (median of {args.repeats} "
+            f"processes of {opens}): plain child {ms(plain)} ms, forked from the fork server "
+            f"{ms(forked_cpu)} ms; forked/plain {forked_cpu / plain:.2f}"
+        )
     console.print(f"[dim]Total wall time {time.perf_counter() - started:.1f} s.[/]")
 
 

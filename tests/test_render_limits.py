@@ -15,7 +15,9 @@ import pytest
 
 from claims_crew.claim_files import LoadedClaim, load_claims
 from claims_crew.documents import limits
+from claims_crew.documents.forked_children import ForkedChild, new_fork_servers
 from claims_crew.documents.limits import AttachmentError, ClaimBudget, RenderLimits
+from claims_crew.documents.pdf import rendering
 from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
 from claims_crew.documents.read import read_attachment
 from claims_crew.errors import ClaimFileError
@@ -44,6 +46,33 @@ def test_a_page_over_the_memory_cap_is_refused_and_the_next_one_is_drawn() -> No
     with PdfRenderer("bomb.pdf", BOMB, SMALL) as renderer:
         again = renderer.draw(1, 150 / 72, grey=False)
     assert again.mode == "RGB" and again.height > again.width
+
+
+def test_a_forked_renderer_draws_alike_and_is_held_to_the_same_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From a process's second document on, the renderer is forked from a server that imported
+    pdfium once (documents/forked_children.py): the page comes out the same, and the memory cap
+    still stops the tree of forms in that child alone."""
+    servers = new_fork_servers()
+    monkeypatch.setattr(rendering, "_FORKS", servers)
+    drawn = []
+    for _ in range(2):  # plain children; the second starts the server
+        with PdfRenderer("bomb.pdf", BOMB, SMALL) as renderer:
+            drawn.append(renderer.draw(1, 1.0, grey=True).tobytes())
+    server = servers._server
+    assert server is not None
+    with server._condition:
+        server._condition.wait_for(lambda: server.ready or server.ended, 120)
+    with PdfRenderer("bomb.pdf", BOMB, SMALL) as renderer:
+        forked = renderer._process
+        drawn.append(renderer.draw(1, 1.0, grey=True).tobytes())
+        with pytest.raises(RenderError) as err:
+            renderer.draw(2, 1.0, grey=True)
+    servers.close()
+    assert isinstance(forked, ForkedChild)
+    assert drawn[2] == drawn[0] == drawn[1]
+    assert err.value.code == "memory" and "192 MiB" in str(err.value)
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,13 @@
-"""A fork server for reader children: a script warmed up once, then forked fresh for each file.
+"""A fork server for document children: a script warmed up once, then forked fresh per file.
 
 forked_children.py starts this file as a script (`python -P .../fork_server.py FD SCRIPT ARGS`),
-so, like the readers it forks, it imports only the standard library and what SCRIPT imports.
-It runs SCRIPT once as `__main__` with nothing on stdin, which every reader script takes as "not
-needed" after importing its libraries (pypdf, lxml, python-docx). Then, for each file, it forks:
-the copy runs SCRIPT as `__main__` again, on the pipes the parent sent, with the libraries
-already imported. A fork costs a few milliseconds where a fresh interpreter and pypdf's import
-cost a few hundred, and every file still gets a process that has read no other file.
+so, like the children it forks, it imports only the standard library and what SCRIPT imports.
+It runs SCRIPT once as `__main__` with nothing on stdin, which every document script takes as
+"not needed" after importing its libraries (pypdf and lxml, pdfium, python-docx). Then, for
+each file, it forks: the copy runs SCRIPT as `__main__` again, on the pipes the parent sent,
+with the libraries already imported. A fork costs a few milliseconds where a fresh interpreter
+and pypdf's import cost a few hundred, and every file still gets a process that has read no
+other file.
 
 Protocol over the SOCK_SEQPACKET socket FD, one message per packet:
 - the parent sends `{"env": {...}, "cwd": "..."}` as JSON with three file descriptors (the

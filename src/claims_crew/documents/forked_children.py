@@ -1,4 +1,4 @@
-"""Reader children forked from a warm fork server (fork_server.py), the parent's side.
+"""Document children forked from a warm fork server (fork_server.py), the parent's side.
 
 A process that has opened two files of a kind is likely to open more (a run over new wordings,
 a batch of attachments, a test session), so from the second open on it keeps a fork server for
@@ -6,7 +6,8 @@ that kind's script: one interpreter that has imported the script's libraries and
 child per file. Until the server says it is ready, and whenever it cannot fork, the caller
 starts a child of its own as before (child_process.py), so a file is never left waiting on it.
 
-A forked child is driven like a Popen: `communicate(data, timeout)`, `kill()`, `returncode`.
+A forked child is driven like a Popen: its pipes as files (the page renderer talks to its child
+page by page), `communicate(data, timeout)`, `kill()`, `returncode`.
 Its exit status comes from the server, which reaps it and is the only one to kill it. A server
 is used only for the same command line, is forgotten by a forked copy of this process, and is
 closed at exit, which kills whatever children it still runs.
@@ -24,6 +25,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 FORK_SERVER_SCRIPT = Path(__file__).resolve().with_name("fork_server.py")
 # From this many opens on, a fork server is kept for the script.
@@ -166,39 +168,42 @@ class _Server:
 
 
 class ForkedChild:
-    """A child of a fork server, with what subprocess.Popen offers that run_child uses."""
+    """A child of a fork server, with what subprocess.Popen offers that the documents' callers
+    use: its pipes as buffered files, `communicate`, `kill`, `pid` and `returncode`."""
 
     def __init__(self, server: _Server, pid: int, stdin: int, stdout: int, stderr: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
         self._server = server
-        self._stdin: int | None = stdin
-        self._output = {stdout: bytearray(), stderr: bytearray()}
-        self._reading = {stdout, stderr}
-        self._stdout, self._stderr = stdout, stderr
+        self.stdin: IO[bytes] | None = open(stdin, "wb")  # noqa: SIM115  # closed by communicate
+        self.stdout: IO[bytes] = open(stdout, "rb")  # noqa: SIM115
+        self.stderr: IO[bytes] = open(stderr, "rb")  # noqa: SIM115
+        self._output: dict[IO[bytes], bytearray] = {
+            self.stdout: bytearray(),
+            self.stderr: bytearray(),
+        }
+        self._reading: set[IO[bytes]] = {self.stdout, self.stderr}
 
     def kill(self) -> None:
         if self.returncode is None:
             self._server.kill(self.pid)
 
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            self.returncode = self._server.exit_status(self.pid, time.monotonic())
-        return self.returncode
-
     def communicate(self, data: bytes = b"", timeout: float | None = None) -> tuple[bytes, bytes]:
         """Write `data` to the child's stdin and close it, read its stdout and stderr to their
-        end and wait for its exit, as Popen.communicate; may be called again after a timeout."""
+        end and wait for its exit, as Popen.communicate (which also reads the descriptors, past
+        anything a caller's readline left buffered); may be called again after a timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with selectors.DefaultSelector() as selector:
-            if self._stdin is not None:
+            if self.stdin is not None:
+                with contextlib.suppress(BrokenPipeError):  # what the child says comes next
+                    self.stdin.flush()
                 if data:
-                    os.set_blocking(self._stdin, False)
-                    selector.register(self._stdin, selectors.EVENT_WRITE, memoryview(data))
+                    os.set_blocking(self.stdin.fileno(), False)
+                    selector.register(self.stdin, selectors.EVENT_WRITE, memoryview(data))
                 else:
                     self._close_stdin()
-            for fd in self._reading:
-                selector.register(fd, selectors.EVENT_READ)
+            for file in self._reading:
+                selector.register(file, selectors.EVENT_READ)
             while selector.get_map():
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
@@ -209,34 +214,36 @@ class ForkedChild:
             self.returncode = self._server.exit_status(self.pid, deadline)
             if self.returncode is None:
                 raise subprocess.TimeoutExpired(f"forked child {self.pid}", timeout or 0)
-        return bytes(self._output[self._stdout]), bytes(self._output[self._stderr])
+        return bytes(self._output[self.stdout]), bytes(self._output[self.stderr])
 
     def _step(self, selector: selectors.BaseSelector, key: selectors.SelectorKey) -> None:
-        fd = int(key.fd)
-        if fd == self._stdin:
+        file: IO[bytes] = key.fileobj  # type: ignore[assignment]
+        fd = key.fd
+        if file is self.stdin:
             left: memoryview = key.data
             try:
                 written = os.write(fd, left[:_CHUNK])
             except BrokenPipeError:  # the child stopped reading: what it says comes next
                 written = len(left)
             if written < len(left):
-                selector.modify(fd, selectors.EVENT_WRITE, left[written:])
+                selector.modify(file, selectors.EVENT_WRITE, left[written:])
                 return
-            selector.unregister(fd)
+            selector.unregister(file)
             self._close_stdin()
             return
         chunk = os.read(fd, _CHUNK)
         if chunk:
-            self._output[fd] += chunk
+            self._output[file] += chunk
             return
-        selector.unregister(fd)
-        os.close(fd)
-        self._reading.discard(fd)
+        selector.unregister(file)
+        self._reading.discard(file)
+        file.close()
 
     def _close_stdin(self) -> None:
-        if self._stdin is not None:
-            os.close(self._stdin)
-            self._stdin = None
+        if self.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self.stdin.close()
+            self.stdin = None
 
 
 class ForkServers:

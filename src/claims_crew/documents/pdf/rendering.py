@@ -6,10 +6,10 @@ millions of copies, for gigabytes and minutes. In the process that asked, nothin
 that: a Python thread cannot be interrupted, and pdfium's failed allocation aborts the whole
 process (a batch of claims, the review page). So every PDF page is drawn by a child running
 page_renderer.py, started by child_process.py as the PDF text reader's children are (a
-fresh `python -P` interpreter that never imports the caller), with a spare kept ready once a
-process has drawn twice. The child caps its own address space; the parent kills it when a page takes
-longer than its limit. Either way only that child dies, and the page is refused with the limit
-it went over.
+fresh `python -P` interpreter that never imports the caller, or from a process's second
+document on a fork of a server that imported pdfium once). The child caps its own address
+space; the parent kills it when a page takes longer than its limit. Either way only that
+child dies, and the page is refused with the limit it went over.
 
 One child draws one document, page after page, so a scanned claim of twenty pages starts one
 interpreter, not twenty. The child has a pdfium of its own, so the caller holds no lock while
@@ -28,13 +28,14 @@ from typing import Any, Literal
 
 from PIL import Image
 
-from claims_crew.documents.child_process import new_spares, script_command, stop_child
+from claims_crew.documents.child_process import open_child, script_command, stop_child
+from claims_crew.documents.forked_children import ForkedChild, new_fork_servers
 from claims_crew.documents.limits import RenderLimits
 
 RENDERER_SCRIPT = Path(__file__).resolve().with_name("page_renderer.py")
 RenderProblem = Literal["memory", "time", "unreadable"]
 
-_SPARES = new_spares()
+_FORKS = new_fork_servers()
 # How much of the child's stderr a crash message quotes.
 _STDERR_TAIL = 400
 _MIB = 1 << 20
@@ -62,9 +63,7 @@ class PdfRenderer:
         self.name = name
         self.limits = limits
         command = script_command(RENDERER_SCRIPT, str(limits.memory_bytes))
-        self._process = _SPARES.take(command)
-        # The next child starts now, so that it imports pdfium while this one draws.
-        _SPARES.refill(command)
+        self._process = open_child(command, _FORKS, limits.seconds)
         try:
             reply, _ = self._exchange({"pdf": len(data)}, data, f"{name}: opening it", seconds)
             self.sizes = [(float(width), float(height)) for width, height in reply["sizes"]]
@@ -162,7 +161,7 @@ class PdfRenderer:
 
 
 def _talk(
-    process: subprocess.Popen[bytes], request: dict[str, Any], payload: bytes
+    process: subprocess.Popen[bytes] | ForkedChild, request: dict[str, Any], payload: bytes
 ) -> tuple[dict[str, Any] | None, bytes]:
     """One request written and its reply read; (None, b"") where the child died or sent
     something that is no reply."""
