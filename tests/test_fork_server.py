@@ -22,13 +22,13 @@ import pytest
 from claims_crew.documents import child_process, forked_children
 from claims_crew.documents.child_process import run_child, script_command
 from claims_crew.documents.forked_children import ForkedChild, ForkServers, new_fork_servers
+from tests.support.children import READY_S, record_plain_starts, wait_ready
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or not hasattr(__import__("socket"), "send_fds"),
     reason="no fork server on this platform: every child is started plainly",
 )
 
-READY_S = 120  # a guard on a warm-up that takes a fraction of a second
 
 ECHO = """\
 import json, os, sys
@@ -91,12 +91,26 @@ def _script(tmp_path: Path, body: str) -> list[str]:
 def _warm(servers: ForkServers, command: list[str]) -> forked_children._Server:
     """The first open is read by a plain child (None here) and starts the server."""
     assert servers.fork(command, 30) is None
-    server = servers._server
-    assert server is not None
-    with server._condition:
-        server._condition.wait_for(lambda: server.ready or server.ended, READY_S)
-    assert server.ready, "the fork server never said it was ready"
-    return server
+    return wait_ready(servers)
+
+
+def _busy_child(
+    servers: ForkServers, tmp_path: Path, timeout: float
+) -> tuple[list[str], ForkedChild]:
+    """A forked child that takes a file and never answers, past one wait of `timeout` s."""
+    command = _script(
+        tmp_path,
+        """\
+        import sys, time
+        if sys.stdin.buffer.read():
+            time.sleep(600)
+        """,
+    )
+    _warm(servers, command)
+    child = _fork(servers, command)
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.communicate(b"a file", timeout=timeout)
+    return command, child
 
 
 def _fork(servers: ForkServers, command: list[str]) -> ForkedChild:
@@ -139,18 +153,7 @@ def test_every_file_gets_its_own_child(servers: ForkServers, tmp_path: Path) -> 
 def test_a_child_past_its_limit_is_killed_by_the_server(
     servers: ForkServers, tmp_path: Path
 ) -> None:
-    command = _script(
-        tmp_path,
-        """\
-        import sys, time
-        if sys.stdin.buffer.read():
-            time.sleep(600)
-        """,
-    )
-    _warm(servers, command)
-    child = _fork(servers, command)
-    with pytest.raises(subprocess.TimeoutExpired):
-        child.communicate(b"a file", timeout=1)
+    _, child = _busy_child(servers, tmp_path, timeout=1)
     child_process.stop_child(child)
     assert child.returncode == -signal.SIGKILL
     assert not _alive(child.pid)
@@ -174,15 +177,7 @@ def test_a_script_that_fails_to_warm_up_is_read_by_plain_children(
     servers: ForkServers, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     command = _script(tmp_path, "import no_such_module_anywhere\n")
-    started: list[int] = []
-    real_start = child_process._start
-
-    def start(command: list[str]) -> subprocess.Popen[bytes]:
-        process = real_start(command)
-        started.append(process.pid)
-        return process
-
-    monkeypatch.setattr(child_process, "_start", start)
+    started = record_plain_starts(monkeypatch)
     first = run_child(command, servers, b"a file", 60)
     server = servers._server
     assert server is not None
@@ -197,18 +192,9 @@ def test_a_script_that_fails_to_warm_up_is_read_by_plain_children(
 def test_children_die_with_a_killed_server_and_the_caller_is_told(
     servers: ForkServers, tmp_path: Path
 ) -> None:
-    command = _script(
-        tmp_path,
-        """\
-        import sys, time
-        if sys.stdin.buffer.read():
-            time.sleep(600)
-        """,
-    )
-    server = _warm(servers, command)
-    child = _fork(servers, command)
-    with pytest.raises(subprocess.TimeoutExpired):
-        child.communicate(b"a file", timeout=0.5)
+    command, child = _busy_child(servers, tmp_path, timeout=0.5)
+    server = servers._server
+    assert server is not None
     server.process.kill()
     server.process.wait()
     if sys.platform.startswith("linux"):  # the child goes with its server (PR_SET_PDEATHSIG)
@@ -225,18 +211,9 @@ def test_children_die_with_a_killed_server_and_the_caller_is_told(
 
 
 def test_closing_kills_the_server_and_what_it_runs(servers: ForkServers, tmp_path: Path) -> None:
-    command = _script(
-        tmp_path,
-        """\
-        import sys, time
-        if sys.stdin.buffer.read():
-            time.sleep(600)
-        """,
-    )
-    server = _warm(servers, command)
-    child = _fork(servers, command)
-    with pytest.raises(subprocess.TimeoutExpired):
-        child.communicate(b"a file", timeout=0.5)
+    _, child = _busy_child(servers, tmp_path, timeout=0.5)
+    server = servers._server
+    assert server is not None
     servers.close()
     assert server.process.returncode is not None
     with pytest.raises(OSError, match="ended before"):

@@ -15,15 +15,14 @@ import pypdf
 import pytest
 
 import claims_crew
-from claims_crew.documents import child_process
 from claims_crew.documents.forked_children import ForkedChild, ForkServers
 from claims_crew.documents.pdf import reader_process
 from claims_crew.errors import PolicyError
 from claims_crew.policy.library import open_pdf
+from tests.support.children import record_plain_starts, wait_ready
 from tests.support.paths import SAMPLE_POLICIES
 
 HOME_PDF = SAMPLE_POLICIES / "harbour_home.pdf"
-READY_S = 120  # a guard on a fork server's warm-up, which takes a fraction of a second
 
 # A caller's script with no `if __name__ == "__main__":` guard. Each run of its top level adds a
 # line to ran.txt, so a child that re-imported it would show as a second line.
@@ -60,28 +59,15 @@ class _Recording(ForkServers):
 
     def ready_server(self) -> subprocess.Popen[bytes]:
         """The fork server's process, once it has warmed up."""
-        server = self._server
-        assert server is not None, "no fork server was started"
-        with server._condition:
-            server._condition.wait_for(lambda: server.ready or server.ended, READY_S)
-        assert server.ready, "the fork server never said it was ready"
-        return server.process
+        return wait_ready(self).process
 
 
 @pytest.fixture(autouse=True)
 def readers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[_Recording, list[int]]]:
     """A fresh keeper for the PDF reader, and the pid of every reader started plainly."""
-    started: list[int] = []
-    real_start = child_process._start
-
-    def start(command: list[str]) -> subprocess.Popen[bytes]:
-        process = real_start(command)
-        started.append(process.pid)
-        return process
-
+    started = record_plain_starts(monkeypatch)
     keeper = _Recording()
     monkeypatch.setattr(reader_process, "_FORKS", keeper)
-    monkeypatch.setattr(child_process, "_start", start)
     yield keeper, started
     keeper.close()
 

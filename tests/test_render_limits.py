@@ -22,6 +22,7 @@ from claims_crew.documents.pdf.rendering import PdfRenderer, RenderError
 from claims_crew.documents.read import read_attachment
 from claims_crew.errors import ClaimFileError
 from tests.support.attachments import SPLIT_CLAIM, SPLIT_REPORT
+from tests.support.children import wait_ready
 from tests.support.ocr import needs_tesseract
 from tests.support.pdf_bomb import bomb_pdf
 
@@ -60,10 +61,7 @@ def test_a_forked_renderer_draws_alike_and_is_held_to_the_same_cap(
     for _ in range(2):  # plain children; the second starts the server
         with PdfRenderer("bomb.pdf", BOMB, SMALL) as renderer:
             drawn.append(renderer.draw(1, 1.0, grey=True).tobytes())
-    server = servers._server
-    assert server is not None
-    with server._condition:
-        server._condition.wait_for(lambda: server.ready or server.ended, 120)
+    wait_ready(servers)
     with PdfRenderer("bomb.pdf", BOMB, SMALL) as renderer:
         forked = renderer._process
         drawn.append(renderer.draw(1, 1.0, grey=True).tobytes())
