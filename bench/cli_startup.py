@@ -15,6 +15,11 @@ condition. `import crewai` is timed too: what `--help`, `config check` and `revi
 never importing it. Both conditions keep their bytecode in a folder of their own
 (PYTHONPYCACHEPREFIX), so the environment's own files are never written.
 
+It then times the other end of a command: a process that imports CrewAI and reviews a few
+claims (through bench/provider.py's scripted OpenAI server, answering at once), then exits, with
+and without run/process_end.py's skipped last collection, the two taken in turn; each one's CPU
+(user + system, its own) and wall time, medians, and the ratio.
+
 Without --small it also compiles the whole environment once, as uv's `compile-bytecode = true`
 does at install, and says after how many starts of `import crewai` that pays for itself where
 PYTHONDONTWRITEBYTECODE is set. `review list` reads a store made for the bench in a temporary
@@ -64,6 +69,64 @@ def medians_ms(argv: list[str], envs: list[dict[str, str]], runs: int) -> list[f
             subprocess.run(argv, cwd=ROOT, env=env, check=True, capture_output=True)
             kept.append((time.perf_counter() - start) * 1000)
     return [statistics.median(kept) for kept in times]
+
+
+# One command's process: CrewAI imported, `claims` water claims reviewed, then the exit. With
+# "skip", the entry points' first line (run/process_end.py) runs first, as in the CLI.
+ENDING = """
+import os, sys, tempfile
+from pathlib import Path
+if sys.argv[1] == "skip":
+    from claims_crew.run.process_end import end_without_final_collection
+    end_without_final_collection()
+root = Path(sys.argv[2])
+sys.path[:0] = [str(root), str(root / "bench")]
+import provider
+workdir = Path(tempfile.mkdtemp(prefix="bench-ending-"))
+os.environ.update(provider.environment(workdir, root))
+from claims_crew.llms.select import default_llm_factory
+from claims_crew.policy.library import PolicyLibrary
+from claims_crew.run.context import build_context
+from claims_crew.store import Store
+from tests.support.openai_server import OpenAIServer
+with OpenAIServer(provider.respond_for_water(), latency_s=0.0) as server:
+    os.environ["MODEL_BASE_URL"] = server.base_url
+    context = build_context(
+        library=PolicyLibrary(root=root / "policies", cache_dir=workdir / "index"),
+        llm_for=default_llm_factory(root / "config"),
+        config_dir=root / "config",
+        store=Store(workdir / "claims.sqlite"),
+    )
+    failed = provider.Bench(workdir, server, context).run(int(sys.argv[3]), 2, 0.0).failed
+    assert not failed, failed
+"""
+
+
+def ending_costs(claims: int, runs: int) -> dict[str, tuple[float, float]]:
+    """The median CPU and wall seconds of ENDING's process with the last collection ("plain")
+    and without it ("skip"), the runs taken in turn."""
+    kept: dict[str, list[tuple[float, float]]] = {"plain": [], "skip": []}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    for _ in range(runs):
+        for way, found in kept.items():
+            start = time.perf_counter()
+            child = subprocess.Popen(
+                [sys.executable, "-c", ENDING, way, str(ROOT), str(claims)],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            _, status, usage = os.wait4(child.pid, 0)
+            wall = time.perf_counter() - start
+            child.returncode = os.waitstatus_to_exitcode(status)
+            error = child.stderr.read() if child.stderr else b""
+            if child.returncode != 0:
+                raise SystemExit(f"the ending bench's process failed:\n{error.decode()}")
+            found.append((usage.ru_utime + usage.ru_stime, wall))
+    return {
+        way: (statistics.median(c for c, _ in found), statistics.median(w for _, w in found))
+        for way, found in kept.items()
+    }
 
 
 def compile_cost(prefix: Path) -> tuple[int, float]:
@@ -126,6 +189,16 @@ def main() -> None:
             crewai = found if "crewai" in label else crewai
             cells = [f"{ms:8.0f} ms {ms / b:6.1f}x" for ms, b in zip(found, base, strict=True)]
             print(f"{label:<32}" + "".join(f"{c:>26}" for c in cells))
+        claims = 2 if args.small else 8
+        costs = ending_costs(claims, args.runs)
+        (plain_cpu, plain_wall), (skip_cpu, skip_wall) = costs["plain"], costs["skip"]
+        print(
+            f"a process that imports CrewAI and reviews {claims} claims, then exits "
+            f"(median of {args.runs}): with the last collection {plain_cpu:.2f} s CPU, "
+            f"{plain_wall:.2f} s wall; without it (run/process_end.py) {skip_cpu:.2f} s CPU, "
+            f"{skip_wall:.2f} s wall; without / with: CPU {skip_cpu / plain_cpu:.3f}, "
+            f"wall {skip_wall / plain_wall:.3f}"
+        )
         if args.small:
             return
         files, seconds = compile_cost(folder / "install")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from claims_crew.cli.run import run_inbox
+from claims_crew.run.process_end import end_without_final_collection
 
 CREWAI_RUN_NOTE = (
     "The run failed. `crewai run` exits 0 even so (its line below only repeats this run's exit "
@@ -23,6 +24,7 @@ CREWAI_RUN_NOTE = (
 
 def run() -> None:
     """The `run_crew` script."""
+    end_without_final_collection()  # first: its exit handler runs after every other one
     try:
         run_inbox(failure_note=CREWAI_RUN_NOTE)
     except Exception:
