@@ -96,8 +96,9 @@ def _warm(servers: ForkServers, command: list[str]) -> forked_children._Server:
 
 def _busy_child(
     servers: ForkServers, tmp_path: Path, timeout: float
-) -> tuple[list[str], ForkedChild]:
-    """A forked child that takes a file and never answers, past one wait of `timeout` s."""
+) -> tuple[list[str], forked_children._Server, ForkedChild]:
+    """A forked child that takes a file and never answers, past one wait of `timeout` s; with
+    its command and the server that forked it."""
     command = _script(
         tmp_path,
         """\
@@ -106,11 +107,11 @@ def _busy_child(
             time.sleep(600)
         """,
     )
-    _warm(servers, command)
+    server = _warm(servers, command)
     child = _fork(servers, command)
     with pytest.raises(subprocess.TimeoutExpired):
         child.communicate(b"a file", timeout=timeout)
-    return command, child
+    return command, server, child
 
 
 def _fork(servers: ForkServers, command: list[str]) -> ForkedChild:
@@ -153,7 +154,7 @@ def test_every_file_gets_its_own_child(servers: ForkServers, tmp_path: Path) -> 
 def test_a_child_past_its_limit_is_killed_by_the_server(
     servers: ForkServers, tmp_path: Path
 ) -> None:
-    _, child = _busy_child(servers, tmp_path, timeout=1)
+    _, _, child = _busy_child(servers, tmp_path, timeout=1)
     child_process.stop_child(child)
     assert child.returncode == -signal.SIGKILL
     assert not _alive(child.pid)
@@ -192,9 +193,7 @@ def test_a_script_that_fails_to_warm_up_is_read_by_plain_children(
 def test_children_die_with_a_killed_server_and_the_caller_is_told(
     servers: ForkServers, tmp_path: Path
 ) -> None:
-    command, child = _busy_child(servers, tmp_path, timeout=0.5)
-    server = servers._server
-    assert server is not None
+    command, server, child = _busy_child(servers, tmp_path, timeout=0.5)
     server.process.kill()
     server.process.wait()
     if sys.platform.startswith("linux"):  # the child goes with its server (PR_SET_PDEATHSIG)
@@ -211,9 +210,7 @@ def test_children_die_with_a_killed_server_and_the_caller_is_told(
 
 
 def test_closing_kills_the_server_and_what_it_runs(servers: ForkServers, tmp_path: Path) -> None:
-    _, child = _busy_child(servers, tmp_path, timeout=0.5)
-    server = servers._server
-    assert server is not None
+    _, server, child = _busy_child(servers, tmp_path, timeout=0.5)
     servers.close()
     assert server.process.returncode is not None
     with pytest.raises(OSError, match="ended before"):
