@@ -74,9 +74,8 @@ def open_child(
 
 
 def run_child(command: list[str], servers: ForkServers, data: bytes, limit_s: float) -> Finished:
-    """Give `data` to a child running `command` (forked by the fork server in `servers` where
-    one is ready, else started now), and collect what it writes; as pdf/reader_process.py's
-    run_reader, and the Office reader's."""
+    """Give `data` to a child running `command` (open_child's: forked or started), and collect
+    what it writes; as pdf/reader_process.py's run_reader, and the Office reader's."""
     process = open_child(command, servers, limit_s)
     try:
         stdout, stderr = process.communicate(data, timeout=limit_s)
