@@ -76,6 +76,19 @@ def asked(server: OpenAIServer) -> Counter[str]:
     return Counter(claim_of(e.request) for e in server.exchanges)
 
 
+def tries_said(store: Store, claim_id: str) -> str:
+    """Each attempt at the claim as its record has it (the calls it counted, its error), and the
+    claim's log: what a failed count of the server's requests is read beside."""
+    tries = [
+        f"{a.status} {a.model_calls} {a.error.code if a.error else ''}: "
+        f"{a.error.message.splitlines()[0] if a.error and a.error.message else ''}"
+        for a in store.attempts(claim_id)
+    ]
+    path = log_path(claim_id)
+    log = path.read_text(errors="replace")[-6000:] if path.exists() else "(no log)"
+    return "\n".join([*tries, log])
+
+
 def requeue(claim_id: str) -> Result:
     return CliRunner().invoke(main, ["requeue", claim_id])
 
@@ -191,7 +204,7 @@ def test_three_workers_finish_every_other_claim_and_park_the_one_that_raises(
     # Every other claim decided once; the bad one tried twice in all (the limit), then parked.
     assert sorted(d.claim_id for d in store.decisions()) == ["W-01", "W-03", "W-04"]
     assert {c: len(store.attempts(c)) for c in claims} == {**dict.fromkeys(claims, 1), BAD: 2}
-    assert asked(server)[BAD] == 2 * CALLS_PER_REVIEW
+    assert asked(server)[BAD] == 2 * CALLS_PER_REVIEW, tries_said(store, BAD)
     assert item(store, BAD)["state"] == "failed"
     counts = store.queue_counts()
     assert (counts.pending, counts.failed) == (0, 1)
