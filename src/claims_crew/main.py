@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from claims_crew.cli.run import run_inbox
-from claims_crew.run.process_end import end_without_final_collection
+from claims_crew.run.collector import end_without_final_collection
 
 CREWAI_RUN_NOTE = (
     "The run failed. `crewai run` exits 0 even so (its line below only repeats this run's exit "

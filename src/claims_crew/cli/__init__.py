@@ -176,7 +176,7 @@ def main(ctx: click.Context) -> None:
     from claims_crew import settings
     from claims_crew.cli.notices import print_notices
     from claims_crew.errors import ConfigError
-    from claims_crew.run.process_end import end_without_final_collection
+    from claims_crew.run.collector import end_without_final_collection
 
     end_without_final_collection()  # first: its exit handler runs after every other one
     print_notices()  # the store's notices as this command's lines, not as log records

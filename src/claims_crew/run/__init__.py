@@ -7,7 +7,8 @@
   (levels/); what a provider's error means is llms/providers/errors.py's;
 - batch.py: a run's own claims through the routine, several at a time in one process;
 - worker.py and processes.py: queue workers (`claims-crew work`), and a run's worker processes;
-  process_end.py: how a command's process ends, without the collector's last pass;
+  collector.py: what the garbage collector visits: not what a process loaded before its first
+  claim, and nothing at its exit;
 - settings.py, limits.py, deadline.py, stages.py: what a run shares, how long things may take,
   the cutoff at a claim's deadline, and the stage clock;
 - shadows.py: decision stores beside production for trying a config;

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from claims_crew.run import awake, routine
+from claims_crew.run import awake, collector, routine
 from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import Ingested, ingest
 from claims_crew.run.routine import BatchItem, Lease
@@ -47,6 +47,7 @@ def review_ingested(
     claim decided already gets its record. The run is recorded in the store; one killed halfway
     keeps no finish time.
     """
+    collector.freeze_what_is_loaded()  # what the claims run on, before the first starts
     note = f"{len(ingested)} claim file(s), concurrency {concurrency}"
     run_id = settings.store.start_run(note)
     done: dict[Path, BatchItem] = {}

@@ -57,7 +57,7 @@ def _events_out() -> IO[str]:
 
 def main(argv: list[str] | None = None) -> None:
     from claims_crew.errors import ClaimsCrewError
-    from claims_crew.run.process_end import end_without_final_collection
+    from claims_crew.run.collector import end_without_final_collection
 
     end_without_final_collection()  # first: its exit handler runs after every other one
     try:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from claims_crew.run import awake, routine
+from claims_crew.run import awake, collector, routine
 from claims_crew.run.context import RunContext
 from claims_crew.run.ingest import StoredClaim
 from claims_crew.run.routine import BatchItem, Lease
@@ -73,6 +73,7 @@ class Worker:
 
     def run(self) -> list[BatchItem]:
         """Work until done; the items of the claims this worker reviewed, in the order ended."""
+        collector.freeze_what_is_loaded()  # what the claims run on, before the first starts
         note = f"worker {socket.gethostname()}:{os.getpid()}, concurrency {self.concurrency}"
         run_id = self.store.start_run(note)
         beating = threading.Event()
