@@ -15,10 +15,12 @@ condition. `import crewai` is timed too: what `--help`, `config check` and `revi
 never importing it. Both conditions keep their bytecode in a folder of their own
 (PYTHONPYCACHEPREFIX), so the environment's own files are never written.
 
-It then times the other end of a command: a process that imports CrewAI and reviews a few
-claims (through bench/provider.py's scripted OpenAI server, answering at once), then exits, with
-and without run/process_end.py's skipped last collection, the two taken in turn; each one's CPU
-(user + system, with the children it waited for) and wall time, medians, and the ratio.
+It then times the garbage collector's share of a command's life: a process that imports CrewAI,
+reviews a few claims (through bench/provider.py's scripted OpenAI server, answering at once),
+times one full collection, then exits, two ways taken in turn: Python's own collection, and
+claims-crew's (run/collector.py: what the process loaded is frozen before its first claim, and
+the last pass at exit is skipped). Each way's CPU (user + system, with the children it waited
+for), wall time and full pass, medians, and the ratios.
 
 Without --small it also compiles the whole environment once, as uv's `compile-bytecode = true`
 does at install, and says after how many starts of `import crewai` that pays for itself where
@@ -72,14 +74,17 @@ def medians_ms(argv: list[str], envs: list[dict[str, str]], runs: int) -> list[f
     return [statistics.median(kept) for kept in times]
 
 
-# One command's process: CrewAI imported, `claims` water claims reviewed, then the exit. With
-# "skip", the entry points' first line (run/process_end.py) runs first, as in the CLI.
+# One command's process: CrewAI imported, `claims` water claims reviewed, one full collection
+# timed (printed), then the exit. "ours": the entry points' first line (run/collector.py) runs
+# first, as in the CLI, and the batch freezes what is loaded; "python": neither.
 ENDING = """
-import os, sys, tempfile
+import gc, os, sys, tempfile, time
 from pathlib import Path
-if sys.argv[1] == "skip":
-    from claims_crew.run.process_end import end_without_final_collection
-    end_without_final_collection()
+from claims_crew.run import collector
+if sys.argv[1] == "ours":
+    collector.end_without_final_collection()
+else:
+    collector.freeze_what_is_loaded = lambda: None
 root = Path(sys.argv[2])
 sys.path[:0] = [str(root), str(root / "bench")]
 import provider
@@ -100,14 +105,18 @@ with OpenAIServer(provider.respond_for_water(), latency_s=0.0) as server:
     )
     failed = provider.Bench(workdir, server, context).run(int(sys.argv[3]), 2, 0.0).failed
     assert not failed, failed
+start = time.perf_counter()
+gc.collect()
+print(time.perf_counter() - start)
 """
 
 
-def ending_costs(claims: int, runs: int) -> dict[str, tuple[float, float]]:
-    """The median CPU and wall seconds of ENDING's process with the last collection ("plain")
-    and without it ("skip"), the runs taken in turn. A process's CPU is what the bench's reaped
-    children used across it (user + system): the process, and the children it waited for."""
-    kept: dict[str, list[tuple[float, float]]] = {"plain": [], "skip": []}
+def ending_costs(claims: int, runs: int) -> dict[str, tuple[float, float, float]]:
+    """The median CPU, wall and full-pass seconds of ENDING's process with Python's own
+    collection ("python") and with claims-crew's ("ours"), the runs taken in turn. A process's
+    CPU is what the bench's reaped children used across it (user + system): the process, and
+    the children it waited for."""
+    kept: dict[str, list[tuple[float, float, float]]] = {"python": [], "ours": []}
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     for _ in range(runs):
         for way, found in kept.items():
@@ -125,9 +134,9 @@ def ending_costs(claims: int, runs: int) -> dict[str, tuple[float, float]]:
             if done.returncode != 0:
                 raise SystemExit(f"the ending bench's process failed:\n{done.stderr}")
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            found.append((cpu, wall))
+            found.append((cpu, wall, float(done.stdout.split()[-1])))
     return {
-        way: (statistics.median(c for c, _ in found), statistics.median(w for _, w in found))
+        way: tuple(statistics.median(figures) for figures in zip(*found, strict=True))
         for way, found in kept.items()
     }
 
@@ -194,13 +203,14 @@ def main() -> None:
             print(f"{label:<32}" + "".join(f"{c:>26}" for c in cells))
         claims = 2 if args.small else 8
         costs = ending_costs(claims, args.runs)
-        (plain_cpu, plain_wall), (skip_cpu, skip_wall) = costs["plain"], costs["skip"]
+        (py_cpu, py_wall, py_pass), (cpu, wall, full) = costs["python"], costs["ours"]
         print(
-            f"a process that imports CrewAI and reviews {claims} claims, then exits "
-            f"(median of {args.runs}): with the last collection {plain_cpu:.2f} s CPU, "
-            f"{plain_wall:.2f} s wall; without it (run/process_end.py) {skip_cpu:.2f} s CPU, "
-            f"{skip_wall:.2f} s wall; without / with: CPU {skip_cpu / plain_cpu:.3f}, "
-            f"wall {skip_wall / plain_wall:.3f}"
+            f"a process that imports CrewAI, reviews {claims} claims, times one full collection "
+            f"and exits (median of {args.runs}): Python's own collection {py_cpu:.2f} s CPU, "
+            f"{py_wall:.2f} s wall, a full pass {py_pass:.3f} s; claims-crew's "
+            f"(run/collector.py) {cpu:.2f} s CPU, {wall:.2f} s wall, a full pass {full:.3f} s; "
+            f"claims-crew's / Python's: CPU {cpu / py_cpu:.3f}, wall {wall / py_wall:.3f}, "
+            f"a full pass {full / py_pass:.3f}"
         )
         if args.small:
             return
