@@ -24,7 +24,7 @@ CREWAI_RUN_NOTE = (
 
 def run() -> None:
     """The `run_crew` script."""
-    end_without_final_collection()  # first: its exit handler runs after every other one
+    end_without_final_collection()  # first: it runs after the exit handlers of what comes next
     try:
         run_inbox(failure_note=CREWAI_RUN_NOTE)
     except Exception:

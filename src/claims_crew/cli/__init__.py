@@ -178,7 +178,7 @@ def main(ctx: click.Context) -> None:
     from claims_crew.errors import ConfigError
     from claims_crew.run.collector import end_without_final_collection
 
-    end_without_final_collection()  # first: its exit handler runs after every other one
+    end_without_final_collection()  # first: it runs after the exit handlers of what comes next
     print_notices()  # the store's notices as this command's lines, not as log records
 
     try:

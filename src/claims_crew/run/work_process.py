@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     from claims_crew.errors import ClaimsCrewError
     from claims_crew.run.collector import end_without_final_collection
 
-    end_without_final_collection()  # first: its exit handler runs after every other one
+    end_without_final_collection()  # first: it runs after the exit handlers of what comes next
     try:
         _work(*(argv or sys.argv[1:]))
     except ClaimsCrewError as exc:
