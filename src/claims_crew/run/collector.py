@@ -27,26 +27,20 @@ collected, so the garbage there is collected first.
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 
-_registered = False
-_frozen = False
 
-
+@functools.cache  # once a process
 def freeze_what_is_loaded() -> None:
     """Leave what this process holds now out of every later collection, after collecting the
     garbage it holds (which would otherwise be kept for good); once a process, at its first
     call: a program that runs batch after batch freezes only what it loaded to start with."""
-    global _frozen
-    if not _frozen:
-        _frozen = True
-        gc.collect()
-        gc.freeze()
+    gc.collect()
+    gc.freeze()
 
 
+@functools.cache  # once a process
 def end_without_final_collection() -> None:
     """Have this process skip the collector's pass at exit (once, however often called)."""
-    global _registered
-    if not _registered:
-        atexit.register(gc.freeze)
-        _registered = True
+    atexit.register(gc.freeze)
