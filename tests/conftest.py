@@ -27,14 +27,21 @@ from tests.support.skips import reason_of, skip_summary
 from tests.support.wires import WIRES
 
 # postgres_server, postgres_url, engine_postgres_url and restartable_postgres: throwaway
-# PostgreSQL clusters and databases (tests/support/postgres.py).
-pytest_plugins = ["tests.support.postgres"]
+# PostgreSQL clusters and databases (tests/support/postgres.py); sqlite_template: the SQLite file
+# every test's home starts with, and home_folder, that home (tests/support/sqlite_template.py).
+pytest_plugins = ["tests.support.postgres", "tests.support.sqlite_template"]
 
 
 @pytest.fixture(autouse=True)
-def _private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test gets its own CLAIMS_CREW_HOME and reads the sample policies of this repo."""
-    monkeypatch.setenv("CLAIMS_CREW_HOME", str(tmp_path / "home"))
+def _private_home(
+    tmp_path: Path, home_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Every test gets its own CLAIMS_CREW_HOME and reads the sample policies of this repo.
+
+    The home holds an SQLite store at the current schema and with no rows, as a user's does
+    after a first command, unless the test is marked `empty_database`
+    (tests/support/sqlite_template.py)."""
+    monkeypatch.setenv("CLAIMS_CREW_HOME", str(home_folder))
     monkeypatch.setenv("CLAIMS_CREW_POLICIES", str(SAMPLE_POLICIES))
     monkeypatch.setenv("CREWAI_DISABLE_TELEMETRY", "true")
     monkeypatch.setenv("OTEL_SDK_DISABLED", "true")

@@ -87,6 +87,7 @@ ENTRIES = {
 }
 
 
+@pytest.mark.empty_database  # what a refused command leaves in a home with no store
 @pytest.mark.parametrize("name", sorted(ENTRIES))
 def test_a_broken_config_is_refused_before_the_store(
     name: str, broken: Path, tmp_path: Path
@@ -98,6 +99,7 @@ def test_a_broken_config_is_refused_before_the_store(
         assert word in said and name_ in said
 
 
+@pytest.mark.empty_database  # what a refused command leaves in a home with no store
 @pytest.mark.parametrize("command", ["run", "work"])
 def test_config_dir_means_what_the_variable_means(
     command: str, broken: Path, tmp_path: Path

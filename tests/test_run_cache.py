@@ -46,12 +46,14 @@ def test_texts_are_computed_once_and_read_back(tmp_path: Path) -> None:
         computed.append(1)
         return ["page one", "page two"]
 
-    path = tmp_path / "pages.json"
-    with held(tmp_path / "pages.lock"):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    path = folder / "pages.json"
+    with held(folder / "pages.lock"):
         first = texts_once(path, compute)
     assert texts_once(path, compute) == first == ["page one", "page two"]
     assert computed == [1]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pages.json", "pages.lock"]
+    assert sorted(p.name for p in folder.iterdir()) == ["pages.json", "pages.lock"]
 
 
 TRY_LOCK = """

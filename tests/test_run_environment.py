@@ -79,6 +79,7 @@ ENTRIES: dict[str, Callable[[], None]] = {
 
 
 @pytest.mark.slow
+@pytest.mark.empty_database  # every file a run writes, the store it makes among them
 @pytest.mark.parametrize("entry", list(ENTRIES))
 def test_a_run_keeps_crewais_files_at_home_and_its_telemetry_off(
     user: Path, monkeypatch: pytest.MonkeyPatch, entry: str

@@ -138,7 +138,7 @@ def test_the_audit_key_file_and_a_url_s_password_are_secrets_too(
 ) -> None:
     hex_key = "ab" * 32
     key_file = settings.home() / "audit.key"
-    key_file.parent.mkdir(parents=True)
+    key_file.parent.mkdir(parents=True, exist_ok=True)
     key_file.write_text(hex_key + "\n")
     monkeypatch.setenv("MODEL_BASE_URL", "https://team:gateway-pass-123@gw.example/v1")
     redacted = redact(f"signing with {hex_key} at https://team:gateway-pass-123@gw.example/v1")

@@ -192,6 +192,7 @@ def test_a_shadow_run_changes_no_production_row(
     assert "claims-crew compare tuned" in tuning.shadow_out
 
 
+@pytest.mark.empty_database  # the home is a copy of the tuned one
 def test_a_stopped_shadow_run_resumes_and_fresh_starts_over(
     tuning: Tuning, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -349,6 +350,7 @@ def test_compare_on_a_missing_shadow_says_so(
     assert not (tuning.home / "shadows" / "nothing.sqlite").exists()  # never made empty
 
 
+@pytest.mark.empty_database  # production's store is never made
 def test_crewai_run_takes_the_shadow_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

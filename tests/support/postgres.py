@@ -377,6 +377,7 @@ def engine_postgres_url(request: pytest.FixtureRequest) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{EMPTY_DATABASE}: the engine fixture's postgresql case gives the test an empty database "
-        "(postgres_url), which its first Store() migrates, not one already migrated",
+        f"{EMPTY_DATABASE}: the test's first Store() migrates a new database, not a copy of one "
+        "already migrated: its home holds no SQLite file (sqlite_template.py), and the engine "
+        "fixture's postgresql case gives it an empty database (postgres_url)",
     )
