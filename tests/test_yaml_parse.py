@@ -1,6 +1,6 @@
-"""settings/yaml_files.parse reads with libyaml and gives what PyYAML's own parser gives: the same
-data and, for every node, the same lines and offsets in the text; a text libyaml refuses, and
-one that opens with a byte-order mark, are read by PyYAML's parser."""
+"""settings/yaml_files reads with libyaml and gives what PyYAML's own parser gives: `parse` the
+same data and, for every node, the same lines and offsets in the text, `plain_data` the same data;
+a text libyaml refuses, and one that opens with a byte-order mark, are read by PyYAML's parser."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from claims_crew.settings.yaml_files import _nodes_and_data, fast_loader, loader, parse
+from claims_crew.run.config_hash import config_sha256
+from claims_crew.settings.yaml_files import _nodes_and_data, fast_loader, loader, parse, plain_data
 from tests.support.paths import ROOT
 
 SHIPPED = sorted(
@@ -52,6 +53,15 @@ def test_a_shipped_file_reads_as_pyyaml_reads_it(path: Path) -> None:
     expected_node, expected_data = by_pyyaml(text)
     assert data == expected_data
     assert list(marks(node)) == list(marks(expected_node))
+    assert plain_data(text) == yaml.load(text, Loader=yaml.SafeLoader)  # dates as dates
+
+
+def test_the_config_hash_is_the_one_pyyaml_s_parser_gave(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decisions keep the hash of the config they were made under: reading it on libyaml must
+    not make every stored decision's config look changed."""
+    on_libyaml = config_sha256(ROOT / "config")
+    monkeypatch.setattr(yaml, "__with_libyaml__", False)
+    assert config_sha256(ROOT / "config") == on_libyaml
 
 
 def test_offsets_count_characters_and_dates_stay_text() -> None:
@@ -74,6 +84,9 @@ def test_a_refused_text_is_worded_by_pyyaml() -> None:
     with pytest.raises(yaml.YAMLError) as again:
         by_pyyaml(text)
     assert str(raised.value) == str(again.value)
+    with pytest.raises(yaml.YAMLError) as plain:
+        plain_data(text)
+    assert str(plain.value) == str(again.value)
 
 
 def test_a_byte_order_mark_leaves_the_offsets_in_the_text() -> None:

@@ -20,7 +20,7 @@ for it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _Model = TypeVar("_Model", bound=BaseModel)
 _Loader = TypeVar("_Loader", bound="yaml.constructor.SafeConstructor")
+_Read = TypeVar("_Read")
 
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
@@ -117,15 +118,26 @@ def parse(text: str) -> tuple[yaml.Node | None, Any]:
     own parser reads a text libyaml refuses, so that an error is worded and placed as it always
     was (libyaml's marks quote no line), and a text that opens with a byte-order mark, which
     libyaml leaves out of its offsets."""
+    fast = None if text.startswith("\ufeff") else fast_loader()
+    return _libyaml_first(text, fast, loader(), _nodes_and_data)
+
+
+def _libyaml_first(
+    text: str | bytes,
+    fast: type[yaml.CSafeLoader] | None,
+    slow: type[yaml.SafeLoader],
+    read: Callable[[Any, Any], _Read],
+) -> _Read:
+    """`read(text, fast)`, or `read(text, slow)` where there is no fast loader or it refuses
+    the text: PyYAML's own parser then words the error, as it always did."""
     import yaml
 
-    fast = fast_loader()
-    if fast is not None and not text.startswith("\ufeff"):
+    if fast is not None:
         try:
-            return _nodes_and_data(text, fast)
+            return read(text, fast)
         except yaml.YAMLError:
-            pass  # said below, in PyYAML's words
-    return _nodes_and_data(text, loader())
+            pass
+    return read(text, slow)
 
 
 def _nodes_and_data(
@@ -143,10 +155,16 @@ def _nodes_and_data(
 def plain_data(text: str | bytes, safe_loader: type[yaml.SafeLoader] | None = None) -> Any:
     """The text as plain data by PyYAML's safe loader (dates as dates, no lines), or by
     `safe_loader`, one derived from it: for the files read as CrewAI reads them, or hashed as
-    they always were. Raises yaml.YAMLError (ValueError for a bad date)."""
+    they always were. Raises yaml.YAMLError (ValueError for a bad date).
+
+    PyYAML's safe loader reads on libyaml where PyYAML has it, as `parse` does: the same
+    constructors build the same data (run/config_hash.py's hashes stay as they were)."""
     import yaml
 
-    return yaml.load(text, Loader=safe_loader or yaml.SafeLoader)
+    if safe_loader is not None:
+        return yaml.load(text, Loader=safe_loader)
+    fast = yaml.CSafeLoader if yaml.__with_libyaml__ else None
+    return _libyaml_first(text, fast, yaml.SafeLoader, lambda t, using: yaml.load(t, Loader=using))
 
 
 def nests_deeper_than(raw: str | bytes, limit: int) -> bool:
