@@ -111,13 +111,14 @@ def locate(root: yaml.Node, loc: Sequence[int | str]) -> tuple[str, int | None]:
 def parse(text: str) -> tuple[yaml.Node | None, Any]:
     """The text's nodes (for lines) and its data, dates as text. Raises yaml.YAMLError.
 
-    Read by libyaml where PyYAML has it: PyYAML's own parser, in Python, took 205 ms of a
-    `config check`'s 242 ms of CPU, about thirty times libyaml's time. libyaml's nodes carry the
-    same lines and the same offsets in the text (config_check/checks.py quotes a value's source
-    by them), and the data is constructed from those nodes, not parsed a second time. PyYAML's
-    own parser reads a text libyaml refuses, so that an error is worded and placed as it always
-    was (libyaml's marks quote no line), and a text that opens with a byte-order mark, which
-    libyaml leaves out of its offsets."""
+    Read by libyaml where PyYAML has it: PyYAML's own parser, in Python, took most of the time
+    a `config check` spends checking, its imports aside, and every run, worker and server checks
+    the config first (docs/benchmarks.md). libyaml's nodes carry the same lines and the same
+    offsets in the text (config_check/checks.py quotes a value's source by them), and the data
+    is constructed from those nodes, not parsed a second time. PyYAML's own parser reads a text
+    libyaml refuses, so that an error is worded and placed as it always was (libyaml's marks
+    quote no line), and a text that opens with a byte-order mark, which libyaml leaves out of
+    its offsets."""
     fast = None if text.startswith("\ufeff") else fast_loader()
     return _libyaml_first(text, fast, loader(), _nodes_and_data)
 
