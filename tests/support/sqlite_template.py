@@ -2,13 +2,13 @@
 
 A first `Store()` on a new SQLite file runs every migration (store/migrations/versions/, some of
 them copying a table over in SQLite's batch mode): 0.13-0.16 s of CPU. In one run of the tests
-not on PostgreSQL, 685 first `Store()`s paid it, each in its own home; copying the file a first `Store()`
-left (390 KB) takes 0.3 ms. So `sqlite_template` (session, so once per xdist worker) lets a
-first `Store()` migrate a file in a home of its own, and `home_folder` puts a copy of it where
-`Store()` looks in each test's CLAIMS_CREW_HOME (store/base.default_path), as the PostgreSQL
-tests get a copy of postgres.py's template database. A test of what a first `Store()` does to a
-new database is marked `empty_database` (postgres.EMPTY_DATABASE) and gets no file; a store at
-a path of the test's own is still migrated by its first `Store()` (169 in that run).
+not on PostgreSQL, 685 first `Store()`s paid it, each in its own home; copying the file that a
+first `Store()` left (390 KB) takes 0.3 ms. So `sqlite_template` (session, so once per xdist
+worker) lets a first `Store()` migrate a file in a home of its own, and `home_folder` puts a copy
+of it where `Store()` looks in each test's CLAIMS_CREW_HOME (store/base.default_path), as the
+PostgreSQL tests get a copy of postgres.py's template database. A test of what a first `Store()`
+does to a new database is marked `empty_database` (postgres.EMPTY_DATABASE) and gets no file; a
+store at a path of the test's own is still migrated by its first `Store()` (169 in that run).
 """
 
 from __future__ import annotations
