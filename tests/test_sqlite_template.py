@@ -12,7 +12,8 @@ from claims_crew import settings
 from claims_crew.store import HEAD, Store
 from claims_crew.store.base import default_path
 from claims_crew.store.schema import current_revision, upgrade
-from tests.support.sqlite_template import STORE_FILE, TEMPLATE_ROWS, checked, rows_in
+from tests.support.postgres import TEMPLATE_ROWS
+from tests.support.sqlite_template import STORE_FILE, checked, rows_in
 
 # The copies the runs of test_a_home_starts_at_the_schema_with_no_rows were given, and the rows
 # each found in the reviewers table.

@@ -281,6 +281,16 @@ def rows_in_tables(url: str) -> dict[str, int]:
 TEMPLATE_ROWS = {"alembic_version": 1}
 
 
+def refuse_other_rows(written: dict[str, int], what: str) -> None:
+    """Refuse a template (`what`: a database, a file) whose first Store() wrote any table's rows
+    (`written`, the empty tables left out) beyond TEMPLATE_ROWS."""
+    if written != TEMPLATE_ROWS:
+        raise RuntimeError(
+            f"a first Store() wrote {written}, not only {TEMPLATE_ROWS}: "
+            f"its {what} cannot be every test's template"
+        )
+
+
 @contextmanager
 def migrated_template(server_url: str, home: Path) -> Iterator[str]:
     """Create an empty database, let a first `Store()` migrate it (with `home` as its
@@ -295,12 +305,7 @@ def migrated_template(server_url: str, home: Path) -> Iterator[str]:
         with pytest.MonkeyPatch.context() as env:  # undone before the tests run
             env.setenv("CLAIMS_CREW_HOME", str(home))
             Store(url=url).close()
-        written = {table: n for table, n in rows_in_tables(url).items() if n}
-        if written != TEMPLATE_ROWS:
-            raise RuntimeError(
-                f"a first Store() wrote {written}, not only {TEMPLATE_ROWS}: "
-                "its database cannot be every test's template"
-            )
+        refuse_other_rows({table: n for table, n in rows_in_tables(url).items() if n}, "database")
         yield str(make_url(url).database)
 
 

@@ -20,11 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.postgres import EMPTY_DATABASE
+from tests.support.postgres import EMPTY_DATABASE, refuse_other_rows
 
-# What a first Store() writes: the revision it migrated to. A template holding any other row
-# would hand every test the rows of one store, where each test's store must be its own.
-TEMPLATE_ROWS = {"alembic_version": 1}
 STORE_FILE = "claims.sqlite"  # store/base.default_path's name, checked by the template's test
 
 
@@ -54,18 +51,14 @@ def migrated_file(home: Path) -> Path:
 
 
 def checked(path: Path) -> Path:
-    """`path`, refused as a template unless it is whole and holds only TEMPLATE_ROWS. With every
-    connection closed SQLite has checkpointed its write-ahead log into the file and removed the
-    log: a log left beside it would hold part of the schema that a copy of the file lacks."""
+    """`path`, refused as a template unless it is whole and holds only the rows a template may
+    (postgres.TEMPLATE_ROWS). With every connection closed SQLite has checkpointed its
+    write-ahead log into the file and removed the log: a log left beside it would hold part of
+    the schema that a copy of the file lacks."""
     beside = sorted(p.name for p in path.parent.iterdir() if p != path)
     if path.name != STORE_FILE or beside:
         raise RuntimeError(f"a first Store() left {path.name} and {beside}, not {STORE_FILE} alone")
-    written = rows_in(path)
-    if written != TEMPLATE_ROWS:
-        raise RuntimeError(
-            f"a first Store() wrote {written}, not only {TEMPLATE_ROWS}: "
-            "its file cannot be every test's template"
-        )
+    refuse_other_rows(rows_in(path), "file")
     return path
 
 
