@@ -44,11 +44,7 @@ def loader() -> type[yaml.SafeLoader]:
     """A safe loader that keeps dates and times as the text written."""
     import yaml
 
-    class DatesAsText(yaml.SafeLoader):
-        pass
-
-    DatesAsText.add_constructor(TIMESTAMP, _as_text)
-    return DatesAsText
+    return _dates_as_text(yaml.SafeLoader)
 
 
 @functools.cache
@@ -56,14 +52,14 @@ def fast_loader() -> type[yaml.CSafeLoader] | None:
     """`loader()` on libyaml, PyYAML's C parser; None where PyYAML was built without it."""
     import yaml
 
-    if not yaml.__with_libyaml__:
-        return None
+    return _dates_as_text(yaml.CSafeLoader) if yaml.__with_libyaml__ else None
 
-    class DatesAsText(yaml.CSafeLoader):
-        pass
 
-    DatesAsText.add_constructor(TIMESTAMP, _as_text)
-    return DatesAsText
+def _dates_as_text(safe: type[_Loader]) -> type[_Loader]:
+    """A loader of its own derived from the safe loader `safe`, timestamps left as text."""
+    derived: type[_Loader] = type("DatesAsText", (safe,), {})
+    derived.add_constructor(TIMESTAMP, _as_text)
+    return derived
 
 
 def _as_text(load: _Loader, node: yaml.Node) -> str:
