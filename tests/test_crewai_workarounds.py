@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import gc
+import inspect
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ from crewai import crew as crewai_crew
 from crewai import task as crewai_task
 from crewai.agents import agent_executor as crewai_agent_executor
 from crewai.agents.agent_executor import AgentExecutor
+from crewai.flow import Flow, listen, start
 from crewai.flow import runtime as flow_runtime
 from crewai.project import CrewBase, task
 from crewai.project.utils import cache as crewbase_cache
@@ -34,6 +36,7 @@ import claims_crew.crew.crew  # noqa: F401  (installs the workarounds the crew m
 from claims_crew.crew.workarounds import file_store as ours_file_store
 from claims_crew.crew.workarounds.agent_executor import ClaimsAgentExecutor
 from claims_crew.crew.workarounds.kickoff_log import NoKickoffLog
+from claims_crew.crew.workarounds.steps_in_place import StepsInPlace, in_place
 from claims_crew.crew.workarounds.verbatim_answers import verbatim
 from claims_crew.llms.scripted import ScriptedLLM, final
 from claims_crew.models import AdjudicatorAnswer, TargetedAnswer
@@ -599,7 +602,6 @@ def test_the_converter_s_instructions_depend_on_the_model_alone_and_are_kept() -
 
 def _signatures_computed(monkeypatch: pytest.MonkeyPatch, build: Any) -> int:
     """How many functions' signatures `inspect` works out (not finds kept) while `build` runs."""
-    import inspect
 
     computed: list[object] = []
     real = inspect._signature_from_function  # type: ignore[attr-defined]
@@ -640,7 +642,6 @@ def test_crewai_works_out_every_flow_method_s_signature_for_each_executor(
     first = _executor(ClaimsAgentExecutor)  # anything built once a process is built now
     # Once kept, no flow method's signature is worked out again for the next executor.
     assert _signatures_computed(monkeypatch, lambda: _executor(ClaimsAgentExecutor)) == 0
-    import inspect
 
     for name in type(first).flow_definition().methods:
         method = getattr(AgentExecutor, name)._meth
@@ -657,3 +658,112 @@ def test_crewai_works_out_every_flow_method_s_signature_for_each_executor(
     assert len(asked) >= len(first.flow_definition().methods), drop(
         "agent_executor.py's keep_signatures", "CrewAI no longer binds each flow method anew"
     )
+
+
+# --- steps_in_place.py -----------------------------------------------------------------------
+
+_outside = contextvars.ContextVar("_outside", default="unset")
+
+
+class _Steps(Flow):  # type: ignore[type-arg]
+    """Two plain steps, each noting what it sees of threads, loops and the context."""
+
+    _skip_auto_memory: bool = True  # as AgentExecutor's: no Memory made for a test flow
+    _seen: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+
+    def _see(self, **more: Any) -> None:
+        try:
+            asyncio.get_event_loop()
+            current = "a current loop"
+        except RuntimeError:
+            current = "none"
+
+        async def nested() -> str:
+            return "an event loop of its own"
+
+        self._seen.append(
+            {
+                "thread": threading.get_ident(),
+                "running": asyncio.events._get_running_loop(),
+                "current": current,
+                "nested": asyncio.run(nested()),
+                "outside": _outside.get(),
+                **more,
+            }
+        )
+
+    @start()
+    def first(self) -> str:
+        self._see()
+        _outside.set("set by the first step")
+        return "the first step's result"
+
+    @listen(first)
+    def second(self, result: str) -> str:
+        self._see(given=result)
+        if result != "the first step's result":
+            raise LookupError(result)
+        return "done"
+
+
+class _StepsInPlace(StepsInPlace, _Steps):
+    @classmethod
+    def flow_definition(cls) -> Any:  # _Steps' own, as ClaimsAgentExecutor runs AgentExecutor's
+        return _Steps.flow_definition()
+
+
+def _ran(flow: _Steps) -> list[dict[str, Any]]:
+    token = _outside.set("set before kickoff")
+    try:
+        assert flow.kickoff() == "done"
+    finally:
+        _outside.reset(token)
+    return flow._seen
+
+
+def test_crewai_hands_each_plain_step_to_a_thread() -> None:
+    seen = _ran(_Steps())
+    assert all(step["thread"] != threading.get_ident() for step in seen), drop(
+        "steps_in_place.py", "CrewAI's flow engine runs plain steps on its own thread"
+    )
+
+
+def test_steps_run_in_place_see_what_a_pool_thread_sees() -> None:
+    crewais, ours = _ran(_Steps()), _ran(_StepsInPlace())
+    assert [step["thread"] for step in ours] == [threading.get_ident()] * 2
+    for step in (*crewais, *ours):
+        del step["thread"]
+    first = {
+        "running": None,
+        "current": "none",
+        "nested": "an event loop of its own",
+        "outside": "set before kickoff",  # the caller's context, copied
+    }
+    # The listener is given its trigger's result; the first step's context was a copy.
+    assert ours == crewais == [first, {**first, "given": "the first step's result"}]
+
+
+def test_a_step_run_in_place_raises_what_it_raises_and_leaves_the_loop_as_it_was() -> None:
+    def failing(result: str) -> str:
+        raise LookupError(result)
+
+    step = in_place(failing)
+    assert asyncio.iscoroutinefunction(step)
+    assert inspect.signature(step) == inspect.signature(failing)
+
+    async def awaited() -> tuple[Any, Any]:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(LookupError, match="why"):
+            await step("why")
+        return loop, asyncio.get_running_loop()
+
+    before, after = asyncio.run(awaited())
+    assert after is before
+
+
+def test_every_step_of_the_executor_runs_in_place_with_crewai_s_signature() -> None:
+    ours, theirs = _executor(ClaimsAgentExecutor)._methods, _executor(AgentExecutor)._methods
+    assert ours.keys() == theirs.keys() and len(ours) > 20
+    for name, step in ours.items():
+        assert asyncio.iscoroutinefunction(step), name
+        assert inspect.signature(step) == inspect.signature(theirs[name]), name

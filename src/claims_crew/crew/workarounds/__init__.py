@@ -18,6 +18,8 @@ no longer behaves that way, and says which module to drop or revisit.
   each model call and after each task and crew.
 - listener_index: CrewAI's flow engine checks every listener's condition after every step of
   an agent executor; the executor checks those that name the step only.
+- steps_in_place: CrewAI's flow engine hands each plain step of an agent executor to a pool
+  thread while the executor's own loop waits; the executor runs them on the loop's thread.
 - verbatim_answers: a provider's client validates native structured output itself, and loses
   the answer it refuses.
 - kickoff_log: every crew writes its task outputs to one SQLite file under a file lock.

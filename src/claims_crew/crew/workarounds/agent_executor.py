@@ -35,7 +35,8 @@ computed once, the first time the flow definition is asked for, and kept on its 
 `__signature__`, where `inspect.signature` finds it first; the value is the one it would compute.
 
 Its flow engine finds the listeners a step triggers among those naming the step only
-(listener_index.py, `TriggerIndexed`).
+(listener_index.py, `TriggerIndexed`), and runs each plain step on the thread that runs the
+executor's flow rather than handing it to another (steps_in_place.py, `StepsInPlace`).
 
 It also hands the provider's client `verbatim(schema)` wherever CrewAI hands it the task's
 output schema (verbatim_answers.py), so a native structured answer is kept as the provider sent
@@ -53,6 +54,7 @@ from crewai.flow.flow_definition import FlowDefinition
 from pydantic import BaseModel, field_validator
 
 from claims_crew.crew.workarounds.listener_index import TriggerIndexed
+from claims_crew.crew.workarounds.steps_in_place import StepsInPlace
 from claims_crew.crew.workarounds.verbatim_answers import verbatim
 
 _building_definition = threading.Lock()
@@ -73,10 +75,10 @@ def _kept(schema: Any) -> Any:
     )
 
 
-class ClaimsAgentExecutor(TriggerIndexed, AgentExecutor):
+class ClaimsAgentExecutor(StepsInPlace, TriggerIndexed, AgentExecutor):
     """AgentExecutor whose initial Flow state is the AgentExecutorState it ends up with anyway,
-    whose structured answers are kept verbatim, and whose steps trigger their listeners
-    through an index (listener_index.py)."""
+    whose structured answers are kept verbatim, whose steps trigger their listeners through an
+    index (listener_index.py) and run on the flow's own thread (steps_in_place.py)."""
 
     # CrewAI passes the task's schema when it builds the executor and sets it again for each
     # task (Agent._update_executor_parameters); pydantic validates only the first, so the
