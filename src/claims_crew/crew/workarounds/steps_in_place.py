@@ -1,19 +1,22 @@
 """CrewAI's flow engine, running an agent executor's steps on the thread that runs its flow.
 
-No upstream issue; CrewAI behaviour (1.15.x): an agent executor is a Flow, and `Flow.invoke`
-runs it in an event loop of its own (`asyncio.run`). The engine hands each step that is a plain
-function to a thread of that loop's pool (`asyncio.to_thread` in `Flow._execute_method`), "for
-isolation", so that a step may call `Agent.kickoff()` or `asyncio.run()` itself, which a running
-loop would refuse. The loop waits while the step runs: nothing else is on it. A claim runs
-about 190 such steps, and each hand-over (the pool's queue, a thread woken, the result passed
-back through the loop's self-pipe) cost more CPU than most steps' own work.
+No upstream issue; CrewAI behaviour (1.15.x): an agent executor is a Flow, and
+`AgentExecutor.invoke` runs it in an event loop of its own (`Flow.kickoff`, `asyncio.run`). The
+engine hands each step that is a plain function to a thread of that loop's pool
+(`asyncio.to_thread` in `Flow._execute_method`), "for isolation", so that a step may call
+`Agent.kickoff()` or `asyncio.run()` itself, which a running loop would refuse. The loop waits
+while the step runs: nothing else is on it. A claim runs about 170 such steps, and each
+hand-over (the pool's queue, a thread woken, the result passed back through the loop's
+self-pipe) is CPU spent under the interpreter lock: together about a twelfth of a claim's
+(docs/benchmarks.md, "What CrewAI itself costs a claim").
 
 `StepsInPlace` gives the engine each plain step wrapped as a coroutine function, which the engine
 awaits in place rather than handing over. The wrapper gives the step what the pool's thread
 gave it: a copy of the context (as `_execute_method` makes for the pool), no running loop and no
 current loop (so `asyncio.run()` inside a step works, and `asyncio.get_event_loop()` refuses, as
-in a pool thread). Its result, its exceptions and its signature (which the engine reads to pass
-the trigger's result) are the step's own. What still differs: a step that blocks a loop other
+in a pool thread). After the step, the flow's loop is running and current again, as
+`asyncio.run` left it. The step's result, exceptions and signature (which the engine reads to
+pass the trigger's result) are its own. What still differs: a step that blocks a loop other
 coroutines need. The executor's loop has none; its event handlers run on the event bus's
 threads. Flows other than the claims crew's executors are unchanged.
 
