@@ -2,7 +2,7 @@
 
 Three ways of doing a water claim's model work, each in a fresh process, one claim at a time,
 against the scripted OpenAI server answering at once, its CPU subtracted (as
-bench/provider_beside.py does):
+bench/provider_beside.py does, whose goal and child-process reading it shares):
 
 - `crewai`: CrewAI as installed and nothing of ours: four one-agent crews kicked off in turn,
   shaped like a claim's (intake; policy and fraud, each looking a clause up through a tool
@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,14 +36,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import provider_beside
+from provider_beside import GOAL_CPU, MARK, figures_of
+
 ROOT = Path(__file__).resolve().parent.parent
 MODES = {
     "crewai": "CrewAI as installed",
     "workarounds": "CrewAI with the crew's workarounds",
     "claim": "a whole claim",
 }
-MARK = "FLOOR "  # the child's one line of results, among whatever else it prints
-GOAL_CPU = 0.1  # bench/provider_beside.py's goal: our own CPU seconds a claim
 
 
 def bare_crews(with_workarounds: bool, base_url: str) -> Any:
@@ -158,14 +158,11 @@ def child(mode: str, runs: int) -> dict[str, Any]:
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
     if mode == "claim":
-        import provider_beside
-
         figures = provider_beside.child(ROOT, runs, 1, 0.0)
         if figures["failed"]:
             raise SystemExit(f"a claim was not reviewed: {figures['failed'][0]}")
         return {"cpu": figures["our_cpu_per_claim"], "calls": None}
     import provider
-    import provider_beside
 
     os.environ.update(provider.environment(Path(tempfile.mkdtemp(prefix="bench-floor-")), ROOT))
     from tests.support import openai_server
@@ -188,11 +185,7 @@ def child(mode: str, runs: int) -> dict[str, Any]:
 
 def in_a_process(mode: str, runs: int) -> dict[str, Any]:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--runs", str(runs)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    lines = [line for line in done.stdout.splitlines() if line.startswith(MARK)]
-    if done.returncode != 0 or not lines:
-        raise SystemExit(f"{mode}: the runs did not finish:\n{done.stderr[-3000:]}")
-    return dict(json.loads(lines[-1][len(MARK) :]))
+    return figures_of(command, ROOT, f"{mode}: the runs", None)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -155,12 +155,18 @@ def one_batch(
         "--latency",
         str(latency),
     ]
+    return figures_of(command, tree, f"{tree}: the batch", timeout_s)
+
+
+def figures_of(command: list[str], cwd: Path, what: str, timeout_s: float | None) -> dict[str, Any]:
+    """Run a bench's child `command` and return the figures it printed on its MARK line (the
+    last, among whatever else it prints); exit naming `what` if it failed or printed none."""
     done = subprocess.run(
-        command, cwd=tree, capture_output=True, text=True, timeout=timeout_s, check=False
+        command, cwd=cwd, capture_output=True, text=True, timeout=timeout_s, check=False
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith(MARK)]
     if done.returncode != 0 or not lines:
-        raise SystemExit(f"{tree}: the batch did not finish:\n{done.stderr[-3000:]}")
+        raise SystemExit(f"{what} did not finish:\n{done.stderr[-3000:]}")
     return dict(json.loads(lines[-1][len(MARK) :]))
 
 
