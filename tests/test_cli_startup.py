@@ -1,7 +1,9 @@
-"""`claims-crew --help`, `config check` and `review list` start without the heavy imports.
+"""`claims-crew --help`, `config check` and `review list` start without the heavy imports, and
+`serve` without CrewAI.
 
 CrewAI costs seconds to import, SQLAlchemy and Alembic most of a second: the commands people
-type to look around load them only when a command needs them. bench/cli_startup.py measures
+type to look around load them only when a command needs them, and the review page never reviews
+a claim itself. bench/cli_startup.py measures
 the times; these tests hold what is imported, which is what the times come from.
 """
 
@@ -20,10 +22,12 @@ from tests.support.paths import ROOT
 HEAVY = ("crewai", "litellm", "sqlalchemy", "alembic", "mako", "fastapi", "llama_cpp")
 
 
-def imported_by(*args: str) -> tuple[list[str], str]:
-    """The heavy packages a fresh process imported running `claims-crew ARGS`, and its output."""
+def imported_by(*args: str, prelude: str = "") -> tuple[list[str], str]:
+    """The heavy packages a fresh process imported running `claims-crew ARGS` (after running the
+    code `prelude`), and its output."""
     code = (
         "import json, sys\n"
+        f"{prelude}"
         "from click.testing import CliRunner\n"
         "from claims_crew.cli import main\n"
         f"r = CliRunner().invoke(main, {list(args)!r})\n"
@@ -61,6 +65,25 @@ def test_review_list_reads_the_store_without_crewai_or_alembic() -> None:
 def test_looking_around_imports_nothing_heavy(args: tuple[str, ...]) -> None:
     heavy, _ = imported_by(*args)
     assert heavy == []
+
+
+# uvicorn.run builds the app from its factory, as uvicorn would, and returns at once.
+BUILD_THE_APP_ONLY = (
+    "import importlib, uvicorn\n"
+    "from claims_crew.review.serving import APP_FACTORY\n"
+    "def run(*args, **kwargs):\n"
+    "    module, _, factory = APP_FACTORY.partition(':')\n"
+    "    getattr(importlib.import_module(module), factory)()\n"
+    "uvicorn.run = run\n"
+)
+
+
+@pytest.mark.slow
+def test_serve_builds_its_app_and_sender_without_crewai() -> None:
+    """Only `serve --work N`'s queue workers review claims, in processes of their own."""
+    heavy, output = imported_by("serve", "--port", "8765", prelude=BUILD_THE_APP_ONLY)
+    assert heavy == ["fastapi", "sqlalchemy"]
+    assert "Review page on http://127.0.0.1:8765/" in output
 
 
 def test_help_lists_each_command_as_click_would_from_the_command_itself() -> None:

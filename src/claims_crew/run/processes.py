@@ -32,14 +32,18 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims_crew.run import awake
-from claims_crew.run.routine import BatchItem
 from claims_crew.settings import Limits, rpm_share
 from claims_crew.store import Store
 from claims_crew.store.engine import DATABASE_URL_VARIABLE
 from claims_crew.vocabulary import ClaimFileProblem
+
+if TYPE_CHECKING:
+    # Not at run time: routine.py imports CrewAI, which `serve` (its --work workers started
+    # from here) never needs in its own process.
+    from claims_crew.run.routine import BatchItem
 
 # What the workers run: `python -m WORKER_MODULE STORE CONFIG CONCURRENCY` (STORE as shown to
 # people; the URL itself is in the worker's environment).
@@ -120,6 +124,8 @@ def worker_environment(workers: int, store: Store | None = None) -> dict[str, st
 
 def _item(event: dict[str, Any], store: Store) -> BatchItem:
     """A finished event as the item a one-process run makes; the record read from the store."""
+    from claims_crew.run.routine import BatchItem
+
     claim_id = event.get("claim_id")
     record = store.claim_record(claim_id) if isinstance(claim_id, str) else None
     code: ClaimFileProblem | None = event.get("code")
