@@ -68,6 +68,16 @@ def test_one_word_is_a_coincidence_and_two_are_a_reason(home_policy: PolicyDocum
     assert fitting(home_policy, "flood", settings.kinds, **{**kw, "min_words": 1}) == []
 
 
+def test_the_ranking_without_snippets_is_the_ranking(home_policy: PolicyDocument) -> None:
+    """fitting() asks for no snippets; the clauses, their order and scores are the search's."""
+    terms = ["water", "escape", "pipe", "frost", "flood", "storm", "subsidence"]
+    full = home_policy.rank(terms, len(home_policy.clauses))
+    bare = home_policy.rank(terms, len(home_policy.clauses), snippets=False)
+    assert len(full) > 5 and all(hit.snippet for hit in full)
+    assert [(h.clause.id, h.score) for h in bare] == [(h.clause.id, h.score) for h in full]
+    assert {hit.snippet for hit in bare} == {""}
+
+
 def test_the_bar_is_the_same_on_a_long_real_policy(real_doc: OpenReal) -> None:
     """Scores are counted in rare words, so a policy of 600 clauses is held to the bar of one of
     90: the flood claim fits the ISO homeowners form's flood exclusion, the burglary none."""

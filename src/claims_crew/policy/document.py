@@ -129,14 +129,18 @@ class PolicyDocument:
         """
         return self.rank(search_terms(words), limit)
 
-    def rank(self, terms: Sequence[str], limit: int) -> list[SearchHit]:
-        """Clauses ranked by bm25 for these terms exactly (no thesaurus); any term may match."""
+    def rank(self, terms: Sequence[str], limit: int, *, snippets: bool = True) -> list[SearchHit]:
+        """Clauses ranked by bm25 for these terms exactly (no thesaurus); any term may match.
+
+        Without `snippets` each hit's snippet is empty: a caller that reads only the clauses and
+        scores (policy/fit.py) spares SQLite a snippet of every match, about 40% of the query."""
         if not terms or limit < 1:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
+        snippet = "snippet(clause_fts, 1, '[', ']', '…', 16)" if snippets else "''"
         with read_only(self.index_path) as conn:
             rows = conn.execute(
-                "SELECT c.id, snippet(clause_fts, 1, '[', ']', '…', 16), "
+                f"SELECT c.id, {snippet}, "
                 "bm25(clause_fts, 3.0, 1.0) AS rank "
                 "FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
                 "WHERE clause_fts MATCH ? ORDER BY rank LIMIT ?",

@@ -64,7 +64,7 @@ def fitting(
     telling = [t for t in terms if len(found_in[t]) <= common_share * count]
     unit = rare_word_weight(count)
     fits: list[Fit] = []
-    for hit in doc.rank(telling, count):
+    for hit in doc.rank(telling, count, snippets=False):
         shared = tuple(t for t in telling if hit.clause.id in found_in[t])
         score = hit.score / unit
         if hit.clause.kind in kinds and len(shared) >= min_words and score >= min_score:
