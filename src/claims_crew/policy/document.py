@@ -133,7 +133,8 @@ class PolicyDocument:
         """Clauses ranked by bm25 for these terms exactly (no thesaurus); any term may match.
 
         Without `snippets` each hit's snippet is empty: a caller that reads only the clauses and
-        scores (policy/fit.py) spares SQLite a snippet of every match, about 40% of the query."""
+        scores (policy/fit.py, which ranks every clause) spares SQLite a snippet of every match,
+        a tenth of the call on the sample home policy (1.10 against 1.24 ms, idle, one run)."""
         if not terms or limit < 1:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
