@@ -3,8 +3,8 @@
 
 CrewAI costs seconds to import, SQLAlchemy and Alembic most of a second: the commands people
 type to look around load them only when a command needs them, and the review page never reviews
-a claim itself. bench/cli_startup.py measures
-the times; these tests hold what is imported, which is what the times come from.
+a claim itself. bench/cli_startup.py measures the times; these tests hold what is imported,
+which is what the times come from.
 """
 
 from __future__ import annotations

@@ -262,9 +262,10 @@ def fresh_database(server_url: str, template: str = "template0") -> Iterator[str
 def _copied_as_files(admin: psycopg.Connection[tuple[object, ...]]) -> sql.Composable:
     """From PostgreSQL 15 a template is copied through the write-ahead log by default, block by
     block (STRATEGY WAL_LOG), which costs a small template more than copying its files, the only
-    way before 15: 50-60 ms against 35-40 ms a database, and a third less of the server's CPU
-    (an idle two-core machine, PostgreSQL 15, the migrated template, create and drop taken in
-    turn). The cluster is thrown away, so what WAL_LOG saves (two checkpoints) buys nothing."""
+    way before 15: 53-59 ms against 36-47 ms to create one, and about 70 against 50 ms of the
+    server's CPU to create and drop it (an idle two-core machine, PostgreSQL 15, the migrated
+    template, 20 databases each way, taken in turn four times). The cluster is thrown away, so
+    what WAL_LOG saves (two checkpoints) buys nothing."""
     return sql.SQL(" STRATEGY FILE_COPY" if admin.info.server_version >= 150000 else "")
 
 
