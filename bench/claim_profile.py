@@ -23,7 +23,6 @@ import logging
 import os
 import pstats
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -111,9 +110,9 @@ def profile_batch(claims: int, concurrency: int) -> tuple[pstats.Stats, float, i
     sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
-    workdir = Path(tempfile.mkdtemp(prefix="bench-claim-profile-"))
     import provider
 
+    workdir = provider.scratch_folder("bench-claim-profile-")
     os.environ.update(provider.environment(workdir, ROOT))
     from claims_crew.llms.select import default_llm_factory
     from claims_crew.policy.library import PolicyLibrary

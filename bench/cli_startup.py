@@ -78,7 +78,7 @@ def medians_ms(argv: list[str], envs: list[dict[str, str]], runs: int) -> list[f
 # timed (printed), then the exit. "ours": the entry points' first line (run/collector.py) runs
 # first, as in the CLI, and the batch freezes what is loaded; "python": neither.
 ENDING = """
-import gc, os, sys, tempfile, time
+import gc, os, sys, time
 from pathlib import Path
 from claims_crew.run import collector
 if sys.argv[1] == "ours":
@@ -88,7 +88,7 @@ else:
 root = Path(sys.argv[2])
 sys.path[:0] = [str(root), str(root / "bench")]
 import provider
-workdir = Path(tempfile.mkdtemp(prefix="bench-ending-"))
+workdir = provider.scratch_folder("bench-ending-")
 os.environ.update(provider.environment(workdir, root))
 from claims_crew.llms.select import default_llm_factory
 from claims_crew.policy.library import PolicyLibrary

@@ -30,7 +30,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -164,7 +163,7 @@ def child(mode: str, runs: int) -> dict[str, Any]:
         return {"cpu": figures["our_cpu_per_claim"], "calls": None}
     import provider
 
-    os.environ.update(provider.environment(Path(tempfile.mkdtemp(prefix="bench-floor-")), ROOT))
+    os.environ.update(provider.environment(provider.scratch_folder("bench-floor-"), ROOT))
     from tests.support import openai_server
 
     server_cpu = provider_beside._count_server_cpu(openai_server)

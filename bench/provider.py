@@ -46,10 +46,12 @@ A claim that a timed batch did not review makes it exit non-zero at the end.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import logging
 import math
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -526,6 +528,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             )
     if FAILED:
         raise SystemExit(f"{len(FAILED)} claim(s) not reviewed")
+
+
+def scratch_folder(prefix: str) -> Path:
+    """A new folder under the system's temporary folder, removed when this process exits.
+
+    For a bench's child process, whose environment points into the folder until it ends (a
+    `with` block would remove it while CrewAI's storage and the home still point there)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def environment(workdir: Path, root: Path) -> dict[str, str]:

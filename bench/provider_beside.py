@@ -30,7 +30,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -50,7 +49,6 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
     sys.path[:0] = [str(tree / "src"), str(tree), str(tree / "bench")]
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
-    workdir = Path(tempfile.mkdtemp(prefix="bench-beside-"))
     # The environment as this checkout's provider.py sets it (the base's may have no function
     # for it); its top level imports the standard library only.
     spec = importlib.util.spec_from_file_location("provider_here", ROOT / "bench" / "provider.py")
@@ -58,6 +56,7 @@ def child(tree: Path, claims: int, concurrency: int, latency: float) -> dict[str
     here = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = here
     spec.loader.exec_module(here)
+    workdir = here.scratch_folder("bench-beside-")
     os.environ.update(here.environment(workdir, tree))
     import provider  # the checkout's own bench/provider.py
 
