@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sqlite3
+import threading
 from datetime import date
 from pathlib import Path
 
@@ -11,7 +14,8 @@ from pypdf import PdfWriter
 
 from claims_crew.errors import ConfigError
 from claims_crew.policy import library as library_module
-from claims_crew.policy.cache import index_path
+from claims_crew.policy.cache import index_path, reader
+from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, load_index, open_pdf
 from tests.support.paths import SAMPLE_POLICIES
 
@@ -80,9 +84,57 @@ def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     doc = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)
+    found = [(h.clause.id, h.score) for h in doc.search("water damage")]  # a kept connection
     index_path(cache, doc.sha256).write_bytes(b"this is not sqlite")
     again = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)
     assert len(again.clauses) == len(doc.clauses)
+    # The rebuilt file is searched, not the damaged one the thread's connection had open.
+    assert [(h.clause.id, h.score) for h in again.search("water damage")] == found
+
+
+def _own_copy(home_policy: PolicyDocument, cache: Path) -> PolicyDocument:
+    """The sample home policy opened from a cache of the test's own (a copy of the run's index)."""
+    cache.mkdir()
+    shutil.copy(home_policy.index_path, cache / home_policy.index_path.name)
+    return open_pdf(home_policy.path, cache)
+
+
+def test_a_thread_keeps_its_index_connection_until_the_file_is_replaced(
+    home_policy: PolicyDocument, tmp_path: Path
+) -> None:
+    doc = _own_copy(home_policy, tmp_path / "cache")
+    first = [(h.clause.id, h.score) for h in doc.search("water damage")]
+    kept = reader(doc.index_path)
+    assert reader(doc.index_path) is kept
+    elsewhere: list[sqlite3.Connection] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(reader(doc.index_path)))
+    thread.start()
+    thread.join()
+    assert elsewhere and elsewhere[0] is not kept  # sqlite3 ties a connection to its thread
+
+    # Written aside and renamed into place, as the cache writes: a new file, a new connection.
+    aside = doc.index_path.with_suffix(".aside")
+    shutil.copy(doc.index_path, aside)
+    os.replace(aside, doc.index_path)
+    assert reader(doc.index_path) is not kept
+    assert [(h.clause.id, h.score) for h in doc.search("water damage")] == first
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX only")
+def test_a_forked_child_opens_its_own_index_connection(
+    home_policy: PolicyDocument, tmp_path: Path
+) -> None:
+    doc = _own_copy(home_policy, tmp_path / "cache")
+    inherited = reader(doc.index_path)
+    expected = len(doc.search("water damage"))
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with a connection of its own that answers
+        own = reader(doc.index_path)
+        ok = own is not inherited and len(doc.search("water damage")) == expected
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert reader(doc.index_path) is inherited  # the parent's is untouched
 
 
 def test_library_resolves_ids_and_paths(tmp_path: Path) -> None:

@@ -112,6 +112,43 @@ def read_only(path: Path) -> contextlib.closing[sqlite3.Connection]:
     return contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
 
 
+class _Readers(threading.local):
+    """This thread's open index connections, by path with the file's identity, and the process
+    that opened them."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.by_path: dict[Path, tuple[tuple[int, int], sqlite3.Connection]] = {}
+
+
+_READERS = _Readers()
+
+
+def reader(path: Path) -> sqlite3.Connection:
+    """This thread's read-only connection to the index at `path`, opened on first use and kept.
+
+    For the queries made claim after claim (search, the exclusion fit): a new connection parses
+    the schema again before its first query, two thirds of a search on the sample home policy
+    (0.73-0.87 ms fresh against 0.28 ms on a kept connection). The index at a path is only ever
+    replaced whole (written aside and renamed, or rebuilt after damage), so a connection is kept
+    while the path names the same file (device and inode) and a replaced file gets a new one.
+    A connection belongs to one thread (sqlite3's default check) and one process: a forked
+    child, which must not use its parent's SQLite connections, opens its own."""
+    if _READERS.pid != os.getpid():
+        _READERS.pid, _READERS.by_path = os.getpid(), {}
+    try:
+        stat = path.stat()
+    except OSError:  # sqlite3 says what is missing, as a query on a new connection would
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    identity = (stat.st_dev, stat.st_ino)
+    kept = _READERS.by_path.get(path)
+    if kept is not None and kept[0] == identity:
+        return kept[1]
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    _READERS.by_path[path] = (identity, conn)
+    return conn
+
+
 def read_index(path: Path) -> StoredIndex | None:
     """The contents of an index file, or None if it is absent, stale or unreadable."""
     if not path.exists():

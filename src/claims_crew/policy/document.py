@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims_crew.policy.cache import StoredIndex, read_only
+from claims_crew.policy.cache import StoredIndex, reader
 from claims_crew.policy.ids import clause_key
 from claims_crew.policy.query import CANDIDATES_PER_RESULT, Ranked, rerank, search_terms
 from claims_crew.policy.segment import Clause
@@ -139,14 +139,17 @@ class PolicyDocument:
             return []
         query = " OR ".join(f'"{t}"' for t in terms)
         snippet = "snippet(clause_fts, 1, '[', ']', '…', 16)" if snippets else "''"
-        with read_only(self.index_path) as conn:
-            rows = conn.execute(
+        rows = (
+            reader(self.index_path)
+            .execute(
                 f"SELECT c.id, {snippet}, "
                 "bm25(clause_fts, 3.0, 1.0) AS rank "
                 "FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
                 "WHERE clause_fts MATCH ? ORDER BY rank LIMIT ?",
                 (query, limit * CANDIDATES_PER_RESULT),
-            ).fetchall()
+            )
+            .fetchall()
+        )
         ranked = rerank(
             [Ranked(cid, " ".join(snip.split()), -rank) for cid, snip, rank in rows],
             lambda cid: self._by_id[cid].parent,
@@ -175,15 +178,14 @@ class PolicyDocument:
 # after claim.
 @functools.lru_cache(maxsize=4096)
 def _clauses_with(index_path: Path, term: str) -> frozenset[str]:
-    with read_only(index_path) as conn:
-        return frozenset(
-            cid
-            for (cid,) in conn.execute(
-                "SELECT c.id FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
-                "WHERE clause_fts MATCH ?",
-                (f'"{term}"',),
-            )
+    return frozenset(
+        cid
+        for (cid,) in reader(index_path).execute(
+            "SELECT c.id FROM clause_fts JOIN clauses c ON c.seq = clause_fts.rowid "
+            "WHERE clause_fts MATCH ?",
+            (f'"{term}"',),
         )
+    )
 
 
 def _best(candidates: list[Clause], children: dict[str, list[Clause]]) -> Clause:
