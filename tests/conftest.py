@@ -18,6 +18,7 @@ from claims_crew.policy.document import PolicyDocument
 from claims_crew.policy.library import PolicyLibrary, extract_pages, open_pdf, sha256_of
 from claims_crew.policy.segment import segment
 from claims_crew.settings import policy_cache_dir
+from tests.support.memory_temp import memory_folder, use_memory_temp
 from tests.support.openai_server import OpenAIServer, OpenAIWire, Respond, StartServer, Wire
 from tests.support.paths import SAMPLE_POLICIES, shared_pdf
 from tests.support.real_policies import OpenReal, RealPolicy
@@ -212,11 +213,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 @pytest.hookimpl(trylast=True)  # after pytest's own tmp_path set-up, before xdist's workers
 def pytest_configure(config: pytest.Config) -> None:
-    """The run's processes, xdist's workers among them, keep their bytecode in the run's folder
-    where PYTHONDONTWRITEBYTECODE would have each compile all it imports again
-    (tests/support/run_cache.py). A worker finds it done by the controller that started it."""
+    """The run's temporary files go to memory where the machine has room for them
+    (tests/support/memory_temp.py), before the run's folder is chosen; and the run's processes,
+    xdist's workers among them, keep their bytecode in the run's folder where
+    PYTHONDONTWRITEBYTECODE would have each compile all it imports again
+    (tests/support/run_cache.py). A worker finds both done by the controller that started it,
+    whose environment it inherits."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    use_memory_temp(os.environ, memory_folder())
     keep_bytecode(os.environ, config._tmp_path_factory.getbasetemp() / "bytecode")
 
 
