@@ -25,8 +25,11 @@ def test_ci_runs_every_bench_at_its_small_size() -> None:
     small = (BENCH / "small.sh").read_text(encoding="utf-8")
     assert "for bench in bench/*.py; do" in small and '"$bench" --small' in small
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    # After the lint and type checks, before the tests.
-    assert ci.index("uv run mypy") < ci.index("bench/small.sh") < ci.index("uv run pytest")
+    # Beside the tests, after type-checking: started before them, waited for once they end, and
+    # failing the run when either fails.
+    mypy, benches = ci.index("nice -n 10 uv run mypy"), ci.index("nice -n 10 bench/small.sh")
+    assert mypy < benches < ci.index("uv run pytest") < ci.index('wait "$beside_pid"')
+    assert 'if [ "$beside_status" -ne 0 ]; then' in ci and "status=1" in ci
 
 
 def test_resolver_bench_cases_spread_over_every_rule(sample_library: PolicyLibrary) -> None:
