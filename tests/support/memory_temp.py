@@ -21,7 +21,9 @@ from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 
 CANDIDATES = (Path("/dev/shm"),)
-MIN_FREE = 2 * 1024**3  # a run's clusters, homes and kept bytecode need a few hundred MB at most
+# A run's clusters, kept bytecode and the homes of the tests under way: a few hundred MB, since a
+# passed test's folder is deleted as it ends (tmp_path_retention_policy in pyproject.toml).
+MIN_FREE = 2 * 1024**3
 MOUNTS = Path("/proc/self/mounts")
 
 
