@@ -283,7 +283,7 @@ class PolicyLibrary:
             raise PolicyError("not_found", f"{path}: no such file") from exc
         # The file's identity (device and inode, whatever path or link names it) and its size
         # and mtime catch an edit or a replacement between calls without re-hashing on every
-        # lookup, and without resolving the path each time (a third of an open).
+        # lookup, and without resolving the path each time (two thirds of a warm open).
         memo_key = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
         if (doc := self._open.get(memo_key)) is None:
             doc = open_pdf(path, self.cache_dir, self.timeout_s)
