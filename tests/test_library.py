@@ -84,12 +84,16 @@ def test_unchanged_pdf_is_parsed_once_and_an_edit_reindexes(
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     doc = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)
-    found = [(h.clause.id, h.score) for h in doc.search("water damage")]  # a kept connection
+    found = _hits(doc)  # a kept connection
     index_path(cache, doc.sha256).write_bytes(b"this is not sqlite")
     again = open_pdf(SAMPLE_POLICIES / "harbour_home.pdf", cache)
     assert len(again.clauses) == len(doc.clauses)
     # The rebuilt file is searched, not the damaged one the thread's connection had open.
-    assert [(h.clause.id, h.score) for h in again.search("water damage")] == found
+    assert _hits(again) == found
+
+
+def _hits(doc: PolicyDocument) -> list[tuple[str, float]]:
+    return [(h.clause.id, h.score) for h in doc.search("water damage")]
 
 
 def _own_copy(home_policy: PolicyDocument, cache: Path) -> PolicyDocument:
@@ -103,7 +107,7 @@ def test_a_thread_keeps_its_index_connection_until_the_file_is_replaced(
     home_policy: PolicyDocument, tmp_path: Path
 ) -> None:
     doc = _own_copy(home_policy, tmp_path / "cache")
-    first = [(h.clause.id, h.score) for h in doc.search("water damage")]
+    first = _hits(doc)
     kept = reader(doc.index_path)
     assert reader(doc.index_path) is kept
     elsewhere: list[sqlite3.Connection] = []
@@ -117,7 +121,7 @@ def test_a_thread_keeps_its_index_connection_until_the_file_is_replaced(
     shutil.copy(doc.index_path, aside)
     os.replace(aside, doc.index_path)
     assert reader(doc.index_path) is not kept
-    assert [(h.clause.id, h.score) for h in doc.search("water damage")] == first
+    assert _hits(doc) == first
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX only")

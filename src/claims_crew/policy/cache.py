@@ -107,21 +107,33 @@ def write_index(
     return final
 
 
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
 def read_only(path: Path) -> contextlib.closing[sqlite3.Connection]:
     """An index file opened read only, closed when the block ends."""
-    return contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+    return contextlib.closing(_open_read_only(path))
 
 
 class _Readers(threading.local):
-    """This thread's open index connections, by path with the file's identity, and the process
-    that opened them."""
+    """This thread's open index connections, by path, with the identity of the file each read."""
 
     def __init__(self) -> None:
-        self.pid = os.getpid()
         self.by_path: dict[Path, tuple[tuple[int, int], sqlite3.Connection]] = {}
 
 
 _READERS = _Readers()
+
+
+def _forget_readers() -> None:
+    # In a forked child only the thread that forked goes on: its parent's connections are left
+    # unused, as the store leaves its pool's (store/base.py).
+    _READERS.by_path = {}
+
+
+if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no process is forked
+    os.register_at_fork(after_in_child=_forget_readers)
 
 
 def reader(path: Path) -> sqlite3.Connection:
@@ -133,18 +145,16 @@ def reader(path: Path) -> sqlite3.Connection:
     replaced whole (written aside and renamed, or rebuilt after damage), so a connection is kept
     while the path names the same file (device and inode) and a replaced file gets a new one.
     A connection belongs to one thread (sqlite3's default check) and one process: a forked
-    child, which must not use its parent's SQLite connections, opens its own."""
-    if _READERS.pid != os.getpid():
-        _READERS.pid, _READERS.by_path = os.getpid(), {}
+    child, which must not use its parent's SQLite connections, forgets them and opens its own."""
     try:
         stat = path.stat()
     except OSError:  # sqlite3 says what is missing, as a query on a new connection would
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        return _open_read_only(path)
     identity = (stat.st_dev, stat.st_ino)
     kept = _READERS.by_path.get(path)
     if kept is not None and kept[0] == identity:
         return kept[1]
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = _open_read_only(path)
     _READERS.by_path[path] = (identity, conn)
     return conn
 
