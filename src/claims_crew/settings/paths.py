@@ -26,6 +26,11 @@ def policy_cache_dir() -> Path:
     return home() / "cache" / "policy-index"
 
 
+def local_model_cache_dir() -> Path:
+    """Where the local model's re-encoded weights are kept (llms/local_weights.py)."""
+    return home() / "cache" / "local-model"
+
+
 def config_dir() -> Path:
     """CLAIMS_CREW_CONFIG, or `config/` in the project folder."""
     return Path(current().claims_crew_config or Path.cwd() / "config")
