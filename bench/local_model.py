@@ -94,10 +94,13 @@ def review_one(tree: Path, claim: Path | None, workdir: Path) -> dict[str, Any]:
     library = PolicyLibrary(root=tree / "policies", cache_dir=workdir / "policy-index")
     for policy_id in library.entries:
         library.open(policy_id)  # extracted and indexed here, before anything is timed
+    llm_for = default_llm_factory(tree / "config")
     if claim is None:
+        # Loaded once here too: a tree that reads the packaged weights through a copy kept in
+        # the home (llms/local_weights.py) makes it now, as a user's first claim does once.
+        llm_for("intake")._load()
         return {"package": str(Path(claims_crew.__file__).parent)}
 
-    llm_for = default_llm_factory(tree / "config")
     llm = llm_for("intake")  # the one local model every agent shares
     calls: list[dict[str, Any]] = []
     answer = type(llm).reply
